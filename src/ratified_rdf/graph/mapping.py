@@ -1,0 +1,292 @@
+"""Records → RDF: every record becomes triples in a batch bound for one named graph.
+
+Batches are cut along records (one revision with its sections, one RFC, the alignments of one
+document) so that a rejected batch names the record that failed and nothing of it is written.
+Edge attributes such as similarity live on n-ary alignment nodes, never on RDF-star triples, so
+the graph stays plain SPARQL 1.1 for any engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from pyoxigraph import Literal, NamedNode, Triple
+
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.vocab import term
+from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
+from ratified_rdf.records.models import (
+    AlignmentRecord,
+    CommitRef,
+    RevisionRecord,
+    RfcRecord,
+    SpecRecords,
+)
+from ratified_rdf.sources.document import Author, ParsedDocument, normalise_heading
+
+A = term("rdf:type")
+XSD_INT = NamedNode(v.XSD + "integer")
+XSD_DEC = NamedNode(v.XSD + "decimal")
+XSD_BOOL = NamedNode(v.XSD + "boolean")
+XSD_DT = NamedNode(v.XSD + "dateTime")
+XSD_GYM = NamedNode(v.XSD + "gYearMonth")
+XSD_URI = NamedNode(v.XSD + "anyURI")
+
+
+@dataclass
+class Batch:
+    """Triples bound for one named graph, and the record they came from."""
+
+    graph: str
+    source: str
+    triples: list[Triple] = field(default_factory=list)
+
+    def add(self, subject: str, predicate: str, obj: NamedNode | Literal | str) -> None:
+        """Add one triple; a plain ``str`` object is an IRI."""
+        node = NamedNode(obj) if isinstance(obj, str) else obj
+        self.triples.append(Triple(NamedNode(subject), term(predicate), node))
+
+    def text(self, subject: str, predicate: str, value: str | None) -> None:
+        """Add a string literal, skipping absent values."""
+        if value is not None:
+            self.add(subject, predicate, Literal(value))
+
+    def typed(self, subject: str, predicate: str, value: object, datatype: NamedNode) -> None:
+        """Add a typed literal."""
+        self.add(subject, predicate, Literal(_lexical(value), datatype=datatype))
+
+
+def _canonical_decimal(value: float) -> str:
+    """xsd:decimal in canonical form ("1", "0.9"), as stores normalise it, so a re-read
+    value compares equal to the written one."""
+    return format(Decimal(str(round(value, 4))).normalize(), "f")
+
+
+def _lexical(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where a run's batches go."""
+
+    brain_id: str
+    run_id: str
+
+    def graph(self, source: str) -> str:
+        """The named graph for ``source`` in this run."""
+        return v.graph_iri(self.brain_id, self.run_id, source)
+
+
+def spec_batches(records: SpecRecords, run: RunContext) -> Iterator[Batch]:
+    """All batches for one read of a specification repository, references before referrers."""
+    yield _records_batch(records, run)
+    for rfc in records.rfcs:
+        yield _rfc_batch(records, rfc, run)
+    by_name = {r.name: r for r in records.revisions}
+    # A revision's shape checks that its successor is a revision, so successors go first.
+    for revision in sorted(records.revisions, key=lambda r: _chain_order(records, r)):
+        yield _revision_batch(records, revision, by_name, run)
+    documents = {r.name: (v.revision_iri(r.draft, r.number), r.document) for r in records.revisions}
+    documents.update({r.name: (v.document_iri(r.name), r.document) for r in records.rfcs})
+    current: list[AlignmentRecord] = []
+    for alignment in records.alignments:
+        if current and current[0].source_document != alignment.source_document:
+            yield _alignment_batch(current, documents, run)
+            current = []
+        current.append(alignment)
+    if current:
+        yield _alignment_batch(current, documents, run)
+
+
+def _records_batch(records: SpecRecords, run: RunContext) -> Batch:
+    """The manifest's public facts: the brain, its repository, drafts and RFCs."""
+    batch = Batch(run.graph("records"), f"manifest of {records.brain.id}")
+    brain = v.brain_iri(records.brain.id)
+    repo = v.repository_iri(records.brain.repository)
+    batch.add(brain, "rdf:type", term("void:Dataset").value)
+    batch.text(brain, "dcterms:title", records.brain.title)
+    batch.add(brain, "dcterms:source", repo)
+    batch.add(repo, "rdf:type", term("rr:SourceRepository").value)
+    batch.add(repo, "foaf:page", records.brain.repository)
+    batch.typed(repo, "rr:repositoryUrl", records.brain.repository, XSD_URI)
+    for draft in records.drafts:
+        iri = v.document_iri(draft.name)
+        batch.add(iri, "rdf:type", term("rr:Draft").value)
+        batch.text(iri, "rr:draftName", draft.name)
+        batch.text(iri, "dcterms:title", draft.title)
+        batch.add(iri, "foaf:page", v.draft_url(draft.name))
+        if draft.became:
+            batch.add(iri, "rr:became", v.document_iri(draft.became))
+        if draft.replaced_by:
+            batch.add(iri, "dcterms:isReplacedBy", v.document_iri(draft.replaced_by))
+            batch.add(v.document_iri(draft.replaced_by), "dcterms:replaces", iri)
+    for rfc in records.rfcs:
+        iri = v.document_iri(rfc.name)
+        batch.add(iri, "rdf:type", term("rr:RFC").value)
+        batch.typed(iri, "rr:rfcNumber", rfc.number, XSD_INT)
+        batch.text(iri, "dcterms:title", rfc.title)
+        batch.typed(iri, "dcterms:issued", rfc.published, XSD_GYM)
+        batch.add(iri, "foaf:page", v.rfc_url(rfc.name))
+        for old in rfc.obsoletes:
+            batch.add(iri, "rr:obsoletes", v.document_iri(f"rfc{old}"))
+    return batch
+
+
+def _rfc_batch(records: SpecRecords, rfc: RfcRecord, run: RunContext) -> Batch:
+    batch = Batch(run.graph("spec"), f"{rfc.name} at {rfc.ref}:{rfc.file}")
+    iri = v.document_iri(rfc.name)
+    commit = _commit(batch, records, rfc.commit)
+    batch.add(iri, "prov:wasDerivedFrom", commit)
+    batch.text(iri, "rr:sourceFile", rfc.file)
+    _sections(batch, iri, rfc.document, lambda n: v.rfc_section_url(rfc.name, n))
+    return batch
+
+
+def _revision_batch(
+    records: SpecRecords,
+    revision: RevisionRecord,
+    by_name: dict[str, RevisionRecord],
+    run: RunContext,
+) -> Batch:
+    batch = Batch(run.graph("spec"), f"{revision.name} at tag {revision.tag}:{revision.file}")
+    iri = v.revision_iri(revision.draft, revision.number)
+    batch.add(iri, "rdf:type", term("rr:Revision").value)
+    batch.add(iri, "rr:revisionOf", v.document_iri(revision.draft))
+    batch.text(iri, "rr:revisionNumber", revision.number)
+    batch.text(iri, "rdfs:label", revision.name)
+    batch.text(iri, "dcterms:title", revision.document.title)
+    batch.text(iri, "rr:tag", revision.tag)
+    batch.text(iri, "rr:sourceFile", revision.file)
+    batch.typed(iri, "prov:generatedAtTime", revision.commit.committed_at, XSD_DT)
+    batch.add(iri, "foaf:page", v.revision_url(revision.draft, revision.number))
+    batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, revision.commit))
+    successor = _successor(records, revision, by_name)
+    if successor is not None:
+        batch.add(iri, "rr:supersededBy", successor)
+    else:
+        draft = next(d for d in records.drafts if d.name == revision.draft)
+        if draft.became:
+            batch.add(iri, "rr:became", v.document_iri(draft.became))
+    for author in revision.document.authors:
+        batch.add(iri, "dcterms:creator", _person(batch, author))
+    _sections(
+        batch,
+        iri,
+        revision.document,
+        lambda n: v.revision_section_url(revision.draft, revision.number, n),
+    )
+    return batch
+
+
+def _chain_order(records: SpecRecords, revision: RevisionRecord) -> tuple[int, int]:
+    """Sort key putting later revisions (and replacing drafts) first."""
+    drafts = {d.name: d for d in records.drafts}
+    hops, draft = 0, drafts[revision.draft]
+    while draft.replaced_by is not None and draft.replaced_by in drafts:
+        hops, draft = hops + 1, drafts[draft.replaced_by]
+    return hops, -int(revision.number)
+
+
+def _successor(
+    records: SpecRecords, revision: RevisionRecord, by_name: dict[str, RevisionRecord]
+) -> str | None:
+    """The next revision of the same text: the next number, or the replacing draft's first."""
+    numbers = sorted(r.number for r in records.revisions if r.draft == revision.draft)
+    later = [n for n in numbers if n > revision.number]
+    if later:
+        return v.revision_iri(revision.draft, later[0])
+    draft = next(d for d in records.drafts if d.name == revision.draft)
+    if draft.replaced_by:
+        first = sorted(r.number for r in by_name.values() if r.draft == draft.replaced_by)
+        if first:
+            return v.revision_iri(draft.replaced_by, first[0])
+    return None
+
+
+def section_iris(document: str, parsed: ParsedDocument) -> list[str]:
+    """The IRI of every section of ``parsed``, in document order."""
+    iris: list[str] = []
+    for section in parsed.sections:
+        iri = v.section_iri(document, section.number, section.heading)
+        if iri in iris:  # two unnumbered sections with one heading
+            iri = f"{iri}-{section.position}"
+        iris.append(iri)
+    return iris
+
+
+def _sections(
+    batch: Batch, document: str, parsed: ParsedDocument, url: Callable[[str | None], str]
+) -> None:
+    iris = section_iris(document, parsed)
+    for section, iri in zip(parsed.sections, iris, strict=True):
+        batch.add(document, "rr:hasSection", iri)
+        batch.add(iri, "rdf:type", term("rr:Section").value)
+        batch.text(iri, "rr:sectionNumber", section.number)
+        batch.text(iri, "dcterms:title", section.heading)
+        batch.text(iri, "rr:headingKey", normalise_heading(section.heading))
+        batch.text(iri, "rr:anchor", section.anchor)
+        batch.typed(iri, "rr:position", section.position, XSD_INT)
+        batch.typed(iri, "rr:isAppendix", section.appendix, XSD_BOOL)
+        batch.text(iri, "rr:text", section.body)
+        batch.text(iri, "rr:textSha256", hashlib.sha256(section.body.encode()).hexdigest())
+        batch.add(iri, "foaf:page", url(section.number))
+        if section.parent is not None:
+            batch.add(iri, "rr:parentSection", iris[section.parent])
+
+
+def _alignment_batch(
+    alignments: list[AlignmentRecord],
+    documents: dict[str, tuple[str, ParsedDocument]],
+    run: RunContext,
+) -> Batch:
+    source_iri, source_doc = documents[alignments[0].source_document]
+    source_sections = section_iris(source_iri, source_doc)
+    target_sections: dict[str, list[str]] = {}
+    batch = Batch(run.graph("spec"), f"alignment of {alignments[0].source_document}")
+    for record in alignments:
+        target_iri, target_doc = documents[record.target_rfc]
+        section_iri = source_sections[record.source_position]
+        iri = v.alignment_iri(section_iri, record.target_rfc)
+        matched = record.target_position is not None and record.similarity is not None
+        kind = "rr:SectionAlignment" if matched else "rr:NoCounterpart"
+        batch.add(iri, "rdf:type", term(kind).value)
+        batch.add(iri, "rr:alignedSection", section_iri)
+        batch.add(iri, "rr:finalDocument", target_iri)
+        batch.add(iri, "rr:alignmentRule", v.rule_iri(record.rule.value))
+        if matched:
+            if record.target_rfc not in target_sections:
+                target_sections[record.target_rfc] = section_iris(target_iri, target_doc)
+            final_iri = target_sections[record.target_rfc][record.target_position]
+            batch.add(iri, "rr:finalSection", final_iri)
+            batch.add(section_iri, "rr:alignsWith", final_iri)
+            batch.typed(iri, "rr:textSimilarity", _canonical_decimal(record.similarity), XSD_DEC)
+            batch.typed(iri, "rr:stillChanging", record.similarity < STILL_CHANGING_BELOW, XSD_BOOL)
+    return batch
+
+
+def _commit(batch: Batch, records: SpecRecords, commit: CommitRef) -> str:
+    public = commit.public_commit or commit.commit
+    iri = v.commit_iri(records.brain.repository, public)
+    batch.add(iri, "rdf:type", term("rr:Commit").value)
+    batch.text(iri, "rr:commitId", public)
+    batch.typed(iri, "prov:generatedAtTime", commit.committed_at, XSD_DT)
+    batch.add(iri, "foaf:page", v.commit_url(records.brain.repository, public))
+    return iri
+
+
+def _person(batch: Batch, author: Author) -> str:
+    iri = v.person_iri(author.name)
+    batch.add(iri, "rdf:type", term("foaf:Person").value)
+    batch.text(iri, "foaf:name", author.name)
+    if author.email:
+        batch.add(iri, "foaf:mbox", f"mailto:{author.email}")
+    return iri

@@ -1,0 +1,212 @@
+"""Where triples live: a small interface, and the embedded Oxigraph store behind it.
+
+The interface is what the rest of the library sees (add a batch to a named graph atomically,
+drop a graph, query over chosen graphs, look up context for the gate, dump), so a remote
+SPARQL 1.1 engine can stand in for Oxigraph later without touching queries or the gate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO, Protocol
+
+from pydantic import BaseModel, ConfigDict
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QuerySolutions,
+    RdfFormat,
+    Store,
+    Triple,
+    serialize,
+)
+
+from ratified_rdf.graph.vocab import PREFIXES
+
+Term = NamedNode | BlankNode | Literal
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or refused an operation."""
+
+
+class QueryResult(BaseModel):
+    """Rows of a SELECT (or the answer of an ASK), with the time the engine took."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    variables: tuple[str, ...]
+    rows: tuple[dict[str, Term], ...]
+    boolean: bool | None = None
+    engine_ms: float
+
+
+class TripleStore(Protocol):
+    """What the library needs from a store."""
+
+    def add(self, graph: str, triples: Sequence[Triple]) -> None:
+        """Add ``triples`` to ``graph`` in one transaction."""
+        ...
+
+    def replace(self, graph: str, remove: Sequence[Triple], add: Sequence[Triple]) -> None:
+        """Remove and add triples of ``graph`` in one transaction."""
+        ...
+
+    def drop_graph(self, graph: str) -> None:
+        """Remove a named graph and everything in it."""
+        ...
+
+    def graphs(self) -> list[str]:
+        """Names of every named graph."""
+        ...
+
+    def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
+        """Run a SELECT or ASK with the union of ``graphs`` as the default graph."""
+        ...
+
+    def triples(self, graphs: Sequence[str]) -> Iterable[Triple]:
+        """Every triple of ``graphs``."""
+        ...
+
+    def describe(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
+        """Every triple in ``graphs`` with one of ``nodes`` as its subject or object."""
+        ...
+
+    def types_of(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
+        """The ``rdf:type`` triples of ``nodes`` in ``graphs``."""
+        ...
+
+    def dump(self, output: IO[bytes], graphs: Sequence[str], rdf_format: RdfFormat) -> None:
+        """Serialise ``graphs``; a format without graphs (Turtle) gets their union."""
+        quads = (
+            quad
+            for graph in graphs
+            for quad in self._store.quads_for_pattern(None, None, None, NamedNode(graph))
+        )
+        if rdf_format.supports_datasets:
+            serialize(quads, output, rdf_format, prefixes=PREFIXES)
+        else:
+            serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
+
+    def close(self) -> None:
+        """Flush and release the store."""
+        ...
+
+
+_RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+
+
+class OxigraphStore:
+    """The embedded default: pyoxigraph on disk (a folder) or in memory (``path=None``)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        try:
+            self._store = Store(str(self.path)) if self.path is not None else Store()
+        except OSError as error:
+            raise StoreError(
+                f"The store at {self.path} cannot be opened ({error}). Is another process using it?"
+            ) from None
+
+    def add(self, graph: str, triples: Sequence[Triple]) -> None:
+        """Add ``triples`` to ``graph`` in one transaction (Oxigraph's ``extend``)."""
+        name = NamedNode(graph)
+        self._store.extend(Quad(t.subject, t.predicate, t.object, name) for t in triples)
+
+    def replace(self, graph: str, remove: Sequence[Triple], add: Sequence[Triple]) -> None:
+        """Remove and add in one SPARQL update, which Oxigraph applies atomically."""
+        name = NamedNode(graph)
+
+        def block(triples: Sequence[Triple]) -> str:
+            return " ".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
+
+        self._store.update(
+            f"DELETE DATA {{ GRAPH {name} {{ {block(remove)} }} }} ;"
+            f" INSERT DATA {{ GRAPH {name} {{ {block(add)} }} }}"
+        )
+
+    def drop_graph(self, graph: str) -> None:
+        """Remove a named graph and everything in it."""
+        self._store.remove_graph(NamedNode(graph))
+
+    def graphs(self) -> list[str]:
+        """Names of every named graph."""
+        return [g.value for g in self._store.named_graphs() if isinstance(g, NamedNode)]
+
+    def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
+        """Run a SELECT or ASK; the engine time covers evaluation and reading every row."""
+        default = [NamedNode(g) for g in graphs] if graphs is not None else None
+        started = time.perf_counter()
+        result = self._store.query(sparql, default_graph=default, named_graphs=default)
+        if isinstance(result, QueryBoolean):
+            engine_ms = (time.perf_counter() - started) * 1000
+            return QueryResult(variables=(), rows=(), boolean=bool(result), engine_ms=engine_ms)
+        if not isinstance(result, QuerySolutions):
+            raise StoreError("Only SELECT and ASK queries return rows; use dump for graphs.")
+        variables = tuple(v.value for v in result.variables)
+        rows = tuple(
+            {name: value for name in variables if (value := solution[name]) is not None}
+            for solution in result
+        )
+        engine_ms = (time.perf_counter() - started) * 1000
+        return QueryResult(variables=variables, rows=rows, engine_ms=engine_ms)
+
+    def triples(self, graphs: Sequence[str]) -> Iterable[Triple]:
+        """Every triple of ``graphs``."""
+        for graph in graphs:
+            for quad in self._store.quads_for_pattern(None, None, None, NamedNode(graph)):
+                yield quad.triple
+
+    def describe(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
+        """Every triple in ``graphs`` with one of ``nodes`` as its subject or object."""
+        out: list[Triple] = []
+        names = [NamedNode(g) for g in graphs]
+        for iri in nodes:
+            node = NamedNode(iri)
+            for name in names:
+                out.extend(q.triple for q in self._store.quads_for_pattern(node, None, None, name))
+                out.extend(q.triple for q in self._store.quads_for_pattern(None, None, node, name))
+        return out
+
+    def types_of(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
+        """The ``rdf:type`` triples of ``nodes`` in ``graphs``."""
+        out: list[Triple] = []
+        names = [NamedNode(g) for g in graphs]
+        for iri in nodes:
+            node = NamedNode(iri)
+            for name in names:
+                out.extend(
+                    q.triple for q in self._store.quads_for_pattern(node, _RDF_TYPE, None, name)
+                )
+        return out
+
+    def dump(self, output: IO[bytes], graphs: Sequence[str], rdf_format: RdfFormat) -> None:
+        """Serialise ``graphs``; formats without graphs (Turtle) get their union."""
+        names = [NamedNode(g) for g in graphs]
+        if rdf_format.supports_datasets:
+            quads = (q for n in names for q in self._store.quads_for_pattern(None, None, None, n))
+            from pyoxigraph import serialize
+
+            serialize(quads, output, rdf_format)
+        else:
+            from pyoxigraph import serialize
+
+            serialize(
+                (
+                    Quad(q.subject, q.predicate, q.object, DefaultGraph())
+                    for n in names
+                    for q in self._store.quads_for_pattern(None, None, None, n)
+                ),
+                output,
+                rdf_format,
+            )
+
+    def close(self) -> None:
+        """Flush pending writes to disk."""
+        if self.path is not None:
+            self._store.flush()

@@ -1,0 +1,151 @@
+"""Namespaces, IRI minting and public URLs: the one place that decides what things are called.
+
+Terms come from W3C vocabularies where they fit (PROV-O, DCTerms, FOAF, VoID, SIOC); the
+``rr:`` namespace holds only what those lack. Data IRIs are stable functions of public names
+(draft name, revision number, section number), so rebuilding a brain mints the same IRIs.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from pyoxigraph import NamedNode
+
+BASE = "https://w3id.org/ratified-rdf/"
+RR = BASE + "ontology#"
+ID = BASE + "id/"
+
+PROV = "http://www.w3.org/ns/prov#"
+DCTERMS = "http://purl.org/dc/terms/"
+FOAF = "http://xmlns.com/foaf/0.1/"
+VOID = "http://rdfs.org/ns/void#"
+SIOC = "http://rdfs.org/sioc/ns#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+OWL = "http://www.w3.org/2002/07/owl#"
+
+PREFIXES = {
+    "rr": RR,
+    "prov": PROV,
+    "dcterms": DCTERMS,
+    "foaf": FOAF,
+    "void": VOID,
+    "sioc": SIOC,
+    "rdf": RDF,
+    "rdfs": RDFS,
+    "xsd": XSD,
+    "owl": OWL,
+}
+
+DATATRACKER = "https://datatracker.ietf.org/doc/"
+RFC_EDITOR = "https://www.rfc-editor.org/rfc/"
+
+
+def term(prefixed: str) -> NamedNode:
+    """``rr:Section`` → the NamedNode of that term."""
+    prefix, local = prefixed.split(":", 1)
+    return NamedNode(PREFIXES[prefix] + local)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "untitled"
+
+
+def brain_iri(brain_id: str) -> str:
+    """The brain as a dataset."""
+    return f"{ID}brain/{brain_id}"
+
+
+def document_iri(name: str) -> str:
+    """A draft series (``draft-ietf-tls-tls13``) or an RFC (``rfc8446``)."""
+    return f"{ID}doc/{quote(name)}"
+
+
+def revision_iri(draft: str, number: str) -> str:
+    """Revision ``number`` of ``draft``."""
+    return f"{document_iri(draft)}/{number}"
+
+
+def section_iri(document: str, number: str | None, heading: str) -> str:
+    """A section of a revision or RFC, by its number (unnumbered ones by heading)."""
+    key = number if number else f"u-{_slug(heading)}"
+    return f"{document}/section/{quote(key)}"
+
+
+def alignment_iri(section: str, target_rfc: str) -> str:
+    """The record that ``section`` aligns with a section of ``target_rfc``."""
+    return f"{section}/aligns-to/{quote(target_rfc)}"
+
+
+def commit_iri(repository: str, commit: str) -> str:
+    """A commit of the source repository, by its id in the public repository."""
+    return f"{ID}repo/{_slug(repository)}/commit/{commit}"
+
+
+def repository_iri(repository: str) -> str:
+    """The source repository."""
+    return f"{ID}repo/{_slug(repository)}"
+
+
+def person_iri(name: str) -> str:
+    """A person, by the name documents give them."""
+    return f"{ID}person/{_slug(name)}"
+
+
+def run_iri(run_id: str) -> str:
+    """An ingest run."""
+    return f"{ID}run/{run_id}"
+
+
+def graph_iri(brain_id: str, run_id: str, source: str) -> str:
+    """The named graph one ingest run wrote for one source."""
+    return f"{ID}graph/{brain_id}/{run_id}/{source}"
+
+
+def catalog_graph(brain_id: str) -> str:
+    """The graph that says which run is current and what each run wrote."""
+    return f"{ID}graph/{brain_id}/catalog"
+
+
+def rule_iri(rule: str) -> str:
+    """An alignment rule (a prov:Plan)."""
+    return f"{RR}rule-{rule}"
+
+
+def draft_url(name: str) -> str:
+    """Datatracker page of a draft series."""
+    return f"{DATATRACKER}{name}/"
+
+
+def revision_url(draft: str, number: str) -> str:
+    """Datatracker page of one revision."""
+    return f"{DATATRACKER}{draft}/{number}/"
+
+
+def fragment(number: str | None) -> str:
+    """The HTML fragment xml2rfc gives a numbered section or appendix."""
+    if not number:
+        return ""
+    return f"#appendix-{number}" if number[0].isalpha() else f"#section-{number}"
+
+
+def revision_section_url(draft: str, number: str, section_number: str | None) -> str:
+    """The section in the datatracker HTML rendering of the revision."""
+    return f"{DATATRACKER}html/{draft}-{number}{fragment(section_number)}"
+
+
+def rfc_url(rfc: str) -> str:
+    """RFC Editor page of an RFC (``rfc8446``)."""
+    return f"{RFC_EDITOR}{rfc}"
+
+
+def rfc_section_url(rfc: str, section_number: str | None) -> str:
+    """The section on the RFC Editor's HTML rendering."""
+    return f"{RFC_EDITOR}{rfc}{fragment(section_number)}"
+
+
+def commit_url(repository: str, commit: str) -> str:
+    """A commit on the public repository host."""
+    return f"{repository.rstrip('/')}/commit/{commit}"

@@ -1,0 +1,114 @@
+"""Gated, all-or-nothing writes: ingest runs, their named graphs, and the current-run switch.
+
+A run writes each source into fresh named graphs of its own, every batch through the SHACL gate.
+Readers keep reading the previous run's graphs until the run completes; then one atomic update
+of the catalog graph makes the new run current, and the old run's graphs are dropped. A build
+that dies half-way leaves the previous complete state in force, and its orphaned graphs are
+cleared by the next build.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+from pyoxigraph import Literal, NamedNode, Triple
+
+from ratified_rdf import __version__
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.gate import ShaclGate
+from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
+from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.vocab import term
+
+_CURRENT_RUN = """
+SELECT ?run WHERE { GRAPH ?catalog { ?brain <%s> ?run } }
+"""
+
+
+class Writer:
+    """Writes one brain's runs into a store, every batch through the gate."""
+
+    def __init__(self, store: TripleStore, gate: ShaclGate, brain_id: str) -> None:
+        self.store = store
+        self.gate = gate
+        self.brain_id = brain_id
+        self.catalog = v.catalog_graph(brain_id)
+        self._written: list[str] = []
+
+    def current_graphs(self) -> list[str]:
+        """The graphs readers see: the current run's, plus the catalog."""
+        return current_graphs(self.store, self.brain_id)
+
+    def begin_run(self) -> RunContext:
+        """Start a run with a fresh id; nothing is visible to readers until it commits."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        self._started = datetime.now(UTC)
+        self._written = []
+        return RunContext(self.brain_id, f"{stamp}-{secrets.token_hex(3)}")
+
+    def write(self, batch: Batch) -> None:
+        """Validate ``batch`` in the context of this run's graphs, then add it.
+
+        The previous run's graphs are not context: this run replaces them, and mixing the two
+        would let a stale value hide (or fake) a violation.
+        """
+        context = [*self._written]
+        if batch.graph not in context:
+            context.append(batch.graph)
+        self.gate.check(batch, self.store, context)
+        self.store.add(batch.graph, batch.triples)
+        if batch.graph not in self._written:
+            self._written.append(batch.graph)
+
+    def commit(self, run: RunContext, used: list[str]) -> None:
+        """Record the run, make it current in one atomic update, drop superseded graphs."""
+        brain = v.brain_iri(self.brain_id)
+        run_iri = v.run_iri(run.run_id)
+        batch = Batch(self.catalog, f"ingest run {run.run_id}")
+        batch.add(run_iri, "rdf:type", term("rr:IngestRun").value)
+        batch.text(run_iri, "rr:runId", run.run_id)
+        batch.text(run_iri, "rr:softwareVersion", __version__)
+        batch.add(
+            run_iri, "prov:startedAtTime", Literal(self._started.isoformat(), datatype=XSD_DT)
+        )
+        batch.add(
+            run_iri, "prov:endedAtTime", Literal(datetime.now(UTC).isoformat(), datatype=XSD_DT)
+        )
+        for source in used:
+            batch.add(run_iri, "prov:used", source)
+        for graph in self._written:
+            batch.add(run_iri, "rr:wroteGraph", graph)
+        batch.add(brain, "rr:currentRun", run_iri)
+        self.gate.check(batch, self.store, [*self._written, self.catalog])
+        previous = [
+            Triple(NamedNode(brain), term("rr:currentRun"), NamedNode(r))
+            for r in self._current_runs()
+        ]
+        self.store.replace(self.catalog, previous, batch.triples)
+        self.drop_stale_graphs()
+
+    def drop_stale_graphs(self) -> None:
+        """Drop this brain's graphs that no current run owns (superseded or orphaned)."""
+        keep = set(self.current_graphs())
+        prefix = v.graph_iri(self.brain_id, "", "").rstrip("/")
+        for graph in self.store.graphs():
+            if graph.startswith(prefix + "/") and graph not in keep:
+                self.store.drop_graph(graph)
+
+    def _current_runs(self) -> list[str]:
+        result = self.store.query(_CURRENT_RUN % term("rr:currentRun").value, graphs=None)
+        return [row["run"].value for row in result.rows]
+
+
+def current_graphs(store: TripleStore, brain_id: str) -> list[str]:
+    """The graphs a reader of brain ``brain_id`` sees: the current run's and the catalog."""
+    catalog = v.catalog_graph(brain_id)
+    query = "SELECT ?graph WHERE { GRAPH <%s> { <%s> <%s> ?run . ?run <%s> ?graph } }" % (
+        catalog,
+        v.brain_iri(brain_id),
+        term("rr:currentRun").value,
+        term("rr:wroteGraph").value,
+    )
+    rows = store.query(query, graphs=None).rows
+    return [catalog, *sorted(row["graph"].value for row in rows)]

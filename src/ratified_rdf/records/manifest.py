@@ -1,0 +1,164 @@
+"""The hand-written manifest of public facts a brain is rebuilt from (``records/<brain>/``).
+
+One TOML file per working-group repository says which drafts it holds, which revisions to
+expect, which RFC each draft became and where the RFC's own text lives. Everything else is read
+from the repository itself.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+MANIFEST_NAME = "manifest.toml"
+
+_DRAFT_NAME = re.compile(r"^draft-[a-z0-9]+(-[a-z0-9]+)+$")
+_RANGE = re.compile(r"^(\d{2})(?:-(\d{2}))?$")
+
+
+class ManifestError(ValueError):
+    """The manifest is missing or says something that cannot be true."""
+
+
+class BrainInfo(BaseModel):
+    """Who this brain is about and where its repository lives."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")]
+    title: str
+    repository: str
+    working_group: str | None = None
+    commit_map: str | None = None
+
+
+class DraftEntry(BaseModel):
+    """A draft series: ``<name>-NN`` tags in the repository are its revisions."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    file: str
+    revisions: str
+    became: str | None = None
+    replaced_by: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _draft_name(cls, value: str) -> str:
+        if not _DRAFT_NAME.match(value):
+            raise ValueError(f"{value!r} is not an Internet-Draft name (draft-<words>)")
+        return value
+
+    @field_validator("revisions")
+    @classmethod
+    def _range(cls, value: str) -> str:
+        match = _RANGE.match(value)
+        if not match or (match.group(2) and int(match.group(2)) < int(match.group(1))):
+            raise ValueError(f"revisions {value!r} must look like '00-28' or '00'")
+        return value
+
+    def expected_revisions(self) -> list[str]:
+        """The two-digit revision numbers this entry promises, in order."""
+        match = _RANGE.match(self.revisions)
+        assert match is not None  # checked by the validator
+        first = int(match.group(1))
+        last = int(match.group(2) or match.group(1))
+        return [f"{n:02d}" for n in range(first, last + 1)]
+
+
+class RfcEntry(BaseModel):
+    """A published RFC and where its text lives in the repository."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int
+    title: str
+    published: Annotated[str, Field(pattern=r"^\d{4}-\d{2}$")]
+    ref: str
+    file: str
+    obsoletes: tuple[int, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The RFC's document name, e.g. ``rfc8446``."""
+        return f"rfc{self.number}"
+
+
+class Manifest(BaseModel):
+    """A whole manifest, checked for internal consistency."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    brain: BrainInfo
+    draft: tuple[DraftEntry, ...]
+    rfc: tuple[RfcEntry, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Manifest:
+        """Reject chains that point at drafts or RFCs the manifest does not describe."""
+        drafts = {d.name for d in self.draft}
+        rfcs = {r.name for r in self.rfc}
+        for entry in self.draft:
+            if entry.became and entry.became not in rfcs:
+                raise ValueError(f"{entry.name} became {entry.became}, which has no [[rfc]] entry")
+            if entry.replaced_by and entry.replaced_by not in drafts:
+                raise ValueError(
+                    f"{entry.name} is replaced by {entry.replaced_by}, which has no [[draft]] entry"
+                )
+        for rfc in self.rfc:
+            for old in rfc.obsoletes:
+                if f"rfc{old}" not in rfcs:
+                    raise ValueError(f"rfc{rfc.number} obsoletes rfc{old}, which has no entry")
+        for entry in self.draft:
+            self.final_rfc(entry.name)  # raises on a replacement cycle
+        return self
+
+    def draft_entry(self, name: str) -> DraftEntry:
+        """The entry for draft ``name``."""
+        return next(d for d in self.draft if d.name == name)
+
+    def rfc_entry(self, name: str) -> RfcEntry:
+        """The entry for RFC ``name`` (``rfc8446``)."""
+        return next(r for r in self.rfc if r.name == name)
+
+    def final_rfc(self, draft_name: str) -> str | None:
+        """The RFC a draft's text ended up in, following replacements."""
+        seen: set[str] = set()
+        entry = self.draft_entry(draft_name)
+        while entry.became is None and entry.replaced_by is not None:
+            if entry.name in seen:
+                raise ValueError(f"drafts replace each other in a cycle through {entry.name}")
+            seen.add(entry.name)
+            entry = self.draft_entry(entry.replaced_by)
+        return entry.became
+
+
+def load_manifest(path: str | Path) -> tuple[Manifest, Path]:
+    """Load ``path`` (a manifest file or a folder holding ``manifest.toml``).
+
+    Returns the manifest and the folder it came from, against which relative names resolve.
+    """
+    path = Path(path)
+    file = path / MANIFEST_NAME if path.is_dir() else path
+    if not file.is_file():
+        raise ManifestError(
+            f"There is no manifest at {file}. Point 'ratified build' at a records folder "
+            f"holding {MANIFEST_NAME}, such as records/tls13."
+        )
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{file} is not valid TOML: {error}.") from None
+    try:
+        return Manifest.model_validate(data), file.parent
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'manifest'}: {e['msg']}"
+            for e in error.errors()
+        )
+        raise ManifestError(f"{file} does not describe a brain correctly: {problems}.") from None

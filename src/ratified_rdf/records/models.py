@@ -1,0 +1,111 @@
+"""Records of truth: what the readers found, before it becomes RDF.
+
+Every record crossing from the readers to the graph is one of these frozen pydantic models, so a
+build can be inspected, serialised or tested without a store.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from ratified_rdf.records.manifest import BrainInfo
+from ratified_rdf.sources.document import ParsedDocument
+
+
+class CommitRef(BaseModel):
+    """A commit in the source repository and, when they differ, its id on the public host."""
+
+    model_config = ConfigDict(frozen=True)
+
+    commit: str
+    public_commit: str | None = None
+    committed_at: datetime
+
+
+class DraftRecord(BaseModel):
+    """A draft series and where it went."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    title: str | None = None
+    became: str | None = None
+    replaced_by: str | None = None
+
+
+class RevisionRecord(BaseModel):
+    """One revision of a draft: the document as it stood at tag ``<draft>-NN``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    draft: str
+    number: str
+    tag: str
+    file: str
+    commit: CommitRef
+    document: ParsedDocument
+
+    @property
+    def name(self) -> str:
+        """The revision's full name, e.g. ``draft-ietf-tls-tls13-21``."""
+        return f"{self.draft}-{self.number}"
+
+
+class RfcRecord(BaseModel):
+    """A published RFC and its text as the repository holds it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    title: str
+    published: str
+    ref: str
+    file: str
+    commit: CommitRef
+    obsoletes: tuple[int, ...] = ()
+    document: ParsedDocument
+
+    @property
+    def name(self) -> str:
+        """``rfc`` + number."""
+        return f"rfc{self.number}"
+
+
+class AlignmentRule(StrEnum):
+    """How a section was matched to the section it became."""
+
+    SAME_HEADING = "same-heading"
+    SAME_ANCHOR = "same-anchor"
+    SIMILAR_TEXT = "similar-text"
+    NO_COUNTERPART = "no-counterpart"
+
+
+class AlignmentRecord(BaseModel):
+    """A section of a revision (or an older RFC) linked to the section of the RFC it became."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source_document: str
+    """Revision name (``draft-ietf-tls-tls13-21``) or RFC name (``rfc8446``)."""
+    source_position: int
+    target_rfc: str
+    target_position: int | None
+    rule: AlignmentRule
+    similarity: float | None = None
+    """Similarity of the section's text to the final text, 0 to 1."""
+
+
+class SpecRecords(BaseModel):
+    """Everything one read of a specification repository produced."""
+
+    model_config = ConfigDict(frozen=True)
+
+    brain: BrainInfo
+    source: str
+    drafts: tuple[DraftRecord, ...]
+    revisions: tuple[RevisionRecord, ...]
+    rfcs: tuple[RfcRecord, ...]
+    alignments: tuple[AlignmentRecord, ...]

@@ -1,0 +1,142 @@
+"""What every document reader produces: a parsed document as a flat, ordered list of sections.
+
+Readers for kramdown-rfc markdown, RFC plain text and xml2rfc v3 XML all return a
+:class:`ParsedDocument`, so the rest of the pipeline never knows which format a revision was in.
+Numbering follows xml2rfc: ``1``, ``1.1`` … in the middle; ``A``, ``A.1`` … in the back matter;
+sections marked unnumbered (and everything below them) carry no number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ParseError(ValueError):
+    """A document could not be read as the format it claims to be."""
+
+
+class Author(BaseModel):
+    """A document author as the document itself lists them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    email: str | None = None
+    organization: str | None = None
+
+
+class ParsedSection(BaseModel):
+    """One section of one document, in document order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    position: int
+    """0-based position in document order."""
+    number: str | None
+    """xml2rfc section number (``4.2.9``, ``A.1``) or ``None`` for an unnumbered section."""
+    heading: str
+    anchor: str | None = None
+    level: int
+    appendix: bool = False
+    parent: int | None = None
+    """Position of the enclosing section, if any."""
+    body: str = ""
+    """The section's own text, without the text of its subsections."""
+
+
+class ParsedDocument(BaseModel):
+    """A document reduced to what the brain keeps of it: its title, authors and sections."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str | None = None
+    docname: str | None = None
+    authors: tuple[Author, ...] = ()
+    sections: tuple[ParsedSection, ...] = ()
+
+
+@dataclass
+class RawHeading:
+    """A heading as a reader found it, before numbering."""
+
+    level: int
+    heading: str
+    anchor: str | None
+    appendix: bool
+    numbered: bool
+    body: str
+
+
+def assemble_sections(headings: Iterable[RawHeading]) -> tuple[ParsedSection, ...]:
+    """Number headings the way xml2rfc does and link each to its parent.
+
+    A heading deeper than one level below its parent (``#`` followed by ``###``) is treated as
+    one level below, as xml2rfc nests it. Appendix top-level sections get letters.
+    """
+    sections: list[ParsedSection] = []
+    # stack of (level, position, number-parts or None when unnumbered)
+    stack: list[tuple[int, int, list[str] | None]] = []
+    counters: dict[tuple[str, ...], int] = {}
+    appendix_letters = 0
+    middle_top = 0
+    for position, raw in enumerate(headings):
+        while stack and stack[-1][0] >= raw.level:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        parent_parts = parent[2] if parent else []
+        number: str | None
+        parts: list[str] | None
+        if not raw.numbered or parent_parts is None:
+            parts = None
+            number = None
+        elif parent is None:
+            if raw.appendix:
+                appendix_letters += 1
+                parts = [_letter(appendix_letters)]
+            else:
+                middle_top += 1
+                parts = [str(middle_top)]
+            number = ".".join(parts)
+        else:
+            key = tuple(parent_parts)
+            counters[key] = counters.get(key, 0) + 1
+            parts = [*parent_parts, str(counters[key])]
+            number = ".".join(parts)
+        sections.append(
+            ParsedSection(
+                position=position,
+                number=number,
+                heading=raw.heading,
+                anchor=raw.anchor,
+                level=len(stack) + 1,
+                appendix=raw.appendix,
+                parent=parent[1] if parent else None,
+                body=raw.body.strip("\n"),
+            )
+        )
+        stack.append((raw.level, position, parts))
+    return tuple(sections)
+
+
+def _letter(n: int) -> str:
+    """1 → A, 26 → Z, 27 → AA (xml2rfc never needs more than a handful)."""
+    out = ""
+    while n:
+        n, rem = divmod(n - 1, 26)
+        out = chr(ord("A") + rem) + out
+    return out
+
+
+_WS = re.compile(r"\s+")
+
+
+def normalise_heading(heading: str) -> str:
+    """Heading text reduced for matching across revisions: case, spacing, punctuation."""
+    text = heading.lower().replace("&", " and ")
+    text = re.sub(r"[\"'`*_]", "", text)
+    text = re.sub(r"[^a-z0-9()+.\- ]", " ", text)
+    return _WS.sub(" ", text).strip(" .")

@@ -1,0 +1,221 @@
+"""Reader for xml2rfc XML (the v3 vocabulary of RFC 7991, with fallbacks for v2 documents).
+
+Sections come from ``<middle>`` and ``<back>``: the ``<section>`` elements of ``<back>`` are
+the appendices (lettered), while ``<references>`` in ``<back>`` are numbered on from the last
+middle section, as xml2rfc renders them (in RFC 9846, ``12. References`` comes right before
+``Appendix A``).
+
+The XML comes from outside, so the parser refuses entity declarations instead of expanding
+them: an internal DTD subset can make expat expand entities exponentially or pull in files.
+Only the stdlib is used: expat drives an :class:`xml.etree.ElementTree.TreeBuilder` directly so
+that its DOCTYPE and entity events can be intercepted before anything is expanded.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from xml.parsers import expat
+
+from ratified_rdf.sources.document import (
+    Author,
+    ParsedDocument,
+    ParseError,
+    RawHeading,
+    assemble_sections,
+)
+
+__all__ = ["parse_xml2rfc"]
+
+_WS = re.compile(r"\s+")
+# Flowing text: collapsed to one line per paragraph.
+_PARAGRAPHS = frozenset({"t", "blockquote", "aside", "li", "dt", "dd"})
+_LISTS = frozenset({"ul", "ol", "dl"})
+# Preformatted text: line structure is the content, so it is kept as written.
+_PREFORMATTED = frozenset({"artwork", "sourcecode"})
+
+
+def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
+    """Read an xml2rfc document (v3, or v2 where the two differ only in spelling).
+
+    Returns the title, docname (``docName`` attribute, Internet-Draft ``seriesInfo`` or
+    ``rfc<number>``), the ``<front>`` authors and every section of ``<middle>`` and ``<back>``
+    in document order.  Raises :class:`ParseError` for malformed XML, a root other than
+    ``<rfc>``, or any DTD entity declaration.
+    """
+    root = _parse_safely(text)
+    if root.tag != "rfc":
+        raise ParseError(f"The XML root element is <{root.tag}>, not <rfc>; this is not xml2rfc.")
+    front = root.find("front")
+    title = None
+    authors: tuple[Author, ...] = ()
+    docname = root.get("docName")
+    if front is not None:
+        title_el = front.find("title")
+        if title_el is not None:
+            title = _collapse(_text(title_el)) or None
+        authors = tuple(a for a in (_author(el) for el in front.findall("author")) if a)
+        if docname is None:
+            for info in front.findall("seriesInfo"):
+                if info.get("name") == "Internet-Draft" and info.get("value"):
+                    docname = info.get("value")
+    if docname is None and root.get("number"):
+        docname = f"rfc{root.get('number')}"
+
+    headings: list[RawHeading] = []
+    middle = root.find("middle")
+    if middle is not None:
+        for child in middle:
+            if child.tag == "section":
+                _collect(child, 1, appendix=False, out=headings)
+    back = root.find("back")
+    if back is not None:
+        # xml2rfc numbers all references before any appendix, whatever their order in <back>.
+        for child in back:
+            if child.tag == "references":
+                _collect(child, 1, appendix=False, out=headings)
+        for child in back:
+            if child.tag == "section":
+                _collect(child, 1, appendix=True, out=headings)
+    return ParsedDocument(
+        title=title, docname=docname, authors=authors, sections=assemble_sections(headings)
+    )
+
+
+def _parse_safely(text: str | bytes) -> ET.Element:
+    """Parse with expat, refusing entity declarations and never loading external DTDs."""
+    builder = ET.TreeBuilder()
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    # Never read an external DTD or parameter entity; a plain DOCTYPE is then inert.
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse_entity(name: str, *_: object) -> None:
+        raise ParseError(
+            f'The XML declares the entity "{name}" in its DOCTYPE; entity declarations are '
+            "refused because expanding them is unsafe. Resolve the entities before reading."
+        )
+
+    def refuse_external(*_: object) -> bool:
+        raise ParseError("The XML refers to an external entity; external entities are refused.")
+
+    parser.EntityDeclHandler = refuse_entity
+    parser.UnparsedEntityDeclHandler = refuse_entity
+    parser.ExternalEntityRefHandler = refuse_external
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    try:
+        parser.Parse(text, True)
+    except expat.ExpatError as exc:
+        raise ParseError(f"The document is not well-formed XML: {exc}.") from exc
+    return builder.close()
+
+
+def _author(el: ET.Element) -> Author | None:
+    """An author from ``fullname`` (or initials and surname), organisation and email."""
+    org_el = el.find("organization")
+    organization = _collapse(_text(org_el)) if org_el is not None else ""
+    name = el.get("fullname") or " ".join(
+        part for part in (el.get("initials"), el.get("surname")) if part
+    )
+    # xml2rfc allows an author that is only an organisation (e.g. a working group).
+    name = _collapse(name) or organization
+    if not name:
+        return None
+    email_el = el.find("address/email")
+    email = _collapse(_text(email_el)) if email_el is not None else ""
+    return Author(name=name, email=email or None, organization=organization or None)
+
+
+def _collect(el: ET.Element, level: int, *, appendix: bool, out: list[RawHeading]) -> None:
+    """Append ``el`` and its subsections (``section`` or nested ``references``) in order."""
+    name_el = el.find("name")
+    heading = _collapse(_text(name_el)) if name_el is not None else ""
+    heading = heading or _collapse(el.get("title", ""))
+    out.append(
+        RawHeading(
+            level=level,
+            heading=heading,
+            anchor=el.get("anchor"),
+            appendix=appendix,
+            numbered=el.get("numbered", "true").lower() not in {"false", "no"},
+            body=_body(el),
+        )
+    )
+    for child in el:
+        if child.tag in {"section", "references"}:
+            _collect(child, level + 1, appendix=appendix, out=out)
+
+
+def _body(section: ET.Element) -> str:
+    """The section's own text: paragraphs, lists, figures and code, not subsections."""
+    paragraphs = [p for child in section for p in _paragraphs(child) if p]
+    return "\n\n".join(paragraphs)
+
+
+def _paragraphs(el: ET.Element) -> Iterator[str]:
+    """The paragraphs of one body element, flowing text collapsed, preformatted text kept."""
+    tag = el.tag
+    if tag in _PREFORMATTED:
+        yield textwrap.dedent("".join(el.itertext())).strip("\n").rstrip()
+    elif tag in _LISTS:
+        for item in el:
+            if item.tag in {"li", "dt", "dd"}:
+                yield from _item(item)
+    elif tag == "figure":
+        # A figure's own caption is its <name>; its artwork is the content worth keeping.
+        for child in el:
+            if child.tag in _PREFORMATTED:
+                yield from _paragraphs(child)
+    elif tag == "table":
+        for row in el.iter("tr"):
+            yield " | ".join(_collapse(_text(cell)) for cell in row if cell.tag in {"td", "th"})
+    elif tag in {"t", "blockquote", "aside"}:
+        yield from _item(el)
+    elif tag in {"reference", "referencegroup"}:
+        # Enough of a bibliography entry to say what is cited; the full entry is metadata.
+        title_el = el.find("front/title")
+        title = _collapse(_text(title_el)) if title_el is not None else ""
+        yield f"[{el.get('anchor', '')}] {title}".strip()
+
+
+def _item(el: ET.Element) -> Iterator[str]:
+    """A paragraph-like element; block children (``<t>`` in ``<li>``) become paragraphs.
+
+    Inline text around block children is gathered into paragraphs of its own, so nothing in
+    a list item is lost or glued to a nested list.
+    """
+    if el.tag == "t":
+        yield _collapse(_text(el))
+        return
+    run: list[str] = [el.text or ""]
+    for child in el:
+        if child.tag in _PARAGRAPHS | _LISTS | _PREFORMATTED or child.tag in {"figure", "table"}:
+            yield _collapse("".join(run))
+            run = []
+            yield from _item(child) if child.tag in _PARAGRAPHS else _paragraphs(child)
+        else:
+            run.append(_text(child))
+        run.append(child.tail or "")
+    yield _collapse("".join(run))
+
+
+def _text(el: ET.Element) -> str:
+    """Rendered text of inline markup: empty ``<xref>``/``<eref>`` show their target."""
+    parts: list[str] = [el.text or ""]
+    for child in el:
+        if child.tag in {"xref", "eref"} and not "".join(child.itertext()).strip():
+            target = child.get("target", "")
+            parts.append(f"[{target}]" if child.tag == "xref" else target)
+        elif child.tag not in {"iref", "cref"}:
+            parts.append(_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _collapse(text: str) -> str:
+    """Whitespace runs to single spaces, as a renderer would flow them."""
+    return _WS.sub(" ", text).strip()

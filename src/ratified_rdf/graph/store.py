@@ -82,16 +82,8 @@ class TripleStore(Protocol):
         ...
 
     def dump(self, output: IO[bytes], graphs: Sequence[str], rdf_format: RdfFormat) -> None:
-        """Serialise ``graphs``; a format without graphs (Turtle) gets their union."""
-        quads = (
-            quad
-            for graph in graphs
-            for quad in self._store.quads_for_pattern(None, None, None, NamedNode(graph))
-        )
-        if rdf_format.supports_datasets:
-            serialize(quads, output, rdf_format, prefixes=PREFIXES)
-        else:
-            serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
+        """Serialise ``graphs`` (quads keep their graph names)."""
+        ...
 
     def close(self) -> None:
         """Flush and release the store."""
@@ -186,25 +178,16 @@ class OxigraphStore:
         return out
 
     def dump(self, output: IO[bytes], graphs: Sequence[str], rdf_format: RdfFormat) -> None:
-        """Serialise ``graphs``; formats without graphs (Turtle) get their union."""
-        names = [NamedNode(g) for g in graphs]
+        """Serialise ``graphs``; a format without graphs (Turtle) gets their union."""
+        quads = (
+            quad
+            for graph in graphs
+            for quad in self._store.quads_for_pattern(None, None, None, NamedNode(graph))
+        )
         if rdf_format.supports_datasets:
-            quads = (q for n in names for q in self._store.quads_for_pattern(None, None, None, n))
-            from pyoxigraph import serialize
-
-            serialize(quads, output, rdf_format)
+            serialize(quads, output, rdf_format, prefixes=PREFIXES)
         else:
-            from pyoxigraph import serialize
-
-            serialize(
-                (
-                    Quad(q.subject, q.predicate, q.object, DefaultGraph())
-                    for n in names
-                    for q in self._store.quads_for_pattern(None, None, None, n)
-                ),
-                output,
-                rdf_format,
-            )
+            serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
 
     def close(self) -> None:
         """Flush pending writes to disk."""

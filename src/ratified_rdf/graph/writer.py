@@ -20,10 +20,7 @@ from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.graph.vocab import term
-
-_CURRENT_RUN = """
-SELECT ?run WHERE { GRAPH ?catalog { ?brain <%s> ?run } }
-"""
+from ratified_rdf.queries.run import run_query
 
 
 class Writer:
@@ -97,18 +94,15 @@ class Writer:
                 self.store.drop_graph(graph)
 
     def _current_runs(self) -> list[str]:
-        result = self.store.query(_CURRENT_RUN % term("rr:currentRun").value, graphs=None)
-        return [row["run"].value for row in result.rows]
+        rows, _ = run_query(self.store, None, "current_graphs", _catalog_params(self.brain_id))
+        return sorted({row["run"].value for row in rows})
+
+
+def _catalog_params(brain_id: str) -> dict[str, str | int]:
+    return {"brain": v.brain_iri(brain_id), "catalog": v.catalog_graph(brain_id)}
 
 
 def current_graphs(store: TripleStore, brain_id: str) -> list[str]:
     """The graphs a reader of brain ``brain_id`` sees: the current run's and the catalog."""
-    catalog = v.catalog_graph(brain_id)
-    query = "SELECT ?graph WHERE { GRAPH <%s> { <%s> <%s> ?run . ?run <%s> ?graph } }" % (
-        catalog,
-        v.brain_iri(brain_id),
-        term("rr:currentRun").value,
-        term("rr:wroteGraph").value,
-    )
-    rows = store.query(query, graphs=None).rows
-    return [catalog, *sorted(row["graph"].value for row in rows)]
+    rows, _ = run_query(store, None, "current_graphs", _catalog_params(brain_id))
+    return [v.catalog_graph(brain_id), *(row["graph"].value for row in rows)]

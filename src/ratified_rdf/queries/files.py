@@ -1,0 +1,137 @@
+"""The hand-written SPARQL in ``sparql/*.rq`` and how parameters are bound into it.
+
+Each file holds one query with a header comment: ``# Answers: …`` says what it answers and
+``# Param ?name kind: …`` declares each parameter (kind ``iri``, ``string`` or ``integer``). The
+query names its parameters in one placeholder row, ``VALUES (?a ?b) { (UNDEF UNDEF) }``, which
+runs as "any value" when the file is used as it is. Binding replaces that row with typed RDF
+terms serialised by the library, so a parameter can never become query text.
+
+A ``VALUES`` block inside the pattern costs the same as an inline IRI on Oxigraph, whereas its
+``substitutions=`` argument does not seed property paths from the bound node.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal as TypingLiteral
+
+from pydantic import BaseModel, ConfigDict
+from pyoxigraph import Literal, NamedNode
+
+from ratified_rdf.graph.vocab import XSD
+from ratified_rdf.resources import resource_dir
+
+ParamKind = TypingLiteral["iri", "string", "integer"]
+ParamValue = str | int
+
+_PARAM = re.compile(r"^#\s*Param\s+\?(\w+)\s+(iri|string|integer)\s*:\s*(.*)$")
+_ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
+_PLACEHOLDER = re.compile(r"VALUES\s*\(([^)]*)\)\s*\{\s*\((?:\s*UNDEF\s*)+\)\s*\}")
+_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s<>\"{}|\\^`]*$")
+
+
+class QueryError(ValueError):
+    """A query file is malformed, or a parameter does not fit its declared kind."""
+
+
+class Param(BaseModel):
+    """A declared query parameter."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: ParamKind
+    description: str
+
+
+class QueryFile(BaseModel):
+    """One ``.rq`` file: its name, what it answers, its parameters and text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    answers: str
+    params: tuple[Param, ...]
+    text: str
+
+    def bind(self, values: dict[str, ParamValue]) -> str:
+        """The query text with ``values`` bound into its ``VALUES`` placeholder."""
+        declared = {p.name: p for p in self.params}
+        unknown = set(values) - set(declared)
+        if unknown:
+            raise QueryError(f"{self.name} has no parameter(s) {', '.join(sorted(unknown))}")
+        if not self.params:
+            return self.text
+        missing = [p for p in declared if p not in values]
+        if missing:
+            raise QueryError(f"{self.name} needs a value for {', '.join(missing)}")
+        row = " ".join(render(declared[name], values[name]) for name in self._order())
+        return _PLACEHOLDER.sub(
+            lambda m: f"VALUES ({m.group(1).strip()}) {{ ({row}) }}", self.text, count=1
+        )
+
+    def _order(self) -> list[str]:
+        match = _PLACEHOLDER.search(self.text)
+        assert match is not None  # checked when the file was loaded
+        return [v.lstrip("?$") for v in match.group(1).split()]
+
+
+def render(param: Param, value: ParamValue) -> str:
+    """A parameter value as an RDF term in SPARQL syntax, by its declared kind."""
+    if param.kind == "iri":
+        text = str(value)
+        if not _IRI.match(text):
+            raise QueryError(f"?{param.name} must be an absolute IRI, not {text[:80]!r}")
+        return str(NamedNode(text))
+    if param.kind == "integer":
+        if isinstance(value, bool) or not re.fullmatch(r"[+-]?\d{1,18}", str(value)):
+            raise QueryError(f"?{param.name} must be a whole number")
+        return str(Literal(str(int(value)), datatype=NamedNode(XSD + "integer")))
+    return str(Literal(str(value)))
+
+
+def parse_query_file(name: str, text: str) -> QueryFile:
+    """Read the header and check the placeholder names exactly the declared parameters."""
+    answers: list[str] = []
+    params: list[Param] = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        param = _PARAM.match(line)
+        if param:
+            params.append(
+                Param(name=param.group(1), kind=param.group(2), description=param.group(3))
+            )  # type: ignore[arg-type]
+            continue
+        start = _ANSWERS.match(line)
+        if start:
+            answers.append(start.group(1))
+        elif answers and not params:
+            answers.append(line.lstrip("# ").strip())
+    if not answers:
+        raise QueryError(f"{name}.rq has no '# Answers:' header saying what it answers")
+    if params:
+        match = _PLACEHOLDER.search(text)
+        if match is None:
+            raise QueryError(f"{name}.rq declares parameters but has no VALUES placeholder")
+        named = sorted(v.lstrip("?$") for v in match.group(1).split())
+        if named != sorted(p.name for p in params):
+            raise QueryError(f"{name}.rq: the VALUES placeholder does not match its Param lines")
+    return QueryFile(name=name, answers=" ".join(answers), params=tuple(params), text=text)
+
+
+@lru_cache(maxsize=128)
+def load_query(name: str, folder: Path | None = None) -> QueryFile:
+    """The query ``sparql/<name>.rq``."""
+    path = (folder or resource_dir("sparql")) / f"{name}.rq"
+    if not path.is_file():
+        raise QueryError(f"There is no query named {name!r} in {path.parent}.")
+    return parse_query_file(name, path.read_text(encoding="utf-8"))
+
+
+def all_queries(folder: Path | None = None) -> list[QueryFile]:
+    """Every query that ships in ``sparql/``."""
+    base = folder or resource_dir("sparql")
+    return [load_query(p.stem, folder) for p in sorted(base.glob("*.rq"))]

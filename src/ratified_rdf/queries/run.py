@@ -1,0 +1,42 @@
+"""Run a named query against a store and keep the record of what ran."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from ratified_rdf.graph.store import Term, TripleStore
+from ratified_rdf.queries.files import ParamValue, load_query
+
+
+class QueryRun(BaseModel):
+    """What one query execution was: its name, the exact SPARQL, parameters, rows, engine time."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    sparql: str
+    params: dict[str, str]
+    rows: int
+    engine_ms: float
+
+
+def run_query(
+    store: TripleStore,
+    graphs: Sequence[str] | None,
+    name: str,
+    params: dict[str, ParamValue] | None = None,
+) -> tuple[list[dict[str, Term]], QueryRun]:
+    """Bind ``params`` into ``sparql/<name>.rq``, run it over ``graphs``, return rows and record."""
+    values = params or {}
+    sparql = load_query(name).bind(values)
+    result = store.query(sparql, graphs)
+    record = QueryRun(
+        name=name,
+        sparql=sparql,
+        params={k: str(v) for k, v in values.items()},
+        rows=len(result.rows),
+        engine_ms=round(result.engine_ms, 3),
+    )
+    return list(result.rows), record

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from pyoxigraph import Literal, NamedNode, Triple
 
-from ratified_rdf import __version__
+from ratified_rdf._version import __version__
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext

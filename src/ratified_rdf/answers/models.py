@@ -1,0 +1,139 @@
+"""The answer object every surface returns: verdict, summary, typed results, evidence, queries.
+
+Field names are a public contract: ``ratified ask --json`` prints this model, and other tools
+script against ``verdict``, ``summary``, ``results``, ``evidence`` (``iri``, ``label``, ``url``)
+and ``queries`` (``name``, ``sparql``, ``params``, ``rows``, ``engine_ms``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ratified_rdf.queries import QueryRun
+
+
+class Verdict(StrEnum):
+    """What kind of answer this is."""
+
+    ANSWERED = "answered"
+    UNKNOWN = "unknown"
+    """The graph doesn't know: a traversal came back empty or the question is out of scope."""
+    AMBIGUOUS = "ambiguous"
+    """More than one reading fits; the alternatives say which."""
+
+
+class Evidence(BaseModel):
+    """One node on the answer's path, with a link a stranger can open."""
+
+    model_config = ConfigDict(frozen=True)
+
+    iri: str
+    label: str
+    url: str | None
+    role: str
+    """What the node is on the path: revision, section, rfc, rfc-section, commit, draft."""
+
+
+class Alternative(BaseModel):
+    """Another reading of the question, as a question that can be asked as it is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str
+    reason: str
+
+
+class ChainStep(BaseModel):
+    """One step of a revision chain."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["chain_step"] = "chain_step"
+    label: str
+    iri: str
+    url: str
+    date: str | None = None
+
+
+class SectionFate(BaseModel):
+    """What a section of a revision became in the final RFC."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["section_fate"] = "section_fate"
+    revision: str
+    section_number: str
+    heading: str
+    rfc: str
+    final_section_number: str | None
+    final_heading: str | None
+    similarity: float | None
+    still_changing: bool | None
+    rule: str
+
+
+class HistoryEntry(BaseModel):
+    """How one revision (or older RFC) numbered and titled a section, and how close it was."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["history_entry"] = "history_entry"
+    document: str
+    revision_number: str | None
+    date: str | None
+    section_number: str | None
+    heading: str
+    similarity: float
+    still_changing: bool
+    rule: str
+    url: str
+
+
+class Holding(BaseModel):
+    """How many of one kind of thing the graph holds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["holding"] = "holding"
+    what: str
+    count: int
+    names: list[str] = Field(default_factory=list)
+
+
+class RevisionEntry(BaseModel):
+    """A revision of a draft."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["revision"] = "revision"
+    label: str
+    revision_number: str
+    date: str
+    url: str
+    became: str | None = None
+
+
+Result = Annotated[
+    ChainStep | SectionFate | HistoryEntry | Holding | RevisionEntry,
+    Field(discriminator="kind"),
+]
+
+
+class Answer(BaseModel):
+    """A complete answer: what was asked, the verdict, and everything needed to check it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str
+    intent: str
+    verdict: Verdict
+    summary: str
+    results: list[Result] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    queries: list[QueryRun] = Field(default_factory=list)
+    alternatives: list[Alternative] = Field(default_factory=list)
+    note: str | None = None
+    """A caveat on how to read the answer (connection, not causation)."""

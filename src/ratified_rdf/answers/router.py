@@ -1,0 +1,102 @@
+"""The deterministic router: a question in, one intent and its parameters out.
+
+Patterns, not a language model: every route can be read here and reproduced. A section number
+only counts when a word says it is one ("section 4.2.9", "§4.2.9", "sec. 4.2.9"), so "TLS 1.3"
+is never section 1.3. Questions that match no pattern route to ``out_of_scope``, which answers
+"the graph doesn't know" with what the graph does hold.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Intent(StrEnum):
+    """What a question asks for."""
+
+    SECTION_BECAME = "section_became"
+    SECTION_HISTORY = "section_history"
+    REVISION_CHAIN = "revision_chain"
+    REVISIONS = "revisions"
+    HOLDINGS = "holdings"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+class Route(BaseModel):
+    """An intent with the parameters the question supplied."""
+
+    model_config = ConfigDict(frozen=True)
+
+    intent: Intent
+    draft: str | None = None
+    revision: str | None = None
+    rfc: int | None = None
+    section: str | None = None
+    reason: str | None = None
+    """Why the question is out of scope, in words."""
+
+
+_SECTION = re.compile(
+    r"(?:\bsections?|\bsec\.?|§)\s*((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,5})(?![\d.]*\d)",
+    re.IGNORECASE,
+)
+_REVISION = re.compile(r"\b(draft-[a-z0-9]+(?:-[a-z0-9]+)*?)-(\d{2})\b", re.IGNORECASE)
+_DRAFT = re.compile(r"\b(draft-[a-z0-9]+(?:-[a-z0-9]+)+)\b", re.IGNORECASE)
+_RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
+_BECAME = re.compile(r"\b(becom\w*|became|end(?:ed)? up|turn(?:ed)? into|in the rfc|final)\b", re.I)
+_HISTORY = re.compile(
+    r"\b(history|evolv\w*|chang\w*|revisions?\s+of\s+(?:rfc|section)|over time|trace)\b", re.I
+)
+_REVISIONS = re.compile(r"\b(revisions|versions|drafts)\b", re.I)
+_CHAIN = re.compile(r"\b(chain|lead\w* to|path to|superseded)\b", re.I)
+_HOLDINGS = re.compile(r"\bwhat (?:do you|does the graph|does the brain) (?:know|hold)\b", re.I)
+
+
+def _section(question: str) -> str | None:
+    match = _SECTION.search(question)
+    return match.group(1).upper() if match else None
+
+
+def route(question: str) -> Route:
+    """Map ``question`` to one intent; the same question always maps to the same route."""
+    text = " ".join(question.split())
+    section = _section(text)
+    revision = _REVISION.search(text)
+    rfc = _RFC.search(text)
+    if _HOLDINGS.search(text):
+        return Route(intent=Intent.HOLDINGS)
+    if revision and section and (_BECAME.search(text) or not _HISTORY.search(text)):
+        return Route(
+            intent=Intent.SECTION_BECAME,
+            draft=revision.group(1).lower(),
+            revision=revision.group(2),
+            section=section,
+        )
+    if section and (_HISTORY.search(text) or rfc):
+        return Route(
+            intent=Intent.SECTION_HISTORY,
+            rfc=int(rfc.group(1)) if rfc else None,
+            section=section,
+        )
+    if revision and _CHAIN.search(text):
+        return Route(
+            intent=Intent.REVISION_CHAIN,
+            draft=revision.group(1).lower(),
+            revision=revision.group(2),
+        )
+    draft = _DRAFT.search(text)
+    if draft and _REVISIONS.search(text) and not revision:
+        return Route(intent=Intent.REVISIONS, draft=draft.group(1).lower())
+    if section and not revision and _BECAME.search(text):
+        return Route(
+            intent=Intent.SECTION_BECAME,
+            draft=draft.group(1).lower() if draft else None,
+            section=section,
+        )
+    return Route(
+        intent=Intent.OUT_OF_SCOPE,
+        reason="no question this brain answers matches it",
+    )

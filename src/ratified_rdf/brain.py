@@ -1,0 +1,146 @@
+"""``Brain``: the library's front door. Open a store, ask questions, run queries, validate, dump."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import IO
+
+from pyoxigraph import RdfFormat
+
+from ratified_rdf.answers import intents
+from ratified_rdf.answers.models import Answer
+from ratified_rdf.answers.router import Intent, route
+from ratified_rdf.build import BuildReport, build
+from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
+from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
+from ratified_rdf.graph.writer import current_graphs
+from ratified_rdf.queries import QueryRun, run_query
+from ratified_rdf.queries.files import ParamValue
+
+
+class BrainError(RuntimeError):
+    """The store holds no brain, or not the one asked for."""
+
+
+class Brain:
+    """A built brain in a store, read through its current run's graphs."""
+
+    def __init__(self, store: TripleStore, brain_id: str) -> None:
+        self.store = store
+        self.brain_id = brain_id
+        self.graphs = current_graphs(store, brain_id)
+
+    @classmethod
+    def open(cls, path: str | Path, brain_id: str | None = None) -> Brain:
+        """Open the brain stored at ``path`` (a folder written by ``ratified build``)."""
+        folder = Path(path)
+        if not folder.is_dir():
+            raise BrainError(
+                f"There is no brain at {folder}. Build one first: "
+                f"ratified build records/tls13 --store {folder}"
+            )
+        return cls.from_store(OxigraphStore(folder), brain_id)
+
+    @classmethod
+    def from_store(cls, store: TripleStore, brain_id: str | None = None) -> Brain:
+        """Use a store already opened (embedded or remote)."""
+        rows, _ = run_query(store, None, "brains")
+        ids = [row["brain"].value.rsplit("/", 1)[-1] for row in rows]
+        if not ids:
+            raise BrainError(
+                "This store holds no brain yet. Build one: ratified build records/tls13"
+            )
+        if brain_id is None:
+            if len(ids) > 1:
+                raise BrainError(f"This store holds several brains ({', '.join(ids)}); name one.")
+            brain_id = ids[0]
+        elif brain_id not in ids:
+            raise BrainError(f"This store holds no brain {brain_id!r}; it holds {', '.join(ids)}.")
+        return cls(store, brain_id)
+
+    @classmethod
+    def build(
+        cls,
+        manifest: str | Path,
+        *,
+        path: str | Path | None = None,
+        source: str | None = None,
+        progress: bool = False,
+    ) -> tuple[Brain, BuildReport]:
+        """Build the brain a manifest describes into ``path`` (in memory when ``None``)."""
+        store = OxigraphStore(path)
+        report = build(manifest, source=source, store=store, progress=progress)
+        return cls(store, report.brain_id), report
+
+    def refresh(self) -> None:
+        """Re-read which run is current (after a rebuild by another process)."""
+        self.graphs = current_graphs(self.store, self.brain_id)
+
+    def _session(self) -> intents.Session:
+        return intents.Session(self.store, self.graphs)
+
+    def ask(self, question: str) -> Answer:
+        """Answer a question in words, through the deterministic router."""
+        target = route(question)
+        session = self._session()
+        if target.intent is Intent.SECTION_BECAME and target.draft and target.revision:
+            return intents.section_became(
+                session, question, target.draft, target.revision, target.section or ""
+            )
+        if target.intent is Intent.SECTION_BECAME:
+            return intents.which_revision(session, question, target.section or "", target.draft)
+        if target.intent is Intent.SECTION_HISTORY:
+            return intents.section_history(session, question, target.rfc, target.section or "")
+        if target.intent is Intent.REVISION_CHAIN and target.draft and target.revision:
+            return intents.revision_chain(session, question, target.draft, target.revision)
+        if target.intent is Intent.REVISIONS and target.draft:
+            return intents.revisions(session, question, target.draft)
+        if target.intent is Intent.HOLDINGS:
+            return intents.holdings(session, question)
+        return intents.out_of_scope(session, question, target.reason or "it is out of scope")
+
+    def section_became(self, draft: str, revision: str, section: str) -> Answer:
+        """What section ``section`` of revision ``revision`` of ``draft`` became in the RFC."""
+        question = f"what did section {section} of {draft}-{revision} become in the RFC?"
+        return intents.section_became(self._session(), question, draft, revision, section)
+
+    def section_history(self, rfc: int, section: str) -> Answer:
+        """Each revision's number and title for RFC ``rfc`` section ``section``."""
+        question = f"history of RFC {rfc} section {section}"
+        return intents.section_history(self._session(), question, rfc, section)
+
+    def revision_chain(self, draft: str, revision: str) -> Answer:
+        """The chain of revisions from one revision to its RFC."""
+        question = f"what chain leads from {draft}-{revision} to the RFC?"
+        return intents.revision_chain(self._session(), question, draft, revision)
+
+    def holdings(self) -> Answer:
+        """What the graph holds."""
+        return intents.holdings(self._session(), "what does the graph hold?")
+
+    def run(self, name: str, **params: ParamValue) -> tuple[list[dict[str, Term]], QueryRun]:
+        """Run the named query ``sparql/<name>.rq`` with typed parameters."""
+        return run_query(self.store, self.graphs, name, params)
+
+    def query(self, sparql: str) -> QueryResult:
+        """Run your own read-only SELECT or ASK over the brain's current graphs."""
+        return self.store.query(sparql, self.graphs)
+
+    def validate(self) -> list[Violation]:
+        """Validate every current graph with pyshacl; an empty list means the brain conforms."""
+        data = to_rdflib(self.store.triples(self.graphs))
+        return ShaclGate().validate_graph(data, f"brain {self.brain_id}")
+
+    def dump(self, output: IO[bytes], rdf_format: RdfFormat = RdfFormat.N_QUADS) -> None:
+        """Write the brain's current graphs (N-Quads and TriG keep graph names)."""
+        self.store.dump(output, self.graphs, rdf_format)
+
+    def close(self) -> None:
+        """Flush and release the store."""
+        self.store.close()
+
+    def __enter__(self) -> Brain:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,203 @@
+"""The ``ratified`` command line: build, ask, query, validate, dump.
+
+Errors are sentences that say what to do, never tracebacks: every error the library raises on
+purpose is caught here and printed as its message.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from pyoxigraph import RdfFormat
+
+from ratified_rdf.answers.models import Answer, Verdict
+from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.graph.gate import GateRejected
+from ratified_rdf.graph.store import StoreError
+from ratified_rdf.queries.files import QueryError, parse_query_file
+from ratified_rdf.records.manifest import ManifestError
+from ratified_rdf.sources.document import ParseError
+from ratified_rdf.sources.git_repo import SourceError
+
+DEFAULT_STORE = "brain"
+_EXPECTED = (
+    BrainError,
+    GateRejected,
+    ManifestError,
+    ParseError,
+    QueryError,
+    SourceError,
+    StoreError,
+    FileNotFoundError,
+)
+_FORMATS = {
+    "nquads": RdfFormat.N_QUADS,
+    "trig": RdfFormat.TRIG,
+    "turtle": RdfFormat.TURTLE,
+    "ntriples": RdfFormat.N_TRIPLES,
+    "jsonld": RdfFormat.JSON_LD,
+}
+
+store_option = click.option(
+    "--store",
+    "store",
+    default=DEFAULT_STORE,
+    show_default=True,
+    envvar="RATIFIED_STORE",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the embedded Oxigraph store holding the brain.",
+)
+
+
+class _Group(click.Group):
+    """Turns the library's expected errors into one readable line and exit code 2."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except _EXPECTED as error:
+            click.echo(f"Error: {error}", err=True)
+            ctx.exit(2)
+        except OSError as error:  # a pyoxigraph store that cannot be opened, a full disk …
+            click.echo(f"Error: {error}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="ratified-rdf")
+def main() -> None:
+    """ratified: a provable brain of Internet-Draft revisions and the RFCs they became."""
+
+
+@main.command("build")
+@click.argument("manifest", default="records/tls13", type=click.Path(path_type=Path))
+@click.option(
+    "--source",
+    help="Read the repository from this git URL, local clone or bundle instead of the "
+    "manifest's URL (offline builds).",
+)
+@store_option
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def build_command(manifest: Path, source: str | None, store: Path, quiet: bool) -> None:
+    """Build (or rebuild) the brain a manifest describes."""
+    brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
+    brain.close()
+    click.echo(
+        f"Built brain '{report.brain_id}' in {store} (run {report.run_id}): "
+        f"{report.revisions} revisions, {report.rfcs} RFCs, {report.sections:,} sections, "
+        f"{report.alignments:,} alignments; {report.triples:,} triples in {report.batches} "
+        f"SHACL-gated batches. Read {report.read_seconds:.1f} s, wrote "
+        f"{report.write_seconds:.1f} s, total {report.total_seconds:.1f} s."
+    )
+
+
+@main.command("ask")
+@click.argument("question")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print the answer object as JSON.")
+@click.option("--brief", is_flag=True, help="Leave the SPARQL text out of the text card.")
+def ask_command(question: str, store: Path, as_json: bool, brief: bool) -> None:
+    """Ask a question in words; the answer shows its links and the SPARQL it ran."""
+    with Brain.open(store) as brain:
+        answer = brain.ask(question)
+    if as_json:
+        click.echo(answer.model_dump_json(indent=2))
+    else:
+        click.echo(render_card(answer, sparql=not brief))
+
+
+def render_card(answer: Answer, *, sparql: bool = True) -> str:
+    """An answer as a plain-text card."""
+    heading = {
+        Verdict.ANSWERED: "Answer",
+        Verdict.UNKNOWN: "The graph doesn't know",
+        Verdict.AMBIGUOUS: "Ambiguous",
+    }[answer.verdict]
+    lines = [f"{heading} ({answer.intent})", "", answer.summary, ""]
+    if answer.alternatives:
+        lines.append("Did you mean:")
+        lines += [f"  - {a.question}  ({a.reason})" for a in answer.alternatives]
+        lines.append("")
+    if answer.evidence:
+        lines.append("Evidence (every step a link):")
+        lines += [
+            f"  - [{e.role}] {e.label}  {e.url or '(no public link)'}" for e in answer.evidence
+        ]
+        lines.append("")
+    if answer.note:
+        lines += [f"Note: {answer.note}", ""]
+    lines.append("How this was computed:")
+    for query in answer.queries:
+        params = ", ".join(f"{k}={v}" for k, v in query.params.items()) or "no parameters"
+        lines.append(
+            f"  - {query.name}.rq ({params}): {query.rows} rows, {query.engine_ms:.2f} ms engine"
+        )
+        if sparql:
+            lines += [f"      {line}" for line in query.sparql.strip().splitlines()]
+    return "\n".join(lines)
+
+
+@main.command("query")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--param", "-p", multiple=True, help="A parameter as name=value (repeatable).")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
+def query_command(file: Path, param: tuple[str, ...], store: Path, as_json: bool) -> None:
+    """Run a SELECT or ASK query file over the brain's current graphs."""
+    text = file.read_text(encoding="utf-8")
+    values: dict[str, str | int] = {}
+    for item in param:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise click.UsageError(f"--param {item!r} must look like name=value")
+        values[name.lstrip("?")] = value
+    sparql = parse_query_file(file.stem, text).bind(values) if values else text
+    with Brain.open(store) as brain:
+        result = brain.query(sparql)
+    if result.boolean is not None:
+        click.echo(json.dumps({"boolean": result.boolean}) if as_json else str(result.boolean))
+        return
+    rows = [{k: v.value for k, v in row.items()} for row in result.rows]
+    if as_json:
+        click.echo(json.dumps({"variables": result.variables, "rows": rows}, indent=2))
+        return
+    click.echo("\t".join(result.variables))
+    for row in rows:
+        click.echo("\t".join(row.get(v, "") for v in result.variables))
+    click.echo(f"({len(rows)} rows, {result.engine_ms:.2f} ms engine)", err=True)
+
+
+@main.command("validate")
+@store_option
+def validate_command(store: Path) -> None:
+    """Validate the whole brain against shapes/ with pyshacl."""
+    with Brain.open(store) as brain:
+        violations = brain.validate()
+        graphs = len(brain.graphs)
+    if violations:
+        click.echo(f"The brain does not conform: {len(violations)} violation(s).", err=True)
+        for violation in violations[:50]:
+            click.echo(f"  - {violation.sentence()}", err=True)
+        sys.exit(1)
+    click.echo(f"The brain conforms to shapes/ ({graphs} graphs validated).")
+
+
+@main.command("dump")
+@store_option
+@click.option("--format", "fmt", type=click.Choice(sorted(_FORMATS)), default="nquads")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+def dump_command(store: Path, fmt: str, output: Path | None) -> None:
+    """Write the brain's current graphs as a linked-data dump."""
+    with Brain.open(store) as brain:
+        if output is None:
+            brain.dump(sys.stdout.buffer, _FORMATS[fmt])
+        else:
+            with output.open("wb") as handle:
+                brain.dump(handle, _FORMATS[fmt])
+            click.echo(f"Wrote {output}.", err=True)
+
+
+__all__ = ["main", "render_card"]

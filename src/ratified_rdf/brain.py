@@ -69,7 +69,11 @@ class Brain:
     ) -> tuple[Brain, BuildReport]:
         """Build the brain a manifest describes into ``path`` (in memory when ``None``)."""
         store = OxigraphStore(path)
-        report = build(manifest, source=source, store=store, progress=progress)
+        try:
+            report = build(manifest, source=source, store=store, progress=progress)
+        except BaseException:
+            store.close()
+            raise
         return cls(store, report.brain_id), report
 
     def refresh(self) -> None:

@@ -96,10 +96,21 @@ class ShaclGate:
     def __init__(self, shapes: rdflib.Graph | None = None) -> None:
         self.shapes = shapes if shapes is not None else load_shapes()
 
-    def check(self, batch: Batch, store: TripleStore, context_graphs: Sequence[str]) -> None:
-        """Raise :class:`GateRejected` unless ``batch`` conforms."""
+    def check(
+        self,
+        batch: Batch,
+        store: TripleStore,
+        context_graphs: Sequence[str],
+        removing: Sequence[Triple] = (),
+    ) -> None:
+        """Raise :class:`GateRejected` unless ``batch`` conforms.
+
+        ``removing`` lists stored triples the same transaction deletes, so the check sees the
+        state after the write (a switched pointer, not the old and new one side by side).
+        """
         subjects = {t.subject.value for t in batch.triples if isinstance(t.subject, NamedNode)}
-        described = store.describe(subjects, context_graphs)
+        gone = set(removing)
+        described = [t for t in store.describe(subjects, context_graphs) if t not in gone]
         referenced = {
             node.value
             for t in (*batch.triples, *described)

@@ -98,8 +98,9 @@ class OxigraphStore:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else None
+        self._open: Store | None = None
         try:
-            self._store = Store(str(self.path)) if self.path is not None else Store()
+            self._open = Store(str(self.path)) if self.path is not None else Store()
         except OSError as error:
             raise StoreError(
                 f"The store at {self.path} cannot be opened ({error}). Is another process using it?"
@@ -189,7 +190,14 @@ class OxigraphStore:
         else:
             serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
 
+    @property
+    def _store(self) -> Store:
+        if self._open is None:
+            raise StoreError(f"The store at {self.path or 'memory'} is closed.")
+        return self._open
+
     def close(self) -> None:
-        """Flush pending writes to disk."""
-        if self.path is not None:
-            self._store.flush()
+        """Flush pending writes and release the store (its folder can then be opened again)."""
+        if self._open is not None and self.path is not None:
+            self._open.flush()
+        self._open = None

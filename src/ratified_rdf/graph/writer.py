@@ -77,11 +77,11 @@ class Writer:
         for graph in self._written:
             batch.add(run_iri, "rr:wroteGraph", graph)
         batch.add(brain, "rr:currentRun", run_iri)
-        self.gate.check(batch, self.store, [*self._written, self.catalog])
         previous = [
             Triple(NamedNode(brain), term("rr:currentRun"), NamedNode(r))
             for r in self._current_runs()
         ]
+        self.gate.check(batch, self.store, [*self._written, self.catalog], removing=previous)
         self.store.replace(self.catalog, previous, batch.triples)
         self.drop_stale_graphs()
 

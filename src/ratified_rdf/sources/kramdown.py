@@ -127,21 +127,39 @@ def _fence_mask(lines: list[str]) -> list[bool]:
 
     A fence left open at the end of the file would swallow every later heading. The opener
     of such a fence is treated as plain text and the rest re-scanned, which is what a reader
-    of the rendered draft sees.
+    of the rendered draft sees. Which opener was the unbalanced one is not known: a later,
+    balanced figure's closer may be what is left open. Of the openers of the failing scan,
+    the one whose removal balances the file while hiding the fewest lines is taken.
     """
     ignored: set[int] = set()
     while True:
-        mask = [False] * len(lines)
-        opener: int | None = None
-        for index, line in enumerate(lines):
-            if index not in ignored and _FENCE.match(line):
-                mask[index] = True
-                opener = index if opener is None else None
-                continue
-            mask[index] = opener is not None
+        mask, openers, opener = _scan_fences(lines, ignored)
         if opener is None:
             return mask
-        ignored.add(opener)
+        best: tuple[int, int] | None = None  # (lines hidden, opener)
+        for candidate in openers:
+            trial, _, still_open = _scan_fences(lines, ignored | {candidate})
+            if still_open is None and (best is None or sum(trial) < best[0]):
+                best = (sum(trial), candidate)
+        ignored.add(best[1] if best is not None else opener)
+
+
+def _scan_fences(lines: list[str], ignored: set[int]) -> tuple[list[bool], list[int], int | None]:
+    """One pass pairing fence lines; returns the mask, every opener, and any left open."""
+    mask = [False] * len(lines)
+    openers: list[int] = []
+    opener: int | None = None
+    for index, line in enumerate(lines):
+        if index not in ignored and _FENCE.match(line):
+            mask[index] = True
+            if opener is None:
+                opener = index
+                openers.append(index)
+            else:
+                opener = None
+            continue
+        mask[index] = opener is not None
+    return mask, openers, opener
 
 
 def _front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:

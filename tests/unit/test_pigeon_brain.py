@@ -1,0 +1,237 @@
+"""End to end on a fictional repository: build, ask, query, validate, dump, and the CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import rdflib
+from click.testing import CliRunner
+from pyoxigraph import RdfFormat
+from pyshacl import validate
+
+from ratified_rdf import Brain, Verdict
+from ratified_rdf.answers.models import HistoryEntry, SectionFate
+from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.surfaces.cli import main
+from tests.pigeon import MANIFEST, make_pigeon_repo
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def pigeon_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pigeon_repo(tmp_path_factory.mktemp("git"))
+
+
+@pytest.fixture()
+def brain(pigeon_repo: Path, tmp_path: Path) -> Brain:
+    built, _report = Brain.build(MANIFEST, source=str(pigeon_repo), path=None)
+    return built
+
+
+def test_build_reports_what_it_read(pigeon_repo: Path) -> None:
+    _brain, report = Brain.build(MANIFEST, source=str(pigeon_repo))
+    assert (report.brain_id, report.revisions, report.rfcs) == ("pigeon", 3, 1)
+    # Every text has seven sections; the RFC's own are not aligned.
+    assert report.sections == 7 * 4
+    assert report.alignments == 7 * 3
+    assert report.triples > 300
+
+
+def test_renumbered_section_became_its_rfc_section(brain: Brain) -> None:
+    answer = brain.ask("what did section 2.1 of draft-example-pigeon-00 become in the RFC?")
+    assert answer.verdict is Verdict.ANSWERED
+    fate = answer.results[0]
+    assert isinstance(fate, SectionFate)
+    assert (fate.heading, fate.final_section_number, fate.final_heading) == (
+        "Take-off",
+        "3.1",
+        "Take-off",
+    )
+    assert fate.rule == "same-heading"
+    assert fate.still_changing is True and fate.similarity is not None and fate.similarity < 0.98
+    labels = [e.label for e in answer.evidence if e.role in {"revision", "rfc"}]
+    assert labels == [
+        "draft-example-pigeon-00",
+        "draft-example-pigeon-01",
+        "draft-example-pigeon-02",
+        "RFC 9999",
+    ]
+    urls = {e.role: e.url for e in answer.evidence}
+    assert (
+        urls["section"]
+        == "https://datatracker.ietf.org/doc/html/draft-example-pigeon-00#section-2.1"
+    )
+    assert urls["rfc-section"] == "https://www.rfc-editor.org/rfc/rfc9999#section-3.1"
+    assert [q.name for q in answer.queries] == ["section_became", "revision_chain"]
+    became = answer.queries[0]
+    assert became.params == {
+        "revision": "https://w3id.org/ratified-rdf/id/doc/draft-example-pigeon/00",
+        "sectionNumber": "2.1",
+    }
+    assert '"2.1"' in became.sparql and became.rows == 1 and became.engine_ms >= 0
+
+
+def test_renamed_section_is_found_by_anchor(brain: Brain) -> None:
+    fate = brain.section_became("draft-example-pigeon", "00", "2.2").results[0]
+    assert isinstance(fate, SectionFate)
+    assert (fate.heading, fate.final_heading, fate.rule) == (
+        "Homing Signal",
+        "Loft Beacon",
+        "same-anchor",
+    )
+
+
+def test_vanished_section_has_no_counterpart(brain: Brain) -> None:
+    answer = brain.section_became("draft-example-pigeon", "00", "2.3")
+    fate = answer.results[0]
+    assert isinstance(fate, SectionFate)
+    assert fate.final_section_number is None and fate.rule == "no-counterpart"
+    assert "no counterpart in RFC 9999" in answer.summary
+
+
+def test_history_lists_every_revision_in_order(brain: Brain) -> None:
+    answer = brain.ask("history of RFC 9999 section 4")
+    assert answer.verdict is Verdict.ANSWERED
+    entries = [r for r in answer.results if isinstance(r, HistoryEntry)]
+    assert [(e.document, e.section_number, e.still_changing) for e in entries] == [
+        ("draft-example-pigeon-00", "3", True),
+        ("draft-example-pigeon-01", "4", True),
+        ("draft-example-pigeon-02", "4", True),
+    ]
+    assert "Security Considerations" in answer.summary
+
+
+def test_out_of_scope_question_lists_what_the_graph_holds(brain: Brain) -> None:
+    answer = brain.ask("how did the IESG vote on draft-example-pigeon?")
+    assert answer.verdict is Verdict.UNKNOWN
+    assert answer.summary.startswith("The graph doesn't know")
+    assert "draft-example-pigeon" in answer.summary and "RFC 9999" in answer.summary
+    assert {q.name for q in answer.queries} == {"holdings", "documents"}
+
+
+def test_missing_revision_is_unknown_not_guessed(brain: Brain) -> None:
+    answer = brain.ask("what did section 2.1 of draft-example-pigeon-07 become in the RFC?")
+    assert answer.verdict is Verdict.UNKNOWN
+    assert "revisions 00–02" in answer.summary and "not revision 07" in answer.summary
+
+
+def test_section_number_without_revision_is_ambiguous(brain: Brain) -> None:
+    answer = brain.ask("what did section 2.1 become?")
+    assert answer.verdict is Verdict.AMBIGUOUS
+    assert [a.question for a in answer.alternatives] == [
+        "what did section 2.1 of draft-example-pigeon-NN become in the RFC?"
+    ]
+
+
+def test_whole_brain_validates_and_dump_round_trips(brain: Brain) -> None:
+    assert brain.validate() == []
+    buffer = io.BytesIO()
+    brain.dump(buffer, RdfFormat.N_QUADS)
+    dataset = rdflib.Dataset()
+    dataset.parse(data=buffer.getvalue(), format="nquads")
+    triples = sum(len(g) for g in dataset.graphs() if len(g))
+    stored = sum(1 for _ in brain.store.triples(brain.graphs))
+    assert triples == stored
+    fresh = OxigraphStore()
+    for graph in brain.graphs:
+        fresh.add(graph, list(brain.store.triples([graph])))
+    assert sum(1 for _ in fresh.triples(brain.graphs)) == stored
+    # A dump validates with nothing but pyshacl and the shapes.
+    data = rdflib.Graph()
+    for graph in dataset.graphs():
+        for triple in graph:
+            data.add(triple)
+    conforms, _graph, text = validate(data, shacl_graph=str(REPO / "shapes" / "core.ttl"))
+    assert conforms, text
+
+
+def test_rebuild_switches_runs_and_drops_the_old_graphs(pigeon_repo: Path) -> None:
+    store = OxigraphStore()
+    from ratified_rdf.build import build
+
+    first = build(MANIFEST, source=str(pigeon_repo), store=store)
+    second = build(MANIFEST, source=str(pigeon_repo), store=store)
+    assert first.run_id != second.run_id
+    graphs = store.graphs()
+    assert not any(first.run_id in g for g in graphs)
+    assert sum(second.run_id in g for g in graphs) == 2
+    brain = Brain.from_store(store)
+    assert sum(1 for _ in store.triples(brain.graphs[1:])) == second.triples
+
+
+def test_cli_build_ask_query_validate_dump(pigeon_repo: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    runner = CliRunner()
+    built = runner.invoke(
+        main,
+        ["build", str(MANIFEST), "--source", str(pigeon_repo), "--store", str(store), "--quiet"],
+    )
+    assert built.exit_code == 0, built.output
+    assert "Built brain 'pigeon'" in built.output
+
+    asked = runner.invoke(
+        main,
+        [
+            "ask",
+            "--store",
+            str(store),
+            "--json",
+            "what did section 2.1 of draft-example-pigeon-00 become?",
+        ],
+    )
+    assert asked.exit_code == 0, asked.output
+    answer = json.loads(asked.output)
+    assert answer["verdict"] == "answered"
+    assert {"verdict", "summary", "results", "evidence", "queries"} <= answer.keys()
+    assert {"iri", "label", "url"} <= answer["evidence"][0].keys()
+    assert {"name", "sparql", "params", "rows", "engine_ms"} <= answer["queries"][0].keys()
+
+    card = runner.invoke(main, ["ask", "--store", str(store), "history of RFC 9999 section 3.1"])
+    assert card.exit_code == 0 and "How this was computed:" in card.output
+    assert "section_history.rq" in card.output and "SELECT" in card.output
+
+    queried = runner.invoke(
+        main,
+        [
+            "query",
+            str(REPO / "sparql" / "document_revisions.rq"),
+            "-p",
+            "draftName=draft-example-pigeon",
+            "--store",
+            str(store),
+        ],
+    )
+    assert queried.exit_code == 0, queried.output
+    assert queried.output.count("draft-example-pigeon-0") == 3
+
+    valid = runner.invoke(main, ["validate", "--store", str(store)])
+    assert valid.exit_code == 0 and "conforms" in valid.output
+
+    dumped = runner.invoke(main, ["dump", "--store", str(store), "--format", "turtle"])
+    assert dumped.exit_code == 0 and "Take-off" in dumped.output
+
+
+def test_cli_errors_are_sentences_not_tracebacks(tmp_path: Path) -> None:
+    runner = CliRunner()
+    missing = runner.invoke(main, ["ask", "--store", str(tmp_path / "none"), "anything"])
+    assert missing.exit_code == 2
+    assert "There is no brain at" in missing.output and "Traceback" not in missing.output
+    bad_source = runner.invoke(
+        main,
+        [
+            "build",
+            str(MANIFEST),
+            "--source",
+            str(tmp_path / "nowhere"),
+            "--store",
+            str(tmp_path / "s"),
+        ],
+    )
+    assert bad_source.exit_code == 2
+    assert "is neither a folder, a file nor a URL" in bad_source.output
+    no_manifest = runner.invoke(main, ["build", str(tmp_path), "--store", str(tmp_path / "s")])
+    assert no_manifest.exit_code == 2 and "There is no manifest" in no_manifest.output

@@ -46,6 +46,7 @@ def parse_kramdown(text: str) -> ParsedDocument:
     part = "middle" if body_start == 0 else "front"
     pending_ial: str | None = None
     in_comment = False
+    references_placed = False
 
     def close_current() -> None:
         if current is not None:
@@ -60,9 +61,12 @@ def parse_kramdown(text: str) -> ParsedDocument:
             marker = _PART.match(line)
             if marker:
                 part = {"back": "back", "middle": "middle"}.get(marker.group(1), "front")
-                if part == "front":
+                if part != "middle":
                     close_current()
                     current, body = None, []
+                if part == "back":
+                    headings.extend(_reference_sections(header))
+                    references_placed = True
                 continue
             if part == "front":
                 continue
@@ -87,6 +91,8 @@ def parse_kramdown(text: str) -> ParsedDocument:
         if current is not None:
             body.append(line)
     close_current()
+    if not references_placed:
+        headings.extend(_reference_sections(header))
     if not headings:
         raise ParseError("no section headings were found; is this kramdown-rfc markdown?")
     return ParsedDocument(
@@ -95,6 +101,24 @@ def parse_kramdown(text: str) -> ParsedDocument:
         authors=tuple(header.get("authors", ())),
         sections=assemble_sections(headings),
     )
+
+
+def _reference_sections(header: dict[str, Any]) -> list[RawHeading]:
+    """The References sections kramdown-rfc generates from the header's reference lists.
+
+    They are not headings in the markdown, but they are numbered sections of the document
+    (after the middle, before the appendices), so the numbering must count them.
+    """
+    kinds = [k for k in ("normative", "informative") if k in header.get("references", ())]
+    titles = {"normative": "Normative References", "informative": "Informative References"}
+    if len(kinds) == 1:
+        return [RawHeading(1, titles[kinds[0]], None, False, True, "")]
+    if not kinds:
+        return []
+    return [
+        RawHeading(1, "References", None, False, True, ""),
+        *(RawHeading(2, titles[k], None, False, True, "") for k in kinds),
+    ]
 
 
 def _heading_fields(match: re.Match[str], *, appendix: bool) -> dict[str, Any]:
@@ -176,6 +200,11 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
         end,
     )
     raw = "\n".join(lines[1:refs])
+    references = [
+        match.group(1)
+        for line in lines[refs:end]
+        if (match := _REFERENCE_KEYS.match(line)) and _has_entries(lines, line)
+    ]
     try:
         data = yaml.load(raw, Loader=_YAML_LOADER) or {}
     except yaml.YAMLError:
@@ -192,7 +221,19 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
         if data.get("docname"):
             header["docname"] = str(data["docname"]).strip()
         header["authors"] = _authors(data.get("author"))
+    header["references"] = tuple(references)
     return header, end
+
+
+def _has_entries(lines: list[str], key_line: str) -> bool:
+    """Whether a ``normative:``/``informative:`` key lists anything (an empty list makes no
+    References section)."""
+    start = lines.index(key_line)
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            continue
+        return line[:1].isspace()
+    return False
 
 
 def _authors(raw: Any) -> list[Author]:

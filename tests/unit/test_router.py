@@ -1,0 +1,67 @@
+"""The deterministic router: same question, same route; traps do not read as sections."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratified_rdf.answers.router import Intent, route
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "fields"),
+    [
+        (
+            "what did section 4.2.9 of draft-ietf-tls-tls13-21 become in the RFC?",
+            Intent.SECTION_BECAME,
+            {"draft": "draft-ietf-tls-tls13", "revision": "21", "section": "4.2.9"},
+        ),
+        (
+            "draft-ietf-tls-rfc8446bis-03 §A.1: where did it end up?",
+            Intent.SECTION_BECAME,
+            {"draft": "draft-ietf-tls-rfc8446bis", "revision": "03", "section": "A.1"},
+        ),
+        (
+            "history of RFC 8446 section 4.2.10",
+            Intent.SECTION_HISTORY,
+            {"rfc": 8446, "section": "4.2.10"},
+        ),
+        (
+            "how did sec. 4.2.1 change over time?",
+            Intent.SECTION_HISTORY,
+            {"rfc": None, "section": "4.2.1"},
+        ),
+        ("revisions of draft-ietf-tls-tls13", Intent.REVISIONS, {"draft": "draft-ietf-tls-tls13"}),
+        (
+            "what chain leads from draft-ietf-tls-tls13-21?",
+            Intent.REVISION_CHAIN,
+            {"revision": "21"},
+        ),
+        ("how did the IESG vote on draft-ietf-tls-tls13?", Intent.OUT_OF_SCOPE, {}),
+        ("what changed in TLS 1.3 compared to version 1.2?", Intent.OUT_OF_SCOPE, {}),
+        (
+            "is RFC 5246 section 7.4 still valid?",
+            Intent.SECTION_HISTORY,
+            {"rfc": 5246, "section": "7.4"},
+        ),
+        ("what does the graph know?", Intent.HOLDINGS, {}),
+    ],
+)
+def test_routes(question: str, intent: Intent, fields: dict[str, object]) -> None:
+    target = route(question)
+    assert target.intent is intent
+    for name, value in fields.items():
+        assert getattr(target, name) == value
+    assert route(question) == target  # deterministic
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "TLS 1.3 handshake",
+        "version 1.2 downgrade",
+        "the 2017-06-01 interim",
+        "192.168.1.10 section",
+    ],
+)
+def test_numbers_that_are_not_sections(question: str) -> None:
+    assert route(question).section is None

@@ -1,0 +1,540 @@
+"""Core benchmark: build time, question latency, and the same SPARQL on Oxigraph vs rdflib.
+
+Run from the repository root::
+
+    python benchmarks/core.py [--store DIR] [--runs N] [--builds N] [--bundle PATH]
+
+It measures, in one process:
+
+1. Build: the TLS 1.3 brain built from the git bundle into a fresh temporary store ``--builds``
+   times (about 50 s each): read, SHACL-gated write and total seconds, triples written and the
+   gate's throughput. With ``--store DIR`` holding a brain already, building is skipped; with
+   ``--store DIR`` empty or missing, the first build goes there (and stays).
+2. Questions: three questions through ``Brain.ask``, warmed up 5 times, then ``--runs`` timed
+   runs each: median and p99 end-to-end milliseconds, and the median engine milliseconds of each
+   query the answer ran. The ``revision_chain`` query is also timed on its own against its target
+   of under 1 ms.
+3. Baseline: the brain's current graphs dumped as N-Quads and loaded into an ``rdflib.Dataset``
+   (default graph = union of the graphs, as Oxigraph is queried); each distinct bound SPARQL the
+   questions ran is run, text unchanged, on rdflib. Row counts are checked against Oxigraph
+   before anything is timed; a mismatch prints ``MISMATCH`` and exits with status 1.
+4. Peak memory: the process's maximum resident set size (build, queries and rdflib together).
+
+The report is Markdown on stdout, also written to ``benchmarks/out/core.md``; progress goes to
+stderr. Nothing here asserts on timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import os
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyoxigraph
+import rdflib
+from pyoxigraph import RdfFormat
+
+from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.build import BuildReport
+from ratified_rdf.graph.store import OxigraphStore, StoreError
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_BUNDLE = REPO.parent / "shared/corpus/tls13-spec/tls13-spec.bundle"
+MANIFEST = REPO / "records/tls13"
+OUT_FILE = Path(__file__).resolve().parent / "out" / "core.md"
+
+QUESTIONS: tuple[str, ...] = (
+    "what did section 4.2.9 of draft-ietf-tls-tls13-21 become in the RFC?",
+    "history of RFC 8446 section 4.2.10",
+    "how did the IESG vote on draft-ietf-tls-tls13?",
+)
+WARMUP = 5
+RDFLIB_RUNS = 5
+CHAIN_QUERY = "revision_chain"
+CHAIN_TARGET_MS = 1.0
+
+
+class BenchError(RuntimeError):
+    """A precondition failed; the message says what to do."""
+
+
+@dataclass
+class QueryTimes:
+    """Engine times of one distinct bound query, gathered across the timed question runs."""
+
+    name: str
+    sparql: str
+    rows: int
+    engine_ms: list[float] = field(default_factory=list)
+
+
+@dataclass
+class QuestionTimes:
+    """End-to-end times of one question, and its queries' engine times by query name."""
+
+    question: str
+    intent: str
+    verdict: str
+    total_ms: list[float] = field(default_factory=list)
+    engine_ms: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass
+class BaselineRow:
+    """One query on both engines."""
+
+    name: str
+    rows: int
+    oxigraph_ms: float
+    rdflib_ms: float
+
+
+def log(message: str) -> None:
+    """A progress line on stderr."""
+    print(f"[core] {message}", file=sys.stderr, flush=True)
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """Nearest-rank percentile (with fewer than 100 values, p99 is the slowest run)."""
+    ordered = sorted(values)
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def ms(value: float) -> str:
+    """Milliseconds with precision that suits their size."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def ratio(slow: float, fast: float) -> str:
+    """``slow / fast`` as a multiplier."""
+    if fast <= 0:
+        return "n/a"
+    value = slow / fast
+    return f"{value:,.0f}×" if value >= 10 else f"{value:.1f}×"
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size so far, in MiB."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Linux reports kibibytes, macOS bytes.
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
+    """A Markdown table; columns listed in ``right`` are right-aligned."""
+    align = ["---:" if i in right else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# --- 1. build ------------------------------------------------------------------------------
+
+
+def open_existing(store_dir: Path) -> Brain | None:
+    """The brain already in ``store_dir``, or ``None`` when the folder is missing or empty."""
+    if not store_dir.is_dir() or not any(store_dir.iterdir()):
+        return None
+    try:
+        store = OxigraphStore(store_dir)
+    except StoreError as error:
+        raise BenchError(str(error)) from None
+    try:
+        return Brain.from_store(store)
+    except BrainError:
+        store.close()
+        return None
+
+
+def build_once(store_dir: Path, bundle: Path, index: int, total: int) -> tuple[Brain, BuildReport]:
+    """One full build from the bundle into ``store_dir``."""
+    log(f"build {index}/{total}: {bundle.name} -> {store_dir} (about 50 s)")
+    brain, report = Brain.build(
+        MANIFEST, path=store_dir, source=str(bundle), progress=sys.stderr.isatty()
+    )
+    log(
+        f"build {index}/{total}: {report.triples:,} triples in {report.total_seconds:.1f} s "
+        f"(read {report.read_seconds:.1f} s, write {report.write_seconds:.1f} s)"
+    )
+    return brain, report
+
+
+def check_inputs(bundle: Path) -> None:
+    """Fail with a sentence when the corpus or the manifest is missing."""
+    if not bundle.is_file():
+        raise BenchError(
+            f"The TLS corpus bundle is missing: looked for {bundle}. Put the shared corpus in "
+            f"{REPO.parent / 'shared'} (corpus/tls13-spec/tls13-spec.bundle with its "
+            "commit-map.tsv), pass --bundle PATH, or pass --store DIR with a brain already built."
+        )
+    if not (MANIFEST / "manifest.toml").is_file():
+        raise BenchError(f"The manifest is missing: looked for {MANIFEST / 'manifest.toml'}.")
+
+
+def run_builds(
+    stack: ExitStack, store: Path | None, builds: int, bundle: Path
+) -> tuple[Brain, list[BuildReport], str]:
+    """Build ``builds`` times (or reuse ``store``); return the brain to query and a note."""
+    if store is not None:
+        existing = open_existing(store)
+        if existing is not None:
+            log(f"{store} already holds brain {existing.brain_id!r}; skipping the build")
+            stack.callback(existing.close)
+            return existing, [], f"Build skipped: `{store}` already holds a brain."
+    if builds < 1:
+        raise BenchError("--builds must be at least 1 when there is no brain to reuse.")
+    check_inputs(bundle)
+    reports: list[BuildReport] = []
+    brain: Brain | None = None
+    for index in range(1, builds + 1):
+        if brain is not None:
+            brain.close()
+        if index == 1 and store is not None:
+            target = store
+        else:
+            target = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rr-bench-")))
+        try:
+            brain, report = build_once(target, bundle, index, builds)
+        except StoreError as error:
+            raise BenchError(str(error)) from None
+        reports.append(report)
+    assert brain is not None
+    stack.callback(brain.close)  # closed before the temporary folders are removed
+    temporary = "a fresh temporary store each time" if builds > 1 else "a fresh temporary store"
+    if store is None:
+        where = temporary
+    elif builds == 1:
+        where = f"`{store}` (kept)"
+    else:
+        where = f"`{store}` (kept) first, then {temporary}"
+    return brain, reports, f"Built {builds} time(s) into {where}; the last build is queried."
+
+
+def build_section(reports: list[BuildReport], note: str) -> str:
+    """The build table."""
+    lines = ["## Build (bundle → SHACL-gated Oxigraph)", "", note]
+    if not reports:
+        return "\n".join(lines)
+    rows = [
+        [
+            str(i),
+            f"{r.read_seconds:.1f}",
+            f"{r.write_seconds:.1f}",
+            f"{r.total_seconds:.1f}",
+            f"{r.triples:,}",
+            f"{r.batches}",
+            f"{r.sections:,}",
+            f"{r.alignments:,}",
+            f"{r.triples / r.write_seconds:,.0f}" if r.write_seconds else "n/a",
+        ]
+        for i, r in enumerate(reports, 1)
+    ]
+    header = [
+        "build",
+        "read s",
+        "write (gated) s",
+        "total s",
+        "triples",
+        "batches",
+        "sections",
+        "alignments",
+        "gate triples/s",
+    ]
+    lines += ["", table(header, rows, right=range(len(header)))]
+    if len(reports) > 1:
+        totals = [r.total_seconds for r in reports]
+        lines += [
+            "",
+            f"Median total: {statistics.median(totals):.1f} s over {len(reports)} builds.",
+        ]
+    return "\n".join(lines)
+
+
+# --- 2. questions --------------------------------------------------------------------------
+
+
+def bench_questions(
+    brain: Brain, runs: int
+) -> tuple[list[QuestionTimes], dict[tuple[str, str], QueryTimes]]:
+    """Warm up, then time each question ``runs`` times; gather every query's engine time."""
+    questions: list[QuestionTimes] = []
+    queries: dict[tuple[str, str], QueryTimes] = {}
+    for question in QUESTIONS:
+        log(f"asking {question!r}: {WARMUP} warm-up + {runs} timed runs")
+        for _ in range(WARMUP):
+            brain.ask(question)
+        answer = brain.ask(question)
+        times = QuestionTimes(question, answer.intent, str(answer.verdict.value))
+        for _ in range(runs):
+            started = time.perf_counter()
+            answer = brain.ask(question)
+            times.total_ms.append((time.perf_counter() - started) * 1000)
+            for run in answer.queries:
+                times.engine_ms.setdefault(run.name, []).append(run.engine_ms)
+                key = (run.name, run.sparql)
+                record = queries.setdefault(key, QueryTimes(run.name, run.sparql, run.rows))
+                record.engine_ms.append(run.engine_ms)
+        questions.append(times)
+    return questions, queries
+
+
+def bench_chain_alone(brain: Brain, sparql: str, runs: int) -> list[float]:
+    """The revision-chain query by itself, straight on the store (no answer shaping)."""
+    for _ in range(WARMUP):
+        brain.store.query(sparql, brain.graphs)
+    return [brain.store.query(sparql, brain.graphs).engine_ms for _ in range(runs)]
+
+
+def questions_section(
+    questions: list[QuestionTimes],
+    queries: dict[tuple[str, str], QueryTimes],
+    chain_alone: list[float] | None,
+    runs: int,
+) -> str:
+    """The question table and the revision-chain target line."""
+    rows = []
+    for q in questions:
+        per_query = ", ".join(
+            f"{name} {ms(statistics.median(values))}" for name, values in q.engine_ms.items()
+        )
+        rows.append(
+            [
+                q.question,
+                f"{q.intent} / {q.verdict}",
+                ms(statistics.median(q.total_ms)),
+                ms(percentile(q.total_ms, 99)),
+                per_query,
+            ]
+        )
+    header = ["question", "intent / verdict", "median ms", "p99 ms", "median engine ms by query"]
+    lines = [
+        "## Questions (`Brain.ask`, end to end)",
+        "",
+        f"{WARMUP} warm-up runs, then {runs} timed runs per question; p99 is nearest-rank.",
+        "",
+        table(header, rows, right=(2, 3)),
+        "",
+    ]
+    in_answers = [
+        t for (name, _), rec in queries.items() if name == CHAIN_QUERY for t in rec.engine_ms
+    ]
+    if in_answers:
+        median = statistics.median(in_answers)
+        verdict = "met" if median < CHAIN_TARGET_MS else "MISSED"
+        line = (
+            f"**{CHAIN_QUERY}** median engine time: {ms(median)} ms inside answers"
+            f" (target < {CHAIN_TARGET_MS:g} ms: {verdict})"
+        )
+        if chain_alone:
+            alone = statistics.median(chain_alone)
+            verdict = "met" if alone < CHAIN_TARGET_MS else "MISSED"
+            line += (
+                f"; {ms(alone)} ms run alone on the store, p99 {ms(percentile(chain_alone, 99))} ms"
+                f" (target: {verdict})"
+            )
+        lines.append(line + ".")
+    else:
+        lines.append(f"**{CHAIN_QUERY}** did not run in any answer.")
+    return "\n".join(lines)
+
+
+# --- 3. rdflib baseline --------------------------------------------------------------------
+
+
+def load_rdflib(brain: Brain) -> tuple[rdflib.Dataset, int, float]:
+    """The brain's current graphs as an rdflib Dataset whose default graph is their union."""
+    log("dumping the current graphs as N-Quads")
+    buffer = io.BytesIO()
+    brain.dump(buffer, RdfFormat.N_QUADS)
+    data = buffer.getvalue()
+    quads = data.count(b"\n")
+    log(f"loading {quads:,} quads into rdflib (about 10-20 s)")
+    started = time.perf_counter()
+    dataset = rdflib.Dataset(default_union=True)
+    dataset.parse(data=data, format="nquads")
+    return dataset, quads, time.perf_counter() - started
+
+
+def rdflib_rows(dataset: rdflib.Dataset, sparql: str) -> int:
+    """Run ``sparql`` on rdflib and read every row."""
+    return len(list(dataset.query(sparql)))
+
+
+def bench_rdflib(
+    dataset: rdflib.Dataset, queries: dict[tuple[str, str], QueryTimes], runs: int
+) -> tuple[list[BaselineRow], list[str]]:
+    """Check row counts on every query first, then time rdflib; return rows and mismatches."""
+    mismatches = []
+    for record in queries.values():
+        log(f"rdflib: checking {record.name}")
+        got = rdflib_rows(dataset, record.sparql)
+        if got != record.rows:
+            mismatches.append(
+                f"MISMATCH: {record.name} returned {record.rows} row(s) on Oxigraph but {got} on "
+                "rdflib for the same SPARQL over the same graphs."
+            )
+    if mismatches:
+        return [], mismatches
+    rows = []
+    for record in queries.values():
+        log(f"rdflib: timing {record.name} ({runs} runs)")
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            rdflib_rows(dataset, record.sparql)
+            times.append((time.perf_counter() - started) * 1000)
+        rows.append(
+            BaselineRow(
+                record.name,
+                record.rows,
+                statistics.median(record.engine_ms),
+                statistics.median(times),
+            )
+        )
+    return rows, []
+
+
+def baseline_section(rows: list[BaselineRow], quads: int, load_s: float, runs: int) -> str:
+    """The side-by-side table."""
+    body = [
+        [
+            r.name,
+            ms(r.oxigraph_ms),
+            ms(r.rdflib_ms),
+            ratio(r.rdflib_ms, r.oxigraph_ms),
+            str(r.rows),
+        ]
+        for r in rows
+    ]
+    header = [
+        "query",
+        "oxigraph engine ms (median)",
+        "rdflib ms (median)",
+        "rdflib/oxigraph",
+        "rows",
+    ]
+    return "\n".join(
+        [
+            "## Same SPARQL, same data: Oxigraph vs rdflib",
+            "",
+            f"The current graphs ({quads:,} quads) dumped as N-Quads and loaded into "
+            f"`rdflib.Dataset(default_union=True)` in {load_s:.1f} s. Identical bound SPARQL; "
+            f"row counts checked equal before timing. Oxigraph medians come from the question "
+            f"runs; rdflib medians from {runs} runs (parse + evaluate + read every row).",
+            "",
+            table(header, body, right=(1, 2, 3, 4)),
+        ]
+    )
+
+
+# --- main ----------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--store",
+        type=Path,
+        help="a store folder: reused when it holds a brain, else the first build goes there",
+    )
+    parser.add_argument("--runs", type=int, default=50, help="timed runs per question (50)")
+    parser.add_argument("--builds", type=int, default=1, help="builds to time (1, ~50 s each)")
+    parser.add_argument(
+        "--bundle", type=Path, default=DEFAULT_BUNDLE, help=f"the corpus ({DEFAULT_BUNDLE})"
+    )
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    return args
+
+
+def header_section() -> str:
+    """When and on what the benchmark ran."""
+    return "\n".join(
+        [
+            "# ratified-rdf core benchmark",
+            "",
+            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · Python {platform.python_version()} · "
+            f"pyoxigraph {pyoxigraph.__version__} · rdflib {rdflib.__version__} · "
+            f"{platform.machine()} · {os.cpu_count()} CPU(s)",
+        ]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run every part and print the report; 1 on a row mismatch, 2 on a setup problem."""
+    args = parse_args(argv)
+    sections = [header_section()]
+    memory: list[tuple[str, float]] = []
+    with ExitStack() as stack:
+        try:
+            brain, reports, note = run_builds(stack, args.store, args.builds, args.bundle)
+        except BenchError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        memory.append(("after build / open", peak_rss_mib()))
+        sections.append(build_section(reports, note))
+
+        questions, queries = bench_questions(brain, args.runs)
+        chain = next((r for (name, _), r in queries.items() if name == CHAIN_QUERY), None)
+        chain_alone = None
+        if chain is not None:
+            log(f"timing {CHAIN_QUERY} alone ({args.runs} runs)")
+            chain_alone = bench_chain_alone(brain, chain.sparql, args.runs)
+        memory.append(("after questions", peak_rss_mib()))
+        sections.append(questions_section(questions, queries, chain_alone, args.runs))
+
+        dataset, quads, load_s = load_rdflib(brain)
+        baseline, mismatches = bench_rdflib(dataset, queries, RDFLIB_RUNS)
+        if mismatches:
+            for line in mismatches:
+                print(line)
+            print(
+                "error: rdflib and Oxigraph disagree on row counts, so no timing is compared.",
+                file=sys.stderr,
+            )
+            return 1
+        memory.append(("after rdflib baseline (end)", peak_rss_mib()))
+        sections.append(baseline_section(baseline, quads, load_s, RDFLIB_RUNS))
+        del dataset
+
+    memory_rows = [[label, f"{mib:,.0f}"] for label, mib in memory]
+    sections.append(
+        "\n".join(
+            [
+                "## Peak memory (max RSS of this process so far)",
+                "",
+                table(["checkpoint", "peak RSS MiB"], memory_rows, right=(1,)),
+            ]
+        )
+    )
+    report = "\n\n".join(sections) + "\n"
+    print(report, end="")
+    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
+    OUT_FILE.write_text(report, encoding="utf-8")
+    log(f"wrote {OUT_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

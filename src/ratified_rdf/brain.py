@@ -11,6 +11,7 @@ from ratified_rdf.answers import intents
 from ratified_rdf.answers.models import Answer
 from ratified_rdf.answers.router import Intent, route
 from ratified_rdf.build import BuildReport, build
+from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
 from ratified_rdf.graph.writer import current_graphs
@@ -23,12 +24,20 @@ class BrainError(RuntimeError):
 
 
 class Brain:
-    """A built brain in a store, read through its current run's graphs."""
+    """A built brain in a store, read through its current run's graphs.
+
+    ``read_graphs`` are the current run's source graphs: the default graph of every query.
+    ``graphs`` adds the catalog graph (runs and their provenance): what validate and dump
+    cover. Keeping the catalog out of the query default graph keeps every lookup to two
+    graphs, which halves the engine time of short queries on Oxigraph.
+    """
 
     def __init__(self, store: TripleStore, brain_id: str) -> None:
         self.store = store
         self.brain_id = brain_id
-        self.graphs = current_graphs(store, brain_id)
+        self.read_graphs: list[str] = []
+        self.graphs: list[str] = []
+        self.refresh()
 
     @classmethod
     def open(cls, path: str | Path, brain_id: str | None = None) -> Brain:
@@ -79,9 +88,10 @@ class Brain:
     def refresh(self) -> None:
         """Re-read which run is current (after a rebuild by another process)."""
         self.graphs = current_graphs(self.store, self.brain_id)
+        self.read_graphs = [g for g in self.graphs if g != v.catalog_graph(self.brain_id)]
 
     def _session(self) -> intents.Session:
-        return intents.Session(self.store, self.graphs)
+        return intents.Session(self.store, self.read_graphs)
 
     def ask(self, question: str) -> Answer:
         """Answer a question in words, through the deterministic router."""
@@ -124,11 +134,11 @@ class Brain:
 
     def run(self, name: str, **params: ParamValue) -> tuple[list[dict[str, Term]], QueryRun]:
         """Run the named query ``sparql/<name>.rq`` with typed parameters."""
-        return run_query(self.store, self.graphs, name, params)
+        return run_query(self.store, self.read_graphs, name, params)
 
     def query(self, sparql: str) -> QueryResult:
         """Run your own read-only SELECT or ASK over the brain's current graphs."""
-        return self.store.query(sparql, self.graphs)
+        return self.store.query(sparql, self.read_graphs)
 
     def validate(self) -> list[Violation]:
         """Validate every current graph with pyshacl; an empty list means the brain conforms."""

@@ -156,7 +156,6 @@ def _chain(session: Session, start: str) -> list[ChainStep]:
                 label=_s(row, "label") or current or "",
                 iri=current or "",
                 url=_s(row, "page") or "",
-                date=_s(row, "date"),
             )
         )
         if _s(row, "rfc"):

@@ -55,7 +55,6 @@ class ChainStep(BaseModel):
     label: str
     iri: str
     url: str
-    date: str | None = None
 
 
 class SectionFate(BaseModel):

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 from pyoxigraph import RdfFormat
 
-from ratified_rdf.answers.models import Answer, Verdict
+from ratified_rdf.answers.models import Answer, HistoryEntry, Verdict
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph.gate import GateRejected
 from ratified_rdf.graph.store import StoreError
@@ -117,6 +117,16 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
         Verdict.AMBIGUOUS: "Ambiguous",
     }[answer.verdict]
     lines = [f"{heading} ({answer.intent})", "", answer.summary, ""]
+    history = [r for r in answer.results if isinstance(r, HistoryEntry)]
+    if history:
+        lines.append("Revision                              §         Title  (similarity to final)")
+        for entry in history:
+            mark = "still changing" if entry.still_changing else "final"
+            lines.append(
+                f"  {entry.document:<36}{entry.section_number or '-':<10}{entry.heading}"
+                f"  ({entry.similarity:.1%}, {mark})"
+            )
+        lines.append("")
     if answer.alternatives:
         lines.append("Did you mean:")
         lines += [f"  - {a.question}  ({a.reason})" for a in answer.alternatives]

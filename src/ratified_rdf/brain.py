@@ -103,6 +103,10 @@ class Brain:
             )
         if target.intent is Intent.SECTION_BECAME:
             return intents.which_revision(session, question, target.section or "", target.draft)
+        if target.intent in {Intent.DISCUSSION, Intent.COUNT}:
+            return intents.discussion(
+                session, question, target.rfc, target.section or "", count=target.count
+            )
         if target.intent is Intent.SECTION_HISTORY:
             return intents.section_history(session, question, target.rfc, target.section or "")
         if target.intent is Intent.REVISION_CHAIN and target.draft and target.revision:
@@ -122,6 +126,11 @@ class Brain:
         """Each revision's number and title for RFC ``rfc`` section ``section``."""
         question = f"history of RFC {rfc} section {section}"
         return intents.section_history(self._session(), question, rfc, section)
+
+    def section_discussion(self, rfc: int, section: str) -> Answer:
+        """Posts, threads, commits and people connected to an RFC section while it changed."""
+        question = f"who discussed RFC {rfc} section {section}?"
+        return intents.discussion(self._session(), question, rfc, section)
 
     def revision_chain(self, draft: str, revision: str) -> Answer:
         """The chain of revisions from one revision to its RFC."""

@@ -10,13 +10,18 @@ from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.discussion_mapping import discussion_batches
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import spec_batches
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer
-from ratified_rdf.records.manifest import load_manifest
+from ratified_rdf.records.discussion import DiscussionRecords, read_discussion
+from ratified_rdf.records.manifest import Manifest, load_manifest
+from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
-from ratified_rdf.sources.git_repo import GitRepository, load_commit_map
+from ratified_rdf.sources.git_history import branch_commits, first_containing, read_history
+from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
+from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
 
 
 class BuildReport(BaseModel):
@@ -70,11 +75,18 @@ def build(
         bar.update(1)
 
     records = read_spec(manifest, repo, commit_map, step)
+    discussion = (
+        read_discussion_sources(manifest, records, repo, commit_map)
+        if manifest.discussion is not None
+        else None
+    )
     bar.close()
     read_done = time.perf_counter()
     writer = Writer(store, ShaclGate(), manifest.brain.id)
     run = writer.begin_run()
     batches = list(spec_batches(records, run))
+    if discussion is not None:
+        batches += list(discussion_batches(discussion, records, run))
     distinct: set[tuple[str, object]] = set()
     for batch in tqdm(
         batches, desc="writing (SHACL-gated)", unit="batch", disable=not progress, file=sys.stderr
@@ -98,6 +110,59 @@ def build(
         write_seconds=round(done - read_done, 3),
         total_seconds=round(done - started, 3),
     )
+
+
+def read_discussion_sources(
+    manifest: Manifest, spec: SpecRecords, repo: GitRepository, commit_map: dict[str, str]
+) -> DiscussionRecords:
+    """Read the GitHub archive and the document history named by the manifest's discussion."""
+    assert manifest.discussion is not None
+    threads = GitHubArchive(repository="", timestamp=None, threads=())
+    if manifest.discussion.github_archive:
+        ref, path = manifest.discussion.github_archive.split(":", 1)
+        text = repo.read_text(repo.resolve(ref).commit, path)
+        if text is None:
+            raise SourceError(f"{repo.source} has no {path} at {ref}; fix github_archive.")
+        threads = read_archive(text)
+    order = _text_order(manifest, spec)
+    refs = sorted({ref for _, ref in order})
+    history = read_history(repo, refs, list(manifest.discussion.document_files))
+    return read_discussion(
+        manifest,
+        spec,
+        threads,
+        history,
+        first_containing(repo, order),
+        commit_map,
+        lambda merge: branch_commits(repo, merge),
+    )
+
+
+def _text_order(manifest: Manifest, spec: SpecRecords) -> list[tuple[str, str]]:
+    """(name, commit) of every revision and RFC in the order the text evolved.
+
+    Each chain's revisions (a replaced draft's before its replacement's, then by number) are
+    followed by the RFC they became; chains come in the manifest's RFC order.
+    """
+    commits = {r.name: r.commit.commit for r in spec.rfcs}
+    order: list[tuple[str, str]] = []
+    for rfc in manifest.rfc:
+        chain = [r for r in spec.revisions if manifest.final_rfc(r.draft) == rfc.name]
+        chain.sort(key=lambda r: (-_replacements(manifest, r.draft), r.number))
+        order += [(r.name, r.commit.commit) for r in chain]
+        order.append((rfc.name, commits[rfc.name]))
+    order += [
+        (r.name, r.commit.commit) for r in spec.revisions if manifest.final_rfc(r.draft) is None
+    ]
+    return order
+
+
+def _replacements(manifest: Manifest, draft: str) -> int:
+    """How many times a draft's text moved to a replacing draft before its RFC."""
+    hops, entry = 0, manifest.draft_entry(draft)
+    while entry.replaced_by is not None:
+        hops, entry = hops + 1, manifest.draft_entry(entry.replaced_by)
+    return hops
 
 
 def _commit_map(origin: str, name: str | None) -> dict[str, str]:

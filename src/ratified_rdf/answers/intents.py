@@ -12,9 +12,13 @@ from ratified_rdf.answers.models import (
     Alternative,
     Answer,
     ChainStep,
+    CommitChange,
+    Count,
+    DiscussionPost,
     Evidence,
     HistoryEntry,
     Holding,
+    PersonActivity,
     RevisionEntry,
     SectionFate,
     Verdict,
@@ -452,3 +456,217 @@ def _describe(results: list[Holding]) -> str:
         names = f" ({', '.join(holding.names)})" if holding.names else ""
         parts.append(f"{holding.count:,} {holding.what}{names}")
     return ", ".join(parts)
+
+
+DISCUSSION_NOTE = (
+    "Connection, not causation: these posts referred to the section, and these commits "
+    "changed it, while its text was still changing (or, where marked, after the RFC was "
+    "published). That they are linked does not mean they caused the final wording."
+)
+
+
+def discussion(
+    session: Session, question: str, rfc: int | None, section: str, count: str | None = None
+) -> Answer:
+    """Posts, threads, commits and people connected to an RFC section while it was changing.
+
+    ``count`` ("posts", "commits", "threads", "pull requests", "people") turns the card into a
+    counting answer: the number first, the list behind it after.
+    """
+    if rfc is None:
+        holders = session.run("rfc_sections_numbered", sectionNumber=section)
+        if len(holders) != 1:
+            answer = _which_rfc(session, question, section)
+            return answer.model_copy(update={"intent": "discussion"})
+        rfc = int(_s(holders[0], "rfcNumber") or 0)
+    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    if not found:
+        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+    final = _s(found[0], "section") or ""
+    heading = _s(found[0], "heading") or ""
+    post_rows = session.run("section_posts", final=final)
+    commit_rows = session.run("section_commits", final=final)
+    posts = _posts(post_rows)
+    commits = _commits(commit_rows)
+    changing = [p for p in posts if p.while_changing]
+    later = [p for p in posts if not p.while_changing]
+    threads = {p.thread_number: p for p in changing}
+    pulls = {c.pull_request: c for c in commits if c.pull_request is not None}
+    issues = _fixed_issues(session, [c.pull_request_url for c in pulls.values()], commit_rows)
+    people = _people(changing, commits)
+    title = f"RFC {rfc} §{section} {heading}"
+    evidence = [
+        Evidence(iri=final, label=title, url=_s(found[0], "page"), role="rfc-section"),
+        *(
+            Evidence(
+                iri=_s(r, "thread") or "",
+                label=f"#{p.thread_number} {p.thread_title}",
+                url=p.thread_url,
+                role="thread",
+            )
+            for p, r in _unique_threads(changing, post_rows)
+        ),
+        *(
+            Evidence(
+                iri=c.pull_request_url or "",
+                label=f"PR #{n} {c.pull_request_title}",
+                url=c.pull_request_url,
+                role="pull-request",
+            )
+            for n, c in sorted(pulls.items())
+        ),
+        *(Evidence(iri=i.url or "", label=i.label, url=i.url, role="issue") for i in issues),
+        *(
+            Evidence(
+                iri=_s(r, "commit") or "",
+                label=f"{c.subject} ({c.document})",
+                url=c.commit_url,
+                role="commit",
+            )
+            for c, r in zip(commits, commit_rows, strict=True)
+        ),
+    ]
+    if not posts and not commits:
+        summary = (
+            f"The graph doesn't know of any discussion of {title}: no post referred to it and "
+            "no commit touched it in the revisions held."
+        )
+        return Answer(
+            question=question,
+            intent="discussion",
+            verdict=Verdict.UNKNOWN,
+            summary=summary,
+            evidence=evidence[:1],
+            queries=session.queries,
+            note=DISCUSSION_NOTE,
+        )
+    documents = [
+        d for d in dict.fromkeys([p.document for p in changing] + [c.document for c in commits])
+    ]
+    span = f", from {documents[0]} to {documents[-1]}" if documents else ""
+    summary = (
+        f"{title} was discussed while still changing in {len(changing)} posts across "
+        f"{len(threads)} threads, and changed by {len(commits)} commits through {len(pulls)} "
+        f"pull requests{span}."
+        + (f" {len(later)} more posts referred to it after publication." if later else "")
+        + (
+            " Most involved: "
+            + ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:5])
+            + "."
+            if people
+            else ""
+        )
+    )
+    results: list = [*people, *posts, *commits]
+    if count is not None:
+        counts = {
+            "posts": len(changing),
+            "threads": len(threads),
+            "commits": len(commits),
+            "pull requests": len(pulls),
+            "people": len(people),
+        }
+        number = counts.get(count, len(changing))
+        what = count if count in counts else "posts"
+        summary = (
+            f"{number} {what} {'referred to' if what in {'posts', 'threads'} else 'touched'} "
+            f"{title} while it was still changing. " + summary
+        )
+        results = [Count(what=what, count=number), *results]
+    return Answer(
+        question=question,
+        intent="count" if count is not None else "discussion",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=results,
+        evidence=evidence,
+        queries=session.queries,
+        note=DISCUSSION_NOTE,
+    )
+
+
+def _posts(rows: list[dict[str, Term]]) -> list[DiscussionPost]:
+    seen: set[tuple[str, str]] = set()
+    posts: list[DiscussionPost] = []
+    for row in rows:
+        key = (_s(row, "post") or "", _s(row, "section") or "")
+        if key in seen:
+            continue
+        seen.add(key)
+        posts.append(
+            DiscussionPost(
+                document=_s(row, "documentLabel") or "",
+                section_number=_s(row, "sectionNumber"),
+                thread_number=int(_s(row, "threadNumber") or 0),
+                thread_title=_s(row, "threadTitle") or "",
+                thread_url=_s(row, "threadPage") or "",
+                post_url=_s(row, "postPage") or "",
+                post_kind=_s(row, "kind") or "",
+                author=_s(row, "login"),
+                created=_s(row, "created") or "",
+                cited_text=_s(row, "citedText") or "",
+                rule=_s(row, "rule") or "",
+                while_changing=_s(row, "whileChanging") == "true",
+                about_published=_s(row, "aboutPublished") == "true",
+            )
+        )
+    return posts
+
+
+def _commits(rows: list[dict[str, Term]]) -> list[CommitChange]:
+    return [
+        CommitChange(
+            document=_s(r, "documentLabel") or "",
+            commit_url=_s(r, "commitPage") or "",
+            subject=_s(r, "subject") or "",
+            author=_s(r, "author"),
+            date=_s(r, "date") or "",
+            pull_request=int(_s(r, "prNumber") or 0) or None,
+            pull_request_title=_s(r, "prTitle"),
+            pull_request_url=_s(r, "prPage"),
+        )
+        for r in rows
+    ]
+
+
+def _unique_threads(
+    posts: list[DiscussionPost], rows: list[dict[str, Term]]
+) -> list[tuple[DiscussionPost, dict[str, Term]]]:
+    by_post = {(_s(r, "postPage"), _s(r, "threadNumber")): r for r in rows}
+    out: dict[int, tuple[DiscussionPost, dict[str, Term]]] = {}
+    for post in posts:
+        row = by_post.get((post.post_url, str(post.thread_number)))
+        if row is not None:
+            out.setdefault(post.thread_number, (post, row))
+    return list(out.values())
+
+
+def _fixed_issues(
+    session: Session, _urls: list[str | None], commit_rows: list[dict[str, Term]]
+) -> list[Evidence]:
+    prs = sorted({_s(r, "pr") for r in commit_rows if _s(r, "pr")})
+    issues: dict[str, Evidence] = {}
+    for pr in prs:
+        for row in session.run("fixed_issues", pr=pr or ""):
+            url = _s(row, "issuePage") or ""
+            issues[url] = Evidence(
+                iri=_s(row, "issue") or "",
+                label=f"issue #{_s(row, 'issueNumber')} {_s(row, 'issueTitle')}",
+                url=url,
+                role="issue",
+            )
+    return list(issues.values())
+
+
+def _people(posts: list[DiscussionPost], commits: list[CommitChange]) -> list[PersonActivity]:
+    tally: dict[str, list[int]] = {}
+    for post in posts:
+        if post.author:
+            tally.setdefault(post.author, [0, 0])[0] += 1
+    for commit in commits:
+        if commit.author:
+            tally.setdefault(commit.author, [0, 0])[1] += 1
+    return sorted(
+        (PersonActivity(name=n, posts=p, commits=c) for n, (p, c) in tally.items()),
+        key=lambda person: (-(person.posts + person.commits), person.name),
+    )

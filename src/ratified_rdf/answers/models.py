@@ -115,8 +115,75 @@ class RevisionEntry(BaseModel):
     became: str | None = None
 
 
+class DiscussionPost(BaseModel):
+    """A post that referred to the section, through the revision it meant."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["post"] = "post"
+    document: str
+    """The revision (or RFC) whose section the post referred to."""
+    section_number: str | None
+    thread_number: int
+    thread_title: str
+    thread_url: str
+    post_url: str
+    post_kind: str
+    author: str | None
+    created: str
+    cited_text: str
+    rule: str
+    while_changing: bool
+    about_published: bool
+
+
+class CommitChange(BaseModel):
+    """A commit whose diff touched the section, in the revision it landed in."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["commit"] = "commit"
+    document: str
+    commit_url: str
+    subject: str
+    author: str | None
+    date: str
+    pull_request: int | None = None
+    pull_request_title: str | None = None
+    pull_request_url: str | None = None
+
+
+class PersonActivity(BaseModel):
+    """Someone who wrote posts or commits about the section while it was changing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["person"] = "person"
+    name: str
+    posts: int
+    commits: int
+
+
+class Count(BaseModel):
+    """The number a counting question asked for; the list behind it follows in results."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["count"] = "count"
+    what: str
+    count: int
+
+
 Result = Annotated[
-    ChainStep | SectionFate | HistoryEntry | Holding | RevisionEntry,
+    ChainStep
+    | SectionFate
+    | HistoryEntry
+    | Holding
+    | RevisionEntry
+    | DiscussionPost
+    | CommitChange
+    | PersonActivity
+    | Count,
     Field(discriminator="kind"),
 ]
 

@@ -19,6 +19,8 @@ class Intent(StrEnum):
 
     SECTION_BECAME = "section_became"
     SECTION_HISTORY = "section_history"
+    DISCUSSION = "discussion"
+    COUNT = "count"
     REVISION_CHAIN = "revision_chain"
     REVISIONS = "revisions"
     HOLDINGS = "holdings"
@@ -35,6 +37,8 @@ class Route(BaseModel):
     revision: str | None = None
     rfc: int | None = None
     section: str | None = None
+    count: str | None = None
+    """What a counting question counts: posts, threads, commits, pull requests, people."""
     reason: str | None = None
     """Why the question is out of scope, in words."""
 
@@ -52,6 +56,16 @@ _HISTORY = re.compile(
 )
 _REVISIONS = re.compile(r"\b(revisions|versions|drafts)\b", re.I)
 _CHAIN = re.compile(r"\b(chain|lead\w* to|path to|superseded)\b", re.I)
+_DISCUSSION = re.compile(
+    r"\b(who|why|discuss\w*|talk\w*|debat\w*|argu\w*|conversation|look(?:s)? like|"
+    r"this way|threads?|posts?|commits?|pull requests?|people)\b",
+    re.I,
+)
+_COUNT = re.compile(
+    r"\bhow many (posts|comments|messages|threads|commits|pull requests|prs|people|issues)\b",
+    re.I,
+)
+_COUNTED = {"comments": "posts", "messages": "posts", "prs": "pull requests", "issues": "threads"}
 _HOLDINGS = re.compile(r"\bwhat (?:do you|does the graph|does the brain) (?:know|hold)\b", re.I)
 
 
@@ -74,6 +88,19 @@ def route(question: str) -> Route:
             draft=revision.group(1).lower(),
             revision=revision.group(2),
             section=section,
+        )
+    counted = _COUNT.search(text)
+    if section and not revision and counted:
+        what = counted.group(1).lower()
+        return Route(
+            intent=Intent.COUNT,
+            rfc=int(rfc.group(1)) if rfc else None,
+            section=section,
+            count=_COUNTED.get(what, what),
+        )
+    if section and not revision and _DISCUSSION.search(text) and not _HISTORY.search(text):
+        return Route(
+            intent=Intent.DISCUSSION, rfc=int(rfc.group(1)) if rfc else None, section=section
         )
     if section and (_HISTORY.search(text) or rfc):
         return Route(

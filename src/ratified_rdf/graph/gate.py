@@ -24,6 +24,7 @@ from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.resources import resource_dir
 
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 
 class Violation(BaseModel):
@@ -86,6 +87,9 @@ def _term(node: object) -> rdflib.term.Node:
     if isinstance(node, Literal):
         if node.language:
             return rdflib.Literal(node.value, lang=node.language)
+        if node.datatype.value == _XSD_STRING:
+            # RDF 1.1: a simple literal is an xsd:string; rdflib compares them as different.
+            return rdflib.Literal(node.value)
         return rdflib.Literal(node.value, datatype=rdflib.URIRef(node.datatype.value))
     raise TypeError(f"unsupported RDF term {node!r}")
 

@@ -149,3 +149,23 @@ def rfc_section_url(rfc: str, section_number: str | None) -> str:
 def commit_url(repository: str, commit: str) -> str:
     """A commit on the public repository host."""
     return f"{repository.rstrip('/')}/commit/{commit}"
+
+
+def thread_iri(repository: str, number: int) -> str:
+    """A GitHub issue or pull request (they share one number space)."""
+    return f"{repository_iri(repository)}/thread/{number}"
+
+
+def post_iri(repository: str, thread: int, index: int) -> str:
+    """Post ``index`` of a thread (0 is the text that opened it)."""
+    return f"{thread_iri(repository, thread)}/post/{index}"
+
+
+def citation_iri(post: str, start: int) -> str:
+    """The reference starting at character ``start`` of a post."""
+    return f"{post}/cites/{start}"
+
+
+def account_iri(service: str, login: str) -> str:
+    """An account on a service, e.g. a GitHub login."""
+    return f"{ID}account/{service}/{quote(login)}"

@@ -89,6 +89,17 @@ class RfcEntry(BaseModel):
         return f"rfc{self.number}"
 
 
+class DiscussionEntry(BaseModel):
+    """Where the discussions around the documents are recorded."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    github_archive: Annotated[str, Field(pattern=r"^[^:]+:.+$")] | None = None
+    """``ref:path`` of i-d-template's archive.json in the repository (``gh-pages:archive.json``)."""
+    document_files: tuple[str, ...] = ("*.md",)
+    """Which files' commits count as changes to the documents."""
+
+
 class Manifest(BaseModel):
     """A whole manifest, checked for internal consistency."""
 
@@ -97,6 +108,7 @@ class Manifest(BaseModel):
     brain: BrainInfo
     draft: tuple[DraftEntry, ...]
     rfc: tuple[RfcEntry, ...] = ()
+    discussion: DiscussionEntry | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Manifest:

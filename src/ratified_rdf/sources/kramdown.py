@@ -103,6 +103,15 @@ def parse_kramdown(text: str) -> ParsedDocument:
     )
 
 
+def heading_of(line: str) -> str | None:
+    """The heading text of one markdown line (attributes stripped), or None if it is not one.
+
+    Used where only a line is at hand, such as the context line git prints for a diff hunk.
+    """
+    match = _HEADING.match(line)
+    return _heading_fields(match, appendix=False)["heading"] if match else None
+
+
 def _reference_sections(header: dict[str, Any]) -> list[RawHeading]:
     """The References sections kramdown-rfc generates from the header's reference lists.
 

@@ -1,0 +1,171 @@
+"""Discussion records → RDF: threads, posts and accounts (SIOC), citations, commit evidence.
+
+Threads go in batches of a few dozen with their posts and citations, commits in batches of a
+few hundred: small enough that a rejected batch names a handful of records, large enough that
+the gate's fixed cost per validation stays small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from pyoxigraph import Literal
+
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.mapping import (
+    XSD_BOOL,
+    XSD_DT,
+    XSD_INT,
+    Batch,
+    RunContext,
+    section_iris,
+)
+from ratified_rdf.graph.vocab import term
+from ratified_rdf.records.discussion import CommitEvidence, DiscussionRecords, SectionRef
+from ratified_rdf.records.models import SpecRecords
+
+THREADS_PER_BATCH = 40
+COMMITS_PER_BATCH = 250
+
+
+class _Sections:
+    """Section IRIs by (document name, position)."""
+
+    def __init__(self, spec: SpecRecords) -> None:
+        self._docs = {
+            r.name: (v.revision_iri(r.draft, r.number), r.document) for r in spec.revisions
+        }
+        self._docs.update({r.name: (v.document_iri(r.name), r.document) for r in spec.rfcs})
+        self._cache: dict[str, list[str]] = {}
+
+    def document(self, name: str) -> str:
+        return self._docs[name][0]
+
+    def __call__(self, ref: SectionRef) -> str:
+        if ref.document not in self._cache:
+            iri, parsed = self._docs[ref.document]
+            self._cache[ref.document] = section_iris(iri, parsed)
+        return self._cache[ref.document][ref.position]
+
+
+def discussion_batches(
+    discussion: DiscussionRecords, spec: SpecRecords, run: RunContext
+) -> Iterator[Batch]:
+    """Threads, posts and citations (graph ``github``), then commit evidence (graph ``git``)."""
+    repository = spec.brain.repository
+    sections = _Sections(spec)
+    citations: dict[tuple[int, int], list] = {}
+    for citation in discussion.citations:
+        citations.setdefault((citation.thread, citation.post), []).append(citation)
+    threads = discussion.archive.threads
+    issues = {t.number for t in threads if t.kind == "issue"}
+    pulls = {t.number for t in threads if t.kind == "pull"}
+    for start in range(0, len(threads), THREADS_PER_BATCH):
+        chunk = threads[start : start + THREADS_PER_BATCH]
+        batch = Batch(
+            run.graph("github"),
+            f"GitHub threads #{chunk[0].number}–#{chunk[-1].number} of {repository}",
+        )
+        for thread in chunk:
+            iri = v.thread_iri(repository, thread.number)
+            kind = "rr:PullRequest" if thread.kind == "pull" else "rr:Issue"
+            batch.add(iri, "rdf:type", term(kind).value)
+            # Typed as a sioc:Thread too: shapes see no subclass reasoning.
+            batch.add(iri, "rdf:type", term("sioc:Thread").value)
+            batch.typed(iri, "rr:threadNumber", thread.number, XSD_INT)
+            batch.text(iri, "dcterms:title", thread.title)
+            batch.add(iri, "foaf:page", thread.url)
+            batch.typed(iri, "dcterms:created", _utc(thread.created), XSD_DT)
+            batch.text(iri, "rr:state", thread.state)
+            for label in thread.labels:
+                batch.text(iri, "rr:githubLabel", label)
+            if thread.merged:
+                batch.typed(iri, "rr:mergedAt", _utc(thread.merged), XSD_DT)
+            if thread.author:
+                batch.add(iri, "sioc:has_creator", _account(batch, thread.author))
+            for issue in thread.fixes:
+                if issue in issues:
+                    batch.add(iri, "rr:fixesIssue", v.thread_iri(repository, issue))
+            for post in thread.posts:
+                post_iri = v.post_iri(repository, thread.number, post.index)
+                batch.add(post_iri, "rdf:type", term("sioc:Post").value)
+                batch.add(post_iri, "sioc:has_container", iri)
+                batch.typed(post_iri, "dcterms:created", _utc(post.created), XSD_DT)
+                batch.add(post_iri, "foaf:page", post.url)
+                batch.text(post_iri, "rr:postKind", post.kind)
+                batch.text(post_iri, "sioc:content", post.body)
+                if post.reply_to is not None:
+                    batch.add(
+                        post_iri,
+                        "sioc:reply_of",
+                        v.post_iri(repository, thread.number, post.reply_to),
+                    )
+                if post.author:
+                    batch.add(post_iri, "sioc:has_creator", _account(batch, post.author))
+                for citation in citations.get((thread.number, post.index), []):
+                    cite = v.citation_iri(post_iri, citation.start)
+                    batch.add(cite, "rr:inPost", post_iri)
+                    batch.text(cite, "rr:citedText", citation.text)
+                    if citation.target is None:
+                        batch.add(cite, "rdf:type", term("rr:UnresolvedCitation").value)
+                        batch.text(cite, "rr:reason", citation.unresolved or "did not resolve")
+                        continue
+                    target = sections(citation.target)
+                    batch.add(cite, "rdf:type", term("rr:SectionCitation").value)
+                    batch.add(cite, "rr:citesSection", target)
+                    batch.text(cite, "rr:citationRule", citation.rule)
+                    batch.typed(cite, "rr:whileChanging", citation.while_changing, XSD_BOOL)
+                    batch.typed(cite, "rr:aboutPublished", citation.about_published, XSD_BOOL)
+                    if citation.while_changing:
+                        batch.add(post_iri, "rr:discussedWhileChanging", target)
+                    elif citation.about_published:
+                        batch.add(post_iri, "rr:discussedAfterPublication", target)
+        yield batch
+    commits = discussion.commits
+    for start in range(0, len(commits), COMMITS_PER_BATCH):
+        chunk = commits[start : start + COMMITS_PER_BATCH]
+        batch = Batch(run.graph("git"), f"commits {start + 1}–{start + len(chunk)} of {repository}")
+        for evidence in chunk:
+            _commit(batch, evidence, repository, sections, pulls)
+        yield batch
+
+
+def _commit(
+    batch: Batch,
+    evidence: CommitEvidence,
+    repository: str,
+    sections: _Sections,
+    pulls: set[int],
+) -> None:
+    """A commit's evidence; a "#N" that names an issue, not a pull request, is not linked."""
+    commit = evidence.commit
+    public = evidence.public_commit or commit.commit
+    iri = v.commit_iri(repository, public)
+    batch.add(iri, "rdf:type", term("rr:Commit").value)
+    batch.text(iri, "rr:commitId", public)
+    batch.typed(iri, "prov:generatedAtTime", _utc(commit.committed_at), XSD_DT)
+    batch.add(iri, "foaf:page", v.commit_url(repository, public))
+    batch.text(iri, "dcterms:title", commit.subject)
+    person = v.person_iri(commit.author_name)
+    batch.add(person, "rdf:type", term("foaf:Person").value)
+    batch.text(person, "foaf:name", commit.author_name)
+    batch.add(iri, "dcterms:creator", person)
+    if evidence.landed_in:
+        batch.add(iri, "rr:landedIn", sections.document(evidence.landed_in))
+    for section in evidence.sections:
+        batch.add(iri, "rr:changedSection", sections(section))
+    for number in evidence.pull_requests:
+        if number in pulls:
+            batch.add(iri, "rr:inPullRequest", v.thread_iri(repository, number))
+
+
+def _account(batch: Batch, login: str) -> str:
+    iri = v.account_iri("github", login)
+    batch.add(iri, "rdf:type", term("sioc:UserAccount").value)
+    batch.text(iri, "foaf:accountName", login)
+    return iri
+
+
+def _utc(moment: datetime) -> Literal | str:
+    return moment.isoformat()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -19,7 +20,12 @@ from ratified_rdf.records.discussion import DiscussionRecords, read_discussion
 from ratified_rdf.records.manifest import Manifest, load_manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
-from ratified_rdf.sources.git_history import branch_commits, first_containing, read_history
+from ratified_rdf.sources.git_history import (
+    branch_commits,
+    commit_parents,
+    first_containing,
+    read_history,
+)
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
 from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
 
@@ -87,12 +93,15 @@ def build(
     batches = list(spec_batches(records, run))
     if discussion is not None:
         batches += list(discussion_batches(discussion, records, run))
-    distinct: set[tuple[str, object]] = set()
-    for batch in tqdm(
-        batches, desc="writing (SHACL-gated)", unit="batch", disable=not progress, file=sys.stderr
-    ):
-        writer.write(batch)
-        distinct.update((batch.graph, t) for t in batch.triples)
+    with tqdm(
+        total=len(batches),
+        desc="validating (SHACL gate)",
+        unit="batch",
+        disable=not progress,
+        file=sys.stderr,
+    ) as gate_bar:
+        writer.write_all(batches, progress=lambda: gate_bar.update(1))
+    distinct = {(b.graph, t) for b in batches for t in b.triples}
     writer.commit(run, used=[v.repository_iri(manifest.brain.repository)])
     done = time.perf_counter()
     return BuildReport(
@@ -134,8 +143,18 @@ def read_discussion_sources(
         history,
         first_containing(repo, order),
         commit_map,
-        lambda merge: branch_commits(repo, merge),
+        _branch_commits_of(repo, refs),
     )
+
+
+def _branch_commits_of(repo: GitRepository, refs: list[str]) -> Callable[[str], list[str]]:
+    """``branch_commits`` that only asks git about true merges (squash merges have one parent)."""
+    parents = commit_parents(repo, refs)
+
+    def commits_of(merge: str) -> list[str]:
+        return branch_commits(repo, merge) if len(parents.get(merge, ())) > 1 else []
+
+    return commits_of
 
 
 def _text_order(manifest: Manifest, spec: SpecRecords) -> list[tuple[str, str]]:

@@ -3,20 +3,23 @@
 Validating the whole store on each write is too slow (pyshacl manages about 30k triples/s) and
 validating the batch alone is wrong (referenced nodes arrive untyped, so ``sh:class`` fails). The
 gate therefore validates the batch together with what it references: the stored description of
-the batch's own subjects (both directions, for inverse paths such as a section's one
-``rr:hasSection``) and the types of every node it points at, with pyshacl's focus nodes set to
-the batch's subjects.
+the batch's own subjects (and, for inverse paths such as a section's one ``rr:hasSection``,
+the triples pointing at them through those predicates) and the types of every node it points
+at, with pyshacl's focus nodes set to the batch's subjects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
 import rdflib
 from pydantic import BaseModel, ConfigDict
-from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 from pyshacl import validate
 
 from ratified_rdf.graph.mapping import Batch
@@ -99,6 +102,46 @@ class ShaclGate:
 
     def __init__(self, shapes: rdflib.Graph | None = None) -> None:
         self.shapes = shapes if shapes is not None else load_shapes()
+        # Only inverse paths look at triples pointing *to* a node; fetching every incoming
+        # triple would pull in, say, all of a prolific account's posts on every batch.
+        self.inverse_predicates = sorted(
+            str(p)
+            for p in self.shapes.objects(None, SH.inversePath)
+            if isinstance(p, rdflib.URIRef)
+        )
+
+    def prepare(
+        self,
+        batch: Batch,
+        store: TripleStore,
+        context_graphs: Sequence[str],
+        removing: Sequence[Triple] = (),
+    ) -> PreparedBatch:
+        """Gather what ``batch`` must be validated with: its triples, the stored description
+        of its subjects and the types of what it references, as one N-Triples document.
+
+        ``removing`` lists stored triples the same transaction deletes, so the check sees the
+        state after the write (a switched pointer, not the old and new one side by side).
+        """
+        subjects = {t.subject.value for t in batch.triples if isinstance(t.subject, NamedNode)}
+        gone = set(removing)
+        described = [
+            t
+            for t in store.describe(subjects, context_graphs, self.inverse_predicates)
+            if t not in gone
+        ]
+        referenced = {
+            node.value
+            for t in (*batch.triples, *described)
+            for node in (t.subject, t.object)
+            if isinstance(node, NamedNode) and node.value not in subjects
+        }
+        triples = {*batch.triples, *described, *store.types_of(referenced, context_graphs)}
+        return PreparedBatch(
+            source=batch.source,
+            ntriples=serialize(triples, format=RdfFormat.N_TRIPLES) or b"",
+            focus_nodes=tuple(sorted(subjects)),
+        )
 
     def check(
         self,
@@ -107,32 +150,42 @@ class ShaclGate:
         context_graphs: Sequence[str],
         removing: Sequence[Triple] = (),
     ) -> None:
-        """Raise :class:`GateRejected` unless ``batch`` conforms.
+        """Raise :class:`GateRejected` unless ``batch`` conforms."""
+        violations = _validate(self.shapes, self.prepare(batch, store, context_graphs, removing))
+        if violations:
+            raise GateRejected(batch.source, violations)
 
-        ``removing`` lists stored triples the same transaction deletes, so the check sees the
-        state after the write (a switched pointer, not the old and new one side by side).
+    def check_all(
+        self,
+        prepared: Sequence[PreparedBatch],
+        workers: int | None = None,
+        progress: Callable[[], None] | None = None,
+    ) -> None:
+        """Validate many prepared batches, in parallel processes when there are cores to spare.
+
+        Raises :class:`GateRejected` for the first rejected batch in the given order.
         """
-        subjects = {t.subject.value for t in batch.triples if isinstance(t.subject, NamedNode)}
-        gone = set(removing)
-        described = [t for t in store.describe(subjects, context_graphs) if t not in gone]
-        referenced = {
-            node.value
-            for t in (*batch.triples, *described)
-            for node in (t.subject, t.object)
-            if isinstance(node, NamedNode) and node.value not in subjects
-        }
-        data = to_rdflib(batch.triples)
-        to_rdflib(described, data)
-        to_rdflib(store.types_of(referenced, context_graphs), data)
-        conforms, results, _text = validate(
-            data,
-            shacl_graph=self.shapes,
-            inference="none",
-            focus_nodes=[rdflib.URIRef(s) for s in sorted(subjects)],
-            allow_warnings=True,
-        )
-        if not conforms:
-            raise GateRejected(batch.source, _violations(results, batch.source))
+        workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
+        tick = progress or (lambda: None)
+        results: list[list[Violation]] = []
+        if workers <= 1 or len(prepared) <= 1:
+            for item in prepared:
+                results.append(_validate(self.shapes, item))
+                tick()
+        else:
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=context,
+                initializer=_init_worker,
+                initargs=(self.shapes.serialize(format="nt"),),
+            ) as pool:
+                for violations in pool.map(_validate_in_worker, prepared):
+                    results.append(violations)
+                    tick()
+        for item, violations in zip(prepared, results, strict=True):
+            if violations:
+                raise GateRejected(item.source, violations)
 
     def validate_graph(self, data: rdflib.Graph, source: str) -> list[Violation]:
         """Validate a whole graph (``ratified validate``); return every violation."""
@@ -140,6 +193,42 @@ class ShaclGate:
             data, shacl_graph=self.shapes, inference="none", allow_warnings=True
         )
         return [] if conforms else _violations(results, source)
+
+
+class PreparedBatch(BaseModel):
+    """A batch with its validation context, ready for pyshacl in any process."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    ntriples: bytes
+    focus_nodes: tuple[str, ...]
+
+
+def _validate(shapes: rdflib.Graph, prepared: PreparedBatch) -> list[Violation]:
+    data = rdflib.Graph()
+    data.parse(data=prepared.ntriples, format="nt")
+    conforms, results, _text = validate(
+        data,
+        shacl_graph=shapes,
+        inference="none",
+        focus_nodes=[rdflib.URIRef(s) for s in prepared.focus_nodes],
+        allow_warnings=True,
+    )
+    return [] if conforms else _violations(results, prepared.source)
+
+
+_WORKER_SHAPES: rdflib.Graph | None = None
+
+
+def _init_worker(shapes: str) -> None:
+    global _WORKER_SHAPES
+    _WORKER_SHAPES = rdflib.Graph().parse(data=shapes, format="nt")
+
+
+def _validate_in_worker(prepared: PreparedBatch) -> list[Violation]:
+    assert _WORKER_SHAPES is not None
+    return _validate(_WORKER_SHAPES, prepared)
 
 
 def _violations(results: rdflib.Graph, source: str) -> list[Violation]:

@@ -73,8 +73,11 @@ class TripleStore(Protocol):
         """Every triple of ``graphs``."""
         ...
 
-    def describe(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
-        """Every triple in ``graphs`` with one of ``nodes`` as its subject or object."""
+    def describe(
+        self, nodes: Iterable[str], graphs: Sequence[str], incoming: Sequence[str] = ()
+    ) -> list[Triple]:
+        """Triples in ``graphs`` with one of ``nodes`` as subject, and those with one of them as
+        object through one of the ``incoming`` predicates."""
         ...
 
     def types_of(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
@@ -155,15 +158,22 @@ class OxigraphStore:
             for quad in self._store.quads_for_pattern(None, None, None, NamedNode(graph)):
                 yield quad.triple
 
-    def describe(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
-        """Every triple in ``graphs`` with one of ``nodes`` as its subject or object."""
+    def describe(
+        self, nodes: Iterable[str], graphs: Sequence[str], incoming: Sequence[str] = ()
+    ) -> list[Triple]:
+        """Triples in ``graphs`` with one of ``nodes`` as subject, and those with one of them as
+        object through one of the ``incoming`` predicates."""
         out: list[Triple] = []
         names = [NamedNode(g) for g in graphs]
+        predicates = [NamedNode(p) for p in incoming]
         for iri in nodes:
             node = NamedNode(iri)
             for name in names:
                 out.extend(q.triple for q in self._store.quads_for_pattern(node, None, None, name))
-                out.extend(q.triple for q in self._store.quads_for_pattern(None, None, node, name))
+                for predicate in predicates:
+                    out.extend(
+                        q.triple for q in self._store.quads_for_pattern(None, predicate, node, name)
+                    )
         return out
 
     def types_of(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:

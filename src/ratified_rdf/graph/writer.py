@@ -10,6 +10,7 @@ cleared by the next build.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from pyoxigraph import Literal, NamedNode, Triple
@@ -18,7 +19,7 @@ from ratified_rdf._version import __version__
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
-from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query
 
@@ -57,6 +58,28 @@ class Writer:
         self.store.add(batch.graph, batch.triples)
         if batch.graph not in self._written:
             self._written.append(batch.graph)
+
+    def write_all(
+        self, batches: Sequence[Batch], progress: Callable[[], None] | None = None
+    ) -> None:
+        """Validate every batch of a run, then write them all; a rejection writes nothing.
+
+        The run's batches are staged in memory first, so each is validated against the state
+        the whole run will leave (its references may sit in any batch), and the batches are
+        checked in parallel processes. Only when every batch passes does anything reach the
+        store; the run then still becomes visible only at :meth:`commit`.
+        """
+        staging = OxigraphStore()
+        for batch in batches:
+            staging.add(batch.graph, batch.triples)
+        graphs = sorted({b.graph for b in batches} | set(self._written))
+        prepared = [self.gate.prepare(b, staging, graphs) for b in batches]
+        staging.close()
+        self.gate.check_all(prepared, progress=progress)
+        for batch in batches:
+            self.store.add(batch.graph, batch.triples)
+            if batch.graph not in self._written:
+                self._written.append(batch.graph)
 
     def commit(self, run: RunContext, used: list[str]) -> None:
         """Record the run, make it current in one atomic update, drop superseded graphs."""

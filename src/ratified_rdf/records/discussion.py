@@ -334,13 +334,18 @@ def _commit_evidence(
                 for local in branch_commits(commit.commit):
                     pulls[local].add(commit.pull_request)
     evidence: list[CommitEvidence] = []
+    headings: dict[str, dict[str, int]] = {}
     for commit in commits:
         revision = landed.get(commit.commit)
         document = resolver.documents.get(revision or "")
         sections: list[SectionRef] = []
         unresolved: list[str] = []
         if document is not None and revision is not None:
-            by_heading = {normalise_heading(s.heading): s.position for s in document.sections}
+            if revision not in headings:
+                headings[revision] = {
+                    normalise_heading(s.heading): s.position for s in document.sections
+                }
+            by_heading = headings[revision]
             for touched in commit.touched:
                 position = by_heading.get(normalise_heading(touched.heading))
                 if position is None:

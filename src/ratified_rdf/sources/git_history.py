@@ -157,3 +157,20 @@ def branch_commits(repo: GitRepository, merge_commit: str) -> list[str]:
         check=False,
     )
     return out.stdout.split() if out.returncode == 0 else []
+
+
+def commit_parents(repo: GitRepository, refs: list[str]) -> dict[str, tuple[str, ...]]:
+    """Every commit reachable from ``refs`` with its parents, from one ``git rev-list``."""
+    out = subprocess.run(
+        ["git", "--git-dir", str(repo.git_dir), "rev-list", "--parents", *refs],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise SourceError(f"git cannot list the commits of {repo.source}.")
+    parents: dict[str, tuple[str, ...]] = {}
+    for line in out.stdout.splitlines():
+        commit, *rest = line.split()
+        parents[commit] = tuple(rest)
+    return parents

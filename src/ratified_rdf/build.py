@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -11,12 +12,20 @@ from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
 from ratified_rdf.graph import vocab as v
-from ratified_rdf.graph.discussion_mapping import discussion_batches
+from ratified_rdf.graph.discussion_mapping import PeopleIndex, discussion_batches
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import spec_batches
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer
 from ratified_rdf.records.discussion import DiscussionRecords, read_discussion
+from ratified_rdf.records.identity import (
+    Identity,
+    identities_from_archive,
+    identities_from_git,
+    link_evidence_from_prs,
+    load_overrides,
+    resolve_people,
+)
 from ratified_rdf.records.manifest import Manifest, load_manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
@@ -64,7 +73,7 @@ def build(
     offline builds. The new run becomes current only once every batch has passed the gate.
     """
     started = time.perf_counter()
-    manifest, _folder = load_manifest(manifest_path)
+    manifest, folder = load_manifest(manifest_path)
     origin = source or manifest.brain.repository
     repo = GitRepository.open(origin, cache_dir)
     commit_map = _commit_map(origin, manifest.brain.commit_map)
@@ -82,7 +91,7 @@ def build(
 
     records = read_spec(manifest, repo, commit_map, step)
     discussion = (
-        read_discussion_sources(manifest, records, repo, commit_map)
+        read_discussion_sources(manifest, records, repo, commit_map, folder)
         if manifest.discussion is not None
         else None
     )
@@ -90,7 +99,16 @@ def build(
     read_done = time.perf_counter()
     writer = Writer(store, ShaclGate(), manifest.brain.id)
     run = writer.begin_run()
-    batches = list(spec_batches(records, run))
+    people = PeopleIndex(discussion.people) if discussion is not None else None
+    batches = list(
+        spec_batches(
+            records,
+            run,
+            (lambda a: people.iri(Identity(kind="document", name=a.name, email=a.email)))
+            if people
+            else None,
+        )
+    )
     if discussion is not None:
         batches += list(discussion_batches(discussion, records, run))
     with tqdm(
@@ -122,17 +140,39 @@ def build(
 
 
 def read_discussion_sources(
-    manifest: Manifest, spec: SpecRecords, repo: GitRepository, commit_map: dict[str, str]
+    manifest: Manifest,
+    spec: SpecRecords,
+    repo: GitRepository,
+    commit_map: dict[str, str],
+    folder: Path,
 ) -> DiscussionRecords:
-    """Read the GitHub archive and the document history named by the manifest's discussion."""
+    """Read the GitHub archive and the document history named by the manifest's discussion,
+    and resolve the people behind every git signature, login and byline."""
     assert manifest.discussion is not None
     threads = GitHubArchive(repository="", timestamp=None, threads=())
+    raw: dict[str, object] = {}
     if manifest.discussion.github_archive:
         ref, path = manifest.discussion.github_archive.split(":", 1)
         text = repo.read_text(repo.resolve(ref).commit, path)
         if text is None:
             raise SourceError(f"{repo.source} has no {path} at {ref}; fix github_archive.")
         threads = read_archive(text)
+        raw = json.loads(text)
+    overrides_file = folder / manifest.discussion.people
+    bylines = {
+        Identity(kind="document", name=a.name, email=a.email)
+        for r in (*spec.revisions, *spec.rfcs)
+        for a in r.document.authors
+    }
+    people = resolve_people(
+        [
+            *identities_from_git(repo.git_dir),
+            *identities_from_archive(raw),
+            *sorted(bylines, key=Identity.sort_key),
+        ],
+        link_evidence_from_prs(repo.git_dir, raw, commit_map) if raw else [],
+        load_overrides(overrides_file) if overrides_file.is_file() else None,
+    )
     order = _text_order(manifest, spec)
     refs = sorted({ref for _, ref in order})
     history = read_history(repo, refs, list(manifest.discussion.document_files))
@@ -144,6 +184,7 @@ def read_discussion_sources(
         first_containing(repo, order),
         commit_map,
         _branch_commits_of(repo, refs),
+        people,
     )
 
 

@@ -488,6 +488,7 @@ def discussion(
     commit_rows = session.run("section_commits", final=final)
     posts = _posts(post_rows)
     commits = _commits(commit_rows)
+    distinct_commits = {c.iri for c in commits}
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
     threads = {p.thread_number: p for p in changing}
@@ -518,12 +519,9 @@ def discussion(
         *(Evidence(iri=i.url or "", label=i.label, url=i.url, role="issue") for i in issues),
         *(
             Evidence(
-                iri=_s(r, "commit") or "",
-                label=f"{c.subject} ({c.document})",
-                url=c.commit_url,
-                role="commit",
+                iri=c.iri, label=f"{c.subject} ({c.document})", url=c.commit_url, role="commit"
             )
-            for c, r in zip(commits, commit_rows, strict=True)
+            for c in {c.iri: c for c in commits}.values()
         ),
     ]
     if not posts and not commits:
@@ -546,8 +544,8 @@ def discussion(
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
     summary = (
         f"{title} was discussed while still changing in {len(changing)} posts across "
-        f"{len(threads)} threads, and changed by {len(commits)} commits through {len(pulls)} "
-        f"pull requests{span}."
+        f"{len(threads)} threads, and changed by {len(distinct_commits)} commits through "
+        f"{len(pulls)} pull requests{span}."
         + (f" {len(later)} more posts referred to it after publication." if later else "")
         + (
             " Most involved: "
@@ -562,7 +560,7 @@ def discussion(
         counts = {
             "posts": len(changing),
             "threads": len(threads),
-            "commits": len(commits),
+            "commits": len(distinct_commits),
             "pull requests": len(pulls),
             "people": len(people),
         }
@@ -602,7 +600,7 @@ def _posts(rows: list[dict[str, Term]]) -> list[DiscussionPost]:
                 thread_url=_s(row, "threadPage") or "",
                 post_url=_s(row, "postPage") or "",
                 post_kind=_s(row, "kind") or "",
-                author=_s(row, "login"),
+                author=_s(row, "personName") or _s(row, "login"),
                 created=_s(row, "created") or "",
                 cited_text=_s(row, "citedText") or "",
                 rule=_s(row, "rule") or "",
@@ -614,8 +612,12 @@ def _posts(rows: list[dict[str, Term]]) -> list[DiscussionPost]:
 
 
 def _commits(rows: list[dict[str, Term]]) -> list[CommitChange]:
+    """One change per (commit, pull request): a commit touching two of the section's
+    revisions' texts, or reached through two pull requests, is listed once per pull request."""
+    unique = {(_s(r, "commit"), _s(r, "prNumber")): r for r in rows}
     return [
         CommitChange(
+            iri=_s(r, "commit") or "",
             document=_s(r, "documentLabel") or "",
             commit_url=_s(r, "commitPage") or "",
             subject=_s(r, "subject") or "",
@@ -625,7 +627,7 @@ def _commits(rows: list[dict[str, Term]]) -> list[CommitChange]:
             pull_request_title=_s(r, "prTitle"),
             pull_request_url=_s(r, "prPage"),
         )
-        for r in rows
+        for r in unique.values()
     ]
 
 
@@ -663,7 +665,7 @@ def _people(posts: list[DiscussionPost], commits: list[CommitChange]) -> list[Pe
     for post in posts:
         if post.author:
             tally.setdefault(post.author, [0, 0])[0] += 1
-    for commit in commits:
+    for commit in {c.iri: c for c in commits}.values():
         if commit.author:
             tally.setdefault(commit.author, [0, 0])[1] += 1
     return sorted(

@@ -143,6 +143,7 @@ class CommitChange(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["commit"] = "commit"
+    iri: str
     document: str
     commit_url: str
     subject: str

@@ -23,6 +23,7 @@ from ratified_rdf.graph.mapping import (
 )
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.discussion import CommitEvidence, DiscussionRecords, SectionRef
+from ratified_rdf.records.identity import Identity, PeopleTable
 from ratified_rdf.records.models import SpecRecords
 
 THREADS_PER_BATCH = 40
@@ -49,12 +50,52 @@ class _Sections:
         return self._cache[ref.document][ref.position]
 
 
+class PeopleIndex:
+    """Person IRIs by identity, from a resolved people table."""
+
+    def __init__(self, table: PeopleTable) -> None:
+        self.table = table
+        self._by_identity = {i: p.key for p in table.people for i in p.identities}
+
+    def iri(self, identity: Identity) -> str | None:
+        """The IRI of the person holding ``identity``, if the table knows it."""
+        key = self._by_identity.get(identity)
+        return v.person_iri(key) if key else None
+
+    def login(self, login: str) -> str | None:
+        """The IRI of the person holding a GitHub login."""
+        return self.iri(Identity(kind="github", login=login))
+
+
+def people_batch(table: PeopleTable, run: RunContext) -> Batch:
+    """Every resolved person, with each merge's rule and evidence (graph ``people``)."""
+    batch = Batch(run.graph("people"), f"{len(table.people)} people resolved from identities")
+    for person in table.people:
+        iri = v.person_iri(person.key)
+        batch.add(iri, "rdf:type", term("foaf:Person").value)
+        batch.text(iri, "foaf:name", person.name)
+        for email in person.emails:
+            batch.add(iri, "foaf:mbox", f"mailto:{email}")
+        for identity in person.identities:
+            batch.text(iri, "rr:knownAs", identity.label)
+        for index, merge in enumerate(person.merges):
+            node = f"{iri}/merge/{index}"
+            batch.add(node, "rdf:type", term("rr:IdentityMerge").value)
+            batch.add(node, "rr:mergedInto", iri)
+            batch.text(node, "rr:mergeRule", merge.rule)
+            batch.text(node, "rr:evidence", merge.evidence)
+    return batch
+
+
 def discussion_batches(
     discussion: DiscussionRecords, spec: SpecRecords, run: RunContext
 ) -> Iterator[Batch]:
-    """Threads, posts and citations (graph ``github``), then commit evidence (graph ``git``)."""
+    """People (graph ``people``), threads, posts and citations (graph ``github``), then commit
+    evidence (graph ``git``)."""
     repository = spec.brain.repository
     sections = _Sections(spec)
+    people = PeopleIndex(discussion.people)
+    yield people_batch(discussion.people, run)
     citations: dict[tuple[int, int], list] = {}
     for citation in discussion.citations:
         citations.setdefault((citation.thread, citation.post), []).append(citation)
@@ -83,7 +124,7 @@ def discussion_batches(
             if thread.merged:
                 batch.typed(iri, "rr:mergedAt", _utc(thread.merged), XSD_DT)
             if thread.author:
-                batch.add(iri, "sioc:has_creator", _account(batch, thread.author))
+                batch.add(iri, "sioc:has_creator", _account(batch, thread.author, people))
             for issue in thread.fixes:
                 if issue in issues:
                     batch.add(iri, "rr:fixesIssue", v.thread_iri(repository, issue))
@@ -102,7 +143,7 @@ def discussion_batches(
                         v.post_iri(repository, thread.number, post.reply_to),
                     )
                 if post.author:
-                    batch.add(post_iri, "sioc:has_creator", _account(batch, post.author))
+                    batch.add(post_iri, "sioc:has_creator", _account(batch, post.author, people))
                 for citation in citations.get((thread.number, post.index), []):
                     cite = v.citation_iri(post_iri, citation.start)
                     batch.add(cite, "rr:inPost", post_iri)
@@ -127,7 +168,7 @@ def discussion_batches(
         chunk = commits[start : start + COMMITS_PER_BATCH]
         batch = Batch(run.graph("git"), f"commits {start + 1}–{start + len(chunk)} of {repository}")
         for evidence in chunk:
-            _commit(batch, evidence, repository, sections, pulls)
+            _commit(batch, evidence, repository, sections, pulls, people)
         yield batch
 
 
@@ -137,6 +178,7 @@ def _commit(
     repository: str,
     sections: _Sections,
     pulls: set[int],
+    people: PeopleIndex,
 ) -> None:
     """A commit's evidence; a "#N" that names an issue, not a pull request, is not linked."""
     commit = evidence.commit
@@ -147,10 +189,11 @@ def _commit(
     batch.typed(iri, "prov:generatedAtTime", _utc(commit.committed_at), XSD_DT)
     batch.add(iri, "foaf:page", v.commit_url(repository, public))
     batch.text(iri, "dcterms:title", commit.subject)
-    person = v.person_iri(commit.author_name)
-    batch.add(person, "rdf:type", term("foaf:Person").value)
-    batch.text(person, "foaf:name", commit.author_name)
-    batch.add(iri, "dcterms:creator", person)
+    person = people.iri(
+        Identity(kind="git", name=commit.author_name or None, email=commit.author_email or None)
+    )
+    if person is not None:
+        batch.add(iri, "dcterms:creator", person)
     if evidence.landed_in:
         batch.add(iri, "rr:landedIn", sections.document(evidence.landed_in))
     for section in evidence.sections:
@@ -160,10 +203,13 @@ def _commit(
             batch.add(iri, "rr:inPullRequest", v.thread_iri(repository, number))
 
 
-def _account(batch: Batch, login: str) -> str:
+def _account(batch: Batch, login: str, people: PeopleIndex) -> str:
     iri = v.account_iri("github", login)
     batch.add(iri, "rdf:type", term("sioc:UserAccount").value)
     batch.text(iri, "foaf:accountName", login)
+    person = people.login(login)
+    if person is not None:
+        batch.add(iri, "sioc:account_of", person)
     return iri
 
 

@@ -86,15 +86,23 @@ class RunContext:
         return v.graph_iri(self.brain_id, self.run_id, source)
 
 
-def spec_batches(records: SpecRecords, run: RunContext) -> Iterator[Batch]:
-    """All batches for one read of a specification repository, references before referrers."""
+def spec_batches(
+    records: SpecRecords,
+    run: RunContext,
+    person_of: Callable[[Author], str | None] | None = None,
+) -> Iterator[Batch]:
+    """All batches for one read of a specification repository.
+
+    ``person_of`` maps a byline to a resolved person's IRI; without it a byline becomes a
+    person of its own, named by the document.
+    """
     yield _records_batch(records, run)
     for rfc in records.rfcs:
         yield _rfc_batch(records, rfc, run)
     by_name = {r.name: r for r in records.revisions}
     # A revision's shape checks that its successor is a revision, so successors go first.
     for revision in sorted(records.revisions, key=lambda r: _chain_order(records, r)):
-        yield _revision_batch(records, revision, by_name, run)
+        yield _revision_batch(records, revision, by_name, run, person_of)
     documents = {r.name: (v.revision_iri(r.draft, r.number), r.document) for r in records.revisions}
     documents.update({r.name: (v.document_iri(r.name), r.document) for r in records.rfcs})
     current: list[AlignmentRecord] = []
@@ -156,6 +164,7 @@ def _revision_batch(
     revision: RevisionRecord,
     by_name: dict[str, RevisionRecord],
     run: RunContext,
+    person_of: Callable[[Author], str | None] | None,
 ) -> Batch:
     batch = Batch(run.graph("spec"), f"{revision.name} at tag {revision.tag}:{revision.file}")
     iri = v.revision_iri(revision.draft, revision.number)
@@ -177,7 +186,8 @@ def _revision_batch(
         if draft.became:
             batch.add(iri, "rr:became", v.document_iri(draft.became))
     for author in revision.document.authors:
-        batch.add(iri, "dcterms:creator", _person(batch, author))
+        resolved = person_of(author) if person_of else None
+        batch.add(iri, "dcterms:creator", resolved or _person(batch, author))
     _sections(
         batch,
         iri,

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
 from ratified_rdf.records.citations import Citation, find_citations
+from ratified_rdf.records.identity import PeopleTable
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.sources.document import ParsedDocument, normalise_heading
@@ -96,6 +97,7 @@ class DiscussionRecords(BaseModel):
     windows: tuple[RevisionWindow, ...]
     commits: tuple[CommitEvidence, ...]
     citations: tuple[CitationRecord, ...]
+    people: PeopleTable
 
 
 def revision_windows(manifest: Manifest, spec: SpecRecords) -> list[RevisionWindow]:
@@ -284,6 +286,7 @@ def read_discussion(
     landed: dict[str, str],
     public_ids: dict[str, str],
     branch_commits: Callable[[str], list[str]],
+    people: PeopleTable,
 ) -> DiscussionRecords:
     """Resolve every post's citations and every commit's touched headings."""
     windows = revision_windows(manifest, spec)
@@ -303,6 +306,7 @@ def read_discussion(
             _commit_evidence(resolver, archive, commits, landed, public_ids, branch_commits)
         ),
         citations=tuple(citations),
+        people=people,
     )
 
 

@@ -98,6 +98,8 @@ class DiscussionEntry(BaseModel):
     """``ref:path`` of i-d-template's archive.json in the repository (``gh-pages:archive.json``)."""
     document_files: tuple[str, ...] = ("*.md",)
     """Which files' commits count as changes to the documents."""
+    people: str = "people.toml"
+    """Overrides for identity resolution, beside the manifest (optional file)."""
 
 
 class Manifest(BaseModel):

@@ -15,7 +15,9 @@ MANIFEST = FIXTURES / "manifest.toml"
 DATES = ["2029-01-10T10:00:00+00:00", "2029-06-01T10:00:00+00:00", "2029-11-20T10:00:00+00:00"]
 
 
-def _git(repo: Path, *args: str, date: str | None = None) -> None:
+def _git(
+    repo: Path, *args: str, date: str | None = None, author: tuple[str, str] | None = None
+) -> None:
     env = {
         "GIT_AUTHOR_NAME": "Alice Example",
         "GIT_AUTHOR_EMAIL": "alice@example.com",
@@ -26,22 +28,74 @@ def _git(repo: Path, *args: str, date: str | None = None) -> None:
     }
     if date:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    if author:
+        env["GIT_AUTHOR_NAME"], env["GIT_AUTHOR_EMAIL"] = author
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
 
 
+BOB = ("Bob Example", "bob@example.org")
+
+
 def make_pigeon_repo(folder: Path) -> Path:
-    """Create the fictional repository in ``folder`` and return its path."""
+    """Create the fictional repository in ``folder`` and return its path.
+
+    Between revisions -00 and -01, Bob's pull request #2 changes only the Take-off section on
+    a branch and is merged with a merge commit; the gh-pages branch holds the issue archive.
+    """
     repo = folder / "pigeon-spec"
     repo.mkdir(parents=True)
     _git(repo, "init", "-q", "-b", "main")
+    document = repo / "draft-example-pigeon.md"
+    ids: dict[str, str] = {}
     for number, date in enumerate(DATES):
-        shutil.copy(
-            FIXTURES / f"draft-example-pigeon-{number:02d}.md", repo / "draft-example-pigeon.md"
-        )
+        if number == 1:
+            ids["base"] = _head(repo)
+            _git(repo, "checkout", "-q", "-b", "takeoff")
+            text = document.read_text().replace("tied to its leg.", "tied to its leg securely.")
+            document.write_text(text)
+            _git(
+                repo,
+                "commit",
+                "-q",
+                "-am",
+                "Tie datagrams securely",
+                date="2029-03-01T09:00:00+00:00",
+                author=BOB,
+            )
+            ids["head"] = _head(repo)
+            _git(repo, "checkout", "-q", "main")
+            _git(
+                repo,
+                "merge",
+                "-q",
+                "--no-ff",
+                "-m",
+                "Merge pull request #2 from bob-example/takeoff",
+                "takeoff",
+                date="2029-03-02T10:00:00+00:00",
+            )
+            ids["merge"] = _head(repo)
+        shutil.copy(FIXTURES / f"draft-example-pigeon-{number:02d}.md", document)
         _git(repo, "add", "-A")
         _git(repo, "commit", "-q", "-m", f"revision {number:02d}", date=date)
         _git(repo, "tag", f"draft-example-pigeon-{number:02d}")
     shutil.copy(FIXTURES / "rfc9999.md", repo / "rfc9999.md")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "as published", date="2030-04-02T10:00:00+00:00")
+    archive = (FIXTURES / "archive.json").read_text()
+    for key, commit in ids.items():
+        archive = archive.replace("{" + key + "}", commit)
+    _git(repo, "checkout", "-q", "--orphan", "gh-pages")
+    _git(repo, "rm", "-rfq", ".")
+    (repo / "archive.json").write_text(archive)
+    _git(repo, "add", "archive.json")
+    _git(repo, "commit", "-q", "-m", "archive", date="2030-05-02T00:00:00+00:00")
+    _git(repo, "checkout", "-q", "main")
     return repo
+
+
+def _head(repo: Path) -> str:
+    out = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    )
+    return out.stdout.strip()

@@ -92,6 +92,7 @@ def _commit(record: str) -> CommitRecord:
     commit, parents, name, email, authored, committed, message = header.split("\x1f", 6)
     touched: dict[tuple[str, str], None] = {}
     current_file = ""
+    context: str | None = None
     for line in diff.splitlines():
         if line.startswith("+++ "):
             path = line[4:].strip()
@@ -104,12 +105,15 @@ def _commit(record: str) -> CommitRecord:
             continue
         hunk = _HUNK.match(line)
         if hunk:
-            heading = heading_of(hunk.group(1).strip())
-            if heading:
-                touched[(current_file, heading)] = None
+            # The heading git names is the last one *above* the hunk. It is the touched section
+            # unless the hunk starts on a heading line, in which case that section is.
+            context = heading_of(hunk.group(1).strip())
             continue
         if line[:1] in {"+", "-"}:
             heading = heading_of(line[1:])
+            if context and not heading:
+                touched[(current_file, context)] = None
+            context = None
             if heading:
                 touched[(current_file, heading)] = None
     subject = message.strip().splitlines()[0] if message.strip() else ""

@@ -1,0 +1,104 @@
+"""Discussions end to end on the fictional repository: posts resolved through the revision
+current when they were written, commits tied to the sections they touched, people merged."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratified_rdf import Brain, Verdict
+from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost, PersonActivity
+from tests.pigeon import MANIFEST, make_pigeon_repo
+
+
+@pytest.fixture(scope="module")
+def brain(tmp_path_factory: pytest.TempPathFactory) -> Brain:
+    built, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path_factory.mktemp("g"))))
+    return built
+
+
+def test_posts_resolve_through_the_revision_current_when_written(brain: Brain) -> None:
+    answer = brain.ask("who discussed RFC 9999 section 3.1?")
+    assert answer.verdict is Verdict.ANSWERED
+    posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
+    # Issue #1 (February 2029) and Alice's review (March 2029) both say "Section 2.1": in
+    # -00, current then, that is Take-off, which became RFC 9999 §3.1.
+    assert [(p.thread_number, p.post_kind, p.document, p.section_number) for p in posts] == [
+        (1, "opening", "draft-example-pigeon-00", "2.1"),
+        (2, "review", "draft-example-pigeon-00", "2.1"),
+    ]
+    assert all(p.while_changing and p.rule == "current-revision" for p in posts)
+    assert posts[1].post_url == "https://github.com/example/pigeon-spec/pull/2#pullrequestreview-42"
+    assert "Connection, not causation" in (answer.note or "")
+    assert "discussed while still changing in 2 posts across 2 threads" in answer.summary
+
+
+def test_commits_are_tied_to_the_sections_they_touched(brain: Brain) -> None:
+    answer = brain.ask("who discussed RFC 9999 section 3.1?")
+    commits = [r for r in answer.results if isinstance(r, CommitChange)]
+    bob = next(c for c in commits if c.subject == "Tie datagrams securely")
+    assert bob.document == "draft-example-pigeon-01"  # the first tag containing it
+    assert (bob.pull_request, bob.pull_request_title) == (2, "Clarify take-off")
+    assert bob.author == "Bob Example"
+    assert bob.commit_url.startswith("https://github.com/example/pigeon-spec/commit/")
+    # The -01 commit renamed "Homing Signal"; a hunk starting on that heading line is not a
+    # change to the section above it.
+    assert not any(c.subject == "revision 01" for c in commits)
+    issues = [e for e in answer.evidence if e.role == "issue"]
+    assert [e.label for e in issues] == ["issue #1 Take-off rule is unclear"]
+
+
+def test_traps_do_not_become_citations(brain: Brain) -> None:
+    rows = brain.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "SELECT ?text WHERE { ?c rr:citedText ?text }"
+    ).rows
+    cited = sorted(r["text"].value for r in rows)
+    assert cited == ["Section 2.1", "Section 2.1", "Section 4"]
+
+
+def test_posts_after_publication_are_a_separate_relation(brain: Brain) -> None:
+    answer = brain.ask("who discussed RFC 9999 section 4?")
+    posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
+    assert [(p.thread_number, p.while_changing, p.about_published) for p in posts] == [
+        (3, False, True)
+    ]
+    assert "1 more posts referred to it after publication" in answer.summary
+
+
+def test_counting_question_returns_the_number_and_the_list(brain: Brain) -> None:
+    answer = brain.ask("how many posts referred to RFC 9999 §3.1 while it was changing?")
+    assert answer.intent == "count"
+    count = answer.results[0]
+    assert isinstance(count, Count) and (count.what, count.count) == ("posts", 2)
+    posts = [r for r in answer.results if isinstance(r, DiscussionPost) and r.while_changing]
+    assert len(posts) == count.count
+    assert answer.summary.startswith("2 posts referred to RFC 9999 §3.1 Take-off")
+
+
+def test_a_login_and_a_git_signature_are_one_person_when_a_pull_request_links_them(
+    brain: Brain,
+) -> None:
+    rows = brain.query(
+        "PREFIX sioc: <http://rdfs.org/sioc/ns#> PREFIX foaf: <http://xmlns.com/foaf/0.1/> "
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "SELECT ?login ?name ?rule WHERE { ?a foaf:accountName ?login ; sioc:account_of ?p . "
+        "?p foaf:name ?name . OPTIONAL { ?m rr:mergedInto ?p ; rr:mergeRule ?rule } }"
+    ).rows
+    found = {
+        (r["login"].value, r["name"].value, r["rule"].value if "rule" in r else None) for r in rows
+    }
+    assert ("bob-example", "Bob Example", "login-linked-by-commit") in found
+    # Alice's login never carried her commits: it stays a person of its own, not guessed.
+    alice = {name for login, name, _ in found if login == "alice-example"}
+    assert alice == {"alice-example"}
+
+
+def test_people_are_ranked_by_what_they_did(brain: Brain) -> None:
+    answer = brain.ask("who discussed RFC 9999 section 3.1?")
+    people = [r for r in answer.results if isinstance(r, PersonActivity)]
+    assert people[0].name == "Alice Example"
+    assert {p.name for p in people} >= {"Bob Example", "carol-example"}
+
+
+def test_the_brain_with_discussions_validates(brain: Brain) -> None:
+    assert brain.validate() == []

@@ -1,0 +1,83 @@
+"""Discussions on the real TLS record: the §4.2.1 and §4.2.10 cards and the people table."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ratified_rdf import Brain, Verdict
+from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost
+from tests.conftest import CORPUS
+
+pytestmark = pytest.mark.corpus
+
+GITHUB = "https://github.com/tlswg/tls13-spec"
+
+
+@pytest.fixture(scope="module")
+def public_commits() -> set[str]:
+    lines = (CORPUS / "commit-map.tsv").read_text().splitlines()[1:]
+    return {line.split("\t")[1] for line in lines if "\t" in line}
+
+
+@pytest.mark.parametrize(
+    ("section", "heading", "known_pull"),
+    [
+        ("4.2.1", "Supported Versions", 1163),
+        ("4.2.10", "Early Data Indication", 373),
+    ],
+)
+def test_card_lists_real_pulls_issues_and_commits_tied_to_revisions(
+    tls_brain: Brain, public_commits: set[str], section: str, heading: str, known_pull: int
+) -> None:
+    answer = tls_brain.ask(f"who discussed RFC 8446 §{section}?")
+    assert answer.verdict is Verdict.ANSWERED
+    assert heading in answer.summary
+    commits = [r for r in answer.results if isinstance(r, CommitChange)]
+    assert len(commits) >= 10
+    for commit in commits:
+        # Every commit is tied to the revision it landed in, and links to GitHub's own id.
+        assert re.fullmatch(r"draft-ietf-tls-tls13-\d\d|RFC 8446", commit.document), commit
+        sha = commit.commit_url.rsplit("/", 1)[-1]
+        assert commit.commit_url == f"{GITHUB}/commit/{sha}" and sha in public_commits
+    pulls = {c.pull_request for c in commits if c.pull_request}
+    assert known_pull in pulls
+    assert all(
+        c.pull_request_url == f"{GITHUB}/pull/{c.pull_request}" for c in commits if c.pull_request
+    )
+    posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
+    assert posts, "no post referred to the section"
+    for post in posts:
+        assert post.thread_url.startswith(f"{GITHUB}/")
+        assert post.document.startswith("draft-ietf-tls-tls13-") or post.about_published
+    roles = {e.role for e in answer.evidence}
+    assert {"rfc-section", "pull-request", "commit", "thread"} <= roles
+    assert all(e.url and e.url.startswith("https://") for e in answer.evidence)
+
+
+def test_counting_posts_about_early_data(tls_brain: Brain) -> None:
+    answer = tls_brain.ask("how many posts referred to §4.2.10 while it was changing?")
+    count = answer.results[0]
+    assert isinstance(count, Count) and count.what == "posts"
+    listed = [r for r in answer.results if isinstance(r, DiscussionPost) and r.while_changing]
+    assert count.count == len(listed) > 0
+
+
+def test_eric_rescorla_is_one_person(tls_brain: Brain) -> None:
+    rows = tls_brain.query(
+        "PREFIX sioc: <http://rdfs.org/sioc/ns#> PREFIX foaf: <http://xmlns.com/foaf/0.1/> "
+        "SELECT DISTINCT ?person WHERE { "
+        "{ ?a foaf:accountName ?login ; sioc:account_of ?person . FILTER(LCASE(?login) = 'ekr') }"
+        " UNION { ?person foaf:mbox <mailto:ekr@rtfm.com> } }"
+    ).rows
+    assert len(rows) == 1
+
+
+def test_sean_turner_is_one_person(tls_brain: Brain) -> None:
+    rows = tls_brain.query(
+        "PREFIX foaf: <http://xmlns.com/foaf/0.1/> "
+        "SELECT DISTINCT ?person WHERE { ?person a foaf:Person ; foaf:name ?name . "
+        "FILTER(CONTAINS(LCASE(?name), 'sean turner')) }"
+    ).rows
+    assert len(rows) == 1

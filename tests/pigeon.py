@@ -10,6 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ratified_rdf.sources.mail import mail_archive_permalink
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pigeon"
 MANIFEST = FIXTURES / "manifest.toml"
 DATES = ["2029-01-10T10:00:00+00:00", "2029-06-01T10:00:00+00:00", "2029-11-20T10:00:00+00:00"]
@@ -83,6 +85,9 @@ def make_pigeon_repo(folder: Path) -> Path:
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "as published", date="2030-04-02T10:00:00+00:00")
     archive = (FIXTURES / "archive.json").read_text()
+    ids["knot1"] = (
+        mail_archive_permalink("knot-1@example.com", "pigeon").rstrip("/").rsplit("/", 1)[-1]
+    )
     for key, commit in ids.items():
         archive = archive.replace("{" + key + "}", commit)
     _git(repo, "checkout", "-q", "--orphan", "gh-pages")

@@ -26,7 +26,7 @@ from ratified_rdf.records.identity import (
     load_overrides,
     resolve_people,
 )
-from ratified_rdf.records.manifest import Manifest, load_manifest
+from ratified_rdf.records.manifest import MailEntry, Manifest, load_manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
 from ratified_rdf.sources.git_history import (
@@ -37,6 +37,7 @@ from ratified_rdf.sources.git_history import (
 )
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
 from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
+from ratified_rdf.sources.mail import MailReadResult, read_mailman_text, read_mbox
 
 
 class BuildReport(BaseModel):
@@ -54,6 +55,8 @@ class BuildReport(BaseModel):
     batches: int
     triples: int
     """Distinct triples written (a commit shared by two batches counts once)."""
+    problems: tuple[str, ...] = ()
+    """Records reported and skipped (a malformed mail message, say), as sentences."""
     read_seconds: float
     write_seconds: float
     total_seconds: float
@@ -133,6 +136,7 @@ def build(
         alignments=len(records.alignments),
         batches=len(batches),
         triples=len(distinct),
+        problems=tuple(p.reason for p in discussion.mail_problems) if discussion else (),
         read_seconds=round(read_done - started, 3),
         write_seconds=round(done - read_done, 3),
         total_seconds=round(done - started, 3),
@@ -185,7 +189,20 @@ def read_discussion_sources(
         commit_map,
         _branch_commits_of(repo, refs),
         people,
+        [_read_mail(entry, folder) for entry in manifest.discussion.mail],
     )
+
+
+def _read_mail(entry: MailEntry, folder: Path) -> MailReadResult:
+    """One list's archive file, read leniently: bad messages become problems, not failures."""
+    path = Path(entry.file) if Path(entry.file).is_absolute() else folder / entry.file
+    if not path.is_file():
+        raise SourceError(
+            f"The mail archive {path} for list {entry.list} does not exist; fix 'file' in the "
+            "manifest's [[discussion.mail]] entry."
+        )
+    reader = read_mbox if entry.format == "mbox" else read_mailman_text
+    return reader(path, entry.list)
 
 
 def _branch_commits_of(repo: GitRepository, refs: list[str]) -> Callable[[str], list[str]]:

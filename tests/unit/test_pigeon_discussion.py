@@ -5,15 +5,27 @@ from __future__ import annotations
 
 import pytest
 
-from ratified_rdf import Brain, Verdict
+from ratified_rdf import Brain, BuildReport, Verdict
 from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost, PersonActivity
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
 @pytest.fixture(scope="module")
-def brain(tmp_path_factory: pytest.TempPathFactory) -> Brain:
-    built, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path_factory.mktemp("g"))))
-    return built
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Brain, BuildReport]:
+    return Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path_factory.mktemp("g"))))
+
+
+@pytest.fixture(scope="module")
+def brain(built: tuple[Brain, BuildReport]) -> Brain:
+    return built[0]
+
+
+def test_a_message_that_cannot_be_placed_is_reported_not_ingested(
+    built: tuple[Brain, BuildReport],
+) -> None:
+    problems = built[1].problems
+    assert len(problems) == 1
+    assert "undated@example.com" in problems[0] and "no date" in problems[0]
 
 
 def test_posts_resolve_through_the_revision_current_when_written(brain: Brain) -> None:
@@ -24,12 +36,16 @@ def test_posts_resolve_through_the_revision_current_when_written(brain: Brain) -
     # -00, current then, that is Take-off, which became RFC 9999 §3.1.
     assert [(p.thread_number, p.post_kind, p.document, p.section_number) for p in posts] == [
         (1, "opening", "draft-example-pigeon-00", "2.1"),
+        (None, "message", "draft-example-pigeon-00", "2.1"),
         (2, "review", "draft-example-pigeon-00", "2.1"),
     ]
     assert all(p.while_changing and p.rule == "current-revision" for p in posts)
-    assert posts[1].post_url == "https://github.com/example/pigeon-spec/pull/2#pullrequestreview-42"
+    assert posts[2].post_url == "https://github.com/example/pigeon-spec/pull/2#pullrequestreview-42"
     assert "Connection, not causation" in (answer.note or "")
-    assert "discussed while still changing in 2 posts across 2 threads" in answer.summary
+    assert "discussed while still changing in 3 posts across 3 threads" in answer.summary
+    mail = posts[1]
+    assert mail.author == "Alice Example"  # the sender's address is one of her identities
+    assert mail.post_url.startswith("https://mailarchive.ietf.org/arch/msg/pigeon/")
 
 
 def test_commits_are_tied_to_the_sections_they_touched(brain: Brain) -> None:
@@ -53,7 +69,9 @@ def test_traps_do_not_become_citations(brain: Brain) -> None:
         "SELECT ?text WHERE { ?c rr:citedText ?text }"
     ).rows
     cited = sorted(r["text"].value for r in rows)
-    assert cited == ["Section 2.1", "Section 2.1", "Section 4"]
+    # Issue #1, the review, Alice's mail, the errata issue and Dave's reply; "TLS 1.3" and
+    # "version 1.2" are not sections, and Eve's undated message was not ingested.
+    assert cited == ["Section 2.1", "Section 2.1", "Section 2.1", "Section 4", "section 2.2"]
 
 
 def test_posts_after_publication_are_a_separate_relation(brain: Brain) -> None:
@@ -69,10 +87,10 @@ def test_counting_question_returns_the_number_and_the_list(brain: Brain) -> None
     answer = brain.ask("how many posts referred to RFC 9999 §3.1 while it was changing?")
     assert answer.intent == "count"
     count = answer.results[0]
-    assert isinstance(count, Count) and (count.what, count.count) == ("posts", 2)
+    assert isinstance(count, Count) and (count.what, count.count) == ("posts", 3)
     posts = [r for r in answer.results if isinstance(r, DiscussionPost) and r.while_changing]
     assert len(posts) == count.count
-    assert answer.summary.startswith("2 posts referred to RFC 9999 §3.1 Take-off")
+    assert answer.summary.startswith("3 posts referred to RFC 9999 §3.1 Take-off")
 
 
 def test_a_login_and_a_git_signature_are_one_person_when_a_pull_request_links_them(
@@ -102,3 +120,27 @@ def test_people_are_ranked_by_what_they_did(brain: Brain) -> None:
 
 def test_the_brain_with_discussions_validates(brain: Brain) -> None:
     assert brain.validate() == []
+
+
+def test_mail_links_in_github_posts_become_message_nodes(brain: Brain) -> None:
+    rows = brain.query(
+        "PREFIX sioc: <http://rdfs.org/sioc/ns#> PREFIX foaf: <http://xmlns.com/foaf/0.1/> "
+        "SELECT DISTINCT ?post ?page ?kind WHERE { ?post sioc:links_to ?m . ?m foaf:page ?page . "
+        "OPTIONAL { ?m <https://w3id.org/ratified-rdf/ontology#postKind> ?kind } }"
+    ).rows
+    assert len(rows) == 1
+    # The link names Alice's message, which is held: the two are one node.
+    assert rows[0]["page"].value.startswith("https://mailarchive.ietf.org/arch/msg/pigeon/")
+    assert rows[0]["kind"].value == "message"
+
+
+def test_an_explicit_revision_wins_and_final_text_is_not_still_changing(brain: Brain) -> None:
+    rows = brain.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "SELECT ?rule ?changing WHERE { ?c rr:citedText 'section 2.2' ; rr:citationRule ?rule ; "
+        "rr:whileChanging ?changing }"
+    ).rows
+    # Dave named draft -00; its Homing Signal text was already the final Loft Beacon text.
+    assert [(r["rule"].value, r["changing"].value) for r in rows] == [
+        ("explicit-revision", "false")
+    ]

@@ -491,7 +491,7 @@ def discussion(
     distinct_commits = {c.iri for c in commits}
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
-    threads = {p.thread_number: p for p in changing}
+    threads = {p.thread_url: p for p in changing}
     pulls = {c.pull_request: c for c in commits if c.pull_request is not None}
     issues = _fixed_issues(session, [c.pull_request_url for c in pulls.values()], commit_rows)
     people = _people(changing, commits)
@@ -501,7 +501,11 @@ def discussion(
         *(
             Evidence(
                 iri=_s(r, "thread") or "",
-                label=f"#{p.thread_number} {p.thread_title}",
+                label=(
+                    f"#{p.thread_number} {p.thread_title}"
+                    if p.thread_number
+                    else f"mail thread: {p.thread_title}"
+                ),
                 url=p.thread_url,
                 role="thread",
             )
@@ -595,12 +599,12 @@ def _posts(rows: list[dict[str, Term]]) -> list[DiscussionPost]:
             DiscussionPost(
                 document=_s(row, "documentLabel") or "",
                 section_number=_s(row, "sectionNumber"),
-                thread_number=int(_s(row, "threadNumber") or 0),
+                thread_number=int(_s(row, "threadNumber") or 0) or None,
                 thread_title=_s(row, "threadTitle") or "",
                 thread_url=_s(row, "threadPage") or "",
                 post_url=_s(row, "postPage") or "",
                 post_kind=_s(row, "kind") or "",
-                author=_s(row, "personName") or _s(row, "login"),
+                author=_s(row, "personName") or _s(row, "senderName") or _s(row, "login"),
                 created=_s(row, "created") or "",
                 cited_text=_s(row, "citedText") or "",
                 rule=_s(row, "rule") or "",
@@ -634,12 +638,12 @@ def _commits(rows: list[dict[str, Term]]) -> list[CommitChange]:
 def _unique_threads(
     posts: list[DiscussionPost], rows: list[dict[str, Term]]
 ) -> list[tuple[DiscussionPost, dict[str, Term]]]:
-    by_post = {(_s(r, "postPage"), _s(r, "threadNumber")): r for r in rows}
-    out: dict[int, tuple[DiscussionPost, dict[str, Term]]] = {}
+    by_post = {_s(r, "postPage"): r for r in rows}
+    out: dict[str, tuple[DiscussionPost, dict[str, Term]]] = {}
     for post in posts:
-        row = by_post.get((post.post_url, str(post.thread_number)))
+        row = by_post.get(post.post_url)
         if row is not None:
-            out.setdefault(post.thread_number, (post, row))
+            out.setdefault(post.thread_url, (post, row))
     return list(out.values())
 
 

@@ -124,7 +124,8 @@ class DiscussionPost(BaseModel):
     document: str
     """The revision (or RFC) whose section the post referred to."""
     section_number: str | None
-    thread_number: int
+    thread_number: int | None
+    """The issue or pull request number; None for a mail thread."""
     thread_title: str
     thread_url: str
     post_url: str

@@ -22,9 +22,17 @@ from ratified_rdf.graph.mapping import (
     section_iris,
 )
 from ratified_rdf.graph.vocab import term
-from ratified_rdf.records.discussion import CommitEvidence, DiscussionRecords, SectionRef
+from ratified_rdf.records.discussion import (
+    CitationRecord,
+    CommitEvidence,
+    DiscussionRecords,
+    SectionRef,
+    github_post_key,
+    mail_post_key,
+)
 from ratified_rdf.records.identity import Identity, PeopleTable
 from ratified_rdf.records.models import SpecRecords
+from ratified_rdf.sources.mail import MailMessage, archive_links_in
 
 THREADS_PER_BATCH = 40
 COMMITS_PER_BATCH = 250
@@ -56,6 +64,7 @@ class PeopleIndex:
     def __init__(self, table: PeopleTable) -> None:
         self.table = table
         self._by_identity = {i: p.key for p in table.people for i in p.identities}
+        self._by_email = {e: p.key for p in table.people for e in p.emails}
 
     def iri(self, identity: Identity) -> str | None:
         """The IRI of the person holding ``identity``, if the table knows it."""
@@ -65,6 +74,11 @@ class PeopleIndex:
     def login(self, login: str) -> str | None:
         """The IRI of the person holding a GitHub login."""
         return self.iri(Identity(kind="github", login=login))
+
+    def email(self, address: str | None) -> str | None:
+        """The IRI of the one person known under ``address`` (a mail sender), if any."""
+        key = self._by_email.get((address or "").lower())
+        return v.person_iri(key) if key else None
 
 
 def people_batch(table: PeopleTable, run: RunContext) -> Batch:
@@ -96,9 +110,9 @@ def discussion_batches(
     sections = _Sections(spec)
     people = PeopleIndex(discussion.people)
     yield people_batch(discussion.people, run)
-    citations: dict[tuple[int, int], list] = {}
+    citations: dict[str, list[CitationRecord]] = {}
     for citation in discussion.citations:
-        citations.setdefault((citation.thread, citation.post), []).append(citation)
+        citations.setdefault(citation.post, []).append(citation)
     threads = discussion.archive.threads
     issues = {t.number for t in threads if t.kind == "issue"}
     pulls = {t.number for t in threads if t.kind == "pull"}
@@ -144,25 +158,20 @@ def discussion_batches(
                     )
                 if post.author:
                     batch.add(post_iri, "sioc:has_creator", _account(batch, post.author, people))
-                for citation in citations.get((thread.number, post.index), []):
-                    cite = v.citation_iri(post_iri, citation.start)
-                    batch.add(cite, "rr:inPost", post_iri)
-                    batch.text(cite, "rr:citedText", citation.text)
-                    if citation.target is None:
-                        batch.add(cite, "rdf:type", term("rr:UnresolvedCitation").value)
-                        batch.text(cite, "rr:reason", citation.unresolved or "did not resolve")
-                        continue
-                    target = sections(citation.target)
-                    batch.add(cite, "rdf:type", term("rr:SectionCitation").value)
-                    batch.add(cite, "rr:citesSection", target)
-                    batch.text(cite, "rr:citationRule", citation.rule)
-                    batch.typed(cite, "rr:whileChanging", citation.while_changing, XSD_BOOL)
-                    batch.typed(cite, "rr:aboutPublished", citation.about_published, XSD_BOOL)
-                    if citation.while_changing:
-                        batch.add(post_iri, "rr:discussedWhileChanging", target)
-                    elif citation.about_published:
-                        batch.add(post_iri, "rr:discussedAfterPublication", target)
+                for link in archive_links_in(post.body):
+                    message = v.mail_link_iri(link)
+                    if message is not None:
+                        batch.add(message, "rdf:type", term("rr:MailMessage").value)
+                        batch.add(message, "foaf:page", link)
+                        batch.add(post_iri, "sioc:links_to", message)
+                _citations(
+                    batch,
+                    post_iri,
+                    citations.get(github_post_key(thread.number, post.index), []),
+                    sections,
+                )
         yield batch
+    yield from _mail_batches(discussion, citations, sections, people, run)
     commits = discussion.commits
     for start in range(0, len(commits), COMMITS_PER_BATCH):
         chunk = commits[start : start + COMMITS_PER_BATCH]
@@ -170,6 +179,74 @@ def discussion_batches(
         for evidence in chunk:
             _commit(batch, evidence, repository, sections, pulls, people)
         yield batch
+
+
+def _citations(
+    batch: Batch, post_iri: str, records: list[CitationRecord], sections: _Sections
+) -> None:
+    """A post's citations: resolved ones with their section, the others with their reason."""
+    for citation in records:
+        cite = v.citation_iri(post_iri, citation.start)
+        batch.add(cite, "rr:inPost", post_iri)
+        batch.text(cite, "rr:citedText", citation.text)
+        if citation.target is None:
+            batch.add(cite, "rdf:type", term("rr:UnresolvedCitation").value)
+            batch.text(cite, "rr:reason", citation.unresolved or "did not resolve")
+            continue
+        target = sections(citation.target)
+        batch.add(cite, "rdf:type", term("rr:SectionCitation").value)
+        batch.add(cite, "rr:citesSection", target)
+        batch.text(cite, "rr:citationRule", citation.rule)
+        batch.typed(cite, "rr:whileChanging", citation.while_changing, XSD_BOOL)
+        batch.typed(cite, "rr:aboutPublished", citation.about_published, XSD_BOOL)
+        if citation.while_changing:
+            batch.add(post_iri, "rr:discussedWhileChanging", target)
+        elif citation.about_published:
+            batch.add(post_iri, "rr:discussedAfterPublication", target)
+
+
+def _mail_batches(
+    discussion: DiscussionRecords,
+    citations: dict[str, list[CitationRecord]],
+    sections: _Sections,
+    people: PeopleIndex,
+    run: RunContext,
+) -> Iterator[Batch]:
+    """One batch per list: threads and messages (graph ``mail``)."""
+    by_list: dict[str, list[MailMessage]] = {}
+    for message in discussion.mail:
+        by_list.setdefault(message.list_name, []).append(message)
+    for list_name, messages in sorted(by_list.items()):
+        batch = Batch(run.graph("mail"), f"{len(messages)} messages of list {list_name}")
+        held = {m.message_id: m for m in messages}
+        for message in messages:
+            iri = v.mail_message_iri(list_name, _token(message))
+            root = held.get(message.thread_root, message)
+            thread = v.mail_thread_iri(list_name, _token(root))
+            batch.add(thread, "rdf:type", term("sioc:Thread").value)
+            batch.add(thread, "rdf:type", term("rr:MailThread").value)
+            batch.text(thread, "dcterms:title", root.subject)
+            batch.add(thread, "foaf:page", root.permalink or "")
+            batch.add(iri, "rdf:type", term("sioc:Post").value)
+            batch.add(iri, "rdf:type", term("rr:MailMessage").value)
+            batch.add(iri, "sioc:has_container", thread)
+            batch.typed(iri, "dcterms:created", message.date, XSD_DT)
+            batch.add(iri, "foaf:page", message.permalink or "")
+            batch.text(iri, "rr:postKind", "message")
+            batch.text(iri, "dcterms:title", message.subject)
+            batch.text(iri, "sioc:content", message.body)
+            parent = held.get(message.in_reply_to or "")
+            if parent is not None:
+                batch.add(iri, "sioc:reply_of", v.mail_message_iri(list_name, _token(parent)))
+            person = people.email(message.sender_address)
+            if person is not None:
+                batch.add(iri, "dcterms:creator", person)
+            _citations(batch, iri, citations.get(mail_post_key(message.message_id), []), sections)
+        yield batch
+
+
+def _token(message: MailMessage) -> str:
+    return (message.permalink or "").rstrip("/").rsplit("/", 1)[-1]
 
 
 def _commit(

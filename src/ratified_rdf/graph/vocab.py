@@ -169,3 +169,23 @@ def citation_iri(post: str, start: int) -> str:
 def account_iri(service: str, login: str) -> str:
     """An account on a service, e.g. a GitHub login."""
     return f"{ID}account/{service}/{quote(login)}"
+
+
+def mail_message_iri(list_name: str, token: str) -> str:
+    """A list message, by the token of its mail-archive permalink (or ``msg<N>`` for links
+    into the old archive)."""
+    return f"{ID}mail/{quote(list_name)}/{quote(token)}"
+
+
+def mail_thread_iri(list_name: str, root_token: str) -> str:
+    """A mail thread, by its first message's token."""
+    return f"{ID}mail/{quote(list_name)}/thread/{quote(root_token)}"
+
+
+def mail_link_iri(url: str) -> str | None:
+    """The message node a link into the IETF mail archive names, new or old form."""
+    new = re.match(r"https://mailarchive\.ietf\.org/arch/msg/([^/]+)/([^/]+)/?$", url)
+    if new:
+        return mail_message_iri(new.group(1), new.group(2))
+    old = re.match(r"https://www\.ietf\.org/mail-archive/web/([^/]+)/current/(msg\d+)\.html$", url)
+    return mail_message_iri(old.group(1), old.group(2)) if old else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -28,6 +28,7 @@ from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.sources.document import ParsedDocument, normalise_heading
 from ratified_rdf.sources.git_history import CommitRecord
 from ratified_rdf.sources.github_archive import GitHubArchive
+from ratified_rdf.sources.mail import MailMessage, MailProblem, MailReadResult
 
 CitationRule = Literal["explicit-revision", "current-revision", "named-rfc", "anchor"]
 
@@ -54,13 +55,23 @@ class RevisionWindow(BaseModel):
     published: datetime
 
 
+def github_post_key(thread: int, index: int) -> str:
+    """The key of a GitHub post in citation records."""
+    return f"github/{thread}/{index}"
+
+
+def mail_post_key(message_id: str) -> str:
+    """The key of a mail message in citation records."""
+    return f"mail/{message_id}"
+
+
 class CitationRecord(BaseModel):
     """One reference to a section in one post, and what it resolved to."""
 
     model_config = ConfigDict(frozen=True)
 
-    thread: int
-    post: int
+    post: str
+    """Which post: :func:`github_post_key` or :func:`mail_post_key`."""
     start: int
     end: int
     text: str
@@ -98,6 +109,9 @@ class DiscussionRecords(BaseModel):
     commits: tuple[CommitEvidence, ...]
     citations: tuple[CitationRecord, ...]
     people: PeopleTable
+    mail: tuple[MailMessage, ...] = ()
+    """Messages held from the lists' archives (with a date and a permalink)."""
+    mail_problems: tuple[MailProblem, ...] = ()
 
 
 def revision_windows(manifest: Manifest, spec: SpecRecords) -> list[RevisionWindow]:
@@ -190,8 +204,8 @@ class _Resolver:
         started = [w for w in self.windows if w.start <= when < w.end]
         return max(started, key=lambda w: w.start) if started else None
 
-    def resolve(self, thread: int, post: int, when: datetime, c: Citation) -> CitationRecord:
-        base = {"thread": thread, "post": post, "start": c.start, "end": c.end, "text": c.text}
+    def resolve(self, post: str, when: datetime, c: Citation) -> CitationRecord:
+        base = {"post": post, "start": c.start, "end": c.end, "text": c.text}
         if c.rfc is not None:
             if c.rfc not in self.rfcs:
                 return CitationRecord(
@@ -287,8 +301,13 @@ def read_discussion(
     public_ids: dict[str, str],
     branch_commits: Callable[[str], list[str]],
     people: PeopleTable,
+    mail: Sequence[MailReadResult] = (),
 ) -> DiscussionRecords:
-    """Resolve every post's citations and every commit's touched headings."""
+    """Resolve every post's and message's citations and every commit's touched headings.
+
+    A message without a date cannot be placed in a revision's window, and one without a
+    permalink cannot be linked: both are reported as problems, not ingested.
+    """
     windows = revision_windows(manifest, spec)
     resolver = _Resolver(manifest, spec, windows)
     citations: list[CitationRecord] = []
@@ -297,9 +316,34 @@ def read_discussion(
             text = post.body if post.index else f"{thread.title}\n{post.body}"
             for citation in find_citations(text):
                 citations.append(
-                    resolver.resolve(thread.number, post.index, post.created, citation)
+                    resolver.resolve(
+                        github_post_key(thread.number, post.index), post.created, citation
+                    )
+                )
+    messages: list[MailMessage] = []
+    problems: list[MailProblem] = [p for result in mail for p in result.problems]
+    for result in mail:
+        for message in result.messages:
+            if message.date is None or message.permalink is None:
+                problems.append(
+                    MailProblem(
+                        index=-1,
+                        message_id=message.message_id,
+                        reason=f"message <{message.message_id}> has no "
+                        + ("date" if message.date is None else "permalink")
+                        + ", so it cannot be placed or linked; it was not ingested.",
+                        skipped=True,
+                    )
+                )
+                continue
+            messages.append(message)
+            for citation in find_citations(f"{message.subject}\n{message.body}"):
+                citations.append(
+                    resolver.resolve(mail_post_key(message.message_id), message.date, citation)
                 )
     return DiscussionRecords(
+        mail=tuple(messages),
+        mail_problems=tuple(problems),
         archive=archive,
         windows=tuple(windows),
         commits=tuple(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -89,6 +89,16 @@ class RfcEntry(BaseModel):
         return f"rfc{self.number}"
 
 
+class MailEntry(BaseModel):
+    """A mailing list's archive, as a file beside the manifest (or an absolute path)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    list: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    file: str
+    format: Literal["mbox", "mailman"] = "mbox"
+
+
 class DiscussionEntry(BaseModel):
     """Where the discussions around the documents are recorded."""
 
@@ -100,6 +110,7 @@ class DiscussionEntry(BaseModel):
     """Which files' commits count as changes to the documents."""
     people: str = "people.toml"
     """Overrides for identity resolution, beside the manifest (optional file)."""
+    mail: tuple[MailEntry, ...] = ()
 
 
 class Manifest(BaseModel):

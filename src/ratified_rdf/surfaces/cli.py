@@ -85,6 +85,8 @@ def build_command(manifest: Path, source: str | None, store: Path, quiet: bool) 
     """Build (or rebuild) the brain a manifest describes."""
     brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
     brain.close()
+    for problem in report.problems:
+        click.echo(f"Skipped: {problem}", err=True)
     click.echo(
         f"Built brain '{report.brain_id}' in {store} (run {report.run_id}): "
         f"{report.revisions} revisions, {report.rfcs} RFCs, {report.sections:,} sections, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -20,7 +21,14 @@ from ratified_rdf.graph.store import StoreError
 from ratified_rdf.queries.files import QueryError, parse_query_file
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.sources.document import ParseError
-from ratified_rdf.sources.git_repo import SourceError
+from ratified_rdf.sources.git_repo import SourceError, default_cache_dir
+from ratified_rdf.sources.online import (
+    DatatrackerClient,
+    PoliteClient,
+    download_mbox,
+    extract_mboxes,
+    write_facts_record,
+)
 
 DEFAULT_STORE = "brain"
 _EXPECTED = (
@@ -210,6 +218,79 @@ def dump_command(store: Path, fmt: str, output: Path | None) -> None:
             with output.open("wb") as handle:
                 brain.dump(handle, _FORMATS[fmt])
             click.echo(f"Wrote {output}.", err=True)
+
+
+@main.group("fetch")
+def fetch_group() -> None:
+    """Fetch public facts over the network and keep them as records (polite, cached)."""
+
+
+def _client(cache: Path | None, offline: bool) -> PoliteClient:
+    folder = cache or default_cache_dir().parent / "http"
+    return PoliteClient(cache_dir=folder, offline=offline)
+
+
+@fetch_group.command("datatracker")
+@click.argument("drafts", nargs=-1, required=True)
+@click.option(
+    "--records",
+    "records",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("records/tls13"),
+    show_default=True,
+    help="The brain's records folder; facts go to <records>/datatracker/<draft>.json.",
+)
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HTTP cache folder (default: beside the repository cache).",
+)
+@click.option(
+    "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
+)
+def fetch_datatracker(
+    drafts: tuple[str, ...], records: Path, cache: Path | None, offline: bool
+) -> None:
+    """Fetch each draft's revisions and dates, became-RFC and replaces relations, group chairs
+    and area directors from the IETF Datatracker, and write them as records."""
+    with _client(cache, offline) as client:
+        tracker = DatatrackerClient(client)
+        for draft in drafts:
+            facts = tracker.draft_facts(draft)
+            path = write_facts_record(facts, records)
+            click.echo(
+                f"{draft}: {len(facts.revisions)} revisions"
+                + (f", became RFC {facts.became_rfc}" if facts.became_rfc else "")
+                + f"; wrote {path}."
+            )
+
+
+@fetch_group.command("mail")
+@click.argument("list_name")
+@click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), required=True)
+@click.option("--until", type=click.DateTime(formats=["%Y-%m-%d"]), required=True)
+@click.option(
+    "--to",
+    "folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder for the export and the mbox files it holds.",
+)
+@click.option("--cache", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--offline", is_flag=True)
+def fetch_mail(
+    list_name: str,
+    since: datetime,
+    until: datetime,
+    folder: Path,
+    cache: Path | None,
+    offline: bool,
+) -> None:
+    """Download a list's mbox export from the IETF mail archive for a date range."""
+    with _client(cache, offline) as client:
+        archive = download_mbox(client, list_name, since.date(), until.date(), folder)
+    for mbox in extract_mboxes(archive, folder / "mbox"):
+        click.echo(f"{mbox} (add it to the manifest as a [[discussion.mail]] file)")
 
 
 __all__ = ["main", "render_card"]

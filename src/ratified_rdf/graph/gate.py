@@ -157,19 +157,28 @@ class ShaclGate:
 
     def check_all(
         self,
-        prepared: Sequence[PreparedBatch],
+        prepared: Iterable[PreparedBatch],
         workers: int | None = None,
         progress: Callable[[], None] | None = None,
     ) -> None:
         """Validate many prepared batches, in parallel processes when there are cores to spare.
 
-        Raises :class:`GateRejected` for the first rejected batch in the given order.
+        ``prepared`` may be a generator: each batch goes to a worker as soon as it is ready,
+        so preparing the next overlaps validating the last. Raises :class:`GateRejected` for
+        the first rejected batch in the given order.
         """
         workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
         tick = progress or (lambda: None)
+        sources: list[str] = []
+
+        def remember(items: Iterable[PreparedBatch]) -> Iterable[PreparedBatch]:
+            for item in items:
+                sources.append(item.source)
+                yield item
+
         results: list[list[Violation]] = []
-        if workers <= 1 or len(prepared) <= 1:
-            for item in prepared:
+        if workers <= 1:
+            for item in remember(prepared):
                 results.append(_validate(self.shapes, item))
                 tick()
         else:
@@ -180,12 +189,12 @@ class ShaclGate:
                 initializer=_init_worker,
                 initargs=(self.shapes.serialize(format="nt"),),
             ) as pool:
-                for violations in pool.map(_validate_in_worker, prepared):
+                for violations in pool.map(_validate_in_worker, remember(prepared)):
                     results.append(violations)
                     tick()
-        for item, violations in zip(prepared, results, strict=True):
+        for source, violations in zip(sources, results, strict=True):
             if violations:
-                raise GateRejected(item.source, violations)
+                raise GateRejected(source, violations)
 
     def validate_graph(self, data: rdflib.Graph, source: str) -> list[Violation]:
         """Validate a whole graph (``ratified validate``); return every violation."""

@@ -73,9 +73,9 @@ class Writer:
         for batch in batches:
             staging.add(batch.graph, batch.triples)
         graphs = sorted({b.graph for b in batches} | set(self._written))
-        prepared = [self.gate.prepare(b, staging, graphs) for b in batches]
-        staging.close()
+        prepared = (self.gate.prepare(b, staging, graphs) for b in batches)
         self.gate.check_all(prepared, progress=progress)
+        staging.close()
         for batch in batches:
             self.store.add(batch.graph, batch.triples)
             if batch.graph not in self._written:

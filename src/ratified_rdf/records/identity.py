@@ -24,6 +24,7 @@ import tomllib
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from itertools import pairwise
 from pathlib import Path
@@ -820,12 +821,24 @@ def link_evidence_from_prs(
     observed: dict[tuple[str, str], list[int]] = defaultdict(list)
     signatures: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     logins: dict[str, str] = {}
-    for pull in archive.get("pulls", ()):
-        login = pull.get("author")
-        head = _local_commit(pull.get("headRefOid"), local)
-        if not isinstance(login, str) or not login or head is None:
-            continue
-        authors = _pull_authors(git_dir, head, _local_commit(pull.get("baseRefOid"), local))
+    candidates = [
+        (pull, login, head)
+        for pull in archive.get("pulls", ())
+        if isinstance(login := pull.get("author"), str)
+        and login
+        and (head := _local_commit(pull.get("headRefOid"), local)) is not None
+    ]
+    # One git call per pull request; they wait on git, not Python, so threads overlap them.
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        all_authors = list(
+            pool.map(
+                lambda c: _pull_authors(
+                    git_dir, c[2], _local_commit(c[0].get("baseRefOid"), local)
+                ),
+                candidates,
+            )
+        )
+    for (pull, login, _head), authors in zip(candidates, all_authors, strict=True):
         emails = {normalise_email(email) for _, email in authors}
         if not authors or len(emails) != 1 or None in emails:
             continue

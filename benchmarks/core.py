@@ -59,6 +59,8 @@ QUESTIONS: tuple[str, ...] = (
     "what did section 4.2.9 of draft-ietf-tls-tls13-21 become in the RFC?",
     "history of RFC 8446 section 4.2.10",
     "how did the IESG vote on draft-ietf-tls-tls13?",
+    "who discussed RFC 8446 §4.2.1?",
+    "how many posts referred to RFC 8446 §4.2.10 while it was changing?",
 )
 WARMUP = 5
 RDFLIB_RUNS = 5

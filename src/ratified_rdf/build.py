@@ -225,21 +225,13 @@ def _text_order(manifest: Manifest, spec: SpecRecords) -> list[tuple[str, str]]:
     order: list[tuple[str, str]] = []
     for rfc in manifest.rfc:
         chain = [r for r in spec.revisions if manifest.final_rfc(r.draft) == rfc.name]
-        chain.sort(key=lambda r: (-_replacements(manifest, r.draft), r.number))
+        chain.sort(key=lambda r: (-manifest.replacements(r.draft), r.number))
         order += [(r.name, r.commit.commit) for r in chain]
         order.append((rfc.name, commits[rfc.name]))
     order += [
         (r.name, r.commit.commit) for r in spec.revisions if manifest.final_rfc(r.draft) is None
     ]
     return order
-
-
-def _replacements(manifest: Manifest, draft: str) -> int:
-    """How many times a draft's text moved to a replacing draft before its RFC."""
-    hops, entry = 0, manifest.draft_entry(draft)
-    while entry.replaced_by is not None:
-        hops, entry = hops + 1, manifest.draft_entry(entry.replaced_by)
-    return hops
 
 
 def _commit_map(origin: str, name: str | None) -> dict[str, str]:

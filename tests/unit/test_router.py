@@ -44,6 +44,18 @@ from ratified_rdf.answers.router import Intent, route
             {"rfc": 5246, "section": "7.4"},
         ),
         ("what does the graph know?", Intent.HOLDINGS, {}),
+        ("who discussed RFC 8446 §4.2.1?", Intent.DISCUSSION, {"rfc": 8446, "section": "4.2.1"}),
+        (
+            "why does section 4.2.10 of RFC 8446 look like this?",
+            Intent.DISCUSSION,
+            {"rfc": 8446, "section": "4.2.10"},
+        ),
+        (
+            "how many posts referred to §4.2.10 while it was changing?",
+            Intent.COUNT,
+            {"rfc": None, "section": "4.2.10", "count": "posts"},
+        ),
+        ("how many PRs touched RFC 8446 section 4.2.1?", Intent.COUNT, {"count": "pull requests"}),
     ],
 )
 def test_routes(question: str, intent: Intent, fields: dict[str, object]) -> None:

@@ -100,8 +100,7 @@ def spec_batches(
     for rfc in records.rfcs:
         yield _rfc_batch(records, rfc, run)
     by_name = {r.name: r for r in records.revisions}
-    # A revision's shape checks that its successor is a revision, so successors go first.
-    for revision in sorted(records.revisions, key=lambda r: _chain_order(records, r)):
+    for revision in records.revisions:
         yield _revision_batch(records, revision, by_name, run, person_of)
     documents = {r.name: (v.revision_iri(r.draft, r.number), r.document) for r in records.revisions}
     documents.update({r.name: (v.document_iri(r.name), r.document) for r in records.rfcs})
@@ -195,15 +194,6 @@ def _revision_batch(
         lambda n: v.revision_section_url(revision.draft, revision.number, n),
     )
     return batch
-
-
-def _chain_order(records: SpecRecords, revision: RevisionRecord) -> tuple[int, int]:
-    """Sort key putting later revisions (and replacing drafts) first."""
-    drafts = {d.name: d for d in records.drafts}
-    hops, draft = 0, drafts[revision.draft]
-    while draft.replaced_by is not None and draft.replaced_by in drafts:
-        hops, draft = hops + 1, drafts[draft.replaced_by]
-    return hops, -int(revision.number)
 
 
 def _successor(

@@ -122,7 +122,8 @@ def revision_windows(manifest: Manifest, spec: SpecRecords) -> list[RevisionWind
     """
     published = {r.name: _month_start(r.published) for r in spec.rfcs}
     chains: dict[str, list[tuple[str, datetime]]] = defaultdict(list)
-    for draft in _chain_order(manifest):
+    # Replaced drafts first: their revisions come before the replacing draft's.
+    for draft in sorted((d.name for d in manifest.draft), key=lambda n: -manifest.replacements(n)):
         final = manifest.final_rfc(draft)
         if final is None:
             continue
@@ -147,18 +148,6 @@ def revision_windows(manifest: Manifest, spec: SpecRecords) -> list[RevisionWind
                 )
             )
     return windows
-
-
-def _chain_order(manifest: Manifest) -> list[str]:
-    """Drafts with the replaced ones before the drafts replacing them."""
-    replaced_by = {d.name: d.replaced_by for d in manifest.draft}
-    depth = {}
-    for name in replaced_by:
-        hops, current = 0, name
-        while replaced_by.get(current):
-            hops, current = hops + 1, replaced_by[current] or ""
-        depth[name] = hops
-    return sorted(replaced_by, key=lambda n: -depth[n])
 
 
 def _month_start(year_month: str) -> datetime:

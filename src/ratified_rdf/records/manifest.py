@@ -151,6 +151,13 @@ class Manifest(BaseModel):
         """The entry for RFC ``name`` (``rfc8446``)."""
         return next(r for r in self.rfc if r.name == name)
 
+    def replacements(self, draft_name: str) -> int:
+        """How many times a draft's text moved on to a replacing draft before its RFC."""
+        hops, entry = 0, self.draft_entry(draft_name)
+        while entry.replaced_by is not None and hops <= len(self.draft):
+            hops, entry = hops + 1, self.draft_entry(entry.replaced_by)
+        return hops
+
     def final_rfc(self, draft_name: str) -> str | None:
         """The RFC a draft's text ended up in, following replacements."""
         seen: set[str] = set()

@@ -485,15 +485,19 @@ def discussion(
     final = _s(found[0], "section") or ""
     heading = _s(found[0], "heading") or ""
     post_rows = session.run("section_posts", final=final)
+    posts_seen = tuple(dict.fromkeys(_s(r, "post") or "" for r in post_rows))
+    authors = _authors(session.run("post_authors", post=posts_seen)) if posts_seen else {}
     commit_rows = session.run("section_commits", final=final)
-    posts = _posts(post_rows)
-    commits = _commits(commit_rows)
+    posts = _posts(post_rows, authors)
+    commit_iris = tuple(dict.fromkeys(_s(r, "commit") or "" for r in commit_rows))
+    details = session.run("commit_details", commit=commit_iris) if commit_iris else []
+    commits = _commits(commit_rows, details)
     distinct_commits = {c.iri for c in commits}
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
     threads = {p.thread_url: p for p in changing}
     pulls = {c.pull_request: c for c in commits if c.pull_request is not None}
-    issues = _fixed_issues(session, [c.pull_request_url for c in pulls.values()], commit_rows)
+    issues = _fixed_issues(session, final)
     people = _people(changing, commits)
     title = f"RFC {rfc} §{section} {heading}"
     evidence = [
@@ -587,7 +591,17 @@ def discussion(
     )
 
 
-def _posts(rows: list[dict[str, Term]]) -> list[DiscussionPost]:
+def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:
+    """Post IRI → the best name for its writer: a resolved person, a sender, or the login."""
+    names: dict[str, str] = {}
+    for row in rows:
+        name = _s(row, "personName") or _s(row, "senderName") or _s(row, "login")
+        if name:
+            names.setdefault(_s(row, "post") or "", name)
+    return names
+
+
+def _posts(rows: list[dict[str, Term]], authors: dict[str, str]) -> list[DiscussionPost]:
     seen: set[tuple[str, str]] = set()
     posts: list[DiscussionPost] = []
     for row in rows:
@@ -604,7 +618,7 @@ def _posts(rows: list[dict[str, Term]]) -> list[DiscussionPost]:
                 thread_url=_s(row, "threadPage") or "",
                 post_url=_s(row, "postPage") or "",
                 post_kind=_s(row, "kind") or "",
-                author=_s(row, "personName") or _s(row, "senderName") or _s(row, "login"),
+                author=authors.get(_s(row, "post") or ""),
                 created=_s(row, "created") or "",
                 cited_text=_s(row, "citedText") or "",
                 rule=_s(row, "rule") or "",
@@ -615,24 +629,33 @@ def _posts(rows: list[dict[str, Term]]) -> list[DiscussionPost]:
     return posts
 
 
-def _commits(rows: list[dict[str, Term]]) -> list[CommitChange]:
-    """One change per (commit, pull request): a commit touching two of the section's
-    revisions' texts, or reached through two pull requests, is listed once per pull request."""
-    unique = {(_s(r, "commit"), _s(r, "prNumber")): r for r in rows}
-    return [
-        CommitChange(
-            iri=_s(r, "commit") or "",
-            document=_s(r, "documentLabel") or "",
-            commit_url=_s(r, "commitPage") or "",
-            subject=_s(r, "subject") or "",
-            author=_s(r, "author"),
-            date=_s(r, "date") or "",
-            pull_request=int(_s(r, "prNumber") or 0) or None,
-            pull_request_title=_s(r, "prTitle"),
-            pull_request_url=_s(r, "prPage"),
-        )
-        for r in unique.values()
-    ]
+def _commits(rows: list[dict[str, Term]], details: list[dict[str, Term]]) -> list[CommitChange]:
+    """One change per (commit, pull request); a commit that came through no pull request is
+    listed once."""
+    authors = {_s(d, "commit"): _s(d, "author") for d in details if _s(d, "author")}
+    pulls: dict[str | None, list[dict[str, Term]]] = {}
+    for detail in details:
+        if _s(detail, "pr"):
+            pulls.setdefault(_s(detail, "commit"), []).append(detail)
+    changes: dict[tuple[str, str | None], CommitChange] = {}
+    for row in rows:
+        commit = _s(row, "commit") or ""
+        for pull in pulls.get(commit) or [{}]:
+            changes.setdefault(
+                (commit, _s(pull, "prNumber")),
+                CommitChange(
+                    iri=commit,
+                    document=_s(row, "documentLabel") or "",
+                    commit_url=_s(row, "commitPage") or "",
+                    subject=_s(row, "subject") or "",
+                    author=authors.get(commit),
+                    date=_s(row, "date") or "",
+                    pull_request=int(_s(pull, "prNumber") or 0) or None,
+                    pull_request_title=_s(pull, "prTitle"),
+                    pull_request_url=_s(pull, "prPage"),
+                ),
+            )
+    return list(changes.values())
 
 
 def _unique_threads(
@@ -647,21 +670,16 @@ def _unique_threads(
     return list(out.values())
 
 
-def _fixed_issues(
-    session: Session, _urls: list[str | None], commit_rows: list[dict[str, Term]]
-) -> list[Evidence]:
-    prs = sorted({_s(r, "pr") for r in commit_rows if _s(r, "pr")})
-    issues: dict[str, Evidence] = {}
-    for pr in prs:
-        for row in session.run("fixed_issues", pr=pr or ""):
-            url = _s(row, "issuePage") or ""
-            issues[url] = Evidence(
-                iri=_s(row, "issue") or "",
-                label=f"issue #{_s(row, 'issueNumber')} {_s(row, 'issueTitle')}",
-                url=url,
-                role="issue",
-            )
-    return list(issues.values())
+def _fixed_issues(session: Session, final: str) -> list[Evidence]:
+    return [
+        Evidence(
+            iri=_s(row, "issue") or "",
+            label=f"issue #{_s(row, 'issueNumber')} {_s(row, 'issueTitle')}",
+            url=_s(row, "issuePage"),
+            role="issue",
+        )
+        for row in session.run("fixed_issues", final=final)
+    ]
 
 
 def _people(posts: list[DiscussionPost], commits: list[CommitChange]) -> list[PersonActivity]:

@@ -24,7 +24,8 @@ from ratified_rdf.graph.vocab import XSD
 from ratified_rdf.resources import resource_dir
 
 ParamKind = TypingLiteral["iri", "string", "integer"]
-ParamValue = str | int
+ParamValue = str | int | tuple[str | int, ...]
+"""A value, or a tuple of values: tuples bind one ``VALUES`` row each (all of one length)."""
 
 _PARAM = re.compile(r"^#\s*Param\s+\?(\w+)\s+(iri|string|integer)\s*:\s*(.*)$")
 _ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
@@ -67,9 +68,22 @@ class QueryFile(BaseModel):
         missing = [p for p in declared if p not in values]
         if missing:
             raise QueryError(f"{self.name} needs a value for {', '.join(missing)}")
-        row = " ".join(render(declared[name], values[name]) for name in self._order())
+        lengths = {len(v) for v in values.values() if isinstance(v, tuple)}
+        if len(lengths) > 1:
+            raise QueryError(f"{self.name}: parameters given as lists must be of one length")
+        count = lengths.pop() if lengths else 1
+        rows = " ".join(
+            "("
+            + " ".join(
+                render(declared[name], value[index] if isinstance(value, tuple) else value)
+                for name in self._order()
+                for value in (values[name],)
+            )
+            + ")"
+            for index in range(count)
+        )
         return _PLACEHOLDER.sub(
-            lambda m: f"VALUES ({m.group(1).strip()}) {{ ({row}) }}", self.text, count=1
+            lambda m: f"VALUES ({m.group(1).strip()}) {{ {rows} }}", self.text, count=1
         )
 
     def _order(self) -> list[str]:
@@ -78,7 +92,7 @@ class QueryFile(BaseModel):
         return [v.lstrip("?$") for v in match.group(1).split()]
 
 
-def render(param: Param, value: ParamValue) -> str:
+def render(param: Param, value: str | int) -> str:
     """A parameter value as an RDF term in SPARQL syntax, by its declared kind."""
     if param.kind == "iri":
         text = str(value)

@@ -35,7 +35,9 @@ def run_query(
     record = QueryRun(
         name=name,
         sparql=sparql,
-        params={k: str(v) for k, v in values.items()},
+        params={
+            k: ", ".join(map(str, v)) if isinstance(v, tuple) else str(v) for k, v in values.items()
+        },
         rows=len(result.rows),
         engine_ms=round(result.engine_ms, 3),
     )

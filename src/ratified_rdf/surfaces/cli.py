@@ -14,7 +14,14 @@ from pathlib import Path
 import click
 from pyoxigraph import RdfFormat
 
-from ratified_rdf.answers.models import Answer, HistoryEntry, Verdict
+from ratified_rdf.answers.models import (
+    Answer,
+    CommitChange,
+    DiscussionPost,
+    HistoryEntry,
+    PersonActivity,
+    Verdict,
+)
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph.gate import GateRejected
 from ratified_rdf.graph.store import StoreError
@@ -137,6 +144,7 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
                 f"  ({entry.similarity:.1%}, {mark})"
             )
         lines.append("")
+    lines += _discussion_lines(answer)
     if answer.alternatives:
         lines.append("Did you mean:")
         lines += [f"  - {a.question}  ({a.reason})" for a in answer.alternatives]
@@ -158,6 +166,45 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
         if sparql:
             lines += [f"      {line}" for line in query.sparql.strip().splitlines()]
     return "\n".join(lines)
+
+
+def _discussion_lines(answer: Answer) -> list[str]:
+    """Posts and commits grouped by the revision they concerned, then the people."""
+    posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
+    commits = [r for r in answer.results if isinstance(r, CommitChange)]
+    people = [r for r in answer.results if isinstance(r, PersonActivity)]
+    if not posts and not commits:
+        return []
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for post in posts:
+        where = f"#{post.thread_number}" if post.thread_number else "mail"
+        mark = "" if post.while_changing else " [after publication]"
+        groups.setdefault(post.document, []).append(
+            (
+                post.created,
+                f"post    {where} {post.thread_title} — {post.author or '?'}, "
+                f'{post.created[:10]}, cites "{post.cited_text}"{mark}  {post.post_url}',
+            )
+        )
+    for commit in commits:
+        via = f" via PR #{commit.pull_request}" if commit.pull_request else ""
+        groups.setdefault(commit.document, []).append(
+            (
+                commit.date,
+                f"commit  {commit.subject} — {commit.author or '?'}, "
+                f"{commit.date[:10]}{via}  {commit.commit_url}",
+            )
+        )
+    lines = ["By revision (referred to or changed while the text was still changing):"]
+    for document, entries in sorted(groups.items(), key=lambda g: min(e[0] for e in g[1])):
+        lines.append(f"  {document}")
+        lines += [f"    {text}" for _, text in sorted(entries)]
+    if people:
+        lines.append(
+            "People: "
+            + ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:10])
+        )
+    return [*lines, ""]
 
 
 @main.command("query")

@@ -7,6 +7,7 @@ commits were all made with one address; overrides from ``records/tls13/people.to
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -20,7 +21,6 @@ from ratified_rdf.records.identity import (
     identities_from_git,
     link_evidence_from_prs,
     load_overrides,
-    read_archive,
     resolve_people,
 )
 from ratified_rdf.sources.git_repo import load_commit_map
@@ -286,7 +286,12 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Identity], li
         ],
         check=True,
     )
-    archive = read_archive(git_dir)
+    shown = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "show", "refs/heads/gh-pages:archive.json"],
+        check=True,
+        capture_output=True,
+    )
+    archive = json.loads(shown.stdout)
     commit_map = load_commit_map(bundle.parent / "commit-map.tsv")
     assert commit_map, "the corpus ships commit-map.tsv beside the bundle"
     identities = identities_from_git(git_dir) + identities_from_archive(archive) + BYLINES

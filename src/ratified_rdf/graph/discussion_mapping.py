@@ -8,9 +8,6 @@ the gate's fixed cost per validation stays small.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
-
-from pyoxigraph import Literal
 
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.mapping import (
@@ -131,12 +128,12 @@ def discussion_batches(
             batch.typed(iri, "rr:threadNumber", thread.number, XSD_INT)
             batch.text(iri, "dcterms:title", thread.title)
             batch.add(iri, "foaf:page", thread.url)
-            batch.typed(iri, "dcterms:created", _utc(thread.created), XSD_DT)
+            batch.typed(iri, "dcterms:created", thread.created, XSD_DT)
             batch.text(iri, "rr:state", thread.state)
             for label in thread.labels:
                 batch.text(iri, "rr:githubLabel", label)
             if thread.merged:
-                batch.typed(iri, "rr:mergedAt", _utc(thread.merged), XSD_DT)
+                batch.typed(iri, "rr:mergedAt", thread.merged, XSD_DT)
             if thread.author:
                 batch.add(iri, "sioc:has_creator", _account(batch, thread.author, people))
             for issue in thread.fixes:
@@ -146,7 +143,7 @@ def discussion_batches(
                 post_iri = v.post_iri(repository, thread.number, post.index)
                 batch.add(post_iri, "rdf:type", term("sioc:Post").value)
                 batch.add(post_iri, "sioc:has_container", iri)
-                batch.typed(post_iri, "dcterms:created", _utc(post.created), XSD_DT)
+                batch.typed(post_iri, "dcterms:created", post.created, XSD_DT)
                 batch.add(post_iri, "foaf:page", post.url)
                 batch.text(post_iri, "rr:postKind", post.kind)
                 batch.text(post_iri, "sioc:content", post.body)
@@ -263,7 +260,7 @@ def _commit(
     iri = v.commit_iri(repository, public)
     batch.add(iri, "rdf:type", term("rr:Commit").value)
     batch.text(iri, "rr:commitId", public)
-    batch.typed(iri, "prov:generatedAtTime", _utc(commit.committed_at), XSD_DT)
+    batch.typed(iri, "prov:generatedAtTime", commit.committed_at, XSD_DT)
     batch.add(iri, "foaf:page", v.commit_url(repository, public))
     batch.text(iri, "dcterms:title", commit.subject)
     person = people.iri(
@@ -288,7 +285,3 @@ def _account(batch: Batch, login: str, people: PeopleIndex) -> str:
     if person is not None:
         batch.add(iri, "sioc:account_of", person)
     return iri
-
-
-def _utc(moment: datetime) -> Literal | str:
-    return moment.isoformat()

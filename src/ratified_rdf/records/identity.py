@@ -17,7 +17,6 @@ over every rule.
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import tomllib
@@ -771,13 +770,6 @@ def identities_from_git(git_dir: str | Path) -> list[Identity]:
             if name or email:
                 seen.add(Identity(kind="git", name=name or None, email=email or None))
     return sorted(seen, key=Identity.sort_key)
-
-
-def read_archive(
-    git_dir: str | Path, ref: str = "refs/heads/gh-pages", path: str = "archive.json"
-) -> dict[str, Any]:
-    """The GitHub issue and pull-request archive kept in the repository (i-d-template style)."""
-    return json.loads(_git(git_dir, "show", f"{ref}:{path}"))
 
 
 def _archive_logins(archive: Mapping[str, Any]) -> Iterable[str]:

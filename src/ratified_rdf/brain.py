@@ -103,6 +103,8 @@ class Brain:
             )
         if target.intent is Intent.SECTION_BECAME:
             return intents.which_revision(session, question, target.section or "", target.draft)
+        if target.intent is Intent.WHO_TO_ASK:
+            return intents.who_to_ask(session, question, target.rfc, target.section or "")
         if target.intent in {Intent.DISCUSSION, Intent.COUNT}:
             return intents.discussion(
                 session, question, target.rfc, target.section or "", count=target.count

@@ -12,12 +12,14 @@ from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
 from ratified_rdf.graph import vocab as v
-from ratified_rdf.graph.discussion_mapping import PeopleIndex, discussion_batches
+from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
+from ratified_rdf.graph.expertise_mapping import expertise_batch
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import spec_batches
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer
 from ratified_rdf.records.discussion import DiscussionRecords, read_discussion
+from ratified_rdf.records.expertise import compute_expertise
 from ratified_rdf.records.identity import (
     Identity,
     identities_from_archive,
@@ -114,6 +116,9 @@ def build(
     )
     if discussion is not None:
         batches += list(discussion_batches(discussion, records, run))
+        batches.append(
+            expertise_batch(compute_expertise(discussion, records), SectionIris(records), run)
+        )
     with tqdm(
         total=len(batches),
         desc="validating (SHACL gate)",

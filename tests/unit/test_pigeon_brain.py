@@ -158,8 +158,8 @@ def test_rebuild_switches_runs_and_drops_the_old_graphs(pigeon_repo: Path) -> No
     assert first.run_id != second.run_id
     graphs = store.graphs()
     assert not any(first.run_id in g for g in graphs)
-    # records, spec, people, github, mail and git: one graph per source for this run.
-    assert sum(second.run_id in g for g in graphs) == 6
+    # records, spec, people, github, mail, git and expertise: one graph per source.
+    assert sum(second.run_id in g for g in graphs) == 7
     brain = Brain.from_store(store)
     assert sum(1 for _ in store.triples(brain.graphs[1:])) == second.triples
 

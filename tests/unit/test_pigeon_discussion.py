@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ratified_rdf import Brain, BuildReport, Verdict
-from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost, PersonActivity
+from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost, Expert, PersonActivity
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
@@ -144,3 +144,28 @@ def test_an_explicit_revision_wins_and_final_text_is_not_still_changing(brain: B
     assert [(r["rule"].value, r["changing"].value) for r in rows] == [
         ("explicit-revision", "false")
     ]
+
+
+def test_who_to_ask_ranks_people_with_reasons_and_lists_editors(brain: Brain) -> None:
+    answer = brain.ask("who should I ask about RFC 9999 section 3.1?")
+    assert answer.intent == "who_to_ask" and answer.verdict is Verdict.ANSWERED
+    experts = [r for r in answer.results if isinstance(r, Expert)]
+    participants = [e for e in experts if e.role == "participant"]
+    assert participants[0].name == "Alice Example"
+    assert (participants[0].posts, participants[0].commits) == (1, 2)
+    scores = [e.pagerank or 0 for e in participants]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1
+    assert all("while it was changing" in e.reason for e in participants)
+    editors = {e.name for e in experts if e.role == "editor"}
+    assert editors == {"Alice Example", "Bob Example"}  # -00 listed Bob, -01 on did not
+
+
+def test_expertise_scores_carry_their_computation(brain: Brain) -> None:
+    rows = brain.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX prov: <http://www.w3.org/ns/prov#> "
+        "SELECT (COUNT(?s) AS ?n) (SAMPLE(?algorithm) AS ?a) WHERE { "
+        "?s a rr:ExpertiseScore ; prov:wasGeneratedBy ?c . ?c rr:algorithm ?algorithm }"
+    ).rows
+    assert int(rows[0]["n"].value) > 4
+    assert "pagerank" in rows[0]["a"].value

@@ -56,6 +56,7 @@ from ratified_rdf.answers.router import Intent, route
             {"rfc": None, "section": "4.2.10", "count": "posts"},
         ),
         ("how many PRs touched RFC 8446 section 4.2.1?", Intent.COUNT, {"count": "pull requests"}),
+        ("who should I ask about RFC 8446 §4.2.8?", Intent.WHO_TO_ASK, {"section": "4.2.8"}),
     ],
 )
 def test_routes(question: str, intent: Intent, fields: dict[str, object]) -> None:

@@ -16,6 +16,7 @@ from ratified_rdf.answers.models import (
     Count,
     DiscussionPost,
     Evidence,
+    Expert,
     HistoryEntry,
     Holding,
     PersonActivity,
@@ -693,4 +694,84 @@ def _people(posts: list[DiscussionPost], commits: list[CommitChange]) -> list[Pe
     return sorted(
         (PersonActivity(name=n, posts=p, commits=c) for n, (p, c) in tally.items()),
         key=lambda person: (-(person.posts + person.commits), person.name),
+    )
+
+
+def who_to_ask(session: Session, question: str, rfc: int | None, section: str) -> Answer:
+    """People ranked by how central they were to a section's discussion while it changed,
+    then the editors of the drafts it came from, each with the reason."""
+    if rfc is None:
+        holders = session.run("rfc_sections_numbered", sectionNumber=section)
+        if len(holders) != 1:
+            return _which_rfc(session, question, section).model_copy(
+                update={"intent": "who_to_ask"}
+            )
+        rfc = int(_s(holders[0], "rfcNumber") or 0)
+    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    if not found:
+        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+    final = _s(found[0], "section") or ""
+    title = f"RFC {rfc} §{section} {_s(found[0], 'heading')}"
+    ranked = session.run("section_experts", final=final)
+    editors = session.run("section_editors", final=final)
+    experts: list[Expert] = []
+    for rank, row in enumerate(ranked, start=1):
+        posts, commits = int(_s(row, "posts") or 0), int(_s(row, "commits") or 0)
+        pagerank = float(_s(row, "pageRank") or 0)
+        experts.append(
+            Expert(
+                name=_s(row, "name") or "",
+                iri=_s(row, "person") or "",
+                role="participant",
+                reason=(
+                    f"{posts} posts and {commits} commits on this section while it was "
+                    f"changing; co-discussion PageRank {pagerank:.3f} (rank {rank})"
+                ),
+                posts=posts,
+                commits=commits,
+                pagerank=pagerank,
+                betweenness=float(_s(row, "betweenness") or 0),
+            )
+        )
+    for row in editors:
+        experts.append(
+            Expert(
+                name=_s(row, "name") or "",
+                iri=_s(row, "person") or "",
+                role="editor",
+                reason=f"an editor of the draft (author list through {_s(row, 'lastRevision')})",
+            )
+        )
+    evidence = [Evidence(iri=final, label=title, url=_s(found[0], "page"), role="rfc-section")]
+    if not experts:
+        return Answer(
+            question=question,
+            intent="who_to_ask",
+            verdict=Verdict.UNKNOWN,
+            summary=f"The graph doesn't know who to ask about {title}: nobody is recorded "
+            "discussing or changing it, and its drafts list no editors.",
+            evidence=evidence,
+            queries=session.queries,
+        )
+    top = [e for e in experts if e.role == "participant"][:3]
+    named = ", ".join(f"{e.name} ({e.posts} posts, {e.commits} commits)" for e in top)
+    editor_names = ", ".join(dict.fromkeys(e.name for e in experts if e.role == "editor"))
+    summary = (
+        f"For {title}, the people most central to its discussion while it changed were "
+        f"{named or 'nobody the graph records'}"
+        + (f"; the drafts' editors were {editor_names}" if editor_names else "")
+        + ". Ranked by co-discussion PageRank personalised to this section."
+    )
+    return Answer(
+        question=question,
+        intent="who_to_ask",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=list(experts),
+        evidence=evidence,
+        queries=session.queries,
+        note=(
+            "Activity in the record, not a measure of knowledge: these people referred to or "
+            "changed the section while it was changing."
+        ),
     )

@@ -166,6 +166,22 @@ class PersonActivity(BaseModel):
     commits: int
 
 
+class Expert(BaseModel):
+    """Someone to ask about a section, and why the graph suggests them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["expert"] = "expert"
+    name: str
+    iri: str
+    role: Literal["participant", "editor"]
+    reason: str
+    posts: int = 0
+    commits: int = 0
+    pagerank: float | None = None
+    betweenness: float | None = None
+
+
 class Count(BaseModel):
     """The number a counting question asked for; the list behind it follows in results."""
 
@@ -185,6 +201,7 @@ Result = Annotated[
     | DiscussionPost
     | CommitChange
     | PersonActivity
+    | Expert
     | Count,
     Field(discriminator="kind"),
 ]

@@ -20,6 +20,7 @@ class Intent(StrEnum):
     SECTION_BECAME = "section_became"
     SECTION_HISTORY = "section_history"
     DISCUSSION = "discussion"
+    WHO_TO_ASK = "who_to_ask"
     COUNT = "count"
     REVISION_CHAIN = "revision_chain"
     REVISIONS = "revisions"
@@ -61,6 +62,7 @@ _DISCUSSION = re.compile(
     r"this way|threads?|posts?|commits?|pull requests?|people)\b",
     re.I,
 )
+_WHO_TO_ASK = re.compile(r"\bwho (?:should i|could i|can i|to) ask\b|\bwho knows\b", re.I)
 _COUNT = re.compile(
     r"\bhow many (posts|comments|messages|threads|commits|pull requests|prs|people|issues)\b",
     re.I,
@@ -88,6 +90,10 @@ def route(question: str) -> Route:
             draft=revision.group(1).lower(),
             revision=revision.group(2),
             section=section,
+        )
+    if section and not revision and _WHO_TO_ASK.search(text):
+        return Route(
+            intent=Intent.WHO_TO_ASK, rfc=int(rfc.group(1)) if rfc else None, section=section
         )
     counted = _COUNT.search(text)
     if section and not revision and counted:

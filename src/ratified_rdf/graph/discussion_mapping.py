@@ -27,7 +27,7 @@ from ratified_rdf.records.discussion import (
     github_post_key,
     mail_post_key,
 )
-from ratified_rdf.records.identity import Identity, PeopleTable
+from ratified_rdf.records.identity import Identity, PeopleLookup, PeopleTable
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.sources.mail import MailMessage, archive_links_in
 
@@ -35,8 +35,8 @@ THREADS_PER_BATCH = 40
 COMMITS_PER_BATCH = 250
 
 
-class _Sections:
-    """Section IRIs by (document name, position)."""
+class SectionIris:
+    """Section IRIs by (document name, position), for records that point at sections."""
 
     def __init__(self, spec: SpecRecords) -> None:
         self._docs = {
@@ -46,6 +46,7 @@ class _Sections:
         self._cache: dict[str, list[str]] = {}
 
     def document(self, name: str) -> str:
+        """The IRI of a revision or RFC by name."""
         return self._docs[name][0]
 
     def __call__(self, ref: SectionRef) -> str:
@@ -56,26 +57,27 @@ class _Sections:
 
 
 class PeopleIndex:
-    """Person IRIs by identity, from a resolved people table."""
+    """Person IRIs by identity, login or address, from a resolved people table."""
 
     def __init__(self, table: PeopleTable) -> None:
         self.table = table
-        self._by_identity = {i: p.key for p in table.people for i in p.identities}
-        self._by_email = {e: p.key for p in table.people for e in p.emails}
+        self._keys = PeopleLookup(table)
 
     def iri(self, identity: Identity) -> str | None:
         """The IRI of the person holding ``identity``, if the table knows it."""
-        key = self._by_identity.get(identity)
-        return v.person_iri(key) if key else None
+        return _iri(self._keys.identity(identity))
 
     def login(self, login: str) -> str | None:
         """The IRI of the person holding a GitHub login."""
-        return self.iri(Identity(kind="github", login=login))
+        return _iri(self._keys.login(login))
 
     def email(self, address: str | None) -> str | None:
         """The IRI of the one person known under ``address`` (a mail sender), if any."""
-        key = self._by_email.get((address or "").lower())
-        return v.person_iri(key) if key else None
+        return _iri(self._keys.email(address))
+
+
+def _iri(key: str | None) -> str | None:
+    return v.person_iri(key) if key else None
 
 
 def people_batch(table: PeopleTable, run: RunContext) -> Batch:
@@ -104,7 +106,7 @@ def discussion_batches(
     """People (graph ``people``), threads, posts and citations (graph ``github``), then commit
     evidence (graph ``git``)."""
     repository = spec.brain.repository
-    sections = _Sections(spec)
+    sections = SectionIris(spec)
     people = PeopleIndex(discussion.people)
     yield people_batch(discussion.people, run)
     citations: dict[str, list[CitationRecord]] = {}
@@ -179,7 +181,7 @@ def discussion_batches(
 
 
 def _citations(
-    batch: Batch, post_iri: str, records: list[CitationRecord], sections: _Sections
+    batch: Batch, post_iri: str, records: list[CitationRecord], sections: SectionIris
 ) -> None:
     """A post's citations: resolved ones with their section, the others with their reason."""
     for citation in records:
@@ -205,7 +207,7 @@ def _citations(
 def _mail_batches(
     discussion: DiscussionRecords,
     citations: dict[str, list[CitationRecord]],
-    sections: _Sections,
+    sections: SectionIris,
     people: PeopleIndex,
     run: RunContext,
 ) -> Iterator[Batch]:
@@ -250,7 +252,7 @@ def _commit(
     batch: Batch,
     evidence: CommitEvidence,
     repository: str,
-    sections: _Sections,
+    sections: SectionIris,
     pulls: set[int],
     people: PeopleIndex,
 ) -> None:

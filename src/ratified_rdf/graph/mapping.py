@@ -60,10 +60,10 @@ class Batch:
         self.add(subject, predicate, Literal(_lexical(value), datatype=datatype))
 
 
-def _canonical_decimal(value: float) -> str:
+def canonical_decimal(value: float) -> str:
     """xsd:decimal in canonical form ("1", "0.9"), as stores normalise it, so a re-read
     value compares equal to the written one."""
-    return format(Decimal(str(round(value, 4))).normalize(), "f")
+    return format(Decimal(str(round(value, 6))).normalize(), "f")
 
 
 def _lexical(value: object) -> str:
@@ -268,7 +268,7 @@ def _alignment_batch(
             final_iri = target_sections[record.target_rfc][record.target_position]
             batch.add(iri, "rr:finalSection", final_iri)
             batch.add(section_iri, "rr:alignsWith", final_iri)
-            batch.typed(iri, "rr:textSimilarity", _canonical_decimal(record.similarity), XSD_DEC)
+            batch.typed(iri, "rr:textSimilarity", canonical_decimal(record.similarity), XSD_DEC)
             batch.typed(iri, "rr:stillChanging", record.similarity < STILL_CHANGING_BELOW, XSD_BOOL)
     return batch
 

@@ -900,3 +900,27 @@ def _pull_authors(git_dir: str | Path, head: str, base: str | None) -> set[tuple
         name, _, email = line.partition("\t")
         signatures.add((name, email))
     return signatures
+
+
+class PeopleLookup:
+    """Person keys by identity, GitHub login or mail address, from a resolved table."""
+
+    def __init__(self, table: PeopleTable) -> None:
+        self._by_identity = {i: p.key for p in table.people for i in p.identities}
+        self._by_email = {e: p.key for p in table.people for e in p.emails}
+
+    def identity(self, identity: Identity) -> str | None:
+        """The key of the person holding ``identity``."""
+        return self._by_identity.get(identity)
+
+    def login(self, login: str | None) -> str | None:
+        """The key of the person holding a GitHub login."""
+        return self._by_identity.get(Identity(kind="github", login=login)) if login else None
+
+    def email(self, address: str | None) -> str | None:
+        """The key of the one person known under a mail address."""
+        return self._by_email.get((address or "").lower())
+
+    def git(self, name: str, email: str) -> str | None:
+        """The key of the person behind a git signature."""
+        return self._by_identity.get(Identity(kind="git", name=name or None, email=email or None))

@@ -8,7 +8,8 @@ from typing import IO
 from pyoxigraph import RdfFormat
 
 from ratified_rdf.answers import intents
-from ratified_rdf.answers.models import Answer
+from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
+from ratified_rdf.answers.models import Alternative, Answer
 from ratified_rdf.answers.router import Intent, route
 from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import vocab as v
@@ -37,6 +38,7 @@ class Brain:
         self.brain_id = brain_id
         self.read_graphs: list[str] = []
         self.graphs: list[str] = []
+        self._headings: tuple[HeadingIndex, QueryRun] | None = None
         self.refresh()
 
     @classmethod
@@ -89,6 +91,7 @@ class Brain:
         """Re-read which run is current (after a rebuild by another process)."""
         self.graphs = current_graphs(self.store, self.brain_id)
         self.read_graphs = [g for g in self.graphs if g != v.catalog_graph(self.brain_id)]
+        self._headings = None
 
     def _session(self) -> intents.Session:
         return intents.Session(self.store, self.read_graphs)
@@ -103,6 +106,8 @@ class Brain:
             )
         if target.intent is Intent.SECTION_BECAME:
             return intents.which_revision(session, question, target.section or "", target.draft)
+        if target.topic:
+            return self._by_heading(session, question, target.intent)
         if target.intent is Intent.WHO_TO_ASK:
             return intents.who_to_ask(session, question, target.rfc, target.section or "")
         if target.intent in {Intent.DISCUSSION, Intent.COUNT}:
@@ -118,6 +123,74 @@ class Brain:
         if target.intent is Intent.HOLDINGS:
             return intents.holdings(session, question)
         return intents.out_of_scope(session, question, target.reason or "it is out of scope")
+
+    def heading_index(self) -> tuple[HeadingIndex, QueryRun]:
+        """The heading search index over every section heading, built on first use."""
+        if self._headings is None:
+            rows, run = run_query(self.store, self.read_graphs, "headings")
+            entries = [
+                HeadingEntry(
+                    section=row["section"].value,
+                    heading=row["heading"].value,
+                    number=row["number"].value if "number" in row else None,
+                    document=row["documentLabel"].value,
+                    is_rfc="rfcNumber" in row,
+                    # An RFC section stands for itself (its alignment with a later RFC is
+                    # the next chain); a revision's section for the RFC section it became.
+                    final=(
+                        row["section"].value
+                        if "rfcNumber" in row
+                        else row["final"].value
+                        if "final" in row
+                        else None
+                    ),
+                )
+                for row in rows
+            ]
+            self._headings = (HeadingIndex.build(entries), run)
+        return self._headings
+
+    def _by_heading(self, session: intents.Session, question: str, intent: Intent) -> Answer:
+        """Find the section a question is about by its heading, then answer for it."""
+        index, run = self.heading_index()
+        found = index.search(question)
+        session.queries.append(run)
+        rfc_hits = [h for h in found.hits if h.entry.is_rfc and h.entry.number]
+        if not rfc_hits:
+            terms = ", ".join(found.query_terms) or "none"
+            return intents.out_of_scope(
+                session, question, f"no RFC section heading matches its words (terms: {terms})"
+            )
+        best = rfc_hits[0]
+        rfc = int(best.entry.document.removeprefix("RFC ").strip())
+        number = best.entry.number or ""
+        if intent is Intent.WHO_TO_ASK:
+            answer = intents.who_to_ask(session, question, rfc, number)
+        else:
+            answer = intents.discussion(session, question, rfc, number)
+        matched = ", ".join(f"'{w}'" for w in best.matched)
+        lead = (
+            f"Matched the words {matched} to the heading of {best.entry.document} "
+            f"§{number} {best.entry.heading}. "
+        )
+        asking = "who should I ask about" if intent is Intent.WHO_TO_ASK else "who discussed"
+        alternatives = [
+            Alternative(
+                question=f"{asking} {hit.entry.document} section {hit.entry.number}?",
+                reason=(
+                    f"runner-up heading: {hit.entry.heading} (matched "
+                    + ", ".join(f"'{w}'" for w in hit.matched)
+                    + ")"
+                ),
+            )
+            for hit in rfc_hits[1:2]
+        ]
+        return answer.model_copy(
+            update={
+                "summary": lead + answer.summary,
+                "alternatives": [*answer.alternatives, *alternatives],
+            }
+        )
 
     def section_became(self, draft: str, revision: str, section: str) -> Answer:
         """What section ``section`` of revision ``revision`` of ``draft`` became in the RFC."""

@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
-from ratified_rdf.graph.expertise_mapping import expertise_batch
+from ratified_rdf.graph.expertise_mapping import expertise_batches
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import spec_batches
 from ratified_rdf.graph.store import OxigraphStore
@@ -116,8 +116,8 @@ def build(
     )
     if discussion is not None:
         batches += list(discussion_batches(discussion, records, run))
-        batches.append(
-            expertise_batch(compute_expertise(discussion, records), SectionIris(records), run)
+        batches += list(
+            expertise_batches(compute_expertise(discussion, records), SectionIris(records), run)
         )
     with tqdm(
         total=len(batches),

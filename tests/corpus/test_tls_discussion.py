@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ratified_rdf import Brain, Verdict
-from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost
+from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost, Expert
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.corpus
@@ -81,3 +81,27 @@ def test_sean_turner_is_one_person(tls_brain: Brain) -> None:
         "FILTER(CONTAINS(LCASE(?name), 'sean turner')) }"
     ).rows
     assert len(rows) == 1
+
+
+def test_why_early_data_resolves_by_heading_with_a_runner_up(tls_brain: Brain) -> None:
+    answer = tls_brain.ask("why does early data work this way?")
+    assert answer.verdict is Verdict.ANSWERED
+    assert answer.summary.startswith(
+        "Matched the words 'early', 'data' to the heading of RFC 8446 §4.2.10 "
+        "Early Data Indication."
+    )
+    assert answer.alternatives and "End of Early Data" in answer.alternatives[0].reason
+    assert "headings" in {q.name for q in answer.queries}
+    assert any(
+        e.url == "https://www.rfc-editor.org/rfc/rfc8446#section-4.2.10" for e in answer.evidence
+    )
+
+
+def test_who_to_ask_about_key_share_ranks_real_people(tls_brain: Brain) -> None:
+    answer = tls_brain.ask("who should I ask about key share?")
+    assert answer.intent == "who_to_ask" and answer.verdict is Verdict.ANSWERED
+    assert "RFC 8446 §4.2.8 Key Share" in answer.summary
+    experts = [r for r in answer.results if isinstance(r, Expert) and r.role == "participant"]
+    assert experts[0].name == "Eric Rescorla" and experts[0].commits > 10
+    assert len(experts) >= 5
+    assert all(e.reason and e.pagerank is not None for e in experts)

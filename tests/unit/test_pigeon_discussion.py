@@ -169,3 +169,16 @@ def test_expertise_scores_carry_their_computation(brain: Brain) -> None:
     ).rows
     assert int(rows[0]["n"].value) > 4
     assert "pagerank" in rows[0]["a"].value
+
+
+def test_a_question_without_a_number_finds_its_section_by_heading(brain: Brain) -> None:
+    answer = brain.ask("why does the take-off rule look like this?")
+    assert answer.intent == "discussion" and answer.verdict is Verdict.ANSWERED
+    assert answer.summary.startswith("Matched the words 'take-off' to the heading of RFC 9999 §3.1")
+    assert answer.queries[0].name == "headings"
+
+
+def test_a_topic_no_heading_matches_is_unknown(brain: Brain) -> None:
+    answer = brain.ask("why does the quantum teleporter work this way?")
+    assert answer.verdict is Verdict.UNKNOWN
+    assert "no RFC section heading matches" in answer.summary

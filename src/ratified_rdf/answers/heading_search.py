@@ -37,6 +37,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import snowballstemmer
 from pydantic import BaseModel, ConfigDict
@@ -60,7 +61,7 @@ STOP_WORDS: frozenset[str] = frozenset(
         "here", "some", "any", "such", "not", "no", "just", "also", "very", "really",
         # forms of be, have, do and the modal verbs
         "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had",
-        "having", "do", "does", "did", "doing", "done", "can", "could", "should", "would",
+        "having", "do", "does", "did", "doing", "can", "could", "should", "would",
         "will", "shall", "may", "might", "must",
         # question words
         "who", "whom", "whose", "what", "which", "when", "where", "why", "how",
@@ -72,13 +73,14 @@ STOP_WORDS: frozenset[str] = frozenset(
         "discussion", "talk", "talked",
         # the document's own furniture: no heading is found by saying "section"
         "section", "sections", "sec", "rfc", "rfcs", "draft", "drafts", "revision",
-        "revisions", "spec", "specification", "document", "appendix",
+        "revisions", "specification", "document", "appendix",
     }
 )  # fmt: skip
 """Words never used as terms, checked lower-cased before stemming.
 
 Kept small on purpose: a word that names a thing in some protocol heading ("key", "share",
-"early", "data", "end", "new", "finished", "hello", "update") must stay searchable.
+"early", "data", "end", "new", "finished", "hello", "update", "done" as in "Server Hello
+Done", "spec" as in "Change Cipher Spec") must stay searchable.
 """
 
 ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -100,23 +102,23 @@ PROTOCOL_NAMES: frozenset[str] = frozenset({"tls", "ssl", "dtls", "quic", "http"
 """Names dropped together with a version number that follows them ("TLS 1.3", "SSL 3.0")."""
 
 _CONCEPT = "~"
-_CHUNK = re.compile(r"[^\s/+,;:!?\"\[\]{}<>=|]+")
+# Runs of letters, digits and the marks that may sit inside a word; "/", "§", "?" … separate.
+_CHUNK = re.compile(r"[\w'().-]+")
+_DROPPED = re.compile(r"['()]")
+_JOINERS = re.compile(r"[-_]+")
 _VERSION = re.compile(r"v?\d{1,2}(?:\.\d{1,2})+", re.IGNORECASE)
 _ATTACHED_VERSION = re.compile(r"([a-z]+?)v?\d{1,2}(?:\.\d{1,2})+", re.IGNORECASE)
 # "ClientHello" → Client Hello, "TLSCiphertext" → TLS Ciphertext; "PSKs" stays one word.
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _ACRONYM_PLURAL = re.compile(r"[A-Z0-9]*[A-Z][A-Z0-9]*s")
 _STEMMER = snowballstemmer.stemmer("english")
-_STEMS: dict[str, str] = {}
 
 
+# The stemmer is pure Python and questions repeat the same few hundred words; bounded because a
+# long-running server sees whatever people type.
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    # The stemmer is pure Python; a question repeats the same few hundred words, so cache them.
-    stem = _STEMS.get(word)
-    if stem is None:
-        stem = word if word.isdigit() else _STEMMER.stemWord(word)
-        _STEMS[word] = stem
-    return stem
+    return word if word.isdigit() else _STEMMER.stemWord(word)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +148,7 @@ def _words(text: str) -> tuple[list[_Word], list[tuple[str, int]], list[str]]:
     compounds: list[tuple[str, int]] = []
     for match in _CHUNK.finditer(text):
         raw = match.group().strip(".-_'()")
-        cleaned = re.sub(r"['()]", "", raw)
+        cleaned = _DROPPED.sub("", raw)
         if not cleaned:
             continue
         attached = _ATTACHED_VERSION.fullmatch(cleaned)
@@ -167,7 +169,7 @@ def _words(text: str) -> tuple[list[_Word], list[tuple[str, int]], list[str]]:
         index = len(chunks)
         chunks.append(raw)
         for piece in cleaned.split("."):
-            parts = [p for seg in re.split(r"[-_]+", piece) for p in _CAMEL.split(seg) if p]
+            parts = [p for seg in _JOINERS.split(piece) for p in _CAMEL.split(seg) if p]
             stems: list[str] = []
             for part in parts:
                 # An acronym's plural ("PSKs", "IVs") is the acronym: Snowball keeps the "s"
@@ -215,10 +217,10 @@ def _analyse(text: str) -> _Analysis:
 
 
 def heading_terms(text: str) -> tuple[str, ...]:
-    """The distinct search terms of ``text`` in text order, as both questions and headings see it.
+    """The distinct search terms of ``text``, as questions and headings alike are read.
 
-    Stems of the words that are not stop words or numbers, hyphen/underscore/CamelCase
-    compounds, and ``~concept`` terms for the :data:`ALIASES` phrases found.
+    Stems of the words that are not stop words or numbers and hyphenated compounds, in text
+    order, then a ``~concept`` term for each :data:`ALIASES` phrase found.
     """
     return _query_terms(_analyse(text))
 
@@ -296,6 +298,10 @@ class _Group:
     headings: tuple[int, ...]
     """Indices of the distinct headings the group's sections carry."""
     documents: int
+    wording: str
+    """The representative's normalised heading."""
+    rank: tuple[bool, int, str]
+    """Tie-break among equal scores: RFC sections, then more documents, then the IRI."""
 
 
 class HeadingIndex:
@@ -310,23 +316,30 @@ class HeadingIndex:
         """Use :meth:`build`; this stores what it computed."""
         self._headings = headings
         self._groups = groups
-        self._lengths = [len(a.terms) for a in analyses]
-        self._frequencies = [Counter(a.terms) for a in analyses]
-        postings: dict[str, list[int]] = defaultdict(list)
-        for index, frequencies in enumerate(self._frequencies):
-            for term in frequencies:
-                postings[term].append(index)
-        self._postings = dict(postings)
+        self._frequencies = tuple(Counter(a.terms) for a in analyses)
         count = len(headings)
-        self._idf = {
-            term: math.log(1 + (count - len(docs) + 0.5) / (len(docs) + 0.5))
-            for term, docs in self._postings.items()
-        }
-        self._avgdl = (sum(self._lengths) / count) if count else 0.0
-        self._groups_of: dict[int, list[int]] = defaultdict(list)
+        lengths = [len(a.terms) for a in analyses]
+        average = (sum(lengths) / count) if count else 0.0
+        postings: dict[str, list[int]] = defaultdict(list)
+        for heading, frequencies in enumerate(self._frequencies):
+            for term in frequencies:
+                postings[term].append(heading)
+        # A question counts each term once, so a term's BM25 gain in a heading never depends on
+        # the question: compute every (term, heading) gain here and only add them up in search.
+        self._gains: dict[str, tuple[tuple[int, float], ...]] = {}
+        for term, found in postings.items():
+            idf = math.log(1 + (count - len(found) + 0.5) / (len(found) + 0.5))
+            gains = []
+            for heading in found:
+                frequency = self._frequencies[heading][term]
+                norm = K1 * (1 - B + B * lengths[heading] / average)
+                gains.append((heading, idf * frequency * (K1 + 1) / (frequency + norm)))
+            self._gains[term] = tuple(gains)
+        groups_of: dict[int, list[int]] = defaultdict(list)
         for number, group in enumerate(groups):
             for heading in group.headings:
-                self._groups_of[heading].append(number)
+                groups_of[heading].append(number)
+        self._groups_of = {heading: tuple(numbers) for heading, numbers in groups_of.items()}
 
     @classmethod
     def build(cls, entries: Iterable[HeadingEntry]) -> HeadingIndex:
@@ -344,16 +357,7 @@ class HeadingIndex:
             wordings.setdefault(normalise_heading(entry.heading), entry.heading)
         keys = tuple(sorted(wordings))
         position = {key: i for i, key in enumerate(keys)}
-        groups = tuple(
-            _Group(
-                representative=min(
-                    group, key=lambda e, final=final: _representative_order(e, final)
-                ),
-                headings=tuple(sorted({position[normalise_heading(e.heading)] for e in group})),
-                documents=len({e.document for e in group}),
-            )
-            for final, group in sorted(members.items())
-        )
+        groups = tuple(_group(key, group, position) for key, group in sorted(members.items()))
         headings = tuple(wordings[key] for key in keys)
         return cls(headings, tuple(_analyse(h) for h in headings), groups)
 
@@ -368,13 +372,7 @@ class HeadingIndex:
         scores: dict[int, float] = {}
         # Sorted so the floating-point sum is the same whatever order the question used.
         for term in sorted(query):
-            idf = self._idf.get(term)
-            if idf is None:
-                continue
-            for heading in self._postings[term]:
-                frequency = self._frequencies[heading][term]
-                norm = K1 * (1 - B + B * self._lengths[heading] / self._avgdl)
-                gain = idf * frequency * (K1 + 1) / (frequency + norm)
+            for heading, gain in self._gains.get(term, ()):
                 scores[heading] = scores.get(heading, 0.0) + gain
         best: dict[int, tuple[float, int]] = {}
         for heading, score in scores.items():
@@ -383,15 +381,8 @@ class HeadingIndex:
                 held = best.get(group)
                 if held is None or (rounded, -heading) > (held[0], -held[1]):
                     best[group] = (rounded, heading)
-        ranked = sorted(
-            best.items(),
-            key=lambda item: (
-                -item[1][0],
-                not self._groups[item[0]].representative.is_rfc,
-                -self._groups[item[0]].documents,
-                self._groups[item[0]].representative.section,
-            ),
-        )
+        groups = self._groups
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], groups[item[0]].rank))
         hits: list[HeadingHit] = []
         kept: dict[str, str] = {}  # normalised heading → document of the hit that showed it
         for group_number, (score, heading) in ranked:
@@ -399,7 +390,7 @@ class HeadingIndex:
                 break
             group = self._groups[group_number]
             entry = group.representative
-            wording = normalise_heading(entry.heading)
+            wording = group.wording
             # The same heading under another RFC (RFC 8446 and RFC 9846 both say "Key Share")
             # is the same concept to the reader; two sections of one document stay apart.
             if kept.get(wording, entry.document) != entry.document:
@@ -415,6 +406,18 @@ class HeadingIndex:
                 )
             )
         return SearchResult(question=question, query_terms=query, hits=tuple(hits))
+
+
+def _group(key: str, members: list[HeadingEntry], position: Mapping[str, int]) -> _Group:
+    representative = min(members, key=lambda entry: _representative_order(entry, key))
+    documents = len({entry.document for entry in members})
+    return _Group(
+        representative=representative,
+        headings=tuple(sorted({position[normalise_heading(e.heading)] for e in members})),
+        documents=documents,
+        wording=normalise_heading(representative.heading),
+        rank=(not representative.is_rfc, -documents, representative.section),
+    )
 
 
 def _matched(analysis: _Analysis, heading_terms: Counter[str]) -> tuple[str, ...]:

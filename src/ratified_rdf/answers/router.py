@@ -38,6 +38,8 @@ class Route(BaseModel):
     revision: str | None = None
     rfc: int | None = None
     section: str | None = None
+    topic: bool = False
+    """The question names no section: find it by searching section headings."""
     count: str | None = None
     """What a counting question counts: posts, threads, commits, pull requests, people."""
     reason: str | None = None
@@ -62,6 +64,7 @@ _DISCUSSION = re.compile(
     r"this way|threads?|posts?|commits?|pull requests?|people)\b",
     re.I,
 )
+_WHY = re.compile(r"\b(why|who discussed|who changed|how come)\b", re.I)
 _WHO_TO_ASK = re.compile(r"\bwho (?:should i|could i|can i|to) ask\b|\bwho knows\b", re.I)
 _COUNT = re.compile(
     r"\bhow many (posts|comments|messages|threads|commits|pull requests|prs|people|issues)\b",
@@ -91,9 +94,12 @@ def route(question: str) -> Route:
             revision=revision.group(2),
             section=section,
         )
-    if section and not revision and _WHO_TO_ASK.search(text):
+    if not revision and _WHO_TO_ASK.search(text):
         return Route(
-            intent=Intent.WHO_TO_ASK, rfc=int(rfc.group(1)) if rfc else None, section=section
+            intent=Intent.WHO_TO_ASK,
+            rfc=int(rfc.group(1)) if rfc else None,
+            section=section,
+            topic=section is None,
         )
     counted = _COUNT.search(text)
     if section and not revision and counted:
@@ -129,6 +135,8 @@ def route(question: str) -> Route:
             draft=draft.group(1).lower() if draft else None,
             section=section,
         )
+    if not section and not revision and _WHY.search(text):
+        return Route(intent=Intent.DISCUSSION, topic=True)
     return Route(
         intent=Intent.OUT_OF_SCOPE,
         reason="no question this brain answers matches it",

@@ -30,7 +30,10 @@ def run_query(
 ) -> tuple[list[dict[str, Term]], QueryRun]:
     """Bind ``params`` into ``sparql/<name>.rq``, run it over ``graphs``, return rows and record."""
     values = params or {}
-    sparql = load_query(name).bind(values)
+    query = load_query(name)
+    sparql = query.bind(values)
+    if graphs is not None and query.reads:
+        graphs = [g for g in graphs if g.rsplit("/", 1)[-1] in query.reads]
     result = store.query(sparql, graphs)
     record = QueryRun(
         name=name,

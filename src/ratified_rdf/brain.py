@@ -106,6 +106,10 @@ class Brain:
             )
         if target.intent is Intent.SECTION_BECAME:
             return intents.which_revision(session, question, target.section or "", target.draft)
+        if target.intent is Intent.THREAD and target.number is not None:
+            return intents.thread_lookup(session, question, target.number)
+        if target.intent is Intent.PERSON and target.who:
+            return intents.person_lookup(session, question, target.who)
         if target.topic:
             return self._by_heading(session, question, target.intent)
         if target.intent is Intent.WHO_TO_ASK:

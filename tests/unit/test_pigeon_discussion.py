@@ -182,3 +182,19 @@ def test_a_topic_no_heading_matches_is_unknown(brain: Brain) -> None:
     answer = brain.ask("why does the quantum teleporter work this way?")
     assert answer.verdict is Verdict.UNKNOWN
     assert "no RFC section heading matches" in answer.summary
+
+
+def test_pull_request_lookup_lists_the_sections_its_commits_changed(brain: Brain) -> None:
+    answer = brain.ask("what is PR #2?")
+    assert answer.intent == "thread" and answer.verdict is Verdict.ANSWERED
+    assert answer.summary.startswith('#2 is a pull request, merged: "Clarify take-off"')
+    assert [e.label for e in answer.evidence if e.role == "rfc-section"] == ["Take-off"]
+    missing = brain.ask("what is issue #77?")
+    assert missing.verdict is Verdict.UNKNOWN
+
+
+def test_person_lookup_by_name_or_login(brain: Brain) -> None:
+    by_name = brain.ask("what did Bob Example work on?")
+    by_login = brain.ask("who is bob-example?")
+    assert by_name.verdict is Verdict.ANSWERED and by_login.summary == by_name.summary
+    assert "Take-off (0 posts, 1 commits)" in by_name.summary

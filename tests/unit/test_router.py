@@ -57,6 +57,12 @@ from ratified_rdf.answers.router import Intent, route
         ),
         ("how many PRs touched RFC 8446 section 4.2.1?", Intent.COUNT, {"count": "pull requests"}),
         ("who should I ask about RFC 8446 §4.2.8?", Intent.WHO_TO_ASK, {"section": "4.2.8"}),
+        ("who should I ask about key share?", Intent.WHO_TO_ASK, {"topic": True}),
+        ("why does early data work this way?", Intent.DISCUSSION, {"topic": True}),
+        ("what is PR #1091?", Intent.THREAD, {"number": 1091}),
+        ("show issue 451", Intent.THREAD, {"number": 451}),
+        ("what did Dave Garrett work on?", Intent.PERSON, {"who": "Dave Garrett"}),
+        ("who is ekr?", Intent.PERSON, {"who": "ekr"}),
     ],
 )
 def test_routes(question: str, intent: Intent, fields: dict[str, object]) -> None:

@@ -21,7 +21,9 @@ from ratified_rdf.answers.models import (
     Holding,
     PersonActivity,
     RevisionEntry,
+    SectionActivity,
     SectionFate,
+    ThreadInfo,
     Verdict,
 )
 from ratified_rdf.graph import vocab as v
@@ -774,4 +776,115 @@ def who_to_ask(session: Session, question: str, rfc: int | None, section: str) -
             "Activity in the record, not a measure of knowledge: these people referred to or "
             "changed the section while it was changing."
         ),
+    )
+
+
+def thread_lookup(session: Session, question: str, number: int) -> Answer:
+    """An issue or pull request by number, with the RFC sections its commits changed."""
+    rows = session.run("thread", number=number)
+    if not rows:
+        return out_of_scope(session, question, f"it holds no issue or pull request #{number}")
+    row = rows[0]
+    is_pull = (_s(row, "kind") or "").endswith("#PullRequest")
+    thread = ThreadInfo(
+        number=number,
+        title=_s(row, "title") or "",
+        state=_s(row, "state") or "",
+        url=_s(row, "page") or "",
+        author=_s(row, "login"),
+        created=_s(row, "created") or "",
+        is_pull_request=is_pull,
+    )
+    changes = session.run("thread_changes", thread=_s(row, "thread") or "") if is_pull else []
+    touched: dict[str, SectionActivity] = {}
+    commits: dict[str, set[str]] = {}
+    for change in changes:
+        final = _s(change, "finalPage") or ""
+        commits.setdefault(final, set()).add(_s(change, "commit") or "")
+        touched[final] = SectionActivity(
+            section=_s(change, "finalTitle") or "", url=final, commits=len(commits[final])
+        )
+    kind = "a pull request" if is_pull else "an issue"
+    sections = ", ".join(f"{t.section}" for t in touched.values())
+    summary = (
+        f'#{number} is {kind}, {thread.state.lower()}: "{thread.title}"'
+        + (f", opened by {thread.author}" if thread.author else "")
+        + f" on {thread.created[:10]}."
+        + (f" Its commits changed {len(touched)} RFC sections: {sections}." if touched else "")
+    )
+    evidence = [
+        Evidence(
+            iri=_s(row, "thread") or "",
+            label=f"#{number} {thread.title}",
+            url=thread.url,
+            role="pull-request" if is_pull else "issue",
+        ),
+        *(
+            Evidence(iri=t.url, label=t.section, url=t.url, role="rfc-section")
+            for t in touched.values()
+        ),
+    ]
+    return Answer(
+        question=question,
+        intent="thread",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=[thread, *touched.values()],
+        evidence=evidence,
+        queries=session.queries,
+    )
+
+
+def person_lookup(session: Session, question: str, who: str) -> Answer:
+    """What a person was most active on while the text changed."""
+    found = session.run("person", who=who)
+    if not found:
+        return out_of_scope(session, question, f"it knows nobody named or logged in as {who!r}")
+    if len({_s(r, "person") for r in found}) > 1:
+        return Answer(
+            question=question,
+            intent="person",
+            verdict=Verdict.AMBIGUOUS,
+            summary=f"Several people are known as {who!r}; say which one.",
+            alternatives=[
+                Alternative(question=f"what did {_s(r, 'name')} work on?", reason="same name")
+                for r in found
+            ],
+            queries=session.queries,
+        )
+    person = _s(found[0], "person") or ""
+    name = _s(found[0], "name") or who
+    rows = session.run("person_activity", person=person)
+    overall = next((r for r in rows if _s(r, "section") is None), None)
+    sections = [
+        SectionActivity(
+            section=_s(r, "sectionTitle") or "",
+            url=_s(r, "sectionPage") or "",
+            posts=int(_s(r, "posts") or 0),
+            commits=int(_s(r, "commits") or 0),
+            pagerank=float(_s(r, "pageRank") or 0),
+        )
+        for r in rows
+        if _s(r, "section") is not None
+    ]
+    if overall is None:
+        summary = f"The graph knows {name}, but records no posts or commits by them on a section."
+    else:
+        top = ", ".join(f"{s.section} ({s.posts} posts, {s.commits} commits)" for s in sections[:5])
+        summary = (
+            f"{name} wrote {_s(overall, 'posts')} posts and {_s(overall, 'commits')} commits "
+            f"on sections while they were changing; most on {top}."
+        )
+    return Answer(
+        question=question,
+        intent="person",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=list(sections),
+        evidence=[
+            Evidence(iri=s.url, label=s.section, url=s.url, role="rfc-section")
+            for s in sections[:10]
+        ],
+        queries=session.queries,
+        note="Activity in the record: posts and commits, not a measure of knowledge.",
     )

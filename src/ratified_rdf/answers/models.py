@@ -182,6 +182,34 @@ class Expert(BaseModel):
     betweenness: float | None = None
 
 
+class ThreadInfo(BaseModel):
+    """An issue or pull request."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["thread"] = "thread"
+    number: int
+    title: str
+    state: str
+    url: str
+    author: str | None
+    created: str
+    is_pull_request: bool
+
+
+class SectionActivity(BaseModel):
+    """A section someone (or something) touched, with how much."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["section_activity"] = "section_activity"
+    section: str
+    url: str
+    posts: int = 0
+    commits: int = 0
+    pagerank: float | None = None
+
+
 class Count(BaseModel):
     """The number a counting question asked for; the list behind it follows in results."""
 
@@ -202,6 +230,8 @@ Result = Annotated[
     | CommitChange
     | PersonActivity
     | Expert
+    | ThreadInfo
+    | SectionActivity
     | Count,
     Field(discriminator="kind"),
 ]

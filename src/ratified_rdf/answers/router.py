@@ -21,6 +21,8 @@ class Intent(StrEnum):
     SECTION_HISTORY = "section_history"
     DISCUSSION = "discussion"
     WHO_TO_ASK = "who_to_ask"
+    THREAD = "thread"
+    PERSON = "person"
     COUNT = "count"
     REVISION_CHAIN = "revision_chain"
     REVISIONS = "revisions"
@@ -38,6 +40,10 @@ class Route(BaseModel):
     revision: str | None = None
     rfc: int | None = None
     section: str | None = None
+    number: int | None = None
+    """An issue or pull request number."""
+    who: str | None = None
+    """A person's name or login."""
     topic: bool = False
     """The question names no section: find it by searching section headings."""
     count: str | None = None
@@ -64,6 +70,12 @@ _DISCUSSION = re.compile(
     r"this way|threads?|posts?|commits?|pull requests?|people)\b",
     re.I,
 )
+_THREAD = re.compile(r"\b(?:pr|pull request|pull|issue)\s*#?\s*(\d{1,5})\b", re.I)
+_PERSON = re.compile(
+    r"^(?:what (?:did|has|does)|which sections did)\s+(.+?)\s+"
+    r"(?:work(?:ed)? on|do|change|discuss|touch)\b|^who is\s+(.+?)\??$",
+    re.I,
+)
 _WHY = re.compile(r"\b(why|who discussed|who changed|how come)\b", re.I)
 _WHO_TO_ASK = re.compile(r"\bwho (?:should i|could i|can i|to) ask\b|\bwho knows\b", re.I)
 _COUNT = re.compile(
@@ -87,6 +99,12 @@ def route(question: str) -> Route:
     rfc = _RFC.search(text)
     if _HOLDINGS.search(text):
         return Route(intent=Intent.HOLDINGS)
+    thread = _THREAD.search(text)
+    if thread and not section:
+        return Route(intent=Intent.THREAD, number=int(thread.group(1)))
+    person = _PERSON.search(text)
+    if person and not section:
+        return Route(intent=Intent.PERSON, who=(person.group(1) or person.group(2)).strip())
     if revision and section and (_BECAME.search(text) or not _HISTORY.search(text)):
         return Route(
             intent=Intent.SECTION_BECAME,

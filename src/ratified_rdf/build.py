@@ -40,6 +40,11 @@ from ratified_rdf.sources.git_history import (
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
 from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
 from ratified_rdf.sources.mail import MailReadResult, read_mailman_text, read_mbox
+from ratified_rdf.sources.online.datatracker import (
+    DraftFacts,
+    facts_record_path,
+    read_facts_record,
+)
 
 
 class BuildReport(BaseModel):
@@ -95,8 +100,9 @@ def build(
         bar.update(1)
 
     records = read_spec(manifest, repo, commit_map, step)
+    facts = _draft_facts(manifest, folder)
     discussion = (
-        read_discussion_sources(manifest, records, repo, commit_map, folder)
+        read_discussion_sources(manifest, records, repo, commit_map, folder, facts)
         if manifest.discussion is not None
         else None
     )
@@ -112,6 +118,7 @@ def build(
             (lambda a: people.iri(Identity(kind="document", name=a.name, email=a.email)))
             if people
             else None,
+            facts,
         )
     )
     if discussion is not None:
@@ -154,6 +161,7 @@ def read_discussion_sources(
     repo: GitRepository,
     commit_map: dict[str, str],
     folder: Path,
+    facts: dict[str, DraftFacts] | None = None,
 ) -> DiscussionRecords:
     """Read the GitHub archive and the document history named by the manifest's discussion,
     and resolve the people behind every git signature, login and byline."""
@@ -172,6 +180,10 @@ def read_discussion_sources(
         Identity(kind="document", name=a.name, email=a.email)
         for r in (*spec.revisions, *spec.rfcs)
         for a in r.document.authors
+    } | {
+        Identity(kind="document", name=name)
+        for known in (facts or {}).values()
+        for name in (*known.chairs, *known.area_directors)
     }
     people = resolve_people(
         [
@@ -195,7 +207,18 @@ def read_discussion_sources(
         _branch_commits_of(repo, refs),
         people,
         [_read_mail(entry, folder) for entry in manifest.discussion.mail],
+        facts or {},
     )
+
+
+def _draft_facts(manifest: Manifest, folder: Path) -> dict[str, DraftFacts]:
+    """Datatracker facts kept as records beside the manifest (``ratified fetch datatracker``)."""
+    found: dict[str, DraftFacts] = {}
+    for draft in manifest.draft:
+        path = facts_record_path(folder, draft.name)
+        if path.is_file():
+            found[draft.name] = read_facts_record(path)
+    return found
 
 
 def _read_mail(entry: MailEntry, folder: Path) -> MailReadResult:

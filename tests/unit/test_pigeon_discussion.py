@@ -3,16 +3,33 @@ current when they were written, commits tied to the sections they touched, peopl
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ratified_rdf import Brain, BuildReport, Verdict
-from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost, Expert, PersonActivity
+from ratified_rdf.answers.models import (
+    CommitChange,
+    Count,
+    DiscussionPost,
+    DraftedQuestion,
+    Expert,
+    PersonActivity,
+)
+from ratified_rdf.records.discussion import revision_windows
+from ratified_rdf.records.manifest import load_manifest
+from ratified_rdf.sources.online.datatracker import read_facts_record
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Brain, BuildReport]:
-    return Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path_factory.mktemp("g"))))
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pigeon_repo(tmp_path_factory.mktemp("g"))
+
+
+@pytest.fixture(scope="module")
+def built(repo: Path) -> tuple[Brain, BuildReport]:
+    return Brain.build(MANIFEST, source=str(repo))
 
 
 @pytest.fixture(scope="module")
@@ -198,3 +215,37 @@ def test_person_lookup_by_name_or_login(brain: Brain) -> None:
     by_login = brain.ask("who is bob-example?")
     assert by_name.verdict is Verdict.ANSWERED and by_login.summary == by_name.summary
     assert "Take-off (0 posts, 1 commits)" in by_name.summary
+
+
+def test_why_card_names_editors_and_the_group_from_records_and_drafts_a_question(
+    brain: Brain,
+) -> None:
+    answer = brain.ask("why does the take-off rule look like this?")
+    contacts = {(e.name, e.role) for e in answer.results if isinstance(e, Expert)}
+    assert {
+        ("Alice Example", "editor"),
+        ("Carol Example", "chair"),
+        ("Dana Example", "chair"),
+        ("Erin Example", "area director"),
+    } <= contacts
+    drafted = next(r for r in answer.results if isinstance(r, DraftedQuestion))
+    assert "Carol Example" in drafted.to and "Alice Example" in drafted.to
+    assert "why does the take-off rule look like this?" in drafted.text
+    assert "https://www.rfc-editor.org/rfc/rfc9999#section-3.1" in drafted.text
+
+
+def test_revision_windows_start_when_the_datatracker_says(
+    built: tuple[Brain, BuildReport],
+) -> None:
+
+    manifest, folder = load_manifest(MANIFEST)
+    facts = {
+        "draft-example-pigeon": read_facts_record(folder / "datatracker/draft-example-pigeon.json")
+    }
+    spec = _spec(manifest)
+    posted = {
+        w.revision: w.start.date().isoformat() for w in revision_windows(manifest, spec, facts)
+    }
+    tagged = {w.revision: w.start.date().isoformat() for w in revision_windows(manifest, spec)}
+    assert posted["draft-example-pigeon-01"] == "2029-06-03"  # the Datatracker's date
+    assert tagged["draft-example-pigeon-01"] == "2029-06-01"  # the tagged commit's date

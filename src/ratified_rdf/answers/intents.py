@@ -15,6 +15,7 @@ from ratified_rdf.answers.models import (
     CommitChange,
     Count,
     DiscussionPost,
+    DraftedQuestion,
     Evidence,
     Expert,
     HistoryEntry,
@@ -566,7 +567,13 @@ def discussion(
             else ""
         )
     )
-    results: list = [*people, *posts, *commits]
+    contacts = _contacts(session, final)
+    results: list = [*people, *contacts, *posts, *commits]
+    if contacts and count is None:
+        names = ", ".join(dict.fromkeys(f"{c.name} ({c.role})" for c in contacts))
+        summary += f" Editors and group: {names}."
+    if count is None:
+        results.append(_drafted_question(question, title, people, contacts, evidence))
     if count is not None:
         counts = {
             "posts": len(changing),
@@ -888,3 +895,48 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         queries=session.queries,
         note="Activity in the record: posts and commits, not a measure of knowledge.",
     )
+
+
+def _contacts(session: Session, final: str) -> list[Expert]:
+    """The drafts' editors, and the group's chairs and area directors when records hold them."""
+    contacts = [
+        Expert(
+            name=_s(row, "name") or "",
+            iri=_s(row, "person") or "",
+            role="editor",
+            reason=f"an editor of the draft (author list through {_s(row, 'lastRevision')})",
+        )
+        for row in session.run("section_editors", final=final)
+    ]
+    for row in session.run("section_group", final=final):
+        role = _s(row, "role") or ""
+        group = _s(row, "group")
+        contacts.append(
+            Expert(
+                name=_s(row, "name") or "",
+                iri=_s(row, "person") or "",
+                role="chair" if role == "chair" else "area director",
+                reason=f"{role} of the {group or 'working'} group (Datatracker record)",
+            )
+        )
+    return contacts
+
+
+def _drafted_question(
+    question: str,
+    title: str,
+    people: list[PersonActivity],
+    contacts: list[Expert],
+    evidence: list[Evidence],
+) -> DraftedQuestion:
+    """A note the reader could send to the people the card names (never sent by us)."""
+    to = list(dict.fromkeys([p.name for p in people[:3]] + [c.name for c in contacts]))
+    sources = "\n".join(f"- {e.label}: {e.url}" for e in evidence[:8] if e.url)
+    text = (
+        f"Hello {', '.join(to)},\n\n"
+        f"I am trying to understand {title}. My question: {question}\n\n"
+        "The record shows you discussed or changed this section while its text was still "
+        "changing, or were responsible for the document. These are the sources I looked at:\n"
+        f"{sources}\n\nThank you."
+    )
+    return DraftedQuestion(to=to, text=text)

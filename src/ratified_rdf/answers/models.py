@@ -174,7 +174,7 @@ class Expert(BaseModel):
     kind: Literal["expert"] = "expert"
     name: str
     iri: str
-    role: Literal["participant", "editor"]
+    role: Literal["participant", "editor", "chair", "area director"]
     reason: str
     posts: int = 0
     commits: int = 0
@@ -210,6 +210,16 @@ class SectionActivity(BaseModel):
     pagerank: float | None = None
 
 
+class DraftedQuestion(BaseModel):
+    """A question to the people a card names, with its sources: text only, never sent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["drafted_question"] = "drafted_question"
+    to: list[str]
+    text: str
+
+
 class Count(BaseModel):
     """The number a counting question asked for; the list behind it follows in results."""
 
@@ -232,6 +242,7 @@ Result = Annotated[
     | Expert
     | ThreadInfo
     | SectionActivity
+    | DraftedQuestion
     | Count,
     Field(discriminator="kind"),
 ]

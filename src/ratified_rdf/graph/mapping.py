@@ -9,7 +9,7 @@ the graph stays plain SPARQL 1.1 for any engine.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -27,6 +27,7 @@ from ratified_rdf.records.models import (
     SpecRecords,
 )
 from ratified_rdf.sources.document import Author, ParsedDocument, normalise_heading
+from ratified_rdf.sources.online.datatracker import DraftFacts
 
 A = term("rdf:type")
 XSD_INT = NamedNode(v.XSD + "integer")
@@ -90,13 +91,14 @@ def spec_batches(
     records: SpecRecords,
     run: RunContext,
     person_of: Callable[[Author], str | None] | None = None,
+    facts: Mapping[str, DraftFacts] | None = None,
 ) -> Iterator[Batch]:
     """All batches for one read of a specification repository.
 
     ``person_of`` maps a byline to a resolved person's IRI; without it a byline becomes a
     person of its own, named by the document.
     """
-    yield _records_batch(records, run)
+    yield _records_batch(records, run, facts or {}, person_of)
     for rfc in records.rfcs:
         yield _rfc_batch(records, rfc, run)
     by_name = {r.name: r for r in records.revisions}
@@ -114,8 +116,14 @@ def spec_batches(
         yield _alignment_batch(current, documents, run)
 
 
-def _records_batch(records: SpecRecords, run: RunContext) -> Batch:
-    """The manifest's public facts: the brain, its repository, drafts and RFCs."""
+def _records_batch(
+    records: SpecRecords,
+    run: RunContext,
+    facts: Mapping[str, DraftFacts],
+    person_of: Callable[[Author], str | None] | None,
+) -> Batch:
+    """The manifest's public facts (the brain, its repository, drafts and RFCs) and the
+    Datatracker's, where the records hold them (each draft's group, chairs, area directors)."""
     batch = Batch(run.graph("records"), f"manifest of {records.brain.id}")
     brain = v.brain_iri(records.brain.id)
     repo = v.repository_iri(records.brain.repository)
@@ -136,6 +144,17 @@ def _records_batch(records: SpecRecords, run: RunContext) -> Batch:
         if draft.replaced_by:
             batch.add(iri, "dcterms:isReplacedBy", v.document_iri(draft.replaced_by))
             batch.add(v.document_iri(draft.replaced_by), "dcterms:replaces", iri)
+        known = facts.get(draft.name)
+        if known is not None:
+            batch.text(iri, "rr:workingGroup", known.group)
+            for role, names in (
+                ("rr:chair", known.chairs),
+                ("rr:areaDirector", known.area_directors),
+            ):
+                for name in names:
+                    author = Author(name=name)
+                    resolved = person_of(author) if person_of else None
+                    batch.add(iri, role, resolved or _person(batch, author))
     for rfc in records.rfcs:
         iri = v.document_iri(rfc.name)
         batch.add(iri, "rdf:type", term("rr:RFC").value)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -29,6 +29,7 @@ from ratified_rdf.sources.document import ParsedDocument, normalise_heading
 from ratified_rdf.sources.git_history import CommitRecord
 from ratified_rdf.sources.github_archive import GitHubArchive
 from ratified_rdf.sources.mail import MailMessage, MailProblem, MailReadResult
+from ratified_rdf.sources.online.datatracker import DraftFacts
 
 CitationRule = Literal["explicit-revision", "current-revision", "named-rfc", "anchor"]
 
@@ -114,12 +115,20 @@ class DiscussionRecords(BaseModel):
     mail_problems: tuple[MailProblem, ...] = ()
 
 
-def revision_windows(manifest: Manifest, spec: SpecRecords) -> list[RevisionWindow]:
+def revision_windows(
+    manifest: Manifest, spec: SpecRecords, facts: Mapping[str, DraftFacts] | None = None
+) -> list[RevisionWindow]:
     """Each revision's window of being current, chain by chain.
 
-    Tag dates are commit dates and can run backwards (draft-ietf-tls-tls13-18's tagged commit
-    is older than -17's), so a window starts no earlier than the one before it.
+    A revision starts when the Datatracker says it was posted, when the records hold that;
+    otherwise at its tagged commit's date. Tag dates can run backwards (draft-ietf-tls-tls13-18's
+    tagged commit is older than -17's), so a window starts no earlier than the one before it.
     """
+    posted = {
+        f"{name}-{revision.rev}": revision.time.astimezone(UTC)
+        for name, draft_facts in (facts or {}).items()
+        for revision in draft_facts.revisions
+    }
     published = {r.name: _month_start(r.published) for r in spec.rfcs}
     chains: dict[str, list[tuple[str, datetime]]] = defaultdict(list)
     # Replaced drafts first: their revisions come before the replacing draft's.
@@ -130,7 +139,8 @@ def revision_windows(manifest: Manifest, spec: SpecRecords) -> list[RevisionWind
         for revision in sorted(
             (r for r in spec.revisions if r.draft == draft), key=lambda r: r.number
         ):
-            chains[final].append((revision.name, revision.commit.committed_at.astimezone(UTC)))
+            date = posted.get(revision.name, revision.commit.committed_at.astimezone(UTC))
+            chains[final].append((revision.name, date))
     windows: list[RevisionWindow] = []
     for final, revisions in chains.items():
         starts: list[datetime] = []
@@ -291,13 +301,14 @@ def read_discussion(
     branch_commits: Callable[[str], list[str]],
     people: PeopleTable,
     mail: Sequence[MailReadResult] = (),
+    facts: Mapping[str, DraftFacts] | None = None,
 ) -> DiscussionRecords:
     """Resolve every post's and message's citations and every commit's touched headings.
 
     A message without a date cannot be placed in a revision's window, and one without a
     permalink cannot be linked: both are reported as problems, not ingested.
     """
-    windows = revision_windows(manifest, spec)
+    windows = revision_windows(manifest, spec, facts)
     resolver = _Resolver(manifest, spec, windows)
     citations: list[CitationRecord] = []
     for thread in archive.threads:

@@ -234,15 +234,12 @@ def test_why_card_names_editors_and_the_group_from_records_and_drafts_a_question
     assert "https://www.rfc-editor.org/rfc/rfc9999#section-3.1" in drafted.text
 
 
-def test_revision_windows_start_when_the_datatracker_says(
-    built: tuple[Brain, BuildReport],
-) -> None:
-
+def test_revision_windows_start_when_the_datatracker_says(repo: Path) -> None:
     manifest, folder = load_manifest(MANIFEST)
     facts = {
         "draft-example-pigeon": read_facts_record(folder / "datatracker/draft-example-pigeon.json")
     }
-    spec = _spec(manifest)
+    spec = read_spec(manifest, GitRepository.open(str(repo)), {})
     posted = {
         w.revision: w.start.date().isoformat() for w in revision_windows(manifest, spec, facts)
     }

@@ -181,46 +181,66 @@ def became(series: str, revision: int, number: str) -> tuple[int, str] | None:
 _STOP = {"the", "a", "an", "of", "and", "this", "way", "work", "look", "like", "does", "why", "is"}
 
 
-def heading_with_words(rfc: int, words: str) -> list[str]:
-    """Numbers of the RFC sections whose heading contains every content word of ``words``."""
-    wanted = [w for w in normalise(words).split() if w not in _STOP]
-    return [h.number for h in rfc_headings(rfc) if all(w in h.key.split() for w in wanted)]
+def heading_with_words(rfc: int, words: str) -> str:
+    """Number of the one RFC section whose heading equals, or else alone contains, ``words``.
+
+    Raises ``ValueError`` when no heading or more than one fits, so that an ambiguous recipe is
+    fixed by naming the heading better, never settled by a silent tie-break.
+    """
+    key = normalise(words)
+    equal = [h.number for h in rfc_headings(rfc) if h.key == key]
+    if len(equal) == 1:
+        return equal[0]
+    wanted = [w for w in key.split() if w not in _STOP]
+    hits = [h.number for h in rfc_headings(rfc) if all(w in h.key.split() for w in wanted)]
+    if len(equal) > 1 or len(hits) != 1:
+        raise ValueError(f"The words {words!r} fit {len(equal) or len(hits)} RFC {rfc} headings.")
+    return hits[0]
 
 
-def series_revisions(series: str) -> list[str]:
-    """Every revision name of a series, from its first to its last tag."""
-    _, first, last, _ = SERIES[series]
-    return [revision_tag(series, n) for n in range(first, last + 1)]
+def series_revisions(series: str, first: int | None = None) -> list[str]:
+    """Revision names of a series from ``first`` (default: its first) to its last tag."""
+    _, start, last, _ = SERIES[series]
+    return [revision_tag(series, n) for n in range(start if first is None else first, last + 1)]
 
 
-def history(rfc: int, number: str, series: str = "draft-ietf-tls-tls13") -> list[str]:
-    """Revisions of ``series`` that hold a section headed like RFC ``rfc`` section ``number``."""
+def lineage(rfc: int) -> list[str]:
+    """The draft series whose revisions lead to ``rfc``: RFC 9846 descends from RFC 8446's."""
+    return [name for name, (_, _, _, became_rfc) in SERIES.items() if became_rfc <= rfc]
+
+
+def _revision_sections(rfc: int, number: str) -> list[tuple[str, Heading]]:
+    """(revision, heading) for every revision in the lineage holding a same-headed section."""
     target = section(rfc_headings(rfc), number)
     if target is None:
         return []
-    return [
-        revision_tag(series, n)
-        for n in range(SERIES[series][1], SERIES[series][2] + 1)
-        if by_key(revision_headings(series, n), target.key)
-    ]
+    found: list[tuple[str, Heading]] = []
+    for series in lineage(rfc):
+        _, first, last, _ = SERIES[series]
+        for n in range(first, last + 1):
+            match = by_key(revision_headings(series, n), target.key)
+            if match:
+                found.append((revision_tag(series, n), match))
+    return found
+
+
+def history(rfc: int, number: str) -> list[str]:
+    """Revisions in the RFC's lineage that hold a section headed like RFC ``rfc`` ``number``."""
+    return [tag for tag, _ in _revision_sections(rfc, number)]
 
 
 def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def changed_revisions(rfc: int, number: str, series: str = "draft-ietf-tls-tls13") -> list[str]:
-    """Revisions in which the text under the matching heading differs from the revision before."""
-    target = section(rfc_headings(rfc), number)
-    if target is None:
-        return []
+def changed_revisions(rfc: int, number: str) -> list[str]:
+    """Revisions whose text under the matching heading differs from the previous holder's."""
     changed: list[str] = []
     previous: str | None = None
-    for n in range(SERIES[series][1], SERIES[series][2] + 1):
-        found = by_key(revision_headings(series, n), target.key)
-        text = _squash(found.text) if found else None
-        if text is not None and text != previous:
-            changed.append(revision_tag(series, n))
+    for tag, found in _revision_sections(rfc, number):
+        text = _squash(found.text)
+        if text != previous:
+            changed.append(tag)
         previous = text
     return changed
 
@@ -239,18 +259,34 @@ def _posts() -> tuple[tuple[datetime, str], ...]:
             stamp = post.get("createdAt") or post.get("submittedAt")
             if stamp:
                 when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-                posts.append((when, f"{item.get('title', '')}\n{post.get('body') or ''}"))
+                posts.append((when, post.get("body") or ""))
     return tuple(posts)
 
 
-def count_posts_mentioning(rfc: int, number: str, series: str = "draft-ietf-tls-tls13") -> int:
-    """Posts naming the section number as a word while the section was changing (approximate)."""
-    revisions = changed_revisions(rfc, number, series)
-    if not revisions:
+def count_posts_mentioning(rfc: int, number: str) -> int:
+    """Posts naming the section's then-current number while it was changing (approximate).
+
+    The window runs from the tag date of the first revision whose text under the heading
+    changed to the tag date of the last such revision. A post counts when its body holds, as a
+    whole token, the number the section had in the newest revision tagged before the post.
+    """
+    holders = _revision_sections(rfc, number)
+    changed = changed_revisions(rfc, number)
+    if not holders or not changed:
         return 0
-    start, end = _tag_date(revisions[0]), _tag_date(revisions[-1])
-    pattern = re.compile(rf"(?<![\w.]){re.escape(number)}(?![\w]|\.\d)")
-    return sum(1 for when, text in _posts() if start <= when <= end and pattern.search(text))
+    start, end = _tag_date(changed[0]), _tag_date(changed[-1])
+    dated = sorted((_tag_date(tag), found.number) for tag, found in holders)
+    total = 0
+    for when, body in _posts():
+        if not start <= when <= end:
+            continue
+        current = [num for date, num in dated if date <= when]
+        if not current:
+            continue
+        pattern = rf"(?<![\w.]){re.escape(current[-1])}(?![\w]|\.\d)"
+        if re.search(pattern, body):
+            total += 1
+    return total
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.records.discussion import revision_windows
 from ratified_rdf.records.manifest import load_manifest
+from ratified_rdf.records.spec import read_spec
+from ratified_rdf.sources.git_repo import GitRepository
 from ratified_rdf.sources.online.datatracker import read_facts_record
 from tests.pigeon import MANIFEST, make_pigeon_repo
 

@@ -61,6 +61,8 @@ QUESTIONS: tuple[str, ...] = (
     "how did the IESG vote on draft-ietf-tls-tls13?",
     "who discussed RFC 8446 §4.2.1?",
     "how many posts referred to RFC 8446 §4.2.10 while it was changing?",
+    "why does early data work this way?",
+    "who should I ask about key share?",
 )
 WARMUP = 5
 RDFLIB_RUNS = 5

@@ -7,6 +7,8 @@ written, never corpus text. Recipes::
 
     words <rfc> <heading words>        the one RFC section whose heading fits the words
     rfcsection <rfc> <number>          that RFC section itself (checked to exist)
+
+(both add ``also``: the same-headed section of the other RFC, a lenient match only)
     became <series> <revision> <num>   the RFC section with the same heading
     history <rfc> <number>             revisions in the RFC's lineage holding the same heading
     count <rfc> <number>               posts naming the section while it changed, with tolerance
@@ -26,7 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import independent as ind  # noqa: E402  (a sibling script, not a package import)
+# A sibling script, not a package: found through the path entry above.
+import independent as ind
 
 QUESTIONS = Path(__file__).resolve().parent / "questions.toml"
 
@@ -44,17 +47,29 @@ def _toml_value(value: object) -> str:
     return str(value)
 
 
+def _also(rfc: int, number: str) -> dict[str, object]:
+    """Same-headed sections of the other RFCs, scored as a lenient match (never as strict)."""
+    key = ind.section(ind.rfc_headings(rfc), number).key
+    also = [
+        f"{other} {found.number}"
+        for other in ind.RFCS
+        if other != rfc and (found := ind.by_key(ind.rfc_headings(other), key))
+    ]
+    return {"also": also} if also else {}
+
+
 def expectation(recipe: str) -> dict[str, object]:
     """The expect table for one ``derive`` recipe."""
     verb, *args = recipe.split()
     if verb == "words":
         rfc = int(args[0])
-        return {"rfc": rfc, "section": ind.heading_with_words(rfc, " ".join(args[1:]))}
+        number = ind.heading_with_words(rfc, " ".join(args[1:]))
+        return {"rfc": rfc, "section": number, **_also(rfc, number)}
     if verb == "rfcsection":
         rfc, number = int(args[0]), args[1]
         if ind.section(ind.rfc_headings(rfc), number) is None:
             raise ValueError(f"RFC {rfc} has no section {number}.")
-        return {"rfc": rfc, "section": number}
+        return {"rfc": rfc, "section": number, **_also(rfc, number)}
     if verb == "became":
         found = ind.became(args[0], int(args[1]), args[2])
         if found is None:

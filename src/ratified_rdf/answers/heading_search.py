@@ -26,7 +26,7 @@ question, deterministically and without a language model:
 * **Grouping**: sections that became the same RFC section (same ``final``), or that share a
   heading and became nothing, are one concept and one hit, represented by the RFC section when
   there is one. A hit scores as its best-matching heading; ties go to RFC sections, then to the
-  concept found in more documents, then to the lower section IRI.
+  older RFC, then to the concept found in more documents, then to the lower section IRI.
 """
 
 from __future__ import annotations
@@ -300,8 +300,10 @@ class _Group:
     documents: int
     wording: str
     """The representative's normalised heading."""
-    rank: tuple[bool, int, str]
-    """Tie-break among equal scores: RFC sections, then more documents, then the IRI."""
+    rank: tuple[bool, int, int, str]
+    """Tie-break among equal scores: RFC sections, then the older RFC (the one the drafts
+    first became: a later RFC that kept the heading revises it), then more documents, then
+    the IRI."""
 
 
 class HeadingIndex:
@@ -416,8 +418,19 @@ def _group(key: str, members: list[HeadingEntry], position: Mapping[str, int]) -
         headings=tuple(sorted({position[normalise_heading(e.heading)] for e in members})),
         documents=documents,
         wording=normalise_heading(representative.heading),
-        rank=(not representative.is_rfc, -documents, representative.section),
+        rank=(
+            not representative.is_rfc,
+            _rfc_number(representative.document),
+            -documents,
+            representative.section,
+        ),
     )
+
+
+def _rfc_number(document: str) -> int:
+    """8446 for "RFC 8446"; drafts sort after every RFC."""
+    digits = document.removeprefix("RFC ").strip()
+    return int(digits) if digits.isdigit() else 1_000_000
 
 
 def _matched(analysis: _Analysis, heading_terms: Counter[str]) -> tuple[str, ...]:

@@ -267,6 +267,34 @@ def dump_command(store: Path, fmt: str, output: Path | None) -> None:
             click.echo(f"Wrote {output}.", err=True)
 
 
+@main.command("eval")
+@click.argument(
+    "questions",
+    default="tests/eval/questions.toml",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+@store_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("benchmarks/out/eval"),
+    show_default=True,
+    help="Where the Markdown report and the PNG chart go.",
+)
+@click.option("--no-baselines", is_flag=True, help="Score the graph only.")
+def eval_command(questions: Path, store: Path, out: Path, no_baselines: bool) -> None:
+    """Score the brain on a question file, beside BM25 and dense retrieval baselines."""
+    from ratified_rdf.evaluation import format_table, run_eval, write_report
+
+    with Brain.open(store) as brain:
+        report = run_eval(
+            brain, questions, baselines=() if no_baselines else ("bm25", "dense"), progress=True
+        )
+    click.echo(format_table(report))
+    for path in write_report(report, out):
+        click.echo(f"Wrote {path}.", err=True)
+
+
 @main.group("fetch")
 def fetch_group() -> None:
     """Fetch public facts over the network and keep them as records (polite, cached)."""

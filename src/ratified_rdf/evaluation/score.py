@@ -1,0 +1,326 @@
+"""Score the brain's structured answers against a question file's structured expectations.
+
+Nothing here compares strings of prose. A section answer is read from the answer's
+``rfc-section`` evidence link (``…/rfc8446#section-4.2.10``); a what-did-X-become answer from its
+``section_fate`` result; a count from its ``count`` result; a list from the revision names in its
+``history_entry``, ``revision`` or ``chain_step`` results (precision and recall against the
+expected set; correct when F1 is at least 0.9); an expected "unknown" from the verdict.
+
+Each wrong answer is sorted by how it was presented:
+
+* **flagged**: the verdict is ``ambiguous``, so the user was told to choose;
+* **abstained**: the verdict is ``unknown`` while an answer was expected (the graph said it
+  doesn't know: a miss, but not a confident claim);
+* **confidently wrong**: anything else (``answered`` with the wrong thing), listed with why.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ratified_rdf.answers.models import Answer, Verdict
+from ratified_rdf.evaluation.baseline import BaselineScore, run_baselines
+from ratified_rdf.evaluation.questions import Question, load_questions
+
+if TYPE_CHECKING:
+    from ratified_rdf.brain import Brain
+
+LIST_F1_CORRECT = 0.9
+"""A list answer counts as correct from this F1 up (fixed before any scoring was run)."""
+
+_RFC_SECTION_URL = re.compile(r"rfc(\d+)#(?:section|appendix)-([0-9A-Za-z.]+)$")
+_REVISION_NAME = re.compile(r"^draft-[a-z0-9-]+-\d{2}$")
+
+Status = Literal["correct", "flagged", "abstained", "confidently_wrong"]
+
+
+class Outcome(BaseModel):
+    """How the graph did on one question."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    block: str
+    kind: str
+    group: str
+    expected_intent: str
+    intent: str
+    intent_ok: bool
+    verdict: str
+    expected: str
+    got: str
+    correct: bool
+    lenient: bool
+    """Correct, or pointed to a same-headed section of the other RFC (``expect.also``)."""
+    status: Status
+    why: str | None = None
+    precision: float | None = None
+    recall: float | None = None
+    ms: float = 0.0
+
+
+class Aggregate(BaseModel):
+    """Totals over a slice of the questions."""
+
+    model_config = ConfigDict(frozen=True)
+
+    n: int
+    correct: int
+    lenient: int
+    flagged: int
+    abstained: int
+    confidently_wrong: int
+    intent_ok: int
+    mean_precision: float | None = None
+    mean_recall: float | None = None
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of correct answers, or None for an empty slice."""
+        return self.correct / self.n if self.n else None
+
+
+class EvalReport(BaseModel):
+    """The whole evaluation: per-question outcomes, aggregates and the retrieval baselines."""
+
+    model_config = ConfigDict(frozen=True)
+
+    questions_path: str
+    questions: int
+    held_out: int
+    outcomes: list[Outcome]
+    aggregates: dict[str, Aggregate]
+    """Keyed ``all``, ``tuned``, ``held-out``, ``lookup``, ``count/list`` and
+    ``<block>/<group>`` (e.g. ``held-out/lookup``), plus ``<block>/section-lookup``: the lookups
+    with an expected RFC section, the slice the retrieval baselines are scored on."""
+    baselines: list[BaselineScore] = Field(default_factory=list)
+    p50_ms: float = 0.0
+
+    @property
+    def confidently_wrong(self) -> list[Outcome]:
+        """Every wrong answer that was not flagged as ambiguous nor abstained from."""
+        return [o for o in self.outcomes if o.status == "confidently_wrong"]
+
+
+def answer_rfc_section(answer: Answer) -> tuple[int, str] | None:
+    """The RFC section an answer is about: its first ``rfc-section`` evidence link."""
+    for evidence in answer.evidence:
+        if evidence.role == "rfc-section" and evidence.url:
+            match = _RFC_SECTION_URL.search(evidence.url)
+            if match:
+                return int(match.group(1)), match.group(2)
+    return None
+
+
+def answer_fate(answer: Answer) -> tuple[int, str] | None:
+    """(RFC, final section) from a what-did-X-become answer's ``section_fate`` result."""
+    for result in answer.results:
+        if result.kind == "section_fate" and result.final_section_number:
+            rfc = re.search(r"\d+", result.rfc)
+            if rfc:
+                return int(rfc.group()), result.final_section_number
+    return None
+
+
+def answer_count(answer: Answer) -> tuple[int, str] | None:
+    """(count, what) from a counting answer's ``count`` result."""
+    for result in answer.results:
+        if result.kind == "count":
+            return result.count, result.what
+    return None
+
+
+def answer_revisions(answer: Answer) -> set[str]:
+    """Revision names an answer lists (history entries, revisions, chain steps)."""
+    names: set[str] = set()
+    for result in answer.results:
+        label = (
+            result.document
+            if result.kind == "history_entry"
+            else result.label
+            if result.kind in {"revision", "chain_step"}
+            else None
+        )
+        if label and _REVISION_NAME.match(label):
+            names.add(label)
+    return names
+
+
+def _wrong(answer: Answer) -> Status:
+    if answer.verdict is Verdict.AMBIGUOUS:
+        return "flagged"
+    if answer.verdict is Verdict.UNKNOWN:
+        return "abstained"
+    return "confidently_wrong"
+
+
+def _fmt_section(found: tuple[int, str] | None) -> str:
+    return f"RFC {found[0]} §{found[1]}" if found else "no RFC section"
+
+
+def score_answer(question: Question, answer: Answer, ms: float = 0.0) -> Outcome:
+    """Compare one answer's structure with one question's expectation."""
+    expect = question.expect
+    precision = recall = None
+    why: str | None = None
+    lenient = False
+    if expect.verdict is not None:
+        got = f"verdict {answer.verdict.value}"
+        correct = answer.verdict.value == expect.verdict
+        if not correct:
+            found = answer_rfc_section(answer)
+            why = (
+                f"expected the graph to say it doesn't know, but it answered "
+                f"({_fmt_section(found)}): {answer.summary[:160]}"
+            )
+    elif expect.count is not None:
+        found_count = answer_count(answer)
+        got = f"{found_count[0]} {found_count[1]}" if found_count else "no count"
+        correct = found_count is not None and abs(found_count[0] - expect.count) <= (
+            expect.tolerance
+        )
+        if not correct:
+            why = (
+                f"counted {got}, expected {expect.describe()} from the independent archive search"
+                if found_count
+                else f"no count in the answer (verdict {answer.verdict.value})"
+            )
+    elif expect.revisions is not None:
+        listed = answer_revisions(answer)
+        wanted = set(expect.revisions)
+        hits = len(listed & wanted)
+        precision = hits / len(listed) if listed else 0.0
+        recall = hits / len(wanted) if wanted else 1.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        got = f"{len(listed)} revisions (P {precision:.2f}, R {recall:.2f})"
+        correct = f1 >= LIST_F1_CORRECT
+        if not correct:
+            missing = sorted(wanted - listed)
+            extra = sorted(listed - wanted)
+            why = (
+                f"F1 {f1:.2f}: missing {_short(missing)}; extra {_short(extra)} "
+                f"(verdict {answer.verdict.value})"
+            )
+    else:
+        wanted_section = expect.rfc_section
+        found = (
+            answer_fate(answer) if expect.final_section is not None else None
+        ) or answer_rfc_section(answer)
+        got = _fmt_section(found)
+        answered = answer.verdict is Verdict.ANSWERED
+        correct = found == wanted_section and answered
+        lenient = answered and found in expect.lenient_sections
+        if not correct:
+            why = f"pointed to {got}, expected {expect.describe()}"
+            if lenient:
+                why += " (the same heading in the other RFC: right only leniently)"
+            if answer.verdict is not Verdict.ANSWERED:
+                why += f" (verdict {answer.verdict.value}: {answer.summary[:120]})"
+    status: Status = "correct" if correct else _wrong(answer)
+    return Outcome(
+        id=question.id,
+        text=question.text,
+        block=question.block,
+        kind=question.kind,
+        group=question.group,
+        expected_intent=question.intent,
+        intent=answer.intent,
+        intent_ok=answer.intent == question.intent,
+        verdict=answer.verdict.value,
+        expected=expect.describe(),
+        got=got,
+        correct=correct,
+        lenient=correct or lenient,
+        status=status,
+        why=why,
+        precision=precision,
+        recall=recall,
+        ms=ms,
+    )
+
+
+def _short(names: Sequence[str]) -> str:
+    if not names:
+        return "none"
+    shown = ", ".join(n.rsplit("-", 1)[-1] if n.startswith("draft-") else n for n in names[:8])
+    return f"{len(names)} ({shown}{', …' if len(names) > 8 else ''})"
+
+
+def aggregate(outcomes: Iterable[Outcome]) -> Aggregate:
+    """Totals over some outcomes."""
+    items = list(outcomes)
+    precisions = [o.precision for o in items if o.precision is not None]
+    recalls = [o.recall for o in items if o.recall is not None]
+    return Aggregate(
+        n=len(items),
+        correct=sum(o.correct for o in items),
+        lenient=sum(o.lenient for o in items),
+        flagged=sum(o.status == "flagged" for o in items),
+        abstained=sum(o.status == "abstained" for o in items),
+        confidently_wrong=sum(o.status == "confidently_wrong" for o in items),
+        intent_ok=sum(o.intent_ok for o in items),
+        mean_precision=sum(precisions) / len(precisions) if precisions else None,
+        mean_recall=sum(recalls) / len(recalls) if recalls else None,
+    )
+
+
+def aggregates(questions: Sequence[Question], outcomes: Sequence[Outcome]) -> dict[str, Aggregate]:
+    """Aggregates per block, per group (lookup vs count/list) and per block × group."""
+    by_id = {q.id: q for q in questions}
+    slices: dict[str, Callable[[Outcome], bool]] = {
+        "all": lambda o: True,
+        "lookup": lambda o: o.group == "lookup",
+        "count/list": lambda o: o.group == "count/list",
+        "section-lookup": lambda o: by_id[o.id].retrievable,
+    }
+    for block in ("tuned", "held-out"):
+        slices[block] = lambda o, b=block: o.block == b
+        for group in ("lookup", "count/list"):
+            slices[f"{block}/{group}"] = lambda o, b=block, g=group: o.block == b and o.group == g
+        slices[f"{block}/section-lookup"] = lambda o, b=block: (
+            o.block == b and by_id[o.id].retrievable
+        )
+    return {name: aggregate(o for o in outcomes if keep(o)) for name, keep in slices.items()}
+
+
+def run_eval(
+    brain: Brain,
+    questions_path: str | Path,
+    *,
+    baselines: Sequence[str] = ("bm25", "dense"),
+    progress: bool = True,
+) -> EvalReport:
+    """Ask the brain every question in ``questions_path``, score it, and run the baselines.
+
+    ``baselines`` names the retrievers to compare against (``bm25``, ``dense``); a dense
+    retriever whose package is not installed is reported as skipped, not silently dropped.
+    Progress goes to stderr when ``progress`` is true.
+    """
+    questions = load_questions(questions_path)
+    outcomes: list[Outcome] = []
+    for position, question in enumerate(questions, start=1):
+        start = time.perf_counter()
+        answer = brain.ask(question.text)
+        ms = (time.perf_counter() - start) * 1000
+        outcomes.append(score_answer(question, answer, ms))
+        if progress and (position % 10 == 0 or position == len(questions)):
+            print(f"[eval] graph: {position}/{len(questions)} questions", file=sys.stderr)
+    timings = sorted(o.ms for o in outcomes)
+    scores = run_baselines(brain, questions, baselines, progress=progress) if baselines else []
+    return EvalReport(
+        questions_path=str(questions_path),
+        questions=len(questions),
+        held_out=sum(q.block == "held-out" for q in questions),
+        outcomes=outcomes,
+        aggregates=aggregates(questions, outcomes),
+        baselines=scores,
+        p50_ms=timings[len(timings) // 2] if timings else 0.0,
+    )

@@ -821,7 +821,7 @@ def link_evidence_from_prs(
         and (head := _local_commit(pull.get("headRefOid"), local)) is not None
     ]
     # One git call per pull request; they wait on git, not Python, so threads overlap them.
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=8) as pool:
         all_authors = list(
             pool.map(
                 lambda c: _pull_authors(

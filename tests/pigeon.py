@@ -84,7 +84,7 @@ def make_pigeon_repo(folder: Path) -> Path:
     shutil.copy(FIXTURES / "rfc9999.md", repo / "rfc9999.md")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "as published", date="2030-04-02T10:00:00+00:00")
-    archive = (FIXTURES / "archive.json").read_text()
+    archive = (FIXTURES / "pigeon-archive.json").read_text()
     ids["knot1"] = (
         mail_archive_permalink("knot-1@example.com", "pigeon").rstrip("/").rsplit("/", 1)[-1]
     )

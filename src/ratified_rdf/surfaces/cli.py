@@ -7,6 +7,7 @@ purpose is caught here and printed as its message.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -79,6 +80,17 @@ class _Group(click.Group):
         except OSError as error:  # a pyoxigraph store that cannot be opened, a full disk …
             click.echo(f"Error: {error}", err=True)
             ctx.exit(2)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:
+            if os.environ.get("RATIFIED_DEBUG"):
+                raise
+            click.echo(
+                f"Error: an unexpected {type(error).__name__}: {error}. This is a bug in "
+                "ratified-rdf; run again with RATIFIED_DEBUG=1 to see where it happened.",
+                err=True,
+            )
+            ctx.exit(3)
 
 
 @click.group(cls=_Group)

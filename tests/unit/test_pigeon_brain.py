@@ -236,3 +236,17 @@ def test_cli_errors_are_sentences_not_tracebacks(tmp_path: Path) -> None:
     assert "is neither a folder, a file nor a URL" in bad_source.output
     no_manifest = runner.invoke(main, ["build", str(tmp_path), "--store", str(tmp_path / "s")])
     assert no_manifest.exit_code == 2 and "There is no manifest" in no_manifest.output
+
+
+def test_cli_turns_an_unexpected_failure_into_a_sentence(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> Brain:
+        raise RuntimeError("the flux capacitor is missing")
+
+    monkeypatch.setattr(Brain, "open", broken)
+    monkeypatch.delenv("RATIFIED_DEBUG", raising=False)
+    result = CliRunner().invoke(main, ["ask", "--store", str(tmp_path), "anything"])
+    assert result.exit_code == 3
+    assert "unexpected RuntimeError: the flux capacitor is missing" in result.output
+    assert "RATIFIED_DEBUG=1" in result.output and "Traceback" not in result.output

@@ -99,21 +99,22 @@ def spec_batches(
     person of its own, named by the document.
     """
     yield _records_batch(records, run, facts or {}, person_of)
-    for rfc in records.rfcs:
-        yield _rfc_batch(records, rfc, run)
-    by_name = {r.name: r for r in records.revisions}
-    for revision in records.revisions:
-        yield _revision_batch(records, revision, by_name, run, person_of)
     documents = {r.name: (v.revision_iri(r.draft, r.number), r.document) for r in records.revisions}
     documents.update({r.name: (v.document_iri(r.name), r.document) for r in records.rfcs})
-    current: list[AlignmentRecord] = []
+    aligned: dict[str, list[AlignmentRecord]] = {}
     for alignment in records.alignments:
-        if current and current[0].source_document != alignment.source_document:
-            yield _alignment_batch(current, documents, run)
-            current = []
-        current.append(alignment)
-    if current:
-        yield _alignment_batch(current, documents, run)
+        aligned.setdefault(alignment.source_document, []).append(alignment)
+    # A document's alignments travel in its own batch: its sections are then validated once,
+    # with the rr:alignsWith shortcuts they carry, not again in a batch of their own.
+    for rfc in records.rfcs:
+        batch = _rfc_batch(records, rfc, run)
+        _add_alignments(batch, aligned.get(rfc.name, []), documents)
+        yield batch
+    by_name = {r.name: r for r in records.revisions}
+    for revision in records.revisions:
+        batch = _revision_batch(records, revision, by_name, run, person_of)
+        _add_alignments(batch, aligned.get(revision.name, []), documents)
+        yield batch
 
 
 def _records_batch(
@@ -262,15 +263,17 @@ def _sections(
             batch.add(iri, "rr:parentSection", iris[section.parent])
 
 
-def _alignment_batch(
+def _add_alignments(
+    batch: Batch,
     alignments: list[AlignmentRecord],
     documents: dict[str, tuple[str, ParsedDocument]],
-    run: RunContext,
-) -> Batch:
+) -> None:
+    """What each section of one document became in its final RFC (n-ary nodes + shortcuts)."""
+    if not alignments:
+        return
     source_iri, source_doc = documents[alignments[0].source_document]
     source_sections = section_iris(source_iri, source_doc)
     target_sections: dict[str, list[str]] = {}
-    batch = Batch(run.graph("spec"), f"alignment of {alignments[0].source_document}")
     for record in alignments:
         target_iri, target_doc = documents[record.target_rfc]
         section_iri = source_sections[record.source_position]
@@ -289,7 +292,6 @@ def _alignment_batch(
             batch.add(section_iri, "rr:alignsWith", final_iri)
             batch.typed(iri, "rr:textSimilarity", canonical_decimal(record.similarity), XSD_DEC)
             batch.typed(iri, "rr:stillChanging", record.similarity < STILL_CHANGING_BELOW, XSD_BOOL)
-    return batch
 
 
 def _commit(batch: Batch, records: SpecRecords, commit: CommitRef) -> str:

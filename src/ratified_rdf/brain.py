@@ -7,10 +7,11 @@ from typing import IO
 
 from pyoxigraph import RdfFormat
 
-from ratified_rdf.answers import intents
+from ratified_rdf.answers import discussion, holdings, people, sections, threads
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
 from ratified_rdf.answers.models import Alternative, Answer
 from ratified_rdf.answers.router import Intent, route
+from ratified_rdf.answers.session import Session
 from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
@@ -93,40 +94,40 @@ class Brain:
         self.read_graphs = [g for g in self.graphs if g != v.catalog_graph(self.brain_id)]
         self._headings = None
 
-    def _session(self) -> intents.Session:
-        return intents.Session(self.store, self.read_graphs)
+    def _session(self) -> Session:
+        return Session(self.store, self.read_graphs)
 
     def ask(self, question: str) -> Answer:
         """Answer a question in words, through the deterministic router."""
         target = route(question)
         session = self._session()
         if target.intent is Intent.SECTION_BECAME and target.draft and target.revision:
-            return intents.section_became(
+            return sections.section_became(
                 session, question, target.draft, target.revision, target.section or ""
             )
         if target.intent is Intent.SECTION_BECAME:
-            return intents.which_revision(session, question, target.section or "", target.draft)
+            return sections.which_revision(session, question, target.section or "", target.draft)
         if target.intent is Intent.THREAD and target.number is not None:
-            return intents.thread_lookup(session, question, target.number)
+            return threads.thread_lookup(session, question, target.number)
         if target.intent is Intent.PERSON and target.who:
-            return intents.person_lookup(session, question, target.who)
+            return people.person_lookup(session, question, target.who)
         if target.topic:
             return self._by_heading(session, question, target.intent)
         if target.intent is Intent.WHO_TO_ASK:
-            return intents.who_to_ask(session, question, target.rfc, target.section or "")
+            return people.who_to_ask(session, question, target.rfc, target.section or "")
         if target.intent in {Intent.DISCUSSION, Intent.COUNT}:
-            return intents.discussion(
+            return discussion.discussion(
                 session, question, target.rfc, target.section or "", count=target.count
             )
         if target.intent is Intent.SECTION_HISTORY:
-            return intents.section_history(session, question, target.rfc, target.section or "")
+            return sections.section_history(session, question, target.rfc, target.section or "")
         if target.intent is Intent.REVISION_CHAIN and target.draft and target.revision:
-            return intents.revision_chain(session, question, target.draft, target.revision)
+            return sections.revision_chain(session, question, target.draft, target.revision)
         if target.intent is Intent.REVISIONS and target.draft:
-            return intents.revisions(session, question, target.draft)
+            return sections.revisions(session, question, target.draft)
         if target.intent is Intent.HOLDINGS:
-            return intents.holdings(session, question)
-        return intents.out_of_scope(session, question, target.reason or "it is out of scope")
+            return holdings.holdings(session, question)
+        return holdings.out_of_scope(session, question, target.reason or "it is out of scope")
 
     def heading_index(self) -> tuple[HeadingIndex, QueryRun]:
         """The heading search index over every section heading, built on first use."""
@@ -154,7 +155,7 @@ class Brain:
             self._headings = (HeadingIndex.build(entries), run)
         return self._headings
 
-    def _by_heading(self, session: intents.Session, question: str, intent: Intent) -> Answer:
+    def _by_heading(self, session: Session, question: str, intent: Intent) -> Answer:
         """Find the section a question is about by its heading, then answer for it."""
         index, run = self.heading_index()
         found = index.search(question)
@@ -162,16 +163,16 @@ class Brain:
         rfc_hits = [h for h in found.hits if h.entry.is_rfc and h.entry.number]
         if not rfc_hits:
             terms = ", ".join(found.query_terms) or "none"
-            return intents.out_of_scope(
+            return holdings.out_of_scope(
                 session, question, f"no RFC section heading matches its words (terms: {terms})"
             )
         best = rfc_hits[0]
         rfc = int(best.entry.document.removeprefix("RFC ").strip())
         number = best.entry.number or ""
         if intent is Intent.WHO_TO_ASK:
-            answer = intents.who_to_ask(session, question, rfc, number)
+            answer = people.who_to_ask(session, question, rfc, number)
         else:
-            answer = intents.discussion(session, question, rfc, number)
+            answer = discussion.discussion(session, question, rfc, number)
         matched = ", ".join(f"'{w}'" for w in best.matched)
         lead = (
             f"Matched the words {matched} to the heading of {best.entry.document} "
@@ -199,26 +200,26 @@ class Brain:
     def section_became(self, draft: str, revision: str, section: str) -> Answer:
         """What section ``section`` of revision ``revision`` of ``draft`` became in the RFC."""
         question = f"what did section {section} of {draft}-{revision} become in the RFC?"
-        return intents.section_became(self._session(), question, draft, revision, section)
+        return sections.section_became(self._session(), question, draft, revision, section)
 
     def section_history(self, rfc: int, section: str) -> Answer:
         """Each revision's number and title for RFC ``rfc`` section ``section``."""
         question = f"history of RFC {rfc} section {section}"
-        return intents.section_history(self._session(), question, rfc, section)
+        return sections.section_history(self._session(), question, rfc, section)
 
     def section_discussion(self, rfc: int, section: str) -> Answer:
         """Posts, threads, commits and people connected to an RFC section while it changed."""
         question = f"who discussed RFC {rfc} section {section}?"
-        return intents.discussion(self._session(), question, rfc, section)
+        return discussion.discussion(self._session(), question, rfc, section)
 
     def revision_chain(self, draft: str, revision: str) -> Answer:
         """The chain of revisions from one revision to its RFC."""
         question = f"what chain leads from {draft}-{revision} to the RFC?"
-        return intents.revision_chain(self._session(), question, draft, revision)
+        return sections.revision_chain(self._session(), question, draft, revision)
 
     def holdings(self) -> Answer:
         """What the graph holds."""
-        return intents.holdings(self._session(), "what does the graph hold?")
+        return holdings.holdings(self._session(), "what does the graph hold?")
 
     def run(self, name: str, **params: ParamValue) -> tuple[list[dict[str, Term]], QueryRun]:
         """Run the named query ``sparql/<name>.rq`` with typed parameters."""

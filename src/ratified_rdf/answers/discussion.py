@@ -1,0 +1,284 @@
+"""The why card: who discussed or changed a section while it was still changing."""
+
+from __future__ import annotations
+
+from ratified_rdf.answers.holdings import out_of_scope
+from ratified_rdf.answers.models import (
+    Answer,
+    CommitChange,
+    Count,
+    DiscussionPost,
+    DraftedQuestion,
+    Evidence,
+    Expert,
+    PersonActivity,
+    Verdict,
+)
+from ratified_rdf.answers.people import contacts
+from ratified_rdf.answers.sections import which_rfc
+from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.store import Term
+
+DISCUSSION_NOTE = (
+    "Connection, not causation: these posts referred to the section, and these commits "
+    "changed it, while its text was still changing (or, where marked, after the RFC was "
+    "published). That they are linked does not mean they caused the final wording."
+)
+
+
+def discussion(
+    session: Session, question: str, rfc: int | None, section: str, count: str | None = None
+) -> Answer:
+    """Posts, threads, commits and people connected to an RFC section while it was changing.
+
+    ``count`` ("posts", "commits", "threads", "pull requests", "people") turns the card into a
+    counting answer: the number first, the list behind it after.
+    """
+    if rfc is None:
+        holders = session.run("rfc_sections_numbered", sectionNumber=section)
+        if len(holders) != 1:
+            answer = which_rfc(session, question, section)
+            return answer.model_copy(update={"intent": "discussion"})
+        rfc = int(text_of(holders[0], "rfcNumber") or 0)
+    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    if not found:
+        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+    final = text_of(found[0], "section") or ""
+    heading = text_of(found[0], "heading") or ""
+    post_rows = session.run("section_posts", final=final)
+    posts_seen = tuple(dict.fromkeys(text_of(r, "post") or "" for r in post_rows))
+    authors = _authors(session.run("post_authors", post=posts_seen)) if posts_seen else {}
+    commit_rows = session.run("section_commits", final=final)
+    posts = _posts(post_rows, authors)
+    commit_iris = tuple(dict.fromkeys(text_of(r, "commit") or "" for r in commit_rows))
+    details = session.run("commit_details", commit=commit_iris) if commit_iris else []
+    commits = _commits(commit_rows, details)
+    distinct_commits = {c.iri for c in commits}
+    changing = [p for p in posts if p.while_changing]
+    later = [p for p in posts if not p.while_changing]
+    threads = {p.thread_url: p for p in changing}
+    pulls = {c.pull_request: c for c in commits if c.pull_request is not None}
+    issues = _fixed_issues(session, final)
+    people = _people(changing, commits)
+    title = f"RFC {rfc} §{section} {heading}"
+    evidence = [
+        Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section"),
+        *(
+            Evidence(
+                iri=text_of(r, "thread") or "",
+                label=(
+                    f"#{p.thread_number} {p.thread_title}"
+                    if p.thread_number
+                    else f"mail thread: {p.thread_title}"
+                ),
+                url=p.thread_url,
+                role="thread",
+            )
+            for p, r in _unique_threads(changing, post_rows)
+        ),
+        *(
+            Evidence(
+                iri=c.pull_request_url or "",
+                label=f"PR #{n} {c.pull_request_title}",
+                url=c.pull_request_url,
+                role="pull-request",
+            )
+            for n, c in sorted(pulls.items())
+        ),
+        *(Evidence(iri=i.url or "", label=i.label, url=i.url, role="issue") for i in issues),
+        *(
+            Evidence(
+                iri=c.iri, label=f"{c.subject} ({c.document})", url=c.commit_url, role="commit"
+            )
+            for c in {c.iri: c for c in commits}.values()
+        ),
+    ]
+    if not posts and not commits:
+        summary = (
+            f"The graph doesn't know of any discussion of {title}: no post referred to it and "
+            "no commit touched it in the revisions held."
+        )
+        return Answer(
+            question=question,
+            intent="discussion",
+            verdict=Verdict.UNKNOWN,
+            summary=summary,
+            evidence=evidence[:1],
+            queries=session.queries,
+            note=DISCUSSION_NOTE,
+        )
+    documents = [
+        d for d in dict.fromkeys([p.document for p in changing] + [c.document for c in commits])
+    ]
+    span = f", from {documents[0]} to {documents[-1]}" if documents else ""
+    summary = (
+        f"{title} was discussed while still changing in {len(changing)} posts across "
+        f"{len(threads)} threads, and changed by {len(distinct_commits)} commits through "
+        f"{len(pulls)} pull requests{span}."
+        + (f" {len(later)} more posts referred to it after publication." if later else "")
+        + (
+            " Most involved: "
+            + ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:5])
+            + "."
+            if people
+            else ""
+        )
+    )
+    officers = contacts(session, final)
+    results: list = [*people, *officers, *posts, *commits]
+    if officers and count is None:
+        names = ", ".join(dict.fromkeys(f"{c.name} ({c.role})" for c in officers))
+        summary += f" Editors and group: {names}."
+    if count is None:
+        results.append(_drafted_question(question, title, people, officers, evidence))
+    if count is not None:
+        counts = {
+            "posts": len(changing),
+            "threads": len(threads),
+            "commits": len(distinct_commits),
+            "pull requests": len(pulls),
+            "people": len(people),
+        }
+        number = counts.get(count, len(changing))
+        what = count if count in counts else "posts"
+        summary = (
+            f"{number} {what} {'referred to' if what in {'posts', 'threads'} else 'touched'} "
+            f"{title} while it was still changing. " + summary
+        )
+        results = [Count(what=what, count=number), *results]
+    return Answer(
+        question=question,
+        intent="count" if count is not None else "discussion",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=results,
+        evidence=evidence,
+        queries=session.queries,
+        note=DISCUSSION_NOTE,
+    )
+
+
+def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:
+    """Post IRI → the best name for its writer: a resolved person, a sender, or the login."""
+    names: dict[str, str] = {}
+    for row in rows:
+        name = text_of(row, "personName") or text_of(row, "senderName") or text_of(row, "login")
+        if name:
+            names.setdefault(text_of(row, "post") or "", name)
+    return names
+
+
+def _posts(rows: list[dict[str, Term]], authors: dict[str, str]) -> list[DiscussionPost]:
+    seen: set[tuple[str, str]] = set()
+    posts: list[DiscussionPost] = []
+    for row in rows:
+        key = (text_of(row, "post") or "", text_of(row, "section") or "")
+        if key in seen:
+            continue
+        seen.add(key)
+        posts.append(
+            DiscussionPost(
+                document=text_of(row, "documentLabel") or "",
+                section_number=text_of(row, "sectionNumber"),
+                thread_number=int(text_of(row, "threadNumber") or 0) or None,
+                thread_title=text_of(row, "threadTitle") or "",
+                thread_url=text_of(row, "threadPage") or "",
+                post_url=text_of(row, "postPage") or "",
+                post_kind=text_of(row, "kind") or "",
+                author=authors.get(text_of(row, "post") or ""),
+                created=text_of(row, "created") or "",
+                cited_text=text_of(row, "citedText") or "",
+                rule=text_of(row, "rule") or "",
+                while_changing=text_of(row, "whileChanging") == "true",
+                about_published=text_of(row, "aboutPublished") == "true",
+            )
+        )
+    return posts
+
+
+def _commits(rows: list[dict[str, Term]], details: list[dict[str, Term]]) -> list[CommitChange]:
+    """One change per (commit, pull request); a commit that came through no pull request is
+    listed once."""
+    authors = {text_of(d, "commit"): text_of(d, "author") for d in details if text_of(d, "author")}
+    pulls: dict[str | None, list[dict[str, Term]]] = {}
+    for detail in details:
+        if text_of(detail, "pr"):
+            pulls.setdefault(text_of(detail, "commit"), []).append(detail)
+    changes: dict[tuple[str, str | None], CommitChange] = {}
+    for row in rows:
+        commit = text_of(row, "commit") or ""
+        for pull in pulls.get(commit) or [{}]:
+            changes.setdefault(
+                (commit, text_of(pull, "prNumber")),
+                CommitChange(
+                    iri=commit,
+                    document=text_of(row, "documentLabel") or "",
+                    commit_url=text_of(row, "commitPage") or "",
+                    subject=text_of(row, "subject") or "",
+                    author=authors.get(commit),
+                    date=text_of(row, "date") or "",
+                    pull_request=int(text_of(pull, "prNumber") or 0) or None,
+                    pull_request_title=text_of(pull, "prTitle"),
+                    pull_request_url=text_of(pull, "prPage"),
+                ),
+            )
+    return list(changes.values())
+
+
+def _unique_threads(
+    posts: list[DiscussionPost], rows: list[dict[str, Term]]
+) -> list[tuple[DiscussionPost, dict[str, Term]]]:
+    by_post = {text_of(r, "postPage"): r for r in rows}
+    out: dict[str, tuple[DiscussionPost, dict[str, Term]]] = {}
+    for post in posts:
+        row = by_post.get(post.post_url)
+        if row is not None:
+            out.setdefault(post.thread_url, (post, row))
+    return list(out.values())
+
+
+def _fixed_issues(session: Session, final: str) -> list[Evidence]:
+    return [
+        Evidence(
+            iri=text_of(row, "issue") or "",
+            label=f"issue #{text_of(row, 'issueNumber')} {text_of(row, 'issueTitle')}",
+            url=text_of(row, "issuePage"),
+            role="issue",
+        )
+        for row in session.run("fixed_issues", final=final)
+    ]
+
+
+def _people(posts: list[DiscussionPost], commits: list[CommitChange]) -> list[PersonActivity]:
+    tally: dict[str, list[int]] = {}
+    for post in posts:
+        if post.author:
+            tally.setdefault(post.author, [0, 0])[0] += 1
+    for commit in {c.iri: c for c in commits}.values():
+        if commit.author:
+            tally.setdefault(commit.author, [0, 0])[1] += 1
+    return sorted(
+        (PersonActivity(name=n, posts=p, commits=c) for n, (p, c) in tally.items()),
+        key=lambda person: (-(person.posts + person.commits), person.name),
+    )
+
+
+def _drafted_question(
+    question: str,
+    title: str,
+    people: list[PersonActivity],
+    officers: list[Expert],
+    evidence: list[Evidence],
+) -> DraftedQuestion:
+    """A note the reader could send to the people the card names (never sent by us)."""
+    to = list(dict.fromkeys([p.name for p in people[:3]] + [c.name for c in officers]))
+    sources = "\n".join(f"- {e.label}: {e.url}" for e in evidence[:8] if e.url)
+    text = (
+        f"Hello {', '.join(to)},\n\n"
+        f"I am trying to understand {title}. My question: {question}\n\n"
+        "The record shows you discussed or changed this section while its text was still "
+        "changing, or were responsible for the document. These are the sources I looked at:\n"
+        f"{sources}\n\nThank you."
+    )
+    return DraftedQuestion(to=to, text=text)

@@ -1,0 +1,169 @@
+"""Answers about people: who to ask about a section, what someone worked on, and the
+drafts' editors and group officers."""
+
+from __future__ import annotations
+
+from ratified_rdf.answers.holdings import out_of_scope
+from ratified_rdf.answers.models import (
+    Alternative,
+    Answer,
+    Evidence,
+    Expert,
+    SectionActivity,
+    Verdict,
+)
+from ratified_rdf.answers.sections import which_rfc
+from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.graph import vocab as v
+
+
+def who_to_ask(session: Session, question: str, rfc: int | None, section: str) -> Answer:
+    """People ranked by how central they were to a section's discussion while it changed,
+    then the editors of the drafts it came from, each with the reason."""
+    if rfc is None:
+        holders = session.run("rfc_sections_numbered", sectionNumber=section)
+        if len(holders) != 1:
+            return which_rfc(session, question, section).model_copy(update={"intent": "who_to_ask"})
+        rfc = int(text_of(holders[0], "rfcNumber") or 0)
+    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    if not found:
+        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+    final = text_of(found[0], "section") or ""
+    title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
+    ranked = session.run("section_experts", final=final)
+    experts: list[Expert] = []
+    for rank, row in enumerate(ranked, start=1):
+        posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
+        pagerank = float(text_of(row, "pageRank") or 0)
+        experts.append(
+            Expert(
+                name=text_of(row, "name") or "",
+                iri=text_of(row, "person") or "",
+                role="participant",
+                reason=(
+                    f"{posts} posts and {commits} commits on this section while it was "
+                    f"changing; co-discussion PageRank {pagerank:.3f} (rank {rank})"
+                ),
+                posts=posts,
+                commits=commits,
+                pagerank=pagerank,
+                betweenness=float(text_of(row, "betweenness") or 0),
+            )
+        )
+    experts += contacts(session, final)
+    evidence = [Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section")]
+    if not experts:
+        return Answer(
+            question=question,
+            intent="who_to_ask",
+            verdict=Verdict.UNKNOWN,
+            summary=f"The graph doesn't know who to ask about {title}: nobody is recorded "
+            "discussing or changing it, and its drafts list no editors.",
+            evidence=evidence,
+            queries=session.queries,
+        )
+    top = [e for e in experts if e.role == "participant"][:3]
+    named = ", ".join(f"{e.name} ({e.posts} posts, {e.commits} commits)" for e in top)
+    officers = ", ".join(
+        dict.fromkeys(f"{e.name} ({e.role})" for e in experts if e.role != "participant")
+    )
+    summary = (
+        f"For {title}, the people most central to its discussion while it changed were "
+        f"{named or 'nobody the graph records'}"
+        + (f"; the drafts' editors and group: {officers}" if officers else "")
+        + ". Ranked by co-discussion PageRank personalised to this section."
+    )
+    return Answer(
+        question=question,
+        intent="who_to_ask",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=list(experts),
+        evidence=evidence,
+        queries=session.queries,
+        note=(
+            "Activity in the record, not a measure of knowledge: these people referred to or "
+            "changed the section while it was changing."
+        ),
+    )
+
+
+def person_lookup(session: Session, question: str, who: str) -> Answer:
+    """What a person was most active on while the text changed."""
+    found = session.run("person", who=who)
+    if not found:
+        return out_of_scope(session, question, f"it knows nobody named or logged in as {who!r}")
+    if len({text_of(r, "person") for r in found}) > 1:
+        return Answer(
+            question=question,
+            intent="person",
+            verdict=Verdict.AMBIGUOUS,
+            summary=f"Several people are known as {who!r}; say which one.",
+            alternatives=[
+                Alternative(question=f"what did {text_of(r, 'name')} work on?", reason="same name")
+                for r in found
+            ],
+            queries=session.queries,
+        )
+    person = text_of(found[0], "person") or ""
+    name = text_of(found[0], "name") or who
+    rows = session.run("person_activity", person=person)
+    overall = next((r for r in rows if text_of(r, "section") is None), None)
+    sections = [
+        SectionActivity(
+            section=text_of(r, "sectionTitle") or "",
+            url=text_of(r, "sectionPage") or "",
+            posts=int(text_of(r, "posts") or 0),
+            commits=int(text_of(r, "commits") or 0),
+            pagerank=float(text_of(r, "pageRank") or 0),
+        )
+        for r in rows
+        if text_of(r, "section") is not None
+    ]
+    if overall is None:
+        summary = f"The graph knows {name}, but records no posts or commits by them on a section."
+    else:
+        top = ", ".join(f"{s.section} ({s.posts} posts, {s.commits} commits)" for s in sections[:5])
+        posts, commits = text_of(overall, "posts"), text_of(overall, "commits")
+        summary = (
+            f"{name} wrote {posts} posts and {commits} commits on sections while they were "
+            f"changing; most on {top}."
+        )
+    return Answer(
+        question=question,
+        intent="person",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=list(sections),
+        evidence=[
+            Evidence(iri=s.url, label=s.section, url=s.url, role="rfc-section")
+            for s in sections[:10]
+        ],
+        queries=session.queries,
+        note="Activity in the record: posts and commits, not a measure of knowledge.",
+    )
+
+
+def contacts(session: Session, final: str) -> list[Expert]:
+    """The drafts' editors, and the group's chairs and area directors when records hold them."""
+    found = [
+        Expert(
+            name=text_of(row, "name") or "",
+            iri=text_of(row, "person") or "",
+            role="editor",
+            reason=f"an editor of the draft (author list through {text_of(row, 'lastRevision')})",
+        )
+        for row in session.run("section_editors", final=final)
+    ]
+    for row in session.run("section_group", final=final):
+        role = text_of(row, "role") or ""
+        group = text_of(row, "group")
+        found.append(
+            Expert(
+                name=text_of(row, "name") or "",
+                iri=text_of(row, "person") or "",
+                role="chair" if role == "chair" else "area director",
+                reason=f"{role} of the {group or 'working'} group (Datatracker record)",
+            )
+        )
+    return found

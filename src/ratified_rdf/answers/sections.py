@@ -1,0 +1,365 @@
+"""Answers about sections: what one became, a section's history, revision chains and lists."""
+
+from __future__ import annotations
+
+from ratified_rdf.answers.holdings import out_of_scope
+from ratified_rdf.answers.models import (
+    Alternative,
+    Answer,
+    ChainStep,
+    Evidence,
+    HistoryEntry,
+    RevisionEntry,
+    SectionFate,
+    Verdict,
+)
+from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.store import Term
+
+CONNECTION_NOT_CAUSATION = (
+    "Alignment says a section became that section of the RFC, matched by the rule shown; "
+    "it is a connection between texts, not a claim about why the text changed."
+)
+
+
+def _short(revision_label: str) -> str:
+    """``draft-ietf-tls-tls13-21`` → ``-21``."""
+    return "-" + revision_label.rsplit("-", 1)[-1]
+
+
+def _rule(iri: str | None) -> str:
+    return (iri or "").rsplit("rule-", 1)[-1]
+
+
+def _section_label(number: str | None, heading: str) -> str:
+    return f"§{number} {heading}" if number else heading
+
+
+def section_became(
+    session: Session, question: str, draft: str, revision: str, section: str
+) -> Answer:
+    """What section ``section`` of ``draft``-``revision`` became in the final RFC."""
+    revision_iri = v.revision_iri(draft, revision)
+    rows = session.run("section_became", revision=revision_iri, sectionNumber=section)
+    name = f"{draft}-{revision}"
+    if not rows:
+        return _missing_revision_section(session, question, draft, revision, section)
+    row = rows[0]
+    chain = _chain(session, revision_iri)
+    final_number = text_of(row, "finalNumber")
+    final_heading = text_of(row, "finalHeading")
+    heading = text_of(row, "heading") or ""
+    rfc_iri = text_of(row, "rfc") or ""
+    rfc_step = next((c for c in chain if c.iri == rfc_iri), None)
+    rfc_label = rfc_step.label if rfc_step else rfc_iri.rsplit("/", 1)[-1].upper()
+    similarity = float(text_of(row, "similarity")) if text_of(row, "similarity") else None
+    still = text_of(row, "stillChanging") == "true" if text_of(row, "stillChanging") else None
+    fate = SectionFate(
+        revision=name,
+        section_number=section,
+        heading=heading,
+        rfc=rfc_label,
+        final_section_number=final_number,
+        final_heading=final_heading,
+        similarity=similarity,
+        still_changing=still,
+        rule=_rule(text_of(row, "rule")),
+    )
+    evidence = [
+        Evidence(
+            iri=text_of(row, "section") or "",
+            label=f"{name} §{section} {heading}",
+            url=text_of(row, "sectionPage"),
+            role="section",
+        ),
+        *(
+            Evidence(
+                iri=c.iri, label=c.label, url=c.url, role="rfc" if c.iri == rfc_iri else "revision"
+            )
+            for c in chain
+        ),
+    ]
+    if text_of(row, "final") is None:
+        summary = (
+            f"Section {section} ({heading}) of {name} has no counterpart in {rfc_label}: "
+            "no section of the final text matched its heading, anchor or text."
+        )
+    else:
+        evidence.append(
+            Evidence(
+                iri=text_of(row, "final") or "",
+                label=f"{rfc_label} {_section_label(final_number, final_heading or '')}",
+                url=text_of(row, "finalPage"),
+                role="rfc-section",
+            )
+        )
+        state = "still changing" if still else "already at (or within 2% of) its final text"
+        summary = (
+            f"Section {section} ({heading}) of {name} became {rfc_label} "
+            f"{_section_label(final_number, final_heading or '')} "
+            f"(matched by {fate.rule.replace('-', ' ')}; its text was "
+            f"{(similarity or 0) * 100:.1f}% similar to the final text, {state} at {name}). "
+            f"Chain: {' → '.join(_short(c.label) if c.iri != rfc_iri else c.label for c in chain)}"
+            f" → §{final_number or final_heading}."
+        )
+    return Answer(
+        question=question,
+        intent="section_became",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=[fate, *chain],
+        evidence=evidence,
+        queries=session.queries,
+        note=CONNECTION_NOT_CAUSATION,
+    )
+
+
+def _chain(session: Session, start: str) -> list[ChainStep]:
+    """The revision chain from ``start`` to its RFC, walked in order along rr:supersededBy."""
+    rows = session.run("revision_chain", start=start)
+    by_iri = {text_of(r, "revision"): r for r in rows}
+    steps: list[ChainStep] = []
+    current: str | None = start
+    rfc_row = None
+    while current in by_iri and len(steps) <= len(by_iri):
+        row = by_iri[current]
+        steps.append(
+            ChainStep(
+                label=text_of(row, "label") or current or "",
+                iri=current or "",
+                url=text_of(row, "page") or "",
+            )
+        )
+        if text_of(row, "rfc"):
+            rfc_row = row
+        current = text_of(row, "next")
+    if rfc_row is not None:
+        steps.append(
+            ChainStep(
+                label=f"RFC {text_of(rfc_row, 'rfcNumber')}",
+                iri=text_of(rfc_row, "rfc") or "",
+                url=text_of(rfc_row, "rfcPage") or "",
+            )
+        )
+    return steps
+
+
+def _missing_revision_section(
+    session: Session, question: str, draft: str, revision: str, section: str
+) -> Answer:
+    revisions = session.run("document_revisions", draftName=draft)
+    numbers = [text_of(r, "revisionNumber") or "" for r in revisions]
+    if not revisions:
+        return out_of_scope(session, question, f"it holds no draft named {draft}")
+    if revision not in numbers:
+        return out_of_scope(
+            session,
+            question,
+            f"it holds revisions {numbers[0]}–{numbers[-1]} of {draft}, not revision {revision}",
+        )
+    return out_of_scope(session, question, f"{draft}-{revision} has no section numbered {section}")
+
+
+def section_history(session: Session, question: str, rfc: int | None, section: str) -> Answer:
+    """Every revision's number and heading for an RFC section, and where its text differed."""
+    if rfc is None:
+        return which_rfc(session, question, section)
+    rows = session.run("section_history", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    if not rows:
+        holders = session.run("rfc_sections_numbered", sectionNumber=section)
+        if not any(text_of(r, "rfcNumber") == str(rfc) for r in holders):
+            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+        return out_of_scope(
+            session, question, f"no revision's section aligns with RFC {rfc} §{section}"
+        )
+    first = rows[0]
+    final_heading = text_of(first, "finalHeading") or ""
+    starts: dict[str, str] = {}
+    for row in rows:
+        draft = text_of(row, "draft")
+        if draft and text_of(row, "date"):
+            starts[draft] = min(starts.get(draft, "9999"), text_of(row, "date") or "9999")
+
+    def order(row: dict[str, Term]) -> tuple[int, str, str]:
+        draft = text_of(row, "draft")
+        if draft is None:  # an older RFC comes before the drafts that revised it
+            return (0, "", text_of(row, "documentLabel") or "")
+        return (1, starts.get(draft, ""), text_of(row, "revisionNumber") or "")
+
+    rows.sort(key=order)
+    entries = [
+        HistoryEntry(
+            document=text_of(r, "documentLabel") or "",
+            revision_number=text_of(r, "revisionNumber"),
+            date=text_of(r, "date"),
+            section_number=text_of(r, "number"),
+            heading=text_of(r, "heading") or "",
+            similarity=float(text_of(r, "similarity") or 0),
+            still_changing=text_of(r, "stillChanging") == "true",
+            rule=_rule(text_of(r, "rule")),
+            url=text_of(r, "sectionPage") or "",
+        )
+        for r in rows
+    ]
+    changing = [e for e in entries if e.still_changing]
+    numbering = list(dict.fromkeys(e.section_number or e.heading for e in entries))
+    titles = list(dict.fromkeys(e.heading for e in entries))
+    summary = (
+        f"RFC {rfc} §{section} {final_heading}: {len(entries)} earlier texts align with it, "
+        f"from {entries[0].document} to {entries[-1].document}. "
+        f"Numbered {', '.join(numbering)} along the way"
+        + (f"; titled {' / '.join(titles)}" if len(titles) > 1 else "")
+        + ". "
+        + (
+            f"Its text still differed from the final text (under 98% similar) in "
+            f"{len(changing)} of them, the last being {changing[-1].document}."
+            if changing
+            else "Its text was already final (98% or more similar) in every one of them."
+        )
+    )
+    evidence = [
+        Evidence(
+            iri=v.document_iri(f"rfc{rfc}"),
+            label=f"RFC {rfc}",
+            url=text_of(first, "rfcPage"),
+            role="rfc",
+        ),
+        Evidence(
+            iri=text_of(first, "final") or "",
+            label=f"RFC {rfc} §{section} {final_heading}",
+            url=text_of(first, "finalPage"),
+            role="rfc-section",
+        ),
+        *(
+            Evidence(
+                iri=text_of(r, "section") or "",
+                label=f"{e.document} {_section_label(e.section_number, e.heading)}",
+                url=e.url,
+                role="section",
+            )
+            for r, e in zip(rows, entries, strict=True)
+        ),
+    ]
+    return Answer(
+        question=question,
+        intent="section_history",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=list(entries),
+        evidence=evidence,
+        queries=session.queries,
+        note=CONNECTION_NOT_CAUSATION,
+    )
+
+
+def which_rfc(session: Session, question: str, section: str) -> Answer:
+    holders = session.run("rfc_sections_numbered", sectionNumber=section)
+    if not holders:
+        return out_of_scope(session, question, f"no RFC it holds has a section {section}")
+    alternatives = [
+        Alternative(
+            question=f"history of RFC {text_of(r, 'rfcNumber')} section {section}",
+            reason=f"RFC {text_of(r, 'rfcNumber')} §{section} is {text_of(r, 'heading')}",
+        )
+        for r in holders
+    ]
+    if len(alternatives) == 1:
+        return section_history(
+            session, question, int(text_of(holders[0], "rfcNumber") or 0), section
+        )
+    return Answer(
+        question=question,
+        intent="section_history",
+        verdict=Verdict.AMBIGUOUS,
+        summary=f"Section {section} exists in {len(holders)} RFCs; say which one you mean.",
+        evidence=[
+            Evidence(
+                iri=text_of(r, "section") or "",
+                label=f"RFC {text_of(r, 'rfcNumber')} §{section} {text_of(r, 'heading')}",
+                url=text_of(r, "page"),
+                role="rfc-section",
+            )
+            for r in holders
+        ],
+        alternatives=alternatives,
+        queries=session.queries,
+    )
+
+
+def which_revision(session: Session, question: str, section: str, draft: str | None) -> Answer:
+    """A section number without a revision: every revision numbers sections differently."""
+    documents = session.run("documents")
+    drafts = [
+        text_of(d, "name") or ""
+        for d in documents
+        if text_of(d, "rfcNumber") is None and (draft is None or text_of(d, "name") == draft)
+    ]
+    if not drafts:
+        return out_of_scope(session, question, f"it holds no draft named {draft}")
+    return Answer(
+        question=question,
+        intent="section_became",
+        verdict=Verdict.AMBIGUOUS,
+        summary=(
+            f"Section numbers move between revisions, so 'section {section}' needs a revision: "
+            "say which one (for example draft-…-21)."
+        ),
+        alternatives=[
+            Alternative(
+                question=f"what did section {section} of {name}-NN become in the RFC?",
+                reason=f"put the number of the revision of {name} you mean in place of NN",
+            )
+            for name in drafts
+        ],
+        queries=session.queries,
+    )
+
+
+def revision_chain(session: Session, question: str, draft: str, revision: str) -> Answer:
+    """The revisions from ``draft``-``revision`` to the RFC it became."""
+    chain = _chain(session, v.revision_iri(draft, revision))
+    if not chain:
+        return _missing_revision_section(session, question, draft, revision, "")
+    labels = " → ".join(c.label for c in chain)
+    return Answer(
+        question=question,
+        intent="revision_chain",
+        verdict=Verdict.ANSWERED,
+        summary=f"{draft}-{revision} leads through {len(chain)} steps: {labels}.",
+        results=list(chain),
+        evidence=[Evidence(iri=c.iri, label=c.label, url=c.url, role="revision") for c in chain],
+        queries=session.queries,
+    )
+
+
+def revisions(session: Session, question: str, draft: str) -> Answer:
+    """The revisions of one draft."""
+    rows = session.run("document_revisions", draftName=draft)
+    if not rows:
+        return out_of_scope(session, question, f"it holds no draft named {draft}")
+    entries = [
+        RevisionEntry(
+            label=text_of(r, "label") or "",
+            revision_number=text_of(r, "revisionNumber") or "",
+            date=text_of(r, "date") or "",
+            url=text_of(r, "page") or "",
+            became=text_of(r, "became"),
+        )
+        for r in rows
+    ]
+    return Answer(
+        question=question,
+        intent="revisions",
+        verdict=Verdict.ANSWERED,
+        summary=(
+            f"{draft} has {len(entries)} revisions, {entries[0].revision_number} "
+            f"({entries[0].date[:10]}) to {entries[-1].revision_number} ({entries[-1].date[:10]})."
+        ),
+        results=list(entries),
+        evidence=[
+            Evidence(iri=text_of(r, "revision") or "", label=e.label, url=e.url, role="revision")
+            for r, e in zip(rows, entries, strict=True)
+        ],
+        queries=session.queries,
+    )

@@ -1,0 +1,30 @@
+"""The query session behind one answer, and reading values out of its rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ratified_rdf.graph.store import Term, TripleStore
+from ratified_rdf.queries import QueryRun, run_query
+from ratified_rdf.queries.files import ParamValue
+
+
+class Session:
+    """The queries run for one answer, over one reader's graphs."""
+
+    def __init__(self, store: TripleStore, graphs: Sequence[str]) -> None:
+        self.store = store
+        self.graphs = list(graphs)
+        self.queries: list[QueryRun] = []
+
+    def run(self, name: str, **params: ParamValue) -> list[dict[str, Term]]:
+        """Run ``sparql/<name>.rq`` with ``params`` and keep the record."""
+        rows, record = run_query(self.store, self.graphs, name, params)
+        self.queries.append(record)
+        return rows
+
+
+def text_of(row: dict[str, Term], key: str) -> str | None:
+    """The lexical value of ``key`` in a result row, or None when unbound."""
+    value = row.get(key)
+    return None if value is None else value.value

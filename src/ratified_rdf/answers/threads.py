@@ -1,0 +1,69 @@
+"""Answers about one issue or pull request."""
+
+from __future__ import annotations
+
+from ratified_rdf.answers.holdings import out_of_scope
+from ratified_rdf.answers.models import (
+    Answer,
+    Evidence,
+    SectionActivity,
+    ThreadInfo,
+    Verdict,
+)
+from ratified_rdf.answers.session import Session, text_of
+
+
+def thread_lookup(session: Session, question: str, number: int) -> Answer:
+    """An issue or pull request by number, with the RFC sections its commits changed."""
+    rows = session.run("thread", number=number)
+    if not rows:
+        return out_of_scope(session, question, f"it holds no issue or pull request #{number}")
+    row = rows[0]
+    is_pull = (text_of(row, "kind") or "").endswith("#PullRequest")
+    thread = ThreadInfo(
+        number=number,
+        title=text_of(row, "title") or "",
+        state=text_of(row, "state") or "",
+        url=text_of(row, "page") or "",
+        author=text_of(row, "login"),
+        created=text_of(row, "created") or "",
+        is_pull_request=is_pull,
+    )
+    changes = session.run("thread_changes", thread=text_of(row, "thread") or "") if is_pull else []
+    touched: dict[str, SectionActivity] = {}
+    commits: dict[str, set[str]] = {}
+    for change in changes:
+        final = text_of(change, "finalPage") or ""
+        commits.setdefault(final, set()).add(text_of(change, "commit") or "")
+        touched[final] = SectionActivity(
+            section=text_of(change, "finalTitle") or "", url=final, commits=len(commits[final])
+        )
+    kind = "a pull request" if is_pull else "an issue"
+    sections = ", ".join(f"{t.section}" for t in touched.values())
+    summary = (
+        f'#{number} is {kind}, {thread.state.lower()}: "{thread.title}"'
+        + (f", opened by {thread.author}" if thread.author else "")
+        + f" on {thread.created[:10]}."
+        + (f" Its commits changed {len(touched)} RFC sections: {sections}." if touched else "")
+    )
+    evidence = [
+        Evidence(
+            iri=text_of(row, "thread") or "",
+            label=f"#{number} {thread.title}",
+            url=thread.url,
+            role="pull-request" if is_pull else "issue",
+        ),
+        *(
+            Evidence(iri=t.url, label=t.section, url=t.url, role="rfc-section")
+            for t in touched.values()
+        ),
+    ]
+    return Answer(
+        question=question,
+        intent="thread",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=[thread, *touched.values()],
+        evidence=evidence,
+        queries=session.queries,
+    )

@@ -7,39 +7,28 @@ corpus means the check silently stopped running.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from ratified_rdf.sources.document import ParsedDocument
 from ratified_rdf.sources.rfc_text import parse_rfc_text
+from tests.conftest import require_corpus
 
 pytestmark = pytest.mark.corpus
 
-BUNDLE = Path(__file__).resolve().parents[3] / "shared/corpus/tls13-spec/tls13-spec.bundle"
 _TOC_ENTRY = re.compile(r"^ +(?:Appendix )?((?:\d+|[A-Z])(?:\.\d+)*)\.\s+(\S.*)$")
-
-
-def _corpus_missing(reason: str) -> None:
-    message = f"The TLS corpus is missing: {reason}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
 def rfc9846_text(tmp_path_factory: pytest.TempPathFactory) -> str:
-    if not BUNDLE.is_file():
-        _corpus_missing(f"{BUNDLE} does not exist.")
+    bundle = require_corpus()
     git = shutil.which("git")
-    if git is None:
-        _corpus_missing("git is not installed, so the bundle cannot be read.")
+    assert git is not None, "git is not installed, so the bundle cannot be read"
     repo = tmp_path_factory.mktemp("tls13-spec") / "repo.git"
-    subprocess.run([git, "clone", "--bare", "--quiet", str(BUNDLE), str(repo)], check=True)
+    subprocess.run([git, "clone", "--bare", "--quiet", str(bundle), str(repo)], check=True)
     # A bare clone of a bundle keeps the bundle's branch names under refs/heads/.
     shown = subprocess.run(
         [git, "--git-dir", str(repo), "show", "refs/heads/gh-pages:rfc9846.txt"],

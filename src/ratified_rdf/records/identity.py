@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tomllib
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,7 +28,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ratified_rdf.records.manifest import ManifestError, read_toml_record
 
 PEOPLE_NAME = "people.toml"
 """The overrides file's name in a records folder (``records/tls13/people.toml``)."""
@@ -38,7 +39,7 @@ IdentityKind = Literal["git", "github", "document"]
 """Where an identity was seen: a commit signature, a GitHub login or a document's byline."""
 
 
-class PeopleError(ValueError):
+class PeopleError(ManifestError):
     """The identities or the overrides cannot be resolved into people as given."""
 
 
@@ -397,18 +398,7 @@ def load_overrides(path: str | Path) -> Overrides:
             f"There is no people overrides file at {file}. Write one (it may be empty) "
             f"as records/<brain>/{PEOPLE_NAME}."
         )
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise PeopleError(f"{file} is not valid TOML: {error}.") from None
-    try:
-        return Overrides.model_validate(data)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'overrides'}: {e['msg']}"
-            for e in error.errors()
-        )
-        raise PeopleError(f"{file} does not describe people correctly: {problems}.") from None
+    return read_toml_record(file, Overrides, "people", PeopleError)
 
 
 # ---------------------------------------------------------------------------------------------

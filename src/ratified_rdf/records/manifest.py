@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 MANIFEST_NAME = "manifest.toml"
+Record = TypeVar("Record", bound=BaseModel)
 
 _DRAFT_NAME = re.compile(r"^draft-[a-z0-9]+(-[a-z0-9]+)+$")
 _RANGE = re.compile(r"^(\d{2})(?:-(\d{2}))?$")
@@ -182,15 +183,27 @@ def load_manifest(path: str | Path) -> tuple[Manifest, Path]:
             f"There is no manifest at {file}. Point 'ratified build' at a records folder "
             f"holding {MANIFEST_NAME}, such as records/tls13."
         )
+    return read_toml_record(file, Manifest, "a brain"), file.parent
+
+
+def read_toml_record(
+    file: Path,
+    model: type[Record],
+    describes: str,
+    error_type: type[ManifestError] = ManifestError,
+) -> Record:
+    """Read a TOML record file into ``model``; every problem is an ``error_type`` sentence
+    naming the file and the field."""
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
-        raise ManifestError(f"{file} is not valid TOML: {error}.") from None
+        raise error_type(f"{file} is not valid TOML: {error}.") from None
     try:
-        return Manifest.model_validate(data), file.parent
+        return model.model_validate(data)
     except ValidationError as error:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'manifest'}: {e['msg']}"
+            f"{'.'.join(str(p) for p in e['loc']) or 'the file'}: {e['msg']}"
             for e in error.errors()
         )
-        raise ManifestError(f"{file} does not describe a brain correctly: {problems}.") from None
+        message = f"{file} does not describe {describes} correctly: {problems}."
+        raise error_type(message) from None

@@ -49,7 +49,7 @@ def test_rejected_batch_leaves_store_byte_for_byte(brain: Brain) -> None:
     writer = Writer(brain.store, ShaclGate(), brain.brain_id)
     run = writer.begin_run()
     with pytest.raises(GateRejected) as rejected:
-        writer.write(_bad_revision_batch(run.graph("spec")))
+        writer.write_all([_bad_revision_batch(run.graph("spec"))])
     assert _snapshot(brain) == before
     report = rejected.value
     assert report.source == "revision draft-example-pigeon-123 (test)"
@@ -72,25 +72,44 @@ def test_rejected_batch_leaves_store_byte_for_byte(brain: Brain) -> None:
     assert all(v.source_record == report.source for v in report.violations)
 
 
-def test_gate_accepts_a_batch_whose_references_are_stored(brain: Brain) -> None:
-    """References to nodes written earlier in the run are typed from the store, not false
-    violations; only the batch's own subjects are focus nodes."""
+def _chair_batches(graph: str) -> tuple[Batch, Batch]:
+    """A person, and a draft whose rr:chair must be a foaf:Person: the second refers to the
+    first, which another batch of the same run carries."""
+    carol = "https://w3id.org/ratified-rdf/id/person/carol"
+    person = Batch(graph, "a person (test)")
+    person.add(carol, "rdf:type", term("foaf:Person").value)
+    person.text(carol, "foaf:name", "Carol Example")
+    draft = "https://w3id.org/ratified-rdf/id/doc/draft-example-other"
+    pointer = Batch(graph, "a draft chaired by her (test)")
+    pointer.add(draft, "rdf:type", term("rr:Draft").value)
+    pointer.text(draft, "rr:draftName", "draft-example-other")
+    pointer.add(draft, "foaf:page", "https://datatracker.ietf.org/doc/draft-example-other/")
+    pointer.add(draft, "rr:chair", carol)
+    return person, pointer
+
+
+def test_a_reference_to_another_batch_of_the_run_is_typed_from_it(brain: Brain) -> None:
+    """Only the batch's own subjects are focus nodes; what they point at is typed from the
+    whole run, so a reference into another batch is no false violation."""
     writer = Writer(brain.store, ShaclGate(), brain.brain_id)
     run = writer.begin_run()
-    graph = run.graph("records")
-    person = Batch(graph, "a person (test)")
-    person.add(
-        "https://w3id.org/ratified-rdf/id/person/carol", "rdf:type", term("foaf:Person").value
-    )
-    person.text("https://w3id.org/ratified-rdf/id/person/carol", "foaf:name", "Carol Example")
-    writer.write(person)
-    pointer = Batch(graph, "creator link (test)")
-    draft = "https://w3id.org/ratified-rdf/id/doc/draft-example-pigeon"
-    pointer.add(draft, "rdf:type", term("rr:Draft").value)
-    pointer.text(draft, "rr:draftName", "draft-example-pigeon")
-    pointer.add(draft, "foaf:page", "https://datatracker.ietf.org/doc/draft-example-pigeon/")
-    writer.write(pointer)  # no exception
-    assert graph in writer._written
+    person, pointer = _chair_batches(run.graph("records"))
+    writer.write_all([pointer, person])  # order does not matter: the run is staged first
+    assert run.graph("records") in writer._written
+
+
+def test_a_dangling_reference_rejects_the_whole_run(brain: Brain) -> None:
+    before = _snapshot(brain)
+    writer = Writer(brain.store, ShaclGate(), brain.brain_id)
+    run = writer.begin_run()
+    _person, pointer = _chair_batches(run.graph("records"))
+    fine = Batch(run.graph("spec"), "an unrelated good batch (test)")
+    fine.text("https://w3id.org/ratified-rdf/id/person/dan", "foaf:name", "Dan Example")
+    with pytest.raises(GateRejected) as rejected:
+        writer.write_all([fine, pointer])  # the chair is nowhere in the run
+    assert rejected.value.source == "a draft chaired by her (test)"
+    assert any((v.path or "").endswith("chair") for v in rejected.value.violations)
+    assert _snapshot(brain) == before  # not even the good batch was written
 
 
 def test_catalog_switch_is_checked_against_the_state_after_it(brain: Brain) -> None:

@@ -45,20 +45,6 @@ class Writer:
         self._written = []
         return RunContext(self.brain_id, f"{stamp}-{secrets.token_hex(3)}")
 
-    def write(self, batch: Batch) -> None:
-        """Validate ``batch`` in the context of this run's graphs, then add it.
-
-        The previous run's graphs are not context: this run replaces them, and mixing the two
-        would let a stale value hide (or fake) a violation.
-        """
-        context = [*self._written]
-        if batch.graph not in context:
-            context.append(batch.graph)
-        self.gate.check(batch, self.store, context)
-        self.store.add(batch.graph, batch.triples)
-        if batch.graph not in self._written:
-            self._written.append(batch.graph)
-
     def write_all(
         self, batches: Sequence[Batch], progress: Callable[[], None] | None = None
     ) -> None:

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from ratified_rdf import Brain, Verdict
+from ratified_rdf.answers.discussion import LISTED_COMMITS
 from ratified_rdf.answers.models import CommitChange, Count, DiscussionPost, Expert
 from tests.conftest import CORPUS
 
@@ -41,11 +42,15 @@ def test_card_lists_real_pulls_issues_and_commits_tied_to_revisions(
         assert re.fullmatch(r"draft-ietf-tls-tls13-\d\d|RFC 8446", commit.document), commit
         sha = commit.commit_url.rsplit("/", 1)[-1]
         assert commit.commit_url == f"{GITHUB}/commit/{sha}" and sha in public_commits
-    pulls = {c.pull_request for c in commits if c.pull_request}
-    assert known_pull in pulls
     assert all(
         c.pull_request_url == f"{GITHUB}/pull/{c.pull_request}" for c in commits if c.pull_request
     )
+    # The card lists the most recent commits but counts, and links the pull requests of, all.
+    assert len(commits) <= LISTED_COMMITS
+    pulls = {e.url for e in answer.evidence if e.role == "pull-request"}
+    assert f"{GITHUB}/pull/{known_pull}" in pulls
+    changed = re.search(r"changed by (\d+) commits through (\d+) pull requests", answer.summary)
+    assert changed and int(changed[2]) == len(pulls) and int(changed[1]) >= len(commits)
     posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
     assert posts, "no post referred to the section"
     for post in posts:

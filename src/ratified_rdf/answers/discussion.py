@@ -20,6 +20,9 @@ from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
+LISTED_COMMITS = 12
+"""A card counts every commit but lists (and links) only the most recent ones."""
+
 DISCUSSION_NOTE = (
     "Connection, not causation: these posts referred to the section, and these commits "
     "changed it, while its text was still changing (or, where marked, after the RFC was "
@@ -50,16 +53,19 @@ def discussion(
     posts_seen = tuple(dict.fromkeys(text_of(r, "post") or "" for r in post_rows))
     authors = _authors(session.run("post_authors", post=posts_seen)) if posts_seen else {}
     commit_rows = session.run("section_commits", final=final)
-    posts = _posts(post_rows, authors)
-    commit_iris = tuple(dict.fromkeys(text_of(r, "commit") or "" for r in commit_rows))
-    details = session.run("commit_details", commit=commit_iris) if commit_iris else []
-    commits = _commits(commit_rows, details)
+    places = _places(session, [*post_rows, *commit_rows])
+    posts = _posts(post_rows, authors, places)
+    pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := text_of(r, "pr"))))
+    pull_rows = session.run("pull_requests", pr=pull_iris) if pull_iris else []
+    latest = tuple(dict.fromkeys(text_of(r, "commit") or "" for r in reversed(commit_rows)))
+    details = session.run("commit_details", commit=latest[:LISTED_COMMITS]) if latest else []
+    commits = _commits(commit_rows, pull_rows, details, places)
     distinct_commits = {c.iri for c in commits}
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
     threads = {p.thread_url: p for p in changing}
     pulls = {c.pull_request: c for c in commits if c.pull_request is not None}
-    issues = _fixed_issues(session, final)
+    issues = _fixed_issues(pull_rows)
     people = _people(changing, commits)
     title = f"RFC {rfc} §{section} {heading}"
     evidence = [
@@ -91,7 +97,7 @@ def discussion(
             Evidence(
                 iri=c.iri, label=f"{c.subject} ({c.document})", url=c.commit_url, role="commit"
             )
-            for c in {c.iri: c for c in commits}.values()
+            for c in {c.iri: c for c in commits if c.commit_url}.values()
         ),
     ]
     if not posts and not commits:
@@ -115,7 +121,12 @@ def discussion(
     summary = (
         f"{title} was discussed while still changing in {len(changing)} posts across "
         f"{len(threads)} threads, and changed by {len(distinct_commits)} commits through "
-        f"{len(pulls)} pull requests{span}."
+        f"{len(pulls)} pull requests{span}"
+        + (
+            f" (the {LISTED_COMMITS} most recent commits are listed)."
+            if len(distinct_commits) > LISTED_COMMITS
+            else "."
+        )
         + (f" {len(later)} more posts referred to it after publication." if later else "")
         + (
             " Most involved: "
@@ -126,7 +137,7 @@ def discussion(
         )
     )
     officers = contacts(session, final)
-    results: list = [*people, *officers, *posts, *commits]
+    results: list = [*people, *officers, *posts, *(c for c in commits if c.commit_url)]
     if officers and count is None:
         names = ", ".join(dict.fromkeys(f"{c.name} ({c.role})" for c in officers))
         summary += f" Editors and group: {names}."
@@ -169,7 +180,25 @@ def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:
     return names
 
 
-def _posts(rows: list[dict[str, Term]], authors: dict[str, str]) -> list[DiscussionPost]:
+def _places(session: Session, rows: list[dict[str, Term]]) -> dict[str, tuple[str, str | None]]:
+    """Section IRI → (its document's label, its number there), for every section in ``rows``."""
+    sections = tuple(dict.fromkeys(text_of(r, "section") or "" for r in rows))
+    if not sections:
+        return {}
+    return {
+        text_of(row, "section") or "": (
+            text_of(row, "documentLabel") or "",
+            text_of(row, "sectionNumber"),
+        )
+        for row in session.run("section_places", section=sections)
+    }
+
+
+def _posts(
+    rows: list[dict[str, Term]],
+    authors: dict[str, str],
+    places: dict[str, tuple[str, str | None]],
+) -> list[DiscussionPost]:
     seen: set[tuple[str, str]] = set()
     posts: list[DiscussionPost] = []
     for row in rows:
@@ -177,10 +206,11 @@ def _posts(rows: list[dict[str, Term]], authors: dict[str, str]) -> list[Discuss
         if key in seen:
             continue
         seen.add(key)
+        document, number = places.get(key[1], ("", None))
         posts.append(
             DiscussionPost(
-                document=text_of(row, "documentLabel") or "",
-                section_number=text_of(row, "sectionNumber"),
+                document=document,
+                section_number=number,
                 thread_number=int(text_of(row, "threadNumber") or 0) or None,
                 thread_title=text_of(row, "threadTitle") or "",
                 thread_url=text_of(row, "threadPage") or "",
@@ -197,32 +227,35 @@ def _posts(rows: list[dict[str, Term]], authors: dict[str, str]) -> list[Discuss
     return posts
 
 
-def _commits(rows: list[dict[str, Term]], details: list[dict[str, Term]]) -> list[CommitChange]:
+def _commits(
+    rows: list[dict[str, Term]],
+    pulls: list[dict[str, Term]],
+    details: list[dict[str, Term]],
+    places: dict[str, tuple[str, str | None]],
+) -> list[CommitChange]:
     """One change per (commit, pull request); a commit that came through no pull request is
     listed once."""
-    authors = {text_of(d, "commit"): text_of(d, "author") for d in details if text_of(d, "author")}
-    pulls: dict[str | None, list[dict[str, Term]]] = {}
-    for detail in details:
-        if text_of(detail, "pr"):
-            pulls.setdefault(text_of(detail, "commit"), []).append(detail)
+    pull_of = {text_of(p, "pr"): p for p in pulls if text_of(p, "prNumber")}
+    detail_of = {text_of(d, "commit"): d for d in details}
     changes: dict[tuple[str, str | None], CommitChange] = {}
     for row in rows:
         commit = text_of(row, "commit") or ""
-        for pull in pulls.get(commit) or [{}]:
-            changes.setdefault(
-                (commit, text_of(pull, "prNumber")),
-                CommitChange(
-                    iri=commit,
-                    document=text_of(row, "documentLabel") or "",
-                    commit_url=text_of(row, "commitPage") or "",
-                    subject=text_of(row, "subject") or "",
-                    author=authors.get(commit),
-                    date=text_of(row, "date") or "",
-                    pull_request=int(text_of(pull, "prNumber") or 0) or None,
-                    pull_request_title=text_of(pull, "prTitle"),
-                    pull_request_url=text_of(pull, "prPage"),
-                ),
-            )
+        pull = pull_of.get(text_of(row, "pr"), {})
+        detail = detail_of.get(commit, {})
+        changes.setdefault(
+            (commit, text_of(pull, "prNumber")),
+            CommitChange(
+                iri=commit,
+                document=places.get(text_of(row, "section") or "", ("", None))[0],
+                commit_url=text_of(detail, "commitPage"),
+                subject=text_of(detail, "subject"),
+                author=text_of(row, "author"),
+                date=text_of(row, "date") or "",
+                pull_request=int(text_of(pull, "prNumber") or 0) or None,
+                pull_request_title=text_of(pull, "prTitle"),
+                pull_request_url=text_of(pull, "prPage"),
+            ),
+        )
     return list(changes.values())
 
 
@@ -238,15 +271,21 @@ def _unique_threads(
     return list(out.values())
 
 
-def _fixed_issues(session: Session, final: str) -> list[Evidence]:
+def _fixed_issues(pulls: list[dict[str, Term]]) -> list[Evidence]:
+    """The issues the pull requests fixed or closed, each once, by number."""
+    found = {
+        text_of(row, "issue") or "": row for row in pulls if text_of(row, "issueNumber") is not None
+    }
     return [
         Evidence(
-            iri=text_of(row, "issue") or "",
+            iri=iri,
             label=f"issue #{text_of(row, 'issueNumber')} {text_of(row, 'issueTitle')}",
             url=text_of(row, "issuePage"),
             role="issue",
         )
-        for row in session.run("fixed_issues", final=final)
+        for iri, row in sorted(
+            found.items(), key=lambda item: int(text_of(item[1], "issueNumber") or 0)
+        )
     ]
 
 

@@ -146,8 +146,9 @@ class CommitChange(BaseModel):
     kind: Literal["commit"] = "commit"
     iri: str
     document: str
-    commit_url: str
-    subject: str
+    commit_url: str | None
+    """Set for the commits a card lists (the most recent); None for those it only counts."""
+    subject: str | None
     author: str | None
     date: str
     pull_request: int | None = None

@@ -1,0 +1,106 @@
+"""A tamper-evident audit log built on standards.
+
+Records are frozen pydantic models whose RFC 8785 canonical JSON is both their line in
+``records.jsonl`` and their Merkle leaf; the tree is RFC 9162's (RFC 6962's) with its
+inclusion and consistency proofs; tree heads are signed with Ed25519; ``verify_log`` checks a
+log with nothing but its files and its public key; anchors (a witness directory, a
+transparency service over HTTP) keep tree heads outside the log. ``capture`` wraps an
+operation so that it is recorded before it runs and its outcome after.
+"""
+
+from ratified_rdf.audit.anchor import Anchor, Anchoring, ConsistencyProver, Receipt
+from ratified_rdf.audit.capture import capture
+from ratified_rdf.audit.errors import (
+    AnchorRejected,
+    AnchorStateError,
+    AnchorUnreachable,
+    AuditError,
+)
+from ratified_rdf.audit.http_anchor import HttpTransparencyAnchor
+from ratified_rdf.audit.lifecycle import AnchorState, check_transition
+from ratified_rdf.audit.log import (
+    PRIVATE_KEY_FILE,
+    PUBLIC_KEY_FILE,
+    RECORDS_FILE,
+    TREE_HEADS_FILE,
+    AuditLog,
+)
+from ratified_rdf.audit.merkle import (
+    EMPTY_ROOT,
+    MerkleTree,
+    leaf_hash,
+    node_hash,
+    verify_consistency,
+    verify_inclusion,
+)
+from ratified_rdf.audit.records import (
+    AnchorSidecar,
+    AuditRecord,
+    Clearance,
+    Kind,
+    LogEntry,
+    OutcomeSidecar,
+    canonical_bytes,
+    parse_entry,
+)
+from ratified_rdf.audit.signing import (
+    SignedTreeHead,
+    generate_key,
+    key_id,
+    load_private_key,
+    load_public_key,
+    save_private_key,
+    save_public_key,
+    sign_tree_head,
+    verify_tree_head,
+)
+from ratified_rdf.audit.verify import VerificationReport, verify_log
+from ratified_rdf.audit.witness import LocalWitnessAnchor, WitnessedHead, verify_cosignature
+
+__all__ = [
+    "EMPTY_ROOT",
+    "PRIVATE_KEY_FILE",
+    "PUBLIC_KEY_FILE",
+    "RECORDS_FILE",
+    "TREE_HEADS_FILE",
+    "Anchor",
+    "AnchorRejected",
+    "AnchorSidecar",
+    "AnchorState",
+    "AnchorStateError",
+    "AnchorUnreachable",
+    "Anchoring",
+    "AuditError",
+    "AuditLog",
+    "AuditRecord",
+    "Clearance",
+    "ConsistencyProver",
+    "HttpTransparencyAnchor",
+    "Kind",
+    "LocalWitnessAnchor",
+    "LogEntry",
+    "MerkleTree",
+    "OutcomeSidecar",
+    "Receipt",
+    "SignedTreeHead",
+    "VerificationReport",
+    "WitnessedHead",
+    "canonical_bytes",
+    "capture",
+    "check_transition",
+    "generate_key",
+    "key_id",
+    "leaf_hash",
+    "load_private_key",
+    "load_public_key",
+    "node_hash",
+    "parse_entry",
+    "save_private_key",
+    "save_public_key",
+    "sign_tree_head",
+    "verify_consistency",
+    "verify_cosignature",
+    "verify_inclusion",
+    "verify_log",
+    "verify_tree_head",
+]

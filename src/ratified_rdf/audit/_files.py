@@ -1,0 +1,100 @@
+"""Durable line files: append a line so it survives a crash, read lines back and spot a torn one.
+
+A line is written with one ``write`` of its bytes and the newline, then fsynced before the
+append returns, so a crash can leave at most one last line without its newline: the torn
+line that readers report instead of accepting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Lines:
+    """The complete lines of a file (without their newline) and a torn last line, if any."""
+
+    complete: list[bytes]
+    torn: bytes | None
+
+
+def read_lines(path: Path) -> Lines:
+    """The lines of ``path``; a missing file has none."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Lines([], None)
+    *complete, last = data.split(b"\n")
+    return Lines(complete, last or None)
+
+
+def fsync_directory(path: Path) -> None:
+    """Make the creation of entries in directory ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Create ``path`` with mode 0600 (owner only) and write ``data``; never overwrite."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        # The umask can only take bits away, but be explicit: a key must never be group-readable.
+        os.fchmod(fd, 0o600)
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_directory(path.parent)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class AppendOnlyFile:
+    """A file open for appending whole lines durably, locked against other processes."""
+
+    def __init__(self, path: Path) -> None:
+        existed = path.exists()
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            # A second writer process would interleave lines with ours and its in-memory tree
+            # would disagree with the file: only one process may append at a time.
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise
+        if not existed:
+            fsync_directory(path.parent)
+
+    def append_line(self, line: bytes) -> None:
+        """Append ``line`` and a newline, and return only once both are on disk.
+
+        If the write fails part-way the file is cut back to its old length, so a failed
+        append leaves no torn line behind while the process lives.
+        """
+        size = os.fstat(self._fd).st_size
+        try:
+            _write_all(self._fd, line + b"\n")
+            os.fsync(self._fd)
+        except OSError:
+            # If even the cut fails the torn line stays, and readers report it.
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, size)
+            raise
+
+    def close(self) -> None:
+        """Release the lock and the file; closing twice is harmless."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1

@@ -1,0 +1,274 @@
+"""The on-disk audit log: durable appends, signed tree heads, proofs, locking and ``capture``."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ratified_rdf.audit import (
+    PRIVATE_KEY_FILE,
+    PUBLIC_KEY_FILE,
+    RECORDS_FILE,
+    TREE_HEADS_FILE,
+    AnchorSidecar,
+    AnchorState,
+    AuditError,
+    AuditLog,
+    AuditRecord,
+    OutcomeSidecar,
+    canonical_bytes,
+    capture,
+    generate_key,
+    leaf_hash,
+    load_public_key,
+    parse_entry,
+    verify_consistency,
+    verify_inclusion,
+    verify_log,
+    verify_tree_head,
+)
+
+
+def _record(n: int = 0) -> AuditRecord:
+    return AuditRecord(
+        kind="query", tenant="acme", clearance="internal", actor="bob", subject={"n": n}
+    )
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[AuditLog]:
+    opened = AuditLog.open(tmp_path / "audit")
+    yield opened
+    opened.close()
+
+
+def test_a_new_log_makes_its_files_and_keys(log: AuditLog) -> None:
+    folder = log.directory
+    assert (folder / RECORDS_FILE).exists() and (folder / TREE_HEADS_FILE).exists()
+    assert stat.S_IMODE((folder / PRIVATE_KEY_FILE).stat().st_mode) == 0o600
+    public = load_public_key(folder / PUBLIC_KEY_FILE)
+    assert public.public_bytes_raw() == log.public_key.public_bytes_raw()
+
+
+def test_each_line_is_exactly_the_leaf(log: AuditLog) -> None:
+    records = [_record(i) for i in range(3)]
+    assert [log.append(record) for record in records] == [0, 1, 2]
+    lines = (log.directory / RECORDS_FILE).read_bytes().split(b"\n")
+    assert lines == [canonical_bytes(record) for record in records] + [b""]
+    assert list(log.entries()) == records
+
+
+def test_proofs_from_the_log_verify_against_its_signed_heads(log: AuditLog) -> None:
+    records = [_record(i) for i in range(5)]
+    for record in records[:3]:
+        log.append(record)
+    old = log.sign_tree_head()
+    for record in records[3:]:
+        log.append(record)
+    new = log.sign_tree_head()
+    assert verify_tree_head(new, log.public_key)
+    assert (old.tree_size, new.tree_size) == (3, 5)
+    assert new.timestamp >= old.timestamp
+    for index, record in enumerate(records):
+        proof = log.inclusion_proof(index, new.tree_size)
+        leaf = leaf_hash(canonical_bytes(record))
+        assert verify_inclusion(leaf, index, new.tree_size, proof, new.root)
+    proof = log.consistency_proof(old.tree_size, new.tree_size)
+    assert verify_consistency(old.tree_size, new.tree_size, old.root, new.root, proof)
+    assert log.tree_heads == (old, new)
+
+
+def test_reopening_restores_the_tree_and_heads(tmp_path: Path) -> None:
+    with AuditLog.open(tmp_path) as log:
+        for i in range(4):
+            log.append(_record(i))
+        head = log.sign_tree_head()
+    with AuditLog.open(tmp_path) as log:
+        assert log.size == 4
+        assert log.root() == head.root
+        assert log.tree_heads == (head,)
+        log.append(_record(4))
+    assert verify_log(tmp_path, load_public_key(tmp_path / PUBLIC_KEY_FILE)).ok
+
+
+def test_a_second_process_cannot_open_the_same_log(log: AuditLog) -> None:
+    # flock locks are per open file, so a second open in this process stands in for another.
+    with pytest.raises(AuditError, match="Another process has the audit log"):
+        AuditLog.open(log.directory)
+
+
+def test_a_torn_last_line_stops_the_log_from_opening(tmp_path: Path) -> None:
+    with AuditLog.open(tmp_path) as log:
+        log.append(_record())
+    with (tmp_path / RECORDS_FILE).open("ab") as records:
+        records.write(b'{"actor":"bo')
+    with pytest.raises(AuditError, match=r"torn last line in records.jsonl \(line 2\)"):
+        AuditLog.open(tmp_path)
+
+
+def test_records_that_no_longer_match_the_latest_head_stop_the_log(tmp_path: Path) -> None:
+    with AuditLog.open(tmp_path) as log:
+        log.append(_record(1))
+        log.sign_tree_head()
+    path = tmp_path / RECORDS_FILE
+    path.write_bytes(path.read_bytes().replace(b'"n":1', b'"n":2'))
+    with pytest.raises(AuditError, match="no longer match its latest signed tree head"):
+        AuditLog.open(tmp_path)
+
+
+def test_a_log_without_its_key_is_not_opened(tmp_path: Path) -> None:
+    with AuditLog.open(tmp_path) as log:
+        log.append(_record())
+    (tmp_path / PRIVATE_KEY_FILE).unlink()
+    with pytest.raises(AuditError, match="has no signing key"):
+        AuditLog.open(tmp_path)
+
+
+def test_a_log_is_not_opened_with_another_key(tmp_path: Path) -> None:
+    with AuditLog.open(tmp_path) as log:
+        log.sign_tree_head()
+    with pytest.raises(AuditError, match="Open it with its own key"):
+        AuditLog.open(tmp_path, key=generate_key())
+
+
+def test_sidecars_must_point_at_what_the_log_holds(log: AuditLog) -> None:
+    with pytest.raises(AuditError, match="Append the record before its outcome"):
+        log.append(OutcomeSidecar(annotates="0" * 32, outcome="succeeded", duration_ms=1))
+    with pytest.raises(AuditError, match="that this log never signed"):
+        log.append(
+            AnchorSidecar(
+                anchor="w",
+                tree_size=0,
+                timestamp=0,
+                root_hash="00" * 32,
+                state=AnchorState.PENDING,
+            )
+        )
+    assert log.size == 0
+
+
+def test_concurrent_appends_all_land_once(log: AuditLog) -> None:
+    def work(worker: int) -> None:
+        for i in range(50):
+            log.append(_record(worker * 100 + i))
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    subjects = [entry.subject for entry in log.entries() if isinstance(entry, AuditRecord)]
+    expected = [{"n": w * 100 + i} for w in range(4) for i in range(50)]
+    assert log.size == len(subjects) == 200
+    assert all(subject in subjects for subject in expected)
+    log.sign_tree_head()
+    assert verify_log(log.directory, log.public_key).ok
+
+
+def test_capture_records_start_then_success(log: AuditLog) -> None:
+    with capture(
+        log, "ask", {"question": "q"}, tenant="acme", clearance="public", actor="eve"
+    ) as record:
+        assert list(log.entries()) == [record]
+    started, outcome = log.entries()
+    assert isinstance(started, AuditRecord) and isinstance(outcome, OutcomeSidecar)
+    assert started.outcome == "started" and started.kind == "ask"
+    assert (outcome.annotates, outcome.outcome, outcome.error) == (record.id, "succeeded", None)
+    assert outcome.duration_ms >= 0
+
+
+def test_capture_records_a_failure_and_lets_it_through(log: AuditLog) -> None:
+    with (
+        pytest.raises(KeyError),
+        capture(log, "build", "records/tls13", tenant="acme", clearance="internal", actor="ci"),
+    ):
+        raise KeyError("draft-ietf-tls-tls13-28")
+    _, outcome = log.entries()
+    assert isinstance(outcome, OutcomeSidecar)
+    assert outcome.outcome == "failed"
+    assert outcome.error_class == "KeyError"
+    assert outcome.error == "'draft-ietf-tls-tls13-28'"
+
+
+def test_capture_fails_closed_when_the_start_cannot_be_written(log: AuditLog) -> None:
+    log.close()  # Writing to a closed log fails like a full or read-only disk would.
+    ran = False
+    with (
+        pytest.raises(AuditError, match="The query call did not run"),
+        capture(log, "query", "holdings", tenant="acme", clearance="public", actor="x"),
+    ):
+        ran = True
+    assert not ran
+    assert (log.directory / RECORDS_FILE).read_bytes() == b""
+
+
+def test_capture_fails_closed_on_an_invalid_record(log: AuditLog) -> None:
+    with (
+        pytest.raises(AuditError, match="did not run"),
+        capture(log, "ask", "q", tenant="", clearance="public", actor="x"),
+    ):
+        pytest.fail("the block must not run")
+    assert log.size == 0
+
+
+def test_entries_read_back_what_was_written(log: AuditLog) -> None:
+    record = _record()
+    log.append(record)
+    head = log.sign_tree_head()
+    step = AnchorSidecar(
+        anchor="w",
+        tree_size=head.tree_size,
+        timestamp=head.timestamp,
+        root_hash=head.root_hash,
+        state=AnchorState.PENDING,
+    )
+    log.append(step)
+    assert list(log.entries()) == [record, step]
+    line = (log.directory / RECORDS_FILE).read_bytes().split(b"\n")[1]
+    assert parse_entry(line) == step
+
+
+def test_a_failed_write_leaves_no_torn_line(log: AuditLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    log.append(_record(1))
+    before = (log.directory / RECORDS_FILE).read_bytes()
+    real_write = os.write
+
+    def half_then_full_disk(fd: int, data: bytes) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", half_then_full_disk)
+    with pytest.raises(AuditError, match=r"No space left on device.*Check the disk"):
+        log.append(_record(2))
+    monkeypatch.undo()
+    assert (log.directory / RECORDS_FILE).read_bytes() == before
+    assert log.size == 1
+    log.append(_record(3))
+    log.sign_tree_head()
+    assert verify_log(log.directory, log.public_key).ok
+
+
+@pytest.mark.parametrize("work_fails", [False, True])
+def test_capture_raises_when_the_outcome_cannot_be_written(log: AuditLog, work_fails: bool) -> None:
+    with (
+        pytest.raises(AuditError, match="Could not write to the audit log") as caught,
+        capture(log, "review", "shape report", tenant="acme", clearance="internal", actor="r"),
+    ):
+        log.close()  # The disk goes away while the work runs.
+        if work_fails:
+            raise ValueError("work failed")
+    chain: list[BaseException] = []
+    link: BaseException | None = caught.value
+    while link is not None:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    assert isinstance(chain[1], OSError)
+    assert any(isinstance(link, ValueError) for link in chain) == work_fails
+    started = list(log.entries())
+    assert len(started) == 1 and isinstance(started[0], AuditRecord)

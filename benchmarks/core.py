@@ -304,8 +304,8 @@ def bench_questions(
 def bench_chain_alone(brain: Brain, sparql: str, runs: int) -> list[float]:
     """The revision-chain query by itself, straight on the store (no answer shaping)."""
     for _ in range(WARMUP):
-        brain.store.query(sparql, brain.graphs)
-    return [brain.store.query(sparql, brain.graphs).engine_ms for _ in range(runs)]
+        brain._store.query(sparql, brain.graphs)
+    return [brain._store.query(sparql, brain.graphs).engine_ms for _ in range(runs)]
 
 
 def questions_section(

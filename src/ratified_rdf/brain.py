@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from pyoxigraph import RdfFormat
+from pyoxigraph import RdfFormat, Triple
 
 from ratified_rdf.answers import discussion, holdings, people, sections, threads
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
@@ -16,9 +18,11 @@ from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
-from ratified_rdf.graph.writer import current_graphs
+from ratified_rdf.graph.writer import RunRecord, read_runs
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
+from ratified_rdf.queries.guard import refuse_service
+from ratified_rdf.trust import Clearance, RedactionPolicy, TenantId, can_read
 
 
 class BrainError(RuntimeError):
@@ -26,41 +30,85 @@ class BrainError(RuntimeError):
 
 
 class Brain:
-    """A built brain in a store, read through its current run's graphs.
+    """A built brain in a store, read by one reader: a tenant, a clearance and a redaction
+    policy.
 
-    ``read_graphs`` are the current run's source graphs: the default graph of every query.
-    ``graphs`` adds the catalog graph (runs and their provenance): what validate and dump
-    cover. Keeping the catalog out of the query default graph keeps every lookup to two
-    graphs, which halves the engine time of short queries on Oxigraph.
+    Scoping is always on. Every query's dataset is built here, from the reader's tenant (only
+    that tenant's catalog and graphs are ever named) and clearance (only graphs at or below
+    it). ``read_graphs`` are the current run's readable source graphs: the default graph of
+    every query. ``graphs`` adds the catalog graph (runs and their provenance) when no graph is
+    withheld from this reader: what validate and dump cover. :meth:`reader` gives another
+    reader of the same store.
     """
 
-    def __init__(self, store: TripleStore, brain_id: str) -> None:
-        self.store = store
+    def __init__(
+        self,
+        store: TripleStore,
+        brain_id: str,
+        *,
+        tenant: TenantId | str | None = None,
+        clearance: Clearance | str = Clearance.PUBLIC,
+        redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
+        _cache: _SharedCache | None = None,
+    ) -> None:
+        self._store = store
         self.brain_id = brain_id
+        self.tenant = TenantId(tenant) if tenant is not None else TenantId.default()
+        self.clearance = (
+            clearance if isinstance(clearance, Clearance) else Clearance.parse(clearance)
+        )
+        self.redaction = RedactionPolicy.parse(redaction)
+        self.catalog = v.catalog_graph(self.tenant, brain_id)
+        self.runs: list[RunRecord] = []
         self.read_graphs: list[str] = []
+        self.withheld_graphs: list[str] = []
         self.graphs: list[str] = []
-        self._headings: tuple[HeadingIndex, QueryRun] | None = None
+        self._cache = _cache or _SharedCache()
         self.refresh()
 
     @classmethod
-    def open(cls, path: str | Path, brain_id: str | None = None) -> Brain:
-        """Open the brain stored at ``path`` (a folder written by ``ratified build``)."""
+    def open(
+        cls,
+        path: str | Path,
+        brain_id: str | None = None,
+        *,
+        tenant: TenantId | str | None = None,
+        clearance: Clearance | str = Clearance.PUBLIC,
+        redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
+    ) -> Brain:
+        """Open the brain stored at ``path`` (a folder written by ``ratified build``) for one
+        reader: ``tenant`` (default: the default tenant), ``clearance`` (default: public)."""
         folder = Path(path)
         if not folder.is_dir():
             raise BrainError(
                 f"There is no brain at {folder}. Build one first: "
                 f"ratified build records/tls13 --store {folder}"
             )
-        return cls.from_store(OxigraphStore(folder), brain_id)
+        return cls.from_store(
+            OxigraphStore(folder),
+            brain_id,
+            tenant=tenant,
+            clearance=clearance,
+            redaction=redaction,
+        )
 
     @classmethod
-    def from_store(cls, store: TripleStore, brain_id: str | None = None) -> Brain:
-        """Use a store already opened (embedded or remote)."""
-        rows, _ = run_query(store, None, "brains")
-        ids = [row["brain"].value.rsplit("/", 1)[-1] for row in rows]
+    def from_store(
+        cls,
+        store: TripleStore,
+        brain_id: str | None = None,
+        *,
+        tenant: TenantId | str | None = None,
+        clearance: Clearance | str = Clearance.PUBLIC,
+        redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
+    ) -> Brain:
+        """Use a store already opened (embedded or remote); only ``tenant``'s brains count."""
+        scope = TenantId(tenant) if tenant is not None else TenantId.default()
+        ids = _brain_ids(store, scope)
         if not ids:
             raise BrainError(
-                "This store holds no brain yet. Build one: ratified build records/tls13"
+                f"This store holds no brain for tenant {scope!s} yet. Build one: "
+                "ratified build records/tls13"
             )
         if brain_id is None:
             if len(ids) > 1:
@@ -68,7 +116,7 @@ class Brain:
             brain_id = ids[0]
         elif brain_id not in ids:
             raise BrainError(f"This store holds no brain {brain_id!r}; it holds {', '.join(ids)}.")
-        return cls(store, brain_id)
+        return cls(store, brain_id, tenant=scope, clearance=clearance, redaction=redaction)
 
     @classmethod
     def build(
@@ -78,29 +126,108 @@ class Brain:
         path: str | Path | None = None,
         source: str | None = None,
         progress: bool = False,
+        clearance: Clearance | str = Clearance.RESTRICTED,
     ) -> tuple[Brain, BuildReport]:
-        """Build the brain a manifest describes into ``path`` (in memory when ``None``)."""
+        """Build the brain a manifest describes into ``path`` (in memory when ``None``).
+
+        The brain returned reads as its builder, who saw every source (``clearance``
+        restricted unless given); use :meth:`reader` for anyone else.
+        """
         store = OxigraphStore(path)
         try:
             report = build(manifest, source=source, store=store, progress=progress)
         except BaseException:
             store.close()
             raise
-        return cls(store, report.brain_id), report
+        return cls(store, report.brain_id, tenant=report.tenant, clearance=clearance), report
+
+    def reader(
+        self,
+        *,
+        tenant: TenantId | str | None = None,
+        clearance: Clearance | str | None = None,
+        redaction: RedactionPolicy | str | None = None,
+        brain_id: str | None = None,
+    ) -> Brain:
+        """Another reader of the same store; what is not given is kept from this one. A
+        different tenant must hold a brain of its own (``brain_id``, or its only one)."""
+        if tenant is None or TenantId(tenant) == self.tenant:
+            return Brain(
+                self._store,
+                brain_id or self.brain_id,
+                tenant=self.tenant,
+                clearance=self.clearance if clearance is None else clearance,
+                redaction=self.redaction if redaction is None else redaction,
+                _cache=self._cache,
+            )
+        other = Brain.from_store(
+            self._store,
+            brain_id,
+            tenant=tenant,
+            clearance=self.clearance if clearance is None else clearance,
+            redaction=self.redaction if redaction is None else redaction,
+        )
+        other._cache = self._cache
+        return other
 
     def refresh(self) -> None:
-        """Re-read which run is current (after a rebuild by another process)."""
-        self.graphs = current_graphs(self.store, self.brain_id)
-        self.read_graphs = [g for g in self.graphs if g != v.catalog_graph(self.brain_id)]
-        self._headings = None
+        """Re-read the runs and which one is current (after a rebuild by another process)."""
+        self.runs = read_runs(self._store, self.tenant, self.brain_id)
+        self.read_graphs, self.withheld_graphs = self._split(self._run_at(None))
+        self.graphs = [*self.read_graphs, *([] if self.withheld_graphs else [self.catalog])]
 
-    def _session(self) -> Session:
-        return Session(self.store, self.read_graphs)
+    def _run_at(self, as_of: datetime | None) -> RunRecord | None:
+        """The current run, or the one that was current at ``as_of`` (transaction time)."""
+        if as_of is None:
+            return next((r for r in self.runs if r.current), None)
+        moment = as_of if as_of.tzinfo else as_of.replace(tzinfo=UTC)
+        done = [r for r in self.runs if r.ended <= moment]
+        return done[-1] if done else None
 
-    def ask(self, question: str) -> Answer:
-        """Answer a question in words, through the deterministic router."""
+    def _split(self, run: RunRecord | None) -> tuple[list[str], list[str]]:
+        if run is None:
+            return [], []
+        readable = [g for g, level in run.graphs.items() if can_read(self.clearance, level)]
+        return readable, [g for g in run.graphs if g not in readable]
+
+    def _session(self, as_of: datetime | None = None) -> Session:
+        if as_of is None:
+            return Session(self._store, self.read_graphs)
+        run = self._run_at(as_of)
+        if run is None:
+            raise BrainError(
+                f"The brain had no complete build by {as_of.isoformat()}; its first run ended "
+                f"{self.runs[0].ended.isoformat() if self.runs else 'never'}."
+            )
+        return Session(self._store, self._split(run)[0])
+
+    def ask(self, question: str, *, as_of: datetime | None = None) -> Answer:
+        """Answer a question in words, through the deterministic router.
+
+        ``as_of`` answers from the run that was current at that moment (transaction time:
+        "what did the brain say before yesterday's ingest?").
+        """
+        try:
+            session = self._session(as_of)
+        except BrainError as error:
+            return holdings.not_built(question, str(error))
+        answer = self._route(session, question)
+        return self._acknowledge(answer) if as_of is None else answer
+
+    def _acknowledge(self, answer: Answer) -> Answer:
+        """Under the acknowledge policy, say (only) that more exists above the reader's
+        clearance: the answer's own queries, re-run over every graph of the run, found more
+        rows. Under the default policy nothing is said, so nothing is re-run."""
+        if not (self.redaction.may_acknowledge_withheld and self.withheld_graphs):
+            return answer
+        everything = [*self.read_graphs, *self.withheld_graphs]
+        for run in answer.queries:
+            if len(self._store.query(run.sparql, everything).rows) > run.rows:
+                return answer.model_copy(update={"withheld": WITHHELD_NOTE})
+        return answer
+
+    def _route(self, session: Session, question: str) -> Answer:
         target = route(question)
-        session = self._session()
         if target.intent is Intent.SECTION_BECAME and target.draft and target.revision:
             return sections.section_became(
                 session, question, target.draft, target.revision, target.section or ""
@@ -129,10 +256,12 @@ class Brain:
             return holdings.holdings(session, question)
         return holdings.out_of_scope(session, question, target.reason or "it is out of scope")
 
-    def heading_index(self) -> tuple[HeadingIndex, QueryRun]:
-        """The heading search index over every section heading, built on first use."""
-        if self._headings is None:
-            rows, run = run_query(self.store, self.read_graphs, "headings")
+    def heading_index(self, graphs: Sequence[str] | None = None) -> tuple[HeadingIndex, QueryRun]:
+        """The heading search index over every section heading in ``graphs`` (default: the
+        reader's), built on first use and shared by every reader of the same graphs."""
+        key = tuple(self.read_graphs if graphs is None else graphs)
+        if key not in self._cache.headings:
+            rows, run = run_query(self._store, key, "headings")
             entries = [
                 HeadingEntry(
                     section=row["section"].value,
@@ -152,12 +281,12 @@ class Brain:
                 )
                 for row in rows
             ]
-            self._headings = (HeadingIndex.build(entries), run)
-        return self._headings
+            self._cache.headings[key] = (HeadingIndex.build(entries), run)
+        return self._cache.headings[key]
 
     def _by_heading(self, session: Session, question: str, intent: Intent) -> Answer:
         """Find the section a question is about by its heading, then answer for it."""
-        index, run = self.heading_index()
+        index, run = self.heading_index(session.graphs)
         found = index.search(question)
         session.queries.append(run)
         rfc_hits = [h for h in found.hits if h.entry.is_rfc and h.entry.number]
@@ -200,50 +329,84 @@ class Brain:
     def section_became(self, draft: str, revision: str, section: str) -> Answer:
         """What section ``section`` of revision ``revision`` of ``draft`` became in the RFC."""
         question = f"what did section {section} of {draft}-{revision} become in the RFC?"
-        return sections.section_became(self._session(), question, draft, revision, section)
+        return self._acknowledge(
+            sections.section_became(self._session(), question, draft, revision, section)
+        )
 
     def section_history(self, rfc: int, section: str) -> Answer:
         """Each revision's number and title for RFC ``rfc`` section ``section``."""
         question = f"history of RFC {rfc} section {section}"
-        return sections.section_history(self._session(), question, rfc, section)
+        return self._acknowledge(sections.section_history(self._session(), question, rfc, section))
 
     def section_discussion(self, rfc: int, section: str) -> Answer:
         """Posts, threads, commits and people connected to an RFC section while it changed."""
         question = f"who discussed RFC {rfc} section {section}?"
-        return discussion.discussion(self._session(), question, rfc, section)
+        return self._acknowledge(discussion.discussion(self._session(), question, rfc, section))
 
     def revision_chain(self, draft: str, revision: str) -> Answer:
         """The chain of revisions from one revision to its RFC."""
         question = f"what chain leads from {draft}-{revision} to the RFC?"
-        return sections.revision_chain(self._session(), question, draft, revision)
+        return self._acknowledge(
+            sections.revision_chain(self._session(), question, draft, revision)
+        )
 
     def holdings(self) -> Answer:
         """What the graph holds."""
-        return holdings.holdings(self._session(), "what does the graph hold?")
+        return self._acknowledge(holdings.holdings(self._session(), "what does the graph hold?"))
 
-    def run(self, name: str, **params: ParamValue) -> tuple[list[dict[str, Term]], QueryRun]:
+    def run(
+        self, name: str, *, as_of: datetime | None = None, **params: ParamValue
+    ) -> tuple[list[dict[str, Term]], QueryRun]:
         """Run the named query ``sparql/<name>.rq`` with typed parameters."""
-        return run_query(self.store, self.read_graphs, name, params)
+        return run_query(self._store, self._session(as_of).graphs, name, params)
 
-    def query(self, sparql: str) -> QueryResult:
-        """Run your own read-only SELECT or ASK over the brain's current graphs."""
-        return self.store.query(sparql, self.read_graphs)
+    def query(self, sparql: str, *, as_of: datetime | None = None) -> QueryResult:
+        """Run your own read-only SELECT or ASK over the reader's graphs. The dataset is the
+        reader's whatever the text says (FROM and GRAPH cannot reach further), and a query
+        that would call out to another endpoint (SERVICE) is refused."""
+        refuse_service(sparql)
+        return self._store.query(sparql, self._session(as_of).graphs)
+
+    def describe(self, iri: str) -> list[Triple]:
+        """What the reader's graphs say about ``iri``: the triples with it as subject."""
+        return self._store.describe([iri], self.read_graphs)
 
     def validate(self) -> list[Violation]:
-        """Validate every current graph with pyshacl; an empty list means the brain conforms."""
-        data = to_rdflib(self.store.triples(self.graphs))
+        """Validate the reader's graphs with pyshacl; an empty list means they conform."""
+        data = to_rdflib(self._store.triples(self.graphs))
         return ShaclGate().validate_graph(data, f"brain {self.brain_id}")
 
     def dump(self, output: IO[bytes], rdf_format: RdfFormat = RdfFormat.N_QUADS) -> None:
-        """Write the brain's current graphs (N-Quads and TriG keep graph names)."""
-        self.store.dump(output, self.graphs, rdf_format)
+        """Write the reader's graphs (N-Quads and TriG keep graph names)."""
+        self._store.dump(output, self.graphs, rdf_format)
 
     def close(self) -> None:
         """Flush and release the store."""
-        self.store.close()
+        self._store.close()
 
     def __enter__(self) -> Brain:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+WITHHELD_NOTE = "More exists above your clearance."
+"""All the acknowledge policy ever says about withheld evidence: no count, no source."""
+
+
+class _SharedCache:
+    """What readers of one store share: heading indexes, keyed by the graphs they cover."""
+
+    def __init__(self) -> None:
+        self.headings: dict[tuple[str, ...], tuple[HeadingIndex, QueryRun]] = {}
+
+
+def _brain_ids(store: TripleStore, tenant: TenantId) -> list[str]:
+    """The brains ``tenant`` holds: read from that tenant's catalog graphs and no others."""
+    prefix = v.tenant_graphs(tenant)
+    catalogs = [g for g in store.graphs() if g.startswith(prefix) and g.endswith("/catalog")]
+    if not catalogs:
+        return []
+    rows, _ = run_query(store, catalogs, "brains")
+    return sorted(row["brain"].value.rsplit("/", 1)[-1] for row in rows)

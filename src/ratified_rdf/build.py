@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import get_args
 
 from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
@@ -28,7 +29,7 @@ from ratified_rdf.records.identity import (
     load_overrides,
     resolve_people,
 )
-from ratified_rdf.records.manifest import MailEntry, Manifest, load_manifest
+from ratified_rdf.records.manifest import MailEntry, Manifest, Source, load_manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
 from ratified_rdf.sources.git_history import (
@@ -53,6 +54,7 @@ class BuildReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     brain_id: str
+    tenant: str
     run_id: str
     source: str
     revisions: int
@@ -108,7 +110,7 @@ def build(
     )
     bar.close()
     read_done = time.perf_counter()
-    writer = Writer(store, ShaclGate(), manifest.brain.id)
+    writer = Writer(store, ShaclGate(), manifest.brain.id, manifest.brain.tenant)
     run = writer.begin_run()
     people = PeopleIndex(discussion.people) if discussion is not None else None
     batches = list(
@@ -135,10 +137,15 @@ def build(
     ) as gate_bar:
         writer.write_all(batches, progress=lambda: gate_bar.update(1))
     distinct = {(b.graph, t) for b in batches for t in b.triples}
-    writer.commit(run, used=[v.repository_iri(manifest.brain.repository)])
+    writer.commit(
+        run,
+        used=[v.repository_iri(manifest.brain.repository)],
+        levels={source: manifest.clearance_of(source) for source in get_args(Source)},
+    )
     done = time.perf_counter()
     return BuildReport(
         brain_id=manifest.brain.id,
+        tenant=manifest.brain.tenant,
         run_id=run.run_id,
         source=origin,
         revisions=len(records.revisions),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from pyshacl import validate
 
 from ratified_rdf import Brain, Verdict
 from ratified_rdf.answers.models import HistoryEntry, SectionFate
+from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces.cli import main
 from tests.pigeon import MANIFEST, make_pigeon_repo
@@ -134,11 +137,11 @@ def test_whole_brain_validates_and_dump_round_trips(brain: Brain) -> None:
     dataset = rdflib.Dataset()
     dataset.parse(data=buffer.getvalue(), format="nquads")
     triples = sum(len(g) for g in dataset.graphs() if len(g))
-    stored = sum(1 for _ in brain.store.triples(brain.graphs))
+    stored = sum(1 for _ in brain._store.triples(brain.graphs))
     assert triples == stored
     fresh = OxigraphStore()
     for graph in brain.graphs:
-        fresh.add(graph, list(brain.store.triples([graph])))
+        fresh.add(graph, list(brain._store.triples([graph])))
     assert sum(1 for _ in fresh.triples(brain.graphs)) == stored
     # A dump validates with nothing but pyshacl and the shapes.
     data = rdflib.Graph()
@@ -149,19 +152,51 @@ def test_whole_brain_validates_and_dump_round_trips(brain: Brain) -> None:
     assert conforms, text
 
 
-def test_rebuild_switches_runs_and_drops_the_old_graphs(pigeon_repo: Path) -> None:
-    store = OxigraphStore()
+def test_rebuild_keeps_history_for_as_of_reads_until_pruned(
+    pigeon_repo: Path, tmp_path: Path
+) -> None:
     from ratified_rdf.build import build
+    from ratified_rdf.graph.writer import Writer
 
-    first = build(MANIFEST, source=str(pigeon_repo), store=store)
+    # The first ingest says the brain had another title; the second corrects it.
+    records = tmp_path / "records"
+    shutil.copytree(MANIFEST.parent, records)
+    manifest = records / "manifest.toml"
+    manifest.write_text(
+        manifest.read_text().replace('title = "Pigeon Transport Protocol', 'title = "Old Pigeon')
+    )
+    store = OxigraphStore()
+    first = build(manifest, source=str(pigeon_repo), store=store)
+    between = datetime.now(UTC)
     second = build(MANIFEST, source=str(pigeon_repo), store=store)
     assert first.run_id != second.run_id
     graphs = store.graphs()
-    assert not any(first.run_id in g for g in graphs)
-    # records, spec, people, github, mail, git and expertise: one graph per source.
-    assert sum(second.run_id in g for g in graphs) == 7
-    brain = Brain.from_store(store)
-    assert sum(1 for _ in store.triples(brain.graphs[1:])) == second.triples
+    # records, spec, people, github, mail, git and expertise: one graph per source, per run.
+    assert sum(first.run_id in g for g in graphs) == sum(second.run_id in g for g in graphs) == 7
+    brain = Brain.from_store(store, clearance="restricted")
+    assert [r.run_id for r in brain.runs] == [first.run_id, second.run_id]
+    assert all(second.run_id in g for g in brain.read_graphs)
+    assert sum(1 for _ in store.triples(brain.read_graphs)) == second.triples
+    title = (
+        "PREFIX dcterms: <http://purl.org/dc/terms/> PREFIX void: <http://rdfs.org/ns/void#> "
+        "SELECT ?title WHERE { ?brain a void:Dataset ; dcterms:title ?title }"
+    )
+    now = brain.query(title).rows[0]["title"].value
+    before = brain.query(title, as_of=between).rows[0]["title"].value
+    assert (before, now) == (
+        "Old Pigeon (fictional test brain)",
+        "Pigeon Transport Protocol (fictional test brain)",
+    )
+    too_early = brain.ask("what does the graph hold?", as_of=datetime(2000, 1, 1, tzinfo=UTC))
+    assert too_early.verdict is Verdict.UNKNOWN and "no complete build" in too_early.summary
+    # Pruning forgets the first run and its graphs; the current run is untouched.
+    writer = Writer(store, ShaclGate(), brain.brain_id, brain.tenant)
+    assert writer.prune(keep=1) == [first.run_id]
+    assert not any(first.run_id in g for g in store.graphs())
+    brain.refresh()
+    assert [r.run_id for r in brain.runs] == [second.run_id]
+    assert brain.query(title).rows[0]["title"].value == now
+    assert brain.validate() == []
 
 
 def test_cli_build_ask_query_validate_dump(pigeon_repo: Path, tmp_path: Path) -> None:

@@ -39,6 +39,16 @@ def out_of_scope(session: Session, question: str, reason: str) -> Answer:
     )
 
 
+def not_built(question: str, reason: str) -> Answer:
+    """The graph doesn't know, because the brain held nothing yet at the time asked about."""
+    return Answer(
+        question=question,
+        intent="out_of_scope",
+        verdict=Verdict.UNKNOWN,
+        summary=f"The graph doesn't know: {reason}",
+    )
+
+
 def _holdings(session: Session) -> tuple[list[Holding], list[Evidence]]:
     counts = session.run("holdings")
     documents = session.run("documents")

@@ -264,3 +264,6 @@ class Answer(BaseModel):
     alternatives: list[Alternative] = Field(default_factory=list)
     note: str | None = None
     """A caveat on how to read the answer (connection, not causation)."""
+    withheld: str | None = None
+    """Set only under the acknowledge redaction policy, when more exists above the reader's
+    clearance; it never says how much, how sure, or where."""

@@ -17,6 +17,7 @@ from ratified_rdf.graph.mapping import (
 )
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.expertise import ExpertiseRecords, ExpertiseScore
+from ratified_rdf.records.manifest import DERIVED_FROM
 
 SCORES_PER_BATCH = 150
 
@@ -30,7 +31,7 @@ def expertise_batches(
     batch.add(activity, "rdf:type", term("rr:Computation").value)
     batch.text(activity, "rr:algorithm", records.algorithm)
     batch.typed(activity, "prov:endedAtTime", datetime.now(UTC), XSD_DT)
-    for source in ("github", "mail", "git", "people"):
+    for source in DERIVED_FROM["expertise"]:
         batch.add(activity, "prov:used", run.graph(source))
     yield batch
     for start in range(0, len(records.scores), SCORES_PER_BATCH):

@@ -19,6 +19,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
+from ratified_rdf.records.manifest import Source
 from ratified_rdf.records.models import (
     AlignmentRecord,
     CommitRef,
@@ -28,6 +29,7 @@ from ratified_rdf.records.models import (
 )
 from ratified_rdf.sources.document import Author, ParsedDocument, normalise_heading
 from ratified_rdf.sources.online.datatracker import DraftFacts
+from ratified_rdf.trust import TenantId
 
 A = term("rdf:type")
 XSD_INT = NamedNode(v.XSD + "integer")
@@ -79,12 +81,13 @@ def _lexical(value: object) -> str:
 class RunContext:
     """Where a run's batches go."""
 
+    tenant: TenantId
     brain_id: str
     run_id: str
 
-    def graph(self, source: str) -> str:
+    def graph(self, source: Source) -> str:
         """The named graph for ``source`` in this run."""
-        return v.graph_iri(self.brain_id, self.run_id, source)
+        return v.graph_iri(self.tenant, self.brain_id, self.run_id, source)
 
 
 def spec_batches(
@@ -126,7 +129,7 @@ def _records_batch(
     """The manifest's public facts (the brain, its repository, drafts and RFCs) and the
     Datatracker's, where the records hold them (each draft's group, chairs, area directors)."""
     batch = Batch(run.graph("records"), f"manifest of {records.brain.id}")
-    brain = v.brain_iri(records.brain.id)
+    brain = v.brain_iri(records.brain.tenant, records.brain.id)
     repo = v.repository_iri(records.brain.repository)
     batch.add(brain, "rdf:type", term("void:Dataset").value)
     batch.text(brain, "dcterms:title", records.brain.title)

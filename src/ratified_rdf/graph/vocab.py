@@ -12,6 +12,8 @@ from urllib.parse import quote
 
 from pyoxigraph import NamedNode
 
+from ratified_rdf.trust import TenantId
+
 BASE = "https://w3id.org/ratified-rdf/"
 RR = BASE + "ontology#"
 ID = BASE + "id/"
@@ -53,9 +55,14 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "untitled"
 
 
-def brain_iri(brain_id: str) -> str:
-    """The brain as a dataset."""
-    return f"{ID}brain/{brain_id}"
+def brain_iri(tenant: TenantId, brain_id: str) -> str:
+    """A tenant's brain, as a dataset."""
+    return f"{ID}tenant/{tenant}/brain/{brain_id}"
+
+
+def tenant_graphs(tenant: TenantId) -> str:
+    """The prefix every named graph of ``tenant`` starts with; no other tenant's does."""
+    return f"{ID}tenant/{tenant}/graph/"
 
 
 def document_iri(name: str) -> str:
@@ -99,14 +106,24 @@ def run_iri(run_id: str) -> str:
     return f"{ID}run/{run_id}"
 
 
-def graph_iri(brain_id: str, run_id: str, source: str) -> str:
+def graph_iri(tenant: TenantId, brain_id: str, run_id: str, source: str) -> str:
     """The named graph one ingest run wrote for one source."""
-    return f"{ID}graph/{brain_id}/{run_id}/{source}"
+    return f"{tenant_graphs(tenant)}{brain_id}/{run_id}/{source}"
 
 
-def catalog_graph(brain_id: str) -> str:
-    """The graph that says which run is current and what each run wrote."""
-    return f"{ID}graph/{brain_id}/catalog"
+def catalog_graph(tenant: TenantId, brain_id: str) -> str:
+    """The graph that says which run is current, what each run wrote and at what clearance."""
+    return f"{tenant_graphs(tenant)}{brain_id}/catalog"
+
+
+def reviews_graph(tenant: TenantId, brain_id: str) -> str:
+    """The graph of people's reviews of answer cards: kept across runs, never rebuilt."""
+    return f"{tenant_graphs(tenant)}{brain_id}/reviews"
+
+
+def clearance_iri(level: str) -> str:
+    """A clearance level (``public`` … ``restricted``) as an individual of the ontology."""
+    return f"{RR}clearance-{level}"
 
 
 def rule_iri(rule: str) -> str:

@@ -2,17 +2,22 @@
 
 A run writes each source into fresh named graphs of its own, every batch through the SHACL gate.
 Readers keep reading the previous run's graphs until the run completes; then one atomic update
-of the catalog graph makes the new run current, and the old run's graphs are dropped. A build
-that dies half-way leaves the previous complete state in force, and its orphaned graphs are
-cleared by the next build.
+of the catalog graph makes the new run current. Earlier runs stay, with their graphs, so a
+reader can ask what the brain said before an ingest (transaction time); ``prune`` forgets all
+but the latest runs. A build that dies half-way leaves the previous complete state in force,
+and its orphaned graphs (written by no committed run) are cleared by the next build.
+
+Every graph belongs to one tenant (its IRI starts with the tenant's prefix) and carries a
+clearance level in the catalog, which is how readers choose the graphs they may see.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
+from pydantic import BaseModel, ConfigDict
 from pyoxigraph import Literal, NamedNode, Triple
 
 from ratified_rdf._version import __version__
@@ -22,28 +27,28 @@ from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query
+from ratified_rdf.trust import Clearance, TenantId
 
 
 class Writer:
     """Writes one brain's runs into a store, every batch through the gate."""
 
-    def __init__(self, store: TripleStore, gate: ShaclGate, brain_id: str) -> None:
+    def __init__(
+        self, store: TripleStore, gate: ShaclGate, brain_id: str, tenant: TenantId | None = None
+    ) -> None:
         self.store = store
         self.gate = gate
         self.brain_id = brain_id
-        self.catalog = v.catalog_graph(brain_id)
+        self.tenant = tenant or TenantId.default()
+        self.catalog = v.catalog_graph(self.tenant, brain_id)
         self._written: list[str] = []
-
-    def current_graphs(self) -> list[str]:
-        """The graphs readers see: the current run's, plus the catalog."""
-        return current_graphs(self.store, self.brain_id)
 
     def begin_run(self) -> RunContext:
         """Start a run with a fresh id; nothing is visible to readers until it commits."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         self._started = datetime.now(UTC)
         self._written = []
-        return RunContext(self.brain_id, f"{stamp}-{secrets.token_hex(3)}")
+        return RunContext(self.tenant, self.brain_id, f"{stamp}-{secrets.token_hex(3)}")
 
     def write_all(
         self, batches: Sequence[Batch], progress: Callable[[], None] | None = None
@@ -67,14 +72,22 @@ class Writer:
             if batch.graph not in self._written:
                 self._written.append(batch.graph)
 
-    def commit(self, run: RunContext, used: list[str]) -> None:
-        """Record the run, make it current in one atomic update, drop superseded graphs."""
-        brain = v.brain_iri(self.brain_id)
+    def commit(
+        self,
+        run: RunContext,
+        used: list[str],
+        levels: Mapping[str, Clearance] | None = None,
+    ) -> None:
+        """Record the run and the clearance of each graph it wrote, make it current in one
+        atomic update, and clear orphaned graphs. ``levels`` maps a source (``github``) to its
+        graph's level; a source not named is public."""
+        brain = v.brain_iri(self.tenant, self.brain_id)
         run_iri = v.run_iri(run.run_id)
         batch = Batch(self.catalog, f"ingest run {run.run_id}")
         batch.add(run_iri, "rdf:type", term("rr:IngestRun").value)
         batch.text(run_iri, "rr:runId", run.run_id)
         batch.text(run_iri, "rr:softwareVersion", __version__)
+        batch.add(brain, "rr:run", run_iri)
         batch.add(
             run_iri, "prov:startedAtTime", Literal(self._started.isoformat(), datatype=XSD_DT)
         )
@@ -84,7 +97,12 @@ class Writer:
         for source in used:
             batch.add(run_iri, "prov:used", source)
         for graph in self._written:
+            source = graph.rsplit("/", 1)[-1]
+            level = (levels or {}).get(source, Clearance.PUBLIC)
             batch.add(run_iri, "rr:wroteGraph", graph)
+            batch.add(graph, "rdf:type", term("rr:SourceGraph").value)
+            batch.text(graph, "rr:sourceKind", source)
+            batch.add(graph, "rr:clearance", v.clearance_iri(level.value))
         batch.add(brain, "rr:currentRun", run_iri)
         previous = [
             Triple(NamedNode(brain), term("rr:currentRun"), NamedNode(r))
@@ -92,26 +110,72 @@ class Writer:
         ]
         self.gate.check(batch, self.store, [*self._written, self.catalog], removing=previous)
         self.store.replace(self.catalog, previous, batch.triples)
-        self.drop_stale_graphs()
+        self.drop_orphaned_graphs()
 
-    def drop_stale_graphs(self) -> None:
-        """Drop this brain's graphs that no current run owns (superseded or orphaned)."""
-        keep = set(self.current_graphs())
-        prefix = v.graph_iri(self.brain_id, "", "").rstrip("/")
+    def drop_orphaned_graphs(self) -> None:
+        """Drop this brain's run graphs that no committed run wrote (a build that died)."""
+        keep = {g for run in read_runs(self.store, self.tenant, self.brain_id) for g in run.graphs}
+        keep |= {self.catalog, v.reviews_graph(self.tenant, self.brain_id)}
+        prefix = v.graph_iri(self.tenant, self.brain_id, "", "").rstrip("/")
         for graph in self.store.graphs():
             if graph.startswith(prefix + "/") and graph not in keep:
                 self.store.drop_graph(graph)
 
+    def prune(self, keep: int) -> list[str]:
+        """Forget all but the latest ``keep`` runs (at least the current one): their catalog
+        records and their graphs. Returns the run ids forgotten."""
+        runs = read_runs(self.store, self.tenant, self.brain_id)
+        forgotten = [r for r in runs[: max(len(runs) - max(keep, 1), 0)] if not r.current]
+        if not forgotten:
+            return []
+        brain = v.brain_iri(self.tenant, self.brain_id)
+        gone = {r.iri for r in forgotten}
+        remove = [
+            t
+            for t in self.store.triples([self.catalog])
+            if t.subject.value in gone
+            or (t.object.value in gone and t.subject.value == brain)
+            or t.subject.value in {g for r in forgotten for g in r.graphs}
+        ]
+        self.store.replace(self.catalog, remove, [])
+        for run in forgotten:
+            for graph in run.graphs:
+                self.store.drop_graph(graph)
+        return [r.run_id for r in forgotten]
+
     def _current_runs(self) -> list[str]:
-        rows, _ = run_query(self.store, None, "current_graphs", _catalog_params(self.brain_id))
-        return sorted({row["run"].value for row in rows})
+        return [r.iri for r in read_runs(self.store, self.tenant, self.brain_id) if r.current]
 
 
-def _catalog_params(brain_id: str) -> dict[str, str | int]:
-    return {"brain": v.brain_iri(brain_id), "catalog": v.catalog_graph(brain_id)}
+class RunRecord(BaseModel):
+    """One committed ingest run of a brain, as its catalog records it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    iri: str
+    run_id: str
+    ended: datetime
+    current: bool
+    graphs: dict[str, Clearance]
+    """Each graph the run wrote, with its clearance level."""
 
 
-def current_graphs(store: TripleStore, brain_id: str) -> list[str]:
-    """The graphs a reader of brain ``brain_id`` sees: the current run's and the catalog."""
-    rows, _ = run_query(store, None, "current_graphs", _catalog_params(brain_id))
-    return [v.catalog_graph(brain_id), *(row["graph"].value for row in rows)]
+def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRecord]:
+    """Every committed run of a brain, oldest first, read from its catalog graph only."""
+    catalog = v.catalog_graph(tenant, brain_id)
+    rows, _ = run_query(store, [catalog], "runs", {"brain": v.brain_iri(tenant, brain_id)})
+    runs: dict[str, dict] = {}
+    for row in rows:
+        entry = runs.setdefault(
+            row["run"].value,
+            {
+                "iri": row["run"].value,
+                "run_id": row["runId"].value,
+                "ended": datetime.fromisoformat(row["ended"].value),
+                "current": row["current"].value == "true",
+                "graphs": {},
+            },
+        )
+        level = row["clearance"].value.rsplit("clearance-", 1)[-1]
+        entry["graphs"][row["graph"].value] = Clearance(level)
+    return sorted((RunRecord(**r) for r in runs.values()), key=lambda r: r.ended)

@@ -14,6 +14,8 @@ from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ratified_rdf.trust import Clearance, TenantId
+
 MANIFEST_NAME = "manifest.toml"
 Record = TypeVar("Record", bound=BaseModel)
 
@@ -33,8 +35,21 @@ class BrainInfo(BaseModel):
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")]
     title: str
     repository: str
+    tenant: TenantId = TenantId.default()
+    """The tenant whose graphs the brain is written to; only readers of that tenant see it."""
     working_group: str | None = None
     commit_map: str | None = None
+
+
+Source = Literal["spec", "records", "git", "github", "mail", "people", "expertise"]
+"""The sources a build writes, one named graph each."""
+
+DERIVED_FROM: dict[Source, tuple[Source, ...]] = {
+    "people": ("spec", "records", "git", "github", "mail"),
+    "expertise": ("git", "github", "mail", "people"),
+}
+"""Graphs computed from others: each is at least as sensitive as everything it was made from,
+so a mail list's level also covers the people and scores that mail helped derive."""
 
 
 class DraftEntry(BaseModel):
@@ -123,6 +138,15 @@ class Manifest(BaseModel):
     draft: tuple[DraftEntry, ...]
     rfc: tuple[RfcEntry, ...] = ()
     discussion: DiscussionEntry | None = None
+    clearance: dict[Source, Clearance] = {}
+    """The clearance level of each source's graph; a source not named is public."""
+
+    def clearance_of(self, source: Source) -> Clearance:
+        """The level a source's graph is written at: its own, raised to that of every graph
+        it was derived from."""
+        own = self.clearance.get(source, Clearance.PUBLIC)
+        inputs = (self.clearance_of(s) for s in DERIVED_FROM.get(source, ()))
+        return max((own, *inputs), key=lambda level: level.rank)
 
     @model_validator(mode="after")
     def _consistent(self) -> Manifest:

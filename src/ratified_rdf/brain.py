@@ -372,7 +372,10 @@ class Brain:
         return self._store.describe([iri], self.read_graphs)
 
     def validate(self) -> list[Violation]:
-        """Validate the reader's graphs with pyshacl; an empty list means they conform."""
+        """Validate the reader's graphs with pyshacl; an empty list means they conform.
+
+        A reader not cleared for every graph of the run may see violations for references
+        into what is withheld (an account whose person lives in a restricted people graph)."""
         data = to_rdflib(self._store.triples(self.graphs))
         return ShaclGate().validate_graph(data, f"brain {self.brain_id}")
 

@@ -1,0 +1,173 @@
+"""Scoping is always on: tenants never see each other's graphs, and a reader's clearance
+chooses the graphs before any query runs, so restricted facts never enter a result."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from pyoxigraph import RdfFormat
+
+from ratified_rdf import Brain, Verdict
+from ratified_rdf.answers.models import Answer, DiscussionPost
+from ratified_rdf.build import build
+from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.queries.files import QueryError
+from ratified_rdf.trust import TENANT_ID_MESSAGES, TenantIdError
+from tests.pigeon import MANIFEST, make_pigeon_repo
+
+ATTACKS = Path(__file__).resolve().parents[1] / "fixtures" / "tenant_attacks.txt"
+QUESTION = "who discussed RFC 9999 section 3.1?"
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pigeon_repo(tmp_path_factory.mktemp("g"))
+
+
+def _records(folder: Path, *, tenant: str | None = None, mail: bool = True) -> Path:
+    """The pigeon records with the mailing list restricted (and, optionally, left out)."""
+    shutil.copytree(MANIFEST.parent, folder)
+    manifest = folder / "manifest.toml"
+    text = manifest.read_text()
+    if tenant is not None:
+        text = text.replace('id = "pigeon"', f'id = "pigeon"\ntenant = "{tenant}"')
+    if not mail:
+        text = text.split("[[discussion.mail]]")[0]
+    manifest.write_text(text + '\n[clearance]\nmail = "restricted"\n')
+    return manifest
+
+
+@pytest.fixture(scope="module")
+def restricted_mail(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> OxigraphStore:
+    store = OxigraphStore()
+    build(_records(tmp_path_factory.mktemp("r") / "records"), source=str(repo), store=store)
+    return store
+
+
+def _comparable(answer: Answer) -> dict:
+    """An answer without what differs between any two runs (engine time, run ids)."""
+    data = answer.model_dump(mode="json")
+    data["queries"] = [(q["name"], q["params"], q["rows"]) for q in data["queries"]]
+    return data
+
+
+def test_a_reader_cleared_for_restricted_sees_the_mail(restricted_mail: OxigraphStore) -> None:
+    brain = Brain.from_store(restricted_mail, clearance="restricted")
+    assert brain.withheld_graphs == []
+    posts = [r for r in brain.ask(QUESTION).results if isinstance(r, DiscussionPost)]
+    assert [p.post_kind for p in posts] == ["opening", "message", "review"]
+
+
+def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
+    restricted_mail: OxigraphStore, repo: Path, tmp_path: Path
+) -> None:
+    public = Brain.from_store(restricted_mail)  # public is the default clearance
+    # Mail is restricted, and so is everything derived from it: people and expertise.
+    assert sorted(g.rsplit("/", 1)[-1] for g in public.withheld_graphs) == [
+        "expertise",
+        "mail",
+        "people",
+    ]
+    answer = public.ask(QUESTION)
+    posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
+    assert [p.post_kind for p in posts] == ["opening", "review"]
+    assert "mailarchive" not in answer.model_dump_json()
+    assert answer.withheld is None
+    # Nothing about the withheld evidence shows: the public answer is exactly what it is
+    # when the restricted list holds no mail at all.
+    without = OxigraphStore()
+    build(_records(tmp_path / "records", mail=False), source=str(repo), store=without)
+    assert _comparable(answer) == _comparable(Brain.from_store(without).ask(QUESTION))
+    # Nor do the reader's own SPARQL, dumps or validation reach it.
+    rows = public.query(
+        "SELECT ?t WHERE { GRAPH ?g { ?t a <https://w3id.org/ratified-rdf/ontology#MailThread> } }"
+    ).rows
+    assert not rows
+    buffer = io.BytesIO()
+    public.dump(buffer, RdfFormat.N_QUADS)
+    graphs = {line.rsplit(" ", 2)[-2] for line in buffer.getvalue().decode().splitlines()}
+    assert graphs == {f"<{g}>" for g in public.read_graphs}
+
+
+def test_the_acknowledge_policy_says_only_that_more_exists(
+    restricted_mail: OxigraphStore,
+) -> None:
+    told = Brain.from_store(restricted_mail, redaction="acknowledge")
+    answer = told.ask(QUESTION)
+    assert answer.withheld == "More exists above your clearance."
+    silent = told.reader(redaction="silent").ask(QUESTION)
+    assert silent.withheld is None
+    assert _comparable(answer) == {**_comparable(silent), "withheld": answer.withheld}
+    # Where nothing more exists, nothing is acknowledged.
+    assert told.ask("what did section 2.1 of draft-example-pigeon-00 become?").withheld is None
+
+
+def test_tenants_never_see_each_other(repo: Path, tmp_path: Path) -> None:
+    store = OxigraphStore()
+    build(_records(tmp_path / "a", tenant="acme"), source=str(repo), store=store)
+    build(_records(tmp_path / "b", tenant="globex", mail=False), source=str(repo), store=store)
+    acme = Brain.from_store(store, tenant="acme", clearance="restricted")
+    globex = Brain.from_store(store, tenant="globex", clearance="restricted")
+    assert all("/tenant/acme/" in g for g in acme.read_graphs + acme.graphs)
+    assert all("/tenant/globex/" in g for g in globex.read_graphs + globex.graphs)
+    # The other tenant's graphs are out of reach by name, through FROM, GRAPH or a reader.
+    theirs = next(g for g in globex.read_graphs if g.endswith("/github"))
+    for sparql in (
+        f"SELECT * FROM <{theirs}> WHERE {{ ?s ?p ?o }}",
+        f"SELECT * WHERE {{ GRAPH <{theirs}> {{ ?s ?p ?o }} }}",
+        "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }",
+    ):
+        graphs = {r["g"].value for r in acme.query(sparql).rows if "g" in r}
+        assert not any("/tenant/globex/" in g for g in graphs)
+        if "?g" not in sparql:
+            assert all(
+                "/tenant/globex/" not in str(v) for r in acme.query(sparql).rows for v in r.values()
+            )
+    mail = "SELECT ?t WHERE { ?t a <https://w3id.org/ratified-rdf/ontology#MailThread> }"
+    assert acme.query(mail).rows and not globex.query(mail).rows
+    assert globex.reader(tenant="acme").tenant == "acme"
+    with pytest.raises(Exception, match="no brain for tenant"):
+        Brain.from_store(store, tenant="initech")
+
+
+def test_every_hostile_tenant_id_is_refused_by_every_public_entry(
+    restricted_mail: OxigraphStore,
+) -> None:
+    brain = Brain.from_store(restricted_mail)
+    attacks = [
+        line.split(" ", 1)[1].encode().decode("unicode_escape")
+        for line in ATTACKS.read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert len(attacks) >= 100
+    bypasses = []
+    for attack in attacks:
+        for entry in (
+            lambda t: Brain.from_store(restricted_mail, tenant=t),
+            lambda t: brain.reader(tenant=t),
+        ):
+            try:
+                entry(attack)
+            except TenantIdError as error:
+                # A fixed sentence per rule: the input is never echoed.
+                assert str(error) in TENANT_ID_MESSAGES.values()
+            else:
+                bypasses.append(attack)
+    assert bypasses == []
+
+
+def test_a_readers_query_cannot_call_out(restricted_mail: OxigraphStore) -> None:
+    brain = Brain.from_store(restricted_mail)
+    with pytest.raises(QueryError, match="SERVICE"):
+        brain.query("SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }")
+    # The word inside a string or an IRI is not a call.
+    assert brain.query('SELECT ("SERVICE" AS ?x) WHERE {}').rows[0]["x"].value == "SERVICE"
+
+
+def test_unknown_clearance_is_a_sentence(restricted_mail: OxigraphStore) -> None:
+    with pytest.raises(ValueError, match="valid values are: public, internal"):
+        Brain.from_store(restricted_mail, clearance="top-secret")
+    assert Brain.from_store(restricted_mail).ask(QUESTION).verdict is Verdict.ANSWERED

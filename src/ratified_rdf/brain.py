@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import getpass
+import hashlib
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from pydantic import JsonValue
 from pyoxigraph import RdfFormat, Triple
 
 from ratified_rdf.answers import discussion, holdings, people, sections, threads
@@ -14,11 +18,12 @@ from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
 from ratified_rdf.answers.models import Alternative, Answer
 from ratified_rdf.answers.router import Intent, route
 from ratified_rdf.answers.session import Session
+from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, Kind, capture
 from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
-from ratified_rdf.graph.writer import RunRecord, read_runs
+from ratified_rdf.graph.writer import RunRecord, Writer, read_runs
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.queries.guard import refuse_service
@@ -49,9 +54,13 @@ class Brain:
         tenant: TenantId | str | None = None,
         clearance: Clearance | str = Clearance.PUBLIC,
         redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
+        audit: AuditLog | None = None,
+        actor: str | None = None,
         _cache: _SharedCache | None = None,
     ) -> None:
         self._store = store
+        self.audit = audit
+        self.actor = actor or default_actor()
         self.brain_id = brain_id
         self.tenant = TenantId(tenant) if tenant is not None else TenantId.default()
         self.clearance = (
@@ -75,22 +84,35 @@ class Brain:
         tenant: TenantId | str | None = None,
         clearance: Clearance | str = Clearance.PUBLIC,
         redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
+        audit: AuditLog | None = None,
+        actor: str | None = None,
     ) -> Brain:
         """Open the brain stored at ``path`` (a folder written by ``ratified build``) for one
-        reader: ``tenant`` (default: the default tenant), ``clearance`` (default: public)."""
+        reader: ``tenant`` (default: the default tenant), ``clearance`` (default: public).
+
+        Every ask, query, validation and dump is audited, in ``audit`` or else in the log
+        beside the store (:func:`audit_dir`), as ``actor`` (default: the login name)."""
         folder = Path(path)
         if not folder.is_dir():
             raise BrainError(
                 f"There is no brain at {folder}. Build one first: "
                 f"ratified build records/tls13 --store {folder}"
             )
-        return cls.from_store(
-            OxigraphStore(folder),
-            brain_id,
-            tenant=tenant,
-            clearance=clearance,
-            redaction=redaction,
-        )
+        log = audit or AuditLog.open(audit_dir(folder))
+        try:
+            return cls.from_store(
+                OxigraphStore(folder),
+                brain_id,
+                tenant=tenant,
+                clearance=clearance,
+                redaction=redaction,
+                audit=log,
+                actor=actor,
+            )
+        except BaseException:
+            if audit is None:
+                log.close()
+            raise
 
     @classmethod
     def from_store(
@@ -101,6 +123,8 @@ class Brain:
         tenant: TenantId | str | None = None,
         clearance: Clearance | str = Clearance.PUBLIC,
         redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
+        audit: AuditLog | None = None,
+        actor: str | None = None,
     ) -> Brain:
         """Use a store already opened (embedded or remote); only ``tenant``'s brains count."""
         scope = TenantId(tenant) if tenant is not None else TenantId.default()
@@ -116,7 +140,15 @@ class Brain:
             brain_id = ids[0]
         elif brain_id not in ids:
             raise BrainError(f"This store holds no brain {brain_id!r}; it holds {', '.join(ids)}.")
-        return cls(store, brain_id, tenant=scope, clearance=clearance, redaction=redaction)
+        return cls(
+            store,
+            brain_id,
+            tenant=scope,
+            clearance=clearance,
+            redaction=redaction,
+            audit=audit,
+            actor=actor,
+        )
 
     @classmethod
     def build(
@@ -127,19 +159,40 @@ class Brain:
         source: str | None = None,
         progress: bool = False,
         clearance: Clearance | str = Clearance.RESTRICTED,
+        audit: AuditLog | None = None,
+        actor: str | None = None,
     ) -> tuple[Brain, BuildReport]:
         """Build the brain a manifest describes into ``path`` (in memory when ``None``).
 
-        The brain returned reads as its builder, who saw every source (``clearance``
-        restricted unless given); use :meth:`reader` for anyone else.
+        The build and each batch it writes are audited in ``audit``, or, for a store on disk,
+        in the log beside it. The brain returned reads as its builder, who saw every source
+        (``clearance`` restricted unless given); use :meth:`reader` for anyone else.
         """
+        log = audit or (AuditLog.open(audit_dir(Path(path))) if path is not None else None)
         store = OxigraphStore(path)
         try:
-            report = build(manifest, source=source, store=store, progress=progress)
+            report = build(
+                manifest,
+                source=source,
+                store=store,
+                progress=progress,
+                audit=log,
+                actor=actor or default_actor(),
+            )
         except BaseException:
             store.close()
+            if log is not None and audit is None:
+                log.close()
             raise
-        return cls(store, report.brain_id, tenant=report.tenant, clearance=clearance), report
+        brain = cls(
+            store,
+            report.brain_id,
+            tenant=report.tenant,
+            clearance=clearance,
+            audit=log,
+            actor=actor,
+        )
+        return brain, report
 
     def reader(
         self,
@@ -148,9 +201,11 @@ class Brain:
         clearance: Clearance | str | None = None,
         redaction: RedactionPolicy | str | None = None,
         brain_id: str | None = None,
+        actor: str | None = None,
     ) -> Brain:
-        """Another reader of the same store; what is not given is kept from this one. A
-        different tenant must hold a brain of its own (``brain_id``, or its only one)."""
+        """Another reader of the same store and audit log; what is not given is kept from
+        this one. A different tenant must hold a brain of its own (``brain_id``, or its only
+        one)."""
         if tenant is None or TenantId(tenant) == self.tenant:
             return Brain(
                 self._store,
@@ -158,6 +213,8 @@ class Brain:
                 tenant=self.tenant,
                 clearance=self.clearance if clearance is None else clearance,
                 redaction=self.redaction if redaction is None else redaction,
+                audit=self.audit,
+                actor=actor or self.actor,
                 _cache=self._cache,
             )
         other = Brain.from_store(
@@ -166,6 +223,8 @@ class Brain:
             tenant=tenant,
             clearance=self.clearance if clearance is None else clearance,
             redaction=self.redaction if redaction is None else redaction,
+            audit=self.audit,
+            actor=actor or self.actor,
         )
         other._cache = self._cache
         return other
@@ -207,12 +266,18 @@ class Brain:
         ``as_of`` answers from the run that was current at that moment (transaction time:
         "what did the brain say before yesterday's ingest?").
         """
-        try:
-            session = self._session(as_of)
-        except BrainError as error:
-            return holdings.not_built(question, str(error))
-        answer = self._route(session, question)
-        return self._acknowledge(answer) if as_of is None else answer
+        subject: dict[str, JsonValue] = {"question": question}
+        if as_of is not None:
+            subject["as_of"] = as_of.isoformat()
+        with self._audited("ask", subject) as record:
+            try:
+                session = self._session(as_of)
+            except BrainError as error:
+                return holdings.not_built(question, str(error))
+            answer = self._route(session, question)
+            answer = self._acknowledge(answer) if as_of is None else answer
+            self._detail(record, answer_detail(answer))
+            return answer
 
     def _acknowledge(self, answer: Answer) -> Answer:
         """Under the acknowledge policy, say (only) that more exists above the reader's
@@ -358,14 +423,33 @@ class Brain:
         self, name: str, *, as_of: datetime | None = None, **params: ParamValue
     ) -> tuple[list[dict[str, Term]], QueryRun]:
         """Run the named query ``sparql/<name>.rq`` with typed parameters."""
-        return run_query(self._store, self._session(as_of).graphs, name, params)
+        subject = {"query": name, "params": {k: str(v) for k, v in params.items()}}
+        with self._audited("query", subject) as record:
+            rows, run = run_query(self._store, self._session(as_of).graphs, name, params)
+            self._detail(record, {"rows": run.rows, "sparql_sha256": _sha256(run.sparql)})
+            return rows, run
 
     def query(self, sparql: str, *, as_of: datetime | None = None) -> QueryResult:
         """Run your own read-only SELECT or ASK over the reader's graphs. The dataset is the
         reader's whatever the text says (FROM and GRAPH cannot reach further), and a query
         that would call out to another endpoint (SERVICE) is refused."""
-        refuse_service(sparql)
-        return self._store.query(sparql, self._session(as_of).graphs)
+        with self._audited("query", {"sparql": sparql, "sparql_sha256": _sha256(sparql)}) as record:
+            refuse_service(sparql)
+            result = self._store.query(sparql, self._session(as_of).graphs)
+            self._detail(record, {"rows": len(result.rows)})
+            return result
+
+    def prune(self, keep: int) -> list[str]:
+        """Forget all but the latest ``keep`` runs and their graphs; returns the run ids
+        forgotten. Only a reader cleared for every graph may prune."""
+        if self.withheld_graphs:
+            raise BrainError("Pruning forgets whole runs; only a restricted-clearance reader may.")
+        with self._audited("build", {"prune_keep": keep}) as record:
+            writer = Writer(self._store, ShaclGate(), self.brain_id, self.tenant)
+            forgotten = writer.prune(keep)
+            self._detail(record, {"forgotten": list(forgotten)})
+        self.refresh()
+        return forgotten
 
     def describe(self, iri: str) -> list[Triple]:
         """What the reader's graphs say about ``iri``: the triples with it as subject."""
@@ -376,15 +460,39 @@ class Brain:
 
         A reader not cleared for every graph of the run may see violations for references
         into what is withheld (an account whose person lives in a restricted people graph)."""
-        data = to_rdflib(self._store.triples(self.graphs))
-        return ShaclGate().validate_graph(data, f"brain {self.brain_id}")
+        with self._audited("validate", {"graphs": len(self.graphs)}) as record:
+            data = to_rdflib(self._store.triples(self.graphs))
+            found = ShaclGate().validate_graph(data, f"brain {self.brain_id}")
+            self._detail(record, {"violations": len(found)})
+            return found
 
     def dump(self, output: IO[bytes], rdf_format: RdfFormat = RdfFormat.N_QUADS) -> None:
         """Write the reader's graphs (N-Quads and TriG keep graph names)."""
-        self._store.dump(output, self.graphs, rdf_format)
+        with self._audited("dump", {"format": str(rdf_format), "graphs": self.graphs}):
+            self._store.dump(output, self.graphs, rdf_format)
+
+    def _audited(self, kind: Kind, subject: dict[str, JsonValue]) -> AbstractContextManager:
+        """Record the call before it runs (failing closed), and how it ended after."""
+        if self.audit is None:
+            return nullcontext()
+        return capture(
+            self.audit,
+            kind,
+            {**subject, "brain": self.brain_id},
+            tenant=self.tenant,
+            clearance=self.clearance.value,
+            actor=self.actor,
+        )
+
+    def _detail(self, record: AuditRecord | None, detail: dict[str, JsonValue]) -> None:
+        if self.audit is not None and record is not None:
+            self.audit.append(DetailSidecar(annotates=record.id, detail=detail))
 
     def close(self) -> None:
-        """Flush and release the store."""
+        """Sign the audit log's tree head, then flush and release the store and the log."""
+        if self.audit is not None:
+            self.audit.sign_tree_head()
+            self.audit.close()
         self._store.close()
 
     def __enter__(self) -> Brain:
@@ -392,6 +500,35 @@ class Brain:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def audit_dir(store: Path) -> Path:
+    """Where the audit log of the store at ``store`` lives: beside it, ``<store>.audit``."""
+    return store.with_name(store.name + ".audit")
+
+
+def default_actor() -> str:
+    """Who is calling, when no one says: the login name of the process."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def answer_detail(answer: Answer) -> dict[str, JsonValue]:
+    """What the audit keeps of an answer: its verdict and the queries that produced it."""
+    return {
+        "intent": answer.intent,
+        "verdict": answer.verdict.value,
+        "queries": [
+            {"name": q.name, "sparql_sha256": _sha256(q.sparql), "rows": q.rows}
+            for q in answer.queries
+        ],
+    }
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 WITHHELD_NOTE = "More exists above your clearance."

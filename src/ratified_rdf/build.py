@@ -9,9 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 from tqdm import tqdm
 
+from ratified_rdf.audit import AuditLog, DetailSidecar, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
 from ratified_rdf.graph.expertise_mapping import expertise_batches
@@ -78,14 +79,57 @@ def build(
     store: OxigraphStore,
     cache_dir: Path | None = None,
     progress: bool = False,
+    audit: AuditLog | None = None,
+    actor: str = "unknown",
 ) -> BuildReport:
     """Build (or rebuild) the brain a manifest describes into ``store``.
 
     ``source`` overrides the manifest's repository URL with a local clone or a bundle, for
     offline builds. The new run becomes current only once every batch has passed the gate.
+    With ``audit``, the build is recorded before it starts (and fails if it cannot be), each
+    batch written is recorded, and a tree head is signed when the build ends.
     """
-    started = time.perf_counter()
     manifest, folder = load_manifest(manifest_path)
+    if audit is None:
+        return _build(manifest, folder, source, store, cache_dir, progress, None, actor)
+    subject: dict[str, JsonValue] = {
+        "manifest": str(manifest_path),
+        "brain": manifest.brain.id,
+        "source": source or manifest.brain.repository,
+    }
+    top = max((manifest.clearance_of(s) for s in get_args(Source)), key=lambda c: c.rank)
+    try:
+        with capture(
+            audit,
+            "build",
+            subject,
+            tenant=manifest.brain.tenant,
+            clearance=top.value,
+            actor=actor,
+        ) as record:
+            report = _build(manifest, folder, source, store, cache_dir, progress, audit, actor)
+            audit.append(
+                DetailSidecar(
+                    annotates=record.id,
+                    detail={"run": report.run_id, "triples": report.triples},
+                )
+            )
+            return report
+    finally:
+        audit.sign_tree_head()
+
+
+def _build(
+    manifest: Manifest,
+    folder: Path,
+    source: str | None,
+    store: OxigraphStore,
+    cache_dir: Path | None,
+    progress: bool,
+    audit: AuditLog | None,
+    actor: str,
+) -> BuildReport:
+    started = time.perf_counter()
     origin = source or manifest.brain.repository
     repo = GitRepository.open(origin, cache_dir)
     commit_map = _commit_map(origin, manifest.brain.commit_map)
@@ -110,7 +154,15 @@ def build(
     )
     bar.close()
     read_done = time.perf_counter()
-    writer = Writer(store, ShaclGate(), manifest.brain.id, manifest.brain.tenant)
+    writer = Writer(
+        store,
+        ShaclGate(),
+        manifest.brain.id,
+        manifest.brain.tenant,
+        levels={source: manifest.clearance_of(source) for source in get_args(Source)},
+        audit=audit,
+        actor=actor,
+    )
     run = writer.begin_run()
     people = PeopleIndex(discussion.people) if discussion is not None else None
     batches = list(
@@ -137,11 +189,7 @@ def build(
     ) as gate_bar:
         writer.write_all(batches, progress=lambda: gate_bar.update(1))
     distinct = {(b.graph, t) for b in batches for t in b.triples}
-    writer.commit(
-        run,
-        used=[v.repository_iri(manifest.brain.repository)],
-        levels={source: manifest.clearance_of(source) for source in get_args(Source)},
-    )
+    writer.commit(run, used=[v.repository_iri(manifest.brain.repository)])
     done = time.perf_counter()
     return BuildReport(
         brain_id=manifest.brain.id,

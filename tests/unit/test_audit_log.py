@@ -21,6 +21,7 @@ from ratified_rdf.audit import (
     AuditError,
     AuditLog,
     AuditRecord,
+    DetailSidecar,
     OutcomeSidecar,
     canonical_bytes,
     capture,
@@ -138,8 +139,10 @@ def test_a_log_is_not_opened_with_another_key(tmp_path: Path) -> None:
 
 
 def test_sidecars_must_point_at_what_the_log_holds(log: AuditLog) -> None:
-    with pytest.raises(AuditError, match="Append the record before its outcome"):
+    with pytest.raises(AuditError, match="Append the record before what annotates it"):
         log.append(OutcomeSidecar(annotates="0" * 32, outcome="succeeded", duration_ms=1))
+    with pytest.raises(AuditError, match="Append the record before what annotates it"):
+        log.append(DetailSidecar(annotates="0" * 32, detail={"rows": 1}))
     with pytest.raises(AuditError, match="that this log never signed"):
         log.append(
             AnchorSidecar(

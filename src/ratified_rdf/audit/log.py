@@ -23,6 +23,7 @@ from ratified_rdf.audit.merkle import MerkleTree
 from ratified_rdf.audit.records import (
     AnchorSidecar,
     AuditRecord,
+    DetailSidecar,
     LogEntry,
     OutcomeSidecar,
     canonical_bytes,
@@ -184,10 +185,13 @@ class AuditLog:
             return self._tree.append(leaf)
 
     def _check_reference(self, entry: LogEntry) -> None:
-        if isinstance(entry, OutcomeSidecar) and entry.annotates not in self._record_ids:
+        if (
+            isinstance(entry, OutcomeSidecar | DetailSidecar)
+            and entry.annotates not in self._record_ids
+        ):
             raise AuditError(
-                f"The outcome {entry.id} annotates record {entry.annotates}, which this log "
-                "does not hold. Append the record before its outcome."
+                f"The sidecar {entry.id} annotates record {entry.annotates}, which this log "
+                "does not hold. Append the record before what annotates it."
             )
         if isinstance(entry, AnchorSidecar) and not any(
             (head.tree_size, head.timestamp, head.root_hash)

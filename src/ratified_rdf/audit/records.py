@@ -119,6 +119,15 @@ class OutcomeSidecar(_Entry):
         return self
 
 
+class DetailSidecar(_Entry):
+    """Facts about an earlier record learnt after it was written (the queries an answer ran,
+    the triples a batch wrote), kept apart so the record's schema never changes."""
+
+    type: Literal["detail"] = "detail"
+    annotates: RecordId
+    detail: dict[str, JsonValue]
+
+
 class AnchorSidecar(_Entry):
     """One step in anchoring a signed tree head, named by its size, timestamp and root hash."""
 
@@ -138,13 +147,17 @@ class AnchorSidecar(_Entry):
         return self
 
 
-LogEntry = Annotated[AuditRecord | OutcomeSidecar | AnchorSidecar, Field(discriminator="type")]
+LogEntry = Annotated[
+    AuditRecord | OutcomeSidecar | DetailSidecar | AnchorSidecar, Field(discriminator="type")
+]
 """Any line of ``records.jsonl``."""
 
-_LOG_ENTRY: TypeAdapter[AuditRecord | OutcomeSidecar | AnchorSidecar] = TypeAdapter(LogEntry)
+_LOG_ENTRY: TypeAdapter[AuditRecord | OutcomeSidecar | DetailSidecar | AnchorSidecar] = TypeAdapter(
+    LogEntry
+)
 
 
-def parse_entry(line: bytes) -> AuditRecord | OutcomeSidecar | AnchorSidecar:
+def parse_entry(line: bytes) -> AuditRecord | OutcomeSidecar | DetailSidecar | AnchorSidecar:
     """The entry one log line holds; raises ``pydantic.ValidationError`` if it holds none."""
     return _LOG_ENTRY.validate_json(line)
 

@@ -32,6 +32,7 @@ from ratified_rdf.audit.merkle import MerkleTree, verify_consistency
 from ratified_rdf.audit.records import (
     AnchorSidecar,
     AuditRecord,
+    DetailSidecar,
     OutcomeSidecar,
     canonical_bytes,
     parse_entry,
@@ -160,6 +161,12 @@ class _Checker:
                         f"{_RESTORE}"
                     )
                 outcome_lines[entry.annotates] = number
+            elif isinstance(entry, DetailSidecar):
+                if entry.annotates not in record_lines:
+                    raise _Problem(
+                        f"{where} adds detail to record {entry.annotates}, but no earlier line "
+                        f"holds that record: lines were deleted or reordered. {_RESTORE}"
+                    )
             else:
                 self.anchor_steps.append((number, entry))
             self.tree.append(line)

@@ -13,14 +13,17 @@ clearance level in the catalog, which is how readers choose the graphs they may 
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import Literal, NamedNode, Triple
 
 from ratified_rdf._version import __version__
+from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
@@ -34,12 +37,25 @@ class Writer:
     """Writes one brain's runs into a store, every batch through the gate."""
 
     def __init__(
-        self, store: TripleStore, gate: ShaclGate, brain_id: str, tenant: TenantId | None = None
+        self,
+        store: TripleStore,
+        gate: ShaclGate,
+        brain_id: str,
+        tenant: TenantId | None = None,
+        *,
+        levels: Mapping[str, Clearance] | None = None,
+        audit: AuditLog | None = None,
+        actor: str = "unknown",
     ) -> None:
+        """``levels`` maps a source (``github``) to its graph's clearance (public when not
+        named); ``audit`` records every batch written, as ``actor``."""
         self.store = store
         self.gate = gate
         self.brain_id = brain_id
         self.tenant = tenant or TenantId.default()
+        self.levels = dict(levels or {})
+        self.audit = audit
+        self.actor = actor
         self.catalog = v.catalog_graph(self.tenant, brain_id)
         self._written: list[str] = []
 
@@ -68,19 +84,33 @@ class Writer:
         self.gate.check_all(prepared, progress=progress)
         staging.close()
         for batch in batches:
-            self.store.add(batch.graph, batch.triples)
+            with self._audited(batch):
+                self.store.add(batch.graph, batch.triples)
             if batch.graph not in self._written:
                 self._written.append(batch.graph)
 
-    def commit(
-        self,
-        run: RunContext,
-        used: list[str],
-        levels: Mapping[str, Clearance] | None = None,
-    ) -> None:
+    def _audited(self, batch: Batch) -> AbstractContextManager:
+        if self.audit is None:
+            return nullcontext()
+        source = batch.graph.rsplit("/", 1)[-1]
+        lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in batch.triples)
+        return capture(
+            self.audit,
+            "write_batch",
+            {
+                "graph": batch.graph,
+                "record": batch.source,
+                "triples": len(batch.triples),
+                "ntriples_sha256": hashlib.sha256("\n".join(lines).encode()).hexdigest(),
+            },
+            tenant=self.tenant,
+            clearance=self.levels.get(source, Clearance.PUBLIC).value,
+            actor=self.actor,
+        )
+
+    def commit(self, run: RunContext, used: list[str]) -> None:
         """Record the run and the clearance of each graph it wrote, make it current in one
-        atomic update, and clear orphaned graphs. ``levels`` maps a source (``github``) to its
-        graph's level; a source not named is public."""
+        atomic update, and clear orphaned graphs."""
         brain = v.brain_iri(self.tenant, self.brain_id)
         run_iri = v.run_iri(run.run_id)
         batch = Batch(self.catalog, f"ingest run {run.run_id}")
@@ -98,7 +128,7 @@ class Writer:
             batch.add(run_iri, "prov:used", source)
         for graph in self._written:
             source = graph.rsplit("/", 1)[-1]
-            level = (levels or {}).get(source, Clearance.PUBLIC)
+            level = self.levels.get(source, Clearance.PUBLIC)
             batch.add(run_iri, "rr:wroteGraph", graph)
             batch.add(graph, "rdf:type", term("rr:SourceGraph").value)
             batch.text(graph, "rr:sourceKind", source)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from ratified_rdf.answers.models import (
     PersonActivity,
     Verdict,
 )
-from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.audit import AuditError, AuditLog, load_public_key, verify_log
+from ratified_rdf.brain import Brain, BrainError, audit_dir
 from ratified_rdf.graph.gate import GateRejected
 from ratified_rdf.graph.store import StoreError
 from ratified_rdf.queries.files import QueryError, parse_query_file
@@ -37,10 +39,14 @@ from ratified_rdf.sources.online import (
     extract_mboxes,
     write_facts_record,
 )
+from ratified_rdf.trust import ClearanceError, TenantIdError
 
 DEFAULT_STORE = "brain"
 _EXPECTED = (
+    AuditError,
     BrainError,
+    ClearanceError,
+    TenantIdError,
     GateRejected,
     ManifestError,
     ParseError,
@@ -65,6 +71,45 @@ store_option = click.option(
     envvar="RATIFIED_STORE",
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder of the embedded Oxigraph store holding the brain.",
+)
+
+
+def reader_options(command: Callable) -> Callable:
+    """``--tenant``, ``--clearance`` and ``--redaction``: who is reading."""
+    command = click.option(
+        "--redaction",
+        type=click.Choice(["silent", "acknowledge"]),
+        default="silent",
+        show_default=True,
+        help="What an answer says about evidence above your clearance: nothing, or only "
+        "that more exists.",
+    )(command)
+    command = click.option(
+        "--clearance",
+        type=click.Choice(["public", "internal", "confidential", "restricted"]),
+        default="public",
+        show_default=True,
+        envvar="RATIFIED_CLEARANCE",
+        help="Read only graphs at or below this level.",
+    )(command)
+    return click.option(
+        "--tenant",
+        default=None,
+        envvar="RATIFIED_TENANT",
+        help="Read this tenant's brain (default: the default tenant).",
+    )(command)
+
+
+def _open(store: Path, tenant: str | None, clearance: str, redaction: str = "silent") -> Brain:
+    return Brain.open(store, tenant=tenant, clearance=clearance, redaction=redaction)
+
+
+as_of_option = click.option(
+    "--as-of",
+    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S%z"]),
+    default=None,
+    help="Read the brain as it was at this moment (UTC unless an offset is given): the run "
+    "that was current then.",
 )
 
 
@@ -126,12 +171,23 @@ def build_command(manifest: Path, source: str | None, store: Path, quiet: bool) 
 @main.command("ask")
 @click.argument("question")
 @store_option
+@reader_options
+@as_of_option
 @click.option("--json", "as_json", is_flag=True, help="Print the answer object as JSON.")
 @click.option("--brief", is_flag=True, help="Leave the SPARQL text out of the text card.")
-def ask_command(question: str, store: Path, as_json: bool, brief: bool) -> None:
+def ask_command(
+    question: str,
+    store: Path,
+    tenant: str | None,
+    clearance: str,
+    redaction: str,
+    as_of: datetime | None,
+    as_json: bool,
+    brief: bool,
+) -> None:
     """Ask a question in words; the answer shows its links and the SPARQL it ran."""
-    with Brain.open(store) as brain:
-        answer = brain.ask(question)
+    with _open(store, tenant, clearance, redaction) as brain:
+        answer = brain.ask(question, as_of=as_of)
     if as_json:
         click.echo(answer.model_dump_json(indent=2))
     else:
@@ -223,8 +279,19 @@ def _discussion_lines(answer: Answer) -> list[str]:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--param", "-p", multiple=True, help="A parameter as name=value (repeatable).")
 @store_option
+@reader_options
+@as_of_option
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
-def query_command(file: Path, param: tuple[str, ...], store: Path, as_json: bool) -> None:
+def query_command(
+    file: Path,
+    param: tuple[str, ...],
+    store: Path,
+    tenant: str | None,
+    clearance: str,
+    redaction: str,
+    as_of: datetime | None,
+    as_json: bool,
+) -> None:
     """Run a SELECT or ASK query file over the brain's current graphs."""
     text = file.read_text(encoding="utf-8")
     values: dict[str, str | int] = {}
@@ -234,8 +301,8 @@ def query_command(file: Path, param: tuple[str, ...], store: Path, as_json: bool
             raise click.UsageError(f"--param {item!r} must look like name=value")
         values[name.lstrip("?")] = value
     sparql = parse_query_file(file.stem, text).bind(values) if values else text
-    with Brain.open(store) as brain:
-        result = brain.query(sparql)
+    with _open(store, tenant, clearance, redaction) as brain:
+        result = brain.query(sparql, as_of=as_of)
     if result.boolean is not None:
         click.echo(json.dumps({"boolean": result.boolean}) if as_json else str(result.boolean))
         return
@@ -251,9 +318,10 @@ def query_command(file: Path, param: tuple[str, ...], store: Path, as_json: bool
 
 @main.command("validate")
 @store_option
-def validate_command(store: Path) -> None:
-    """Validate the whole brain against shapes/ with pyshacl."""
-    with Brain.open(store) as brain:
+@reader_options
+def validate_command(store: Path, tenant: str | None, clearance: str, redaction: str) -> None:
+    """Validate the brain (the graphs you may read) against shapes/ with pyshacl."""
+    with _open(store, tenant, clearance, redaction) as brain:
         violations = brain.validate()
         graphs = len(brain.graphs)
     if violations:
@@ -268,15 +336,72 @@ def validate_command(store: Path) -> None:
 @store_option
 @click.option("--format", "fmt", type=click.Choice(sorted(_FORMATS)), default="nquads")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
-def dump_command(store: Path, fmt: str, output: Path | None) -> None:
-    """Write the brain's current graphs as a linked-data dump."""
-    with Brain.open(store) as brain:
+@reader_options
+def dump_command(
+    store: Path, fmt: str, output: Path | None, tenant: str | None, clearance: str, redaction: str
+) -> None:
+    """Write the brain's current graphs (those you may read) as a linked-data dump."""
+    with _open(store, tenant, clearance, redaction) as brain:
         if output is None:
             brain.dump(sys.stdout.buffer, _FORMATS[fmt])
         else:
             with output.open("wb") as handle:
                 brain.dump(handle, _FORMATS[fmt])
             click.echo(f"Wrote {output}.", err=True)
+
+
+@main.command("prune")
+@store_option
+@click.option("--keep", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--tenant", default=None, envvar="RATIFIED_TENANT")
+def prune_command(store: Path, keep: int, tenant: str | None) -> None:
+    """Forget all but the latest KEEP runs of the brain (as-of reads stop at what is kept)."""
+    with Brain.open(store, tenant=tenant, clearance="restricted") as brain:
+        forgotten = brain.prune(keep)
+    click.echo(
+        f"Forgot {len(forgotten)} run(s): {', '.join(forgotten)}."
+        if forgotten
+        else f"Nothing to forget: the brain has at most {keep} run(s)."
+    )
+
+
+@main.group("audit")
+def audit_group() -> None:
+    """Check the tamper-evident audit log kept beside a store."""
+
+
+@audit_group.command("verify")
+@click.argument("log", required=False, type=click.Path(file_okay=False, path_type=Path))
+@store_option
+@click.option(
+    "--public-key",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The log's public key (PEM), obtained separately; default: the copy in the log.",
+)
+def audit_verify_command(log: Path | None, store: Path, public_key: Path | None) -> None:
+    """Check an audit log from scratch: every record, every signed tree head, every proof."""
+    folder = log or audit_dir(store)
+    if not folder.is_dir():
+        raise AuditError(f"There is no audit log at {folder}; give its folder, or --store.")
+    key_file = public_key or folder / "log-key.pub.pem"
+    report = verify_log(folder, load_public_key(key_file))
+    click.echo(str(report))
+    if public_key is None:
+        click.echo(
+            "Checked with the public key stored in the log itself; pass --public-key with a "
+            "copy kept elsewhere to rule out a rewritten log.",
+            err=True,
+        )
+    sys.exit(0 if report.ok else 1)
+
+
+@audit_group.command("sign")
+@store_option
+def audit_sign_command(store: Path) -> None:
+    """Sign the log's current tree head (closing a brain does this too)."""
+    with AuditLog.open(audit_dir(store)) as log:
+        head = log.sign_tree_head()
+    click.echo(f"Signed tree head: size {head.tree_size}, root {head.root_hash}.")
 
 
 @main.command("eval")

@@ -1,0 +1,97 @@
+"""The brain's audit trail: every build, write batch, ask and query leaves a record (with its
+tenant and clearance) before it runs, and the log verifies from scratch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ratified_rdf import Brain
+from ratified_rdf.audit import AuditError, AuditLog, load_public_key, verify_log
+from ratified_rdf.brain import audit_dir
+from ratified_rdf.queries.files import QueryError
+from ratified_rdf.surfaces.cli import main
+from tests.pigeon import MANIFEST, make_pigeon_repo
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("audited")
+    repo = make_pigeon_repo(folder / "git")
+    brain, _ = Brain.build(MANIFEST, path=folder / "brain", source=str(repo), actor="builder")
+    brain.close()
+    return folder / "brain"
+
+
+def _entries(store: Path) -> list[dict]:
+    lines = (audit_dir(store) / "records.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_build_and_every_batch_are_recorded_and_signed(store: Path) -> None:
+    entries = _entries(store)
+    records = [e for e in entries if e["type"] == "record"]
+    assert records[0]["kind"] == "build" and records[0]["actor"] == "builder"
+    assert records[0]["tenant"] == "default" and records[0]["clearance"] == "public"
+    batches = [r for r in records if r["kind"] == "write_batch"]
+    assert len(batches) >= 7 and all(len(b["subject"]["ntriples_sha256"]) == 64 for b in batches)
+    outcomes = {e["annotates"]: e["outcome"] for e in entries if e["type"] == "outcome"}
+    assert all(outcomes[r["id"]] == "succeeded" for r in records)
+    report = verify_log(audit_dir(store), load_public_key(audit_dir(store) / "log-key.pub.pem"))
+    assert report.ok, str(report)
+    assert report.latest is not None and report.latest.tree_size == len(entries)
+
+
+def test_asks_and_queries_are_recorded_with_reader_and_failures_too(store: Path) -> None:
+    with Brain.open(store, clearance="internal", actor="carol") as brain:
+        answer = brain.ask("who discussed RFC 9999 section 3.1?")
+        brain.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+        with pytest.raises(SyntaxError):
+            brain.query("SELECT nonsense")
+        with pytest.raises(QueryError):
+            brain.query("SELECT * WHERE { SERVICE <http://example.org/> { ?s ?p ?o } }")
+    entries = _entries(store)
+    by_id = {e["id"]: e for e in entries}
+    asks = [e for e in entries if e.get("kind") == "ask"]
+    assert asks[-1]["subject"]["question"] == answer.question
+    assert (asks[-1]["actor"], asks[-1]["clearance"]) == ("carol", "internal")
+    detail = next(e for e in entries if e.get("annotates") == asks[-1]["id"] and "detail" in e)
+    assert [q["name"] for q in detail["detail"]["queries"]] == [q.name for q in answer.queries]
+    failed = [e for e in entries if e["type"] == "outcome" and e["outcome"] == "failed"]
+    assert [by_id[f["annotates"]]["subject"]["sparql"] for f in failed[-2:]] == [
+        "SELECT nonsense",
+        "SELECT * WHERE { SERVICE <http://example.org/> { ?s ?p ?o } }",
+    ]
+    assert {f["error_class"] for f in failed[-2:]} == {"SyntaxError", "QueryError"}
+
+
+def test_a_call_that_cannot_be_recorded_does_not_run(store: Path) -> None:
+    log = AuditLog.open(audit_dir(store))
+    brain = Brain.open(store, audit=log)
+    log.close()  # the log can no longer be written: every call must now fail, closed
+    with pytest.raises(AuditError, match="did not run"):
+        brain.ask("who discussed RFC 9999 section 3.1?")
+    with pytest.raises(AuditError, match="did not run"):
+        brain.query("SELECT * WHERE { ?s ?p ?o }")
+    brain._store.close()
+
+
+def test_cli_verifies_the_log_and_catches_an_edit(store: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    key = tmp_path / "key.pub.pem"
+    key.write_bytes((audit_dir(store) / "log-key.pub.pem").read_bytes())
+    good = runner.invoke(main, ["audit", "verify", "--store", str(store), "--public-key", str(key)])
+    assert good.exit_code == 0, good.output
+    records = audit_dir(store) / "records.jsonl"
+    original = records.read_bytes()
+    try:
+        records.write_bytes(original.replace(b'"actor":"builder"', b'"actor":"mallory"', 1))
+        bad = runner.invoke(
+            main, ["audit", "verify", "--store", str(store), "--public-key", str(key)]
+        )
+        assert bad.exit_code == 1 and "FAILED" in bad.output
+    finally:
+        records.write_bytes(original)

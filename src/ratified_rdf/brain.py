@@ -6,7 +6,7 @@ import getpass
 import hashlib
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import IO
 
@@ -260,21 +260,27 @@ class Brain:
             )
         return Session(self._store, self._split(run)[0])
 
-    def ask(self, question: str, *, as_of: datetime | None = None) -> Answer:
+    def ask(
+        self, question: str, *, as_of: datetime | None = None, valid_at: datetime | None = None
+    ) -> Answer:
         """Answer a question in words, through the deterministic router.
 
         ``as_of`` answers from the run that was current at that moment (transaction time:
-        "what did the brain say before yesterday's ingest?").
+        "what did the brain say before yesterday's ingest?"). ``valid_at`` asks what a section
+        said on a day (valid time: "what did §4.2.1 say on 2017-06-01?"); the question may
+        name the day itself.
         """
         subject: dict[str, JsonValue] = {"question": question}
         if as_of is not None:
             subject["as_of"] = as_of.isoformat()
+        if valid_at is not None:
+            subject["valid_at"] = valid_at.isoformat()
         with self._audited("ask", subject) as record:
             try:
                 session = self._session(as_of)
             except BrainError as error:
                 return holdings.not_built(question, str(error))
-            answer = self._route(session, question)
+            answer = self._route(session, question, valid_at)
             answer = self._acknowledge(answer) if as_of is None else answer
             self._detail(record, answer_detail(answer))
             return answer
@@ -291,8 +297,13 @@ class Brain:
                 return answer.model_copy(update={"withheld": WITHHELD_NOTE})
         return answer
 
-    def _route(self, session: Session, question: str) -> Answer:
+    def _route(self, session: Session, question: str, valid_at: datetime | None) -> Answer:
         target = route(question)
+        when = valid_at or (
+            datetime.combine(target.valid_at, time(23, 59, 59), UTC) if target.valid_at else None
+        )
+        if when is not None and target.section and not target.draft:
+            return sections.section_at(session, question, target.rfc, target.section, when)
         if target.intent is Intent.SECTION_BECAME and target.draft and target.revision:
             return sections.section_became(
                 session, question, target.draft, target.revision, target.section or ""

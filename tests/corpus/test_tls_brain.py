@@ -88,3 +88,18 @@ def test_cli_card_shows_links_and_sparql(tls_brain: Brain) -> None:
     assert "https://www.rfc-editor.org/rfc/rfc8446#section-4.2.10" in card
     assert "section_history.rq (rfc=https://w3id.org/ratified-rdf/id/doc/rfc8446" in card
     assert "VALUES (?rfc ?sectionNumber)" in card
+
+
+def test_what_a_section_said_on_a_day_comes_from_the_revision_current_then(
+    tls_brain: Brain,
+) -> None:
+    answer = tls_brain.ask("what did RFC 8446 section 4.2.10 say on 2016-01-01?")
+    assert answer.verdict is Verdict.ANSWERED
+    text = answer.results[0]
+    # -11 (posted 2015-12-28) numbered it 6.3.2.5; -12 followed on 2016-03-22.
+    assert (text.document, text.section_number) == ("draft-ietf-tls-tls13-11", "6.3.2.5")
+    assert text.current_from.startswith("2015-12-28") and text.current_until.startswith("2016-03")
+    assert "ServerConfiguration" in text.text
+    assert (
+        text.url == "https://datatracker.ietf.org/doc/html/draft-ietf-tls-tls13-11#section-6.3.2.5"
+    )

@@ -91,6 +91,23 @@ class HistoryEntry(BaseModel):
     url: str
 
 
+class SectionText(BaseModel):
+    """A section's text as it stood in one revision (or RFC), and from when to when that
+    document was the current one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["section_text"] = "section_text"
+    document: str
+    section_number: str | None
+    heading: str
+    text: str
+    current_from: str
+    current_until: str | None
+    """When the next document in the chain appeared; None while it is still the latest."""
+    url: str
+
+
 class Holding(BaseModel):
     """How many of one kind of thing the graph holds."""
 
@@ -235,6 +252,7 @@ Result = Annotated[
     ChainStep
     | SectionFate
     | HistoryEntry
+    | SectionText
     | Holding
     | RevisionEntry
     | DiscussionPost

@@ -9,6 +9,7 @@ is never section 1.3. Questions that match no pattern route to ``out_of_scope``,
 from __future__ import annotations
 
 import re
+from datetime import date
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -19,6 +20,7 @@ class Intent(StrEnum):
 
     SECTION_BECAME = "section_became"
     SECTION_HISTORY = "section_history"
+    SECTION_AT = "section_at"
     DISCUSSION = "discussion"
     WHO_TO_ASK = "who_to_ask"
     THREAD = "thread"
@@ -50,6 +52,8 @@ class Route(BaseModel):
     """What a counting question counts: posts, threads, commits, pull requests, people."""
     reason: str | None = None
     """Why the question is out of scope, in words."""
+    valid_at: date | None = None
+    """The day a question asks about ("what did §4.2.1 say on 2017-06-01?")."""
 
 
 _SECTION = re.compile(
@@ -83,6 +87,8 @@ _COUNT = re.compile(
     re.I,
 )
 _COUNTED = {"comments": "posts", "messages": "posts", "prs": "pull requests", "issues": "threads"}
+_ON_DAY = re.compile(r"\b(?:on|as of|at)\s+(\d{4}-\d{2}-\d{2})\b", re.I)
+_SAID = re.compile(r"\b(say|said|read|text|wording|look(?:ed)? like|written)\b", re.I)
 _HOLDINGS = re.compile(r"\bwhat (?:do you|does the graph|does the brain) (?:know|hold)\b", re.I)
 
 
@@ -99,6 +105,18 @@ def route(question: str) -> Route:
     rfc = _RFC.search(text)
     if _HOLDINGS.search(text):
         return Route(intent=Intent.HOLDINGS)
+    day = _ON_DAY.search(text)
+    if section and day and _SAID.search(text) and not revision:
+        try:
+            when = date.fromisoformat(day.group(1))
+        except ValueError:
+            return Route(intent=Intent.OUT_OF_SCOPE, reason=f"{day.group(1)} is not a date")
+        return Route(
+            intent=Intent.SECTION_AT,
+            rfc=int(rfc.group(1)) if rfc else None,
+            section=section,
+            valid_at=when,
+        )
     thread = _THREAD.search(text)
     if thread and not section:
         return Route(intent=Intent.THREAD, number=int(thread.group(1)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Alternative,
@@ -11,6 +13,7 @@ from ratified_rdf.answers.models import (
     HistoryEntry,
     RevisionEntry,
     SectionFate,
+    SectionText,
     Verdict,
 )
 from ratified_rdf.answers.session import Session, text_of
@@ -363,3 +366,93 @@ def revisions(session: Session, question: str, draft: str) -> Answer:
         ],
         queries=session.queries,
     )
+
+
+def section_at(
+    session: Session, question: str, rfc: int | None, section: str, when: datetime
+) -> Answer:
+    """What an RFC section's text said on a day (valid time): the text of the revision, or
+    RFC, that was the current one then, found through the revisions, not the RFC's number."""
+    if rfc is None:
+        return which_rfc(session, question, section)
+    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    if not found:
+        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+    final = text_of(found[0], "section") or ""
+    title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
+    texts = sorted(
+        ((_appeared(row), row) for row in session.run("section_texts", final=final)),
+        key=lambda pair: pair[0],
+    )
+    moment = when if when.tzinfo else when.replace(tzinfo=UTC)
+    current = [(start, row) for start, row in texts if start <= moment]
+    evidence = [Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section")]
+    if not current:
+        first = texts[0] if texts else None
+        since = (
+            f"; its earliest text is in {text_of(first[1], 'documentLabel')}, of "
+            f"{first[0].date().isoformat()}"
+            if first
+            else ""
+        )
+        return Answer(
+            question=question,
+            intent="section_at",
+            verdict=Verdict.UNKNOWN,
+            summary=(
+                f"The graph doesn't know what {title} said on {moment.date().isoformat()}: no "
+                f"revision it holds had that text yet{since}."
+            ),
+            evidence=evidence,
+            queries=session.queries,
+        )
+    start, row = current[-1]
+    later = [s for s, _ in texts if s > start]
+    label = text_of(row, "documentLabel") or ""
+    number = text_of(row, "number")
+    heading = text_of(row, "heading") or ""
+    entry = SectionText(
+        document=label,
+        section_number=number,
+        heading=heading,
+        text=text_of(row, "text") or "",
+        current_from=start.isoformat(),
+        current_until=later[0].isoformat() if later else None,
+        url=text_of(row, "page") or "",
+    )
+    summary = (
+        f"On {moment.date().isoformat()}, the text that became {title} was "
+        f"{_section_label(number, heading)} of {label}, current from "
+        f"{start.date().isoformat()}"
+        + (f" until {later[0].date().isoformat()}" if later else "")
+        + "."
+    )
+    return Answer(
+        question=question,
+        intent="section_at",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=[entry],
+        evidence=[
+            *evidence,
+            Evidence(
+                iri=text_of(row, "section") or "",
+                label=f"{label} {_section_label(number, heading)}",
+                url=entry.url,
+                role="revision-section",
+            ),
+        ],
+        queries=session.queries,
+        note=(
+            "Valid time: a revision's text is taken as current from the day it was posted "
+            "until the next revision; an RFC's from the first day of its month of publication."
+        ),
+    )
+
+
+def _appeared(row: dict[str, Term]) -> datetime:
+    """When a row's document appeared: a revision's timestamp, or an RFC's month."""
+    date = text_of(row, "date")
+    if date:
+        return datetime.fromisoformat(date).astimezone(UTC)
+    return datetime.fromisoformat(f"{text_of(row, 'issued')}-01T00:00:00+00:00")

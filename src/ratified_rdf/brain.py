@@ -15,14 +15,17 @@ from pyoxigraph import RdfFormat, Triple
 
 from ratified_rdf.answers import discussion, holdings, people, sections, threads
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
-from ratified_rdf.answers.models import Alternative, Answer
+from ratified_rdf.answers.models import Alternative, Answer, Trust
 from ratified_rdf.answers.router import Intent, route
 from ratified_rdf.answers.session import Session
+from ratified_rdf.answers.trust import card_title, trust_of
 from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, Kind, capture
 from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
+from ratified_rdf.graph.reviews import VERDICTS, write_review
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
+from ratified_rdf.graph.vocab import term
 from ratified_rdf.graph.writer import RunRecord, Writer, read_runs
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
@@ -232,8 +235,14 @@ class Brain:
     def refresh(self) -> None:
         """Re-read the runs and which one is current (after a rebuild by another process)."""
         self.runs = read_runs(self._store, self.tenant, self.brain_id)
+        self._reviews = self._review_graphs()
         self.read_graphs, self.withheld_graphs = self._split(self._run_at(None))
         self.graphs = [*self.read_graphs, *([] if self.withheld_graphs else [self.catalog])]
+
+    def _review_graphs(self) -> dict[str, Clearance]:
+        """The reviews graphs that exist for this brain, with the level each was written at."""
+        levels = {v.reviews_graph(self.tenant, self.brain_id, c.value): c for c in Clearance}
+        return {g: levels[g] for g in self._store.graphs() if g in levels}
 
     def _run_at(self, as_of: datetime | None) -> RunRecord | None:
         """The current run, or the one that was current at ``as_of`` (transaction time)."""
@@ -246,8 +255,9 @@ class Brain:
     def _split(self, run: RunRecord | None) -> tuple[list[str], list[str]]:
         if run is None:
             return [], []
-        readable = [g for g, level in run.graphs.items() if can_read(self.clearance, level)]
-        return readable, [g for g in run.graphs if g not in readable]
+        graphs = {**run.graphs, **self._reviews}
+        readable = [g for g, level in graphs.items() if can_read(self.clearance, level)]
+        return readable, [g for g in graphs if g not in readable]
 
     def _session(self, as_of: datetime | None = None) -> Session:
         if as_of is None:
@@ -280,10 +290,109 @@ class Brain:
                 session = self._session(as_of)
             except BrainError as error:
                 return holdings.not_built(question, str(error))
-            answer = self._route(session, question, valid_at)
+            answer = self._with_trust(session, self._route(session, question, valid_at))
             answer = self._acknowledge(answer) if as_of is None else answer
             self._detail(record, answer_detail(answer))
             return answer
+
+    def _with_trust(self, session: Session, answer: Answer) -> Answer:
+        """The answer with its card's trust state and the query that looked it up."""
+        ran = len(session.queries)
+        trust = trust_of(session, answer)
+        return answer.model_copy(
+            update={"trust": trust, "queries": [*answer.queries, *session.queries[ran:]]}
+        )
+
+    def review(
+        self,
+        question: str,
+        *,
+        reviewer: str,
+        verdict: str,
+        note: str | None = None,
+        content_hash: str | None = None,
+    ) -> Answer:
+        """Record a person's verdict (ratified, disputed, withdrawn) on the card ``question``
+        gets now, and return the card with its new state.
+
+        ``content_hash`` is the hash of the card the reviewer read; if the card has changed
+        since, nothing is written. The review is kept at the reviewer's clearance level, so
+        only readers cleared as far see it, and it is audited.
+        """
+        card = self.ask(question)
+        assert card.trust is not None
+        if content_hash is not None and content_hash != card.trust.content_hash:
+            raise BrainError(
+                f"The card has changed since it was read (hash {content_hash[:12]}…, now "
+                f"{card.trust.content_hash[:12]}…). Read it again, then review what it says now."
+            )
+        subject: dict[str, JsonValue] = {
+            "question": question,
+            "card": card.trust.card,
+            "content_hash": card.trust.content_hash,
+            "verdict": verdict,
+            "reviewer": reviewer,
+        }
+        with self._audited("review", subject) as record:
+            review = write_review(
+                self._store,
+                v.reviews_graph(self.tenant, self.brain_id, self.clearance.value),
+                card=card.trust.card,
+                title=card_title(card),
+                content_hash=card.trust.content_hash,
+                verdict=verdict,
+                reviewer=reviewer,
+                note=note,
+            )
+            self._detail(record, {"review": review})
+        self.refresh()
+        return self.ask(question)
+
+    def review_claim(
+        self, claim: str, *, reviewer: str, verdict: str, note: str | None = None
+    ) -> Trust:
+        """Record a person's verdict on a derived claim (an alignment record, a score): its
+        hash is over the claim's own triples as the reader sees them now."""
+        triples = self._store.describe([claim], self.read_graphs)
+        if not triples:
+            raise BrainError(f"The graph holds nothing about {claim} that you may read.")
+        lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
+        digest = _sha256("\n".join(lines))
+        subject: dict[str, JsonValue] = {
+            "claim": claim,
+            "content_hash": digest,
+            "verdict": verdict,
+            "reviewer": reviewer,
+        }
+        with self._audited("review", subject) as record:
+            review = write_review(
+                self._store,
+                v.reviews_graph(self.tenant, self.brain_id, self.clearance.value),
+                card=claim,
+                title=claim,
+                content_hash=digest,
+                verdict=verdict,
+                reviewer=reviewer,
+                note=note,
+                is_card=False,
+            )
+            self._detail(record, {"review": review})
+        self.refresh()
+        return Trust(
+            state=verdict,  # type: ignore[arg-type]
+            card=claim,
+            content_hash=digest,
+            reviewer=reviewer,
+            review=review,
+            note=note,
+            reviewed_state=verdict,  # type: ignore[arg-type]
+        )
+
+    def cards_in_state(self, state: str) -> list[dict[str, Term]]:
+        """The cards (and derived claims) whose latest review put them in ``state``."""
+        if state not in VERDICTS:
+            raise BrainError(f"A reviewed state is one of {', '.join(VERDICTS)}, not {state!r}.")
+        return self.run("cards_in_state", state=term(VERDICTS[state]).value)[0]
 
     def _acknowledge(self, answer: Answer) -> Answer:
         """Under the acknowledge policy, say (only) that more exists above the reader's

@@ -267,6 +267,36 @@ Result = Annotated[
 ]
 
 
+TrustStateName = Literal["derived", "ratified", "disputed", "withdrawn"]
+"""A card's or claim's trust state; derived unless a person's review says otherwise."""
+
+
+class Trust(BaseModel):
+    """How far a card may be relied on, and on whose word."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: TrustStateName
+    card: str
+    """The card's IRI: what reviews of it point at."""
+    content_hash: str
+    """SHA-256 of the card's canonical content, as it is now."""
+    reviewer: str | None = None
+    reviewed_at: str | None = None
+    review: str | None = None
+    """The latest review's IRI."""
+    note: str | None = None
+    stale: bool = False
+    """A review exists, but of content that has changed since: the state fell back to
+    derived, and ``reviewer`` says who had reviewed the earlier content."""
+    reviewed_state: TrustStateName | None = None
+    """What the latest review said, stale or not."""
+
+    def state_word(self) -> str:
+        """What the latest review said (ratified, disputed, withdrawn), or derived."""
+        return self.reviewed_state or "derived"
+
+
 class Answer(BaseModel):
     """A complete answer: what was asked, the verdict, and everything needed to check it."""
 
@@ -282,6 +312,8 @@ class Answer(BaseModel):
     alternatives: list[Alternative] = Field(default_factory=list)
     note: str | None = None
     """A caveat on how to read the answer (connection, not causation)."""
+    trust: Trust | None = None
+    """The card's trust state, from its latest human review."""
     withheld: str | None = None
     """Set only under the acknowledge redaction policy, when more exists above the reader's
     clearance; it never says how much, how sure, or where."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ratified_rdf.graph.store import Term, TripleStore
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
+from ratified_rdf.queries.run import source_of
 
 
 class Session:
@@ -16,6 +17,10 @@ class Session:
         self.store = store
         self.graphs = list(graphs)
         self.queries: list[QueryRun] = []
+
+    def has_reviews(self) -> bool:
+        """Whether the reader may see any graph of reviews (no query is needed otherwise)."""
+        return any(source_of(g) == "reviews" for g in self.graphs)
 
     def run(self, name: str, **params: ParamValue) -> list[dict[str, Term]]:
         """Run ``sparql/<name>.rq`` with ``params`` and keep the record."""

@@ -116,9 +116,25 @@ def catalog_graph(tenant: TenantId, brain_id: str) -> str:
     return f"{tenant_graphs(tenant)}{brain_id}/catalog"
 
 
-def reviews_graph(tenant: TenantId, brain_id: str) -> str:
-    """The graph of people's reviews of answer cards: kept across runs, never rebuilt."""
-    return f"{tenant_graphs(tenant)}{brain_id}/reviews"
+def reviews_graph(tenant: TenantId, brain_id: str, level: str) -> str:
+    """The graph of reviews written by readers cleared for ``level``: kept across runs, never
+    rebuilt, and read only by readers cleared for that level."""
+    return f"{tenant_graphs(tenant)}{brain_id}/reviews-{level}"
+
+
+def card_iri(key: str) -> str:
+    """An answer card, by the hash of what it is about."""
+    return f"{ID}card/{key}"
+
+
+def review_iri(review_id: str) -> str:
+    """One review of a card or claim."""
+    return f"{ID}review/{review_id}"
+
+
+def reviewer_iri(name: str) -> str:
+    """A reviewer, by name."""
+    return f"{ID}reviewer/{_slug(name)}"
 
 
 def clearance_iri(level: str) -> str:

@@ -145,10 +145,15 @@ class Writer:
     def drop_orphaned_graphs(self) -> None:
         """Drop this brain's run graphs that no committed run wrote (a build that died)."""
         keep = {g for run in read_runs(self.store, self.tenant, self.brain_id) for g in run.graphs}
-        keep |= {self.catalog, v.reviews_graph(self.tenant, self.brain_id)}
+        keep.add(self.catalog)
+        reviews = v.reviews_graph(self.tenant, self.brain_id, "")  # the common prefix
         prefix = v.graph_iri(self.tenant, self.brain_id, "", "").rstrip("/")
         for graph in self.store.graphs():
-            if graph.startswith(prefix + "/") and graph not in keep:
+            if (
+                graph.startswith(prefix + "/")
+                and not graph.startswith(reviews)
+                and graph not in keep
+            ):
                 self.store.drop_graph(graph)
 
     def prune(self, keep: int) -> list[str]:

@@ -22,6 +22,12 @@ class QueryRun(BaseModel):
     engine_ms: float
 
 
+def source_of(graph: str) -> str:
+    """The source a graph holds, from its name: ``…/<run>/github`` and ``…/reviews-public``
+    hold ``github`` and ``reviews``."""
+    return graph.rsplit("/", 1)[-1].split("-", 1)[0]
+
+
 def run_query(
     store: TripleStore,
     graphs: Sequence[str] | None,
@@ -33,7 +39,7 @@ def run_query(
     query = load_query(name)
     sparql = query.bind(values)
     if graphs is not None and query.reads:
-        graphs = [g for g in graphs if g.rsplit("/", 1)[-1] in query.reads]
+        graphs = [g for g in graphs if source_of(g) in query.reads]
     result = store.query(sparql, graphs)
     record = QueryRun(
         name=name,

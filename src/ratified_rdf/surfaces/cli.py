@@ -22,6 +22,7 @@ from ratified_rdf.answers.models import (
     DiscussionPost,
     HistoryEntry,
     PersonActivity,
+    Trust,
     Verdict,
 )
 from ratified_rdf.audit import AuditError, AuditLog, load_public_key, verify_log
@@ -225,6 +226,10 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
         lines.append("")
     if answer.note:
         lines += [f"Note: {answer.note}", ""]
+    if answer.withheld:
+        lines += [f"Withheld: {answer.withheld}", ""]
+    if answer.trust is not None:
+        lines += [trust_line(answer.trust), ""]
     lines.append("How this was computed:")
     for query in answer.queries:
         params = ", ".join(f"{k}={v}" for k, v in query.params.items()) or "no parameters"
@@ -234,6 +239,26 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
         if sparql:
             lines += [f"      {line}" for line in query.sparql.strip().splitlines()]
     return "\n".join(lines)
+
+
+def trust_line(trust: Trust) -> str:
+    """The card's trust state in one line: whose word it rests on, or that it is stale."""
+    if trust.stale:
+        return (
+            f"Trust: derived. STALE: {trust.state_word()} by {trust.reviewer} on "
+            f"{(trust.reviewed_at or '')[:10]}, but its evidence has changed since "
+            f"(card hash {trust.content_hash[:12]}…)."
+        )
+    if trust.reviewer is None:
+        return (
+            "Trust: derived (computed; no person has reviewed it; card hash "
+            f"{trust.content_hash[:12]}…)."
+        )
+    note = f' ("{trust.note}")' if trust.note else ""
+    return (
+        f"Trust: {trust.state} by {trust.reviewer} on {(trust.reviewed_at or '')[:10]}{note} "
+        f"(card hash {trust.content_hash[:12]}…)."
+    )
 
 
 def _discussion_lines(answer: Answer) -> list[str]:
@@ -348,6 +373,43 @@ def dump_command(
             with output.open("wb") as handle:
                 brain.dump(handle, _FORMATS[fmt])
             click.echo(f"Wrote {output}.", err=True)
+
+
+@main.command("review")
+@click.argument("question")
+@click.option("--reviewer", required=True, help="Your name, as it should appear on the card.")
+@click.option("--ratify", "verdict", flag_value="ratified", help="Confirm what the card says.")
+@click.option("--dispute", "verdict", flag_value="disputed", help="Question what it says.")
+@click.option("--withdraw", "verdict", flag_value="withdrawn", help="Stop showing it as an answer.")
+@click.option("--note", help="Why, in a sentence.")
+@click.option(
+    "--hash",
+    "content_hash",
+    help="The card hash you read (from 'ratified ask'); refused if the card has changed since.",
+)
+@store_option
+@reader_options
+def review_command(
+    question: str,
+    reviewer: str,
+    verdict: str | None,
+    note: str | None,
+    content_hash: str | None,
+    store: Path,
+    tenant: str | None,
+    clearance: str,
+    redaction: str,
+) -> None:
+    """Ratify, dispute or withdraw the card a question gets (stored with your name and the
+    card's hash, audited; only readers cleared as far as you see it)."""
+    if verdict is None:
+        raise click.UsageError("Say what you make of the card: --ratify, --dispute or --withdraw.")
+    with _open(store, tenant, clearance, redaction) as brain:
+        card = brain.review(
+            question, reviewer=reviewer, verdict=verdict, note=note, content_hash=content_hash
+        )
+    assert card.trust is not None
+    click.echo(f"{card.summary}\n\n{trust_line(card.trust)}")
 
 
 @main.command("prune")

@@ -30,6 +30,7 @@ from ratified_rdf.graph.writer import RunRecord, Writer, read_runs
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.queries.guard import refuse_service
+from ratified_rdf.queries.run import source_of
 from ratified_rdf.trust import Clearance, RedactionPolicy, TenantId, can_read
 
 
@@ -252,12 +253,22 @@ class Brain:
         done = [r for r in self.runs if r.ended <= moment]
         return done[-1] if done else None
 
-    def _split(self, run: RunRecord | None) -> tuple[list[str], list[str]]:
+    def _split(
+        self, run: RunRecord | None, clearance: Clearance | None = None
+    ) -> tuple[list[str], list[str]]:
+        """The graphs of ``run`` a reader cleared for ``clearance`` (default: this reader's)
+        reads, and those withheld from them."""
         if run is None:
             return [], []
+        clearance = clearance or self.clearance
         graphs = {**run.graphs, **self._reviews}
-        readable = [g for g, level in graphs.items() if can_read(self.clearance, level)]
-        return readable, [g for g in graphs if g not in readable]
+        readable = [g for g, level in graphs.items() if can_read(clearance, level)]
+        # Expertise is computed once per level: read only the highest one cleared for.
+        scores = [g for g in readable if source_of(g) == "expertise"]
+        best = max(scores, key=lambda g: graphs[g].rank, default=None)
+        withheld = [g for g in graphs if not can_read(clearance, graphs[g])]
+        readable = [g for g in readable if source_of(g) != "expertise" or g == best]
+        return readable, withheld
 
     def _session(self, as_of: datetime | None = None) -> Session:
         if as_of is None:
@@ -400,7 +411,7 @@ class Brain:
         rows. Under the default policy nothing is said, so nothing is re-run."""
         if not (self.redaction.may_acknowledge_withheld and self.withheld_graphs):
             return answer
-        everything = [*self.read_graphs, *self.withheld_graphs]
+        everything, _ = self._split(self._run_at(None), Clearance.RESTRICTED)
         for run in answer.queries:
             if len(self._store.query(run.sparql, everything).rows) > run.rows:
                 return answer.model_copy(update={"withheld": WITHHELD_NOTE})

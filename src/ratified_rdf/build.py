@@ -15,7 +15,7 @@ from tqdm import tqdm
 from ratified_rdf.audit import AuditLog, DetailSidecar, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
-from ratified_rdf.graph.expertise_mapping import expertise_batches
+from ratified_rdf.graph.expertise_mapping import expertise_batches, expertise_source
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import spec_batches
 from ratified_rdf.graph.store import OxigraphStore
@@ -159,7 +159,10 @@ def _build(
         ShaclGate(),
         manifest.brain.id,
         manifest.brain.tenant,
-        levels={source: manifest.clearance_of(source) for source in get_args(Source)},
+        levels={
+            **{source: manifest.clearance_of(source) for source in get_args(Source)},
+            **{expertise_source(level): level for level, _ in manifest.expertise_levels()},
+        },
         audit=audit,
         actor=actor,
     )
@@ -177,9 +180,9 @@ def _build(
     )
     if discussion is not None:
         batches += list(discussion_batches(discussion, records, run))
-        batches += list(
-            expertise_batches(compute_expertise(discussion, records), SectionIris(records), run)
-        )
+        for level, sources in manifest.expertise_levels():
+            scores = compute_expertise(discussion.visible_to(sources), records)
+            batches += list(expertise_batches(scores, SectionIris(records), run, level, sources))
     with tqdm(
         total=len(batches),
         desc="validating (SHACL gate)",

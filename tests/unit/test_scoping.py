@@ -57,6 +57,9 @@ def _comparable(answer: Answer) -> dict:
 def test_a_reader_cleared_for_restricted_sees_the_mail(restricted_mail: OxigraphStore) -> None:
     brain = Brain.from_store(restricted_mail, clearance="restricted")
     assert brain.withheld_graphs == []
+    # One set of expertise scores: the one computed with the mail.
+    scores = [g for g in brain.read_graphs if "/expertise" in g]
+    assert [g.rsplit("/", 1)[-1] for g in scores] == ["expertise-restricted"]
     posts = [r for r in brain.ask(QUESTION).results if isinstance(r, DiscussionPost)]
     assert [p.post_kind for p in posts] == ["opening", "message", "review"]
 
@@ -65,11 +68,11 @@ def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
     restricted_mail: OxigraphStore, repo: Path, tmp_path: Path
 ) -> None:
     public = Brain.from_store(restricted_mail)  # public is the default clearance
-    # Mail is restricted, and so is everything derived from it: people and expertise.
+    # Mail is restricted, and so are the expertise scores computed with it; the public
+    # reader gets scores computed without it.
     assert sorted(g.rsplit("/", 1)[-1] for g in public.withheld_graphs) == [
-        "expertise",
+        "expertise-restricted",
         "mail",
-        "people",
     ]
     answer = public.ask(QUESTION)
     posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
@@ -80,7 +83,10 @@ def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
     # when the restricted list holds no mail at all.
     without = OxigraphStore()
     build(_records(tmp_path / "records", mail=False), source=str(repo), store=without)
-    assert _comparable(answer) == _comparable(Brain.from_store(without).ask(QUESTION))
+    empty = Brain.from_store(without)
+    assert _comparable(answer) == _comparable(empty.ask(QUESTION))
+    ask = "who should I ask about RFC 9999 section 3.1?"
+    assert _comparable(public.ask(ask)) == _comparable(empty.ask(ask))
     # Nor do the reader's own SPARQL, dumps or validation reach it.
     rows = public.query(
         "SELECT ?t WHERE { GRAPH ?g { ?t a <https://w3id.org/ratified-rdf/ontology#MailThread> } }"

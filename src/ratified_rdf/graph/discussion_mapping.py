@@ -240,6 +240,11 @@ def _mail_batches(
             person = people.email(message.sender_address)
             if person is not None:
                 batch.add(iri, "dcterms:creator", person)
+            elif message.sender_address and message.sender_name:
+                sender = v.mail_sender_iri(message.sender_address)
+                batch.add(sender, "rdf:type", term("foaf:Agent").value)
+                batch.text(sender, "foaf:name", message.sender_name)
+                batch.add(iri, "dcterms:creator", sender)
             _citations(batch, iri, citations.get(mail_post_key(message.message_id), []), sections)
         yield batch
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import UTC, datetime
 
 from ratified_rdf.graph import vocab as v
@@ -18,34 +18,50 @@ from ratified_rdf.graph.mapping import (
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.expertise import ExpertiseRecords, ExpertiseScore
 from ratified_rdf.records.manifest import DERIVED_FROM
+from ratified_rdf.trust import Clearance
 
 SCORES_PER_BATCH = 150
 
 
+def expertise_source(level: Clearance) -> str:
+    """The graph name of the scores computed for readers cleared for ``level``: ``expertise``
+    for public, ``expertise-internal`` and so on above it."""
+    return "expertise" if level is Clearance.PUBLIC else f"expertise-{level.value}"
+
+
 def expertise_batches(
-    records: ExpertiseRecords, sections: SectionIris, run: RunContext
+    records: ExpertiseRecords,
+    sections: SectionIris,
+    run: RunContext,
+    level: Clearance = Clearance.PUBLIC,
+    used: Collection[str] = DERIVED_FROM["expertise"],
 ) -> Iterator[Batch]:
-    """The computation, then its scores in batches small enough to validate in parallel."""
-    activity = f"{v.run_iri(run.run_id)}/computation/expertise"
-    batch = Batch(run.graph("expertise"), "the expertise computation")
+    """The computation (for readers cleared for ``level``, from the ``used`` sources' graphs),
+    then its scores in batches small enough to validate in parallel."""
+    name = expertise_source(level)
+    graph = run.graph(name)  # type: ignore[arg-type]
+    activity = f"{v.run_iri(run.run_id)}/computation/{name}"
+    batch = Batch(graph, f"the {name} computation")
     batch.add(activity, "rdf:type", term("rr:Computation").value)
     batch.text(activity, "rr:algorithm", records.algorithm)
     batch.typed(activity, "prov:endedAtTime", datetime.now(UTC), XSD_DT)
-    for source in DERIVED_FROM["expertise"]:
-        batch.add(activity, "prov:used", run.graph(source))
+    for source in sorted(used):
+        batch.add(activity, "prov:used", run.graph(source))  # type: ignore[arg-type]
     yield batch
     for start in range(0, len(records.scores), SCORES_PER_BATCH):
         chunk = records.scores[start : start + SCORES_PER_BATCH]
-        batch = Batch(run.graph("expertise"), f"expertise scores {start + 1}–{start + len(chunk)}")
+        batch = Batch(graph, f"{name} scores {start + 1}–{start + len(chunk)}")
         for score in chunk:
-            _score(batch, score, sections, activity)
+            _score(batch, score, sections, activity, name)
         yield batch
 
 
-def _score(batch: Batch, score: ExpertiseScore, sections: SectionIris, activity: str) -> None:
+def _score(
+    batch: Batch, score: ExpertiseScore, sections: SectionIris, activity: str, name: str
+) -> None:
     person = v.person_iri(score.person)
     scope = sections(score.section) if score.section else None
-    iri = f"{person}/expertise/" + (scope.split("/id/", 1)[-1] if scope else "overall")
+    iri = f"{person}/{name}/" + (scope.split("/id/", 1)[-1] if scope else "overall")
     batch.add(iri, "rdf:type", term("rr:ExpertiseScore").value)
     batch.add(iri, "rr:aboutPerson", person)
     if scope:

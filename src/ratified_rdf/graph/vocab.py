@@ -7,6 +7,7 @@ Terms come from W3C vocabularies where they fit (PROV-O, DCTerms, FOAF, VoID, SI
 
 from __future__ import annotations
 
+import hashlib
 import re
 from urllib.parse import quote
 
@@ -202,6 +203,12 @@ def citation_iri(post: str, start: int) -> str:
 def account_iri(service: str, login: str) -> str:
     """An account on a service, e.g. a GitHub login."""
     return f"{ID}account/{service}/{quote(login)}"
+
+
+def mail_sender_iri(address: str) -> str:
+    """Someone who sent mail but is not among the people resolved, by a hash of their address
+    (so the address itself never becomes part of an IRI)."""
+    return f"{ID}mail-sender/{hashlib.sha256(address.lower().encode()).hexdigest()[:20]}"
 
 
 def mail_message_iri(list_name: str, token: str) -> str:

@@ -29,7 +29,7 @@ from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
-from ratified_rdf.queries.run import run_query
+from ratified_rdf.queries.run import run_query, source_of
 from ratified_rdf.trust import Clearance, TenantId
 
 
@@ -127,11 +127,11 @@ class Writer:
         for source in used:
             batch.add(run_iri, "prov:used", source)
         for graph in self._written:
-            source = graph.rsplit("/", 1)[-1]
-            level = self.levels.get(source, Clearance.PUBLIC)
+            name = graph.rsplit("/", 1)[-1]
+            level = self.levels.get(name, Clearance.PUBLIC)
             batch.add(run_iri, "rr:wroteGraph", graph)
             batch.add(graph, "rdf:type", term("rr:SourceGraph").value)
-            batch.text(graph, "rr:sourceKind", source)
+            batch.text(graph, "rr:sourceKind", source_of(graph))
             batch.add(graph, "rr:clearance", v.clearance_iri(level.value))
         batch.add(brain, "rr:currentRun", run_iri)
         previous = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -113,6 +113,23 @@ class DiscussionRecords(BaseModel):
     mail: tuple[MailMessage, ...] = ()
     """Messages held from the lists' archives (with a date and a permalink)."""
     mail_problems: tuple[MailProblem, ...] = ()
+
+    def visible_to(self, sources: Collection[str]) -> DiscussionRecords:
+        """Only what the given sources (``github``, ``mail``, ``git``) hold: what a reader
+        cleared for just those may be shown, and what is computed for them."""
+        kept = {"github": "github" in sources, "mail": "mail" in sources}
+        return self.model_copy(
+            update={
+                "archive": self.archive
+                if kept["github"]
+                else self.archive.model_copy(update={"threads": ()}),
+                "mail": self.mail if kept["mail"] else (),
+                "commits": self.commits if "git" in sources else (),
+                "citations": tuple(
+                    c for c in self.citations if kept.get(c.post.split("/", 1)[0], True)
+                ),
+            }
+        )
 
 
 def revision_windows(

@@ -45,11 +45,11 @@ Source = Literal["spec", "records", "git", "github", "mail", "people", "expertis
 """The sources a build writes, one named graph each."""
 
 DERIVED_FROM: dict[Source, tuple[Source, ...]] = {
-    "people": ("spec", "records", "git", "github", "mail"),
+    "people": ("spec", "records", "git", "github"),
     "expertise": ("git", "github", "mail", "people"),
 }
-"""Graphs computed from others: each is at least as sensitive as everything it was made from,
-so a mail list's level also covers the people and scores that mail helped derive."""
+"""Graphs computed from others: each is at least as sensitive as everything it was made from.
+(Expertise is computed once per level instead: see :meth:`Manifest.expertise_levels`.)"""
 
 
 class DraftEntry(BaseModel):
@@ -141,11 +141,23 @@ class Manifest(BaseModel):
     clearance: dict[Source, Clearance] = {}
     """The clearance level of each source's graph; a source not named is public."""
 
+    def expertise_levels(self) -> list[tuple[Clearance, frozenset[Source]]]:
+        """Each level expertise is computed at, lowest first, with the sources it may use:
+        a reader gets the scores of the highest level they are cleared for, computed from
+        nothing above it, so a restricted list neither hides nor leaks the public ranking."""
+        inputs = DERIVED_FROM["expertise"]
+        levels = sorted({self.clearance_of(s) for s in inputs}, key=lambda c: c.rank)
+        return [
+            (level, frozenset(s for s in inputs if self.clearance_of(s) <= level))
+            for level in levels
+        ]
+
     def clearance_of(self, source: Source) -> Clearance:
         """The level a source's graph is written at: its own, raised to that of every graph
         it was derived from."""
         own = self.clearance.get(source, Clearance.PUBLIC)
-        inputs = (self.clearance_of(s) for s in DERIVED_FROM.get(source, ()))
+        derived = () if source == "expertise" else DERIVED_FROM.get(source, ())
+        inputs = (self.clearance_of(s) for s in derived)
         return max((own, *inputs), key=lambda level: level.rank)
 
     @model_validator(mode="after")

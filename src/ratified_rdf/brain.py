@@ -617,7 +617,7 @@ class Brain:
 
     def _detail(self, record: AuditRecord | None, detail: dict[str, JsonValue]) -> None:
         if self.audit is not None and record is not None:
-            self.audit.append(DetailSidecar(annotates=record.id, detail=detail))
+            self.audit.append(DetailSidecar(annotates=record.id, detail=detail), durable=False)
 
     def close(self) -> None:
         """Sign the audit log's tree head, then flush and release the store and the log."""

@@ -20,6 +20,7 @@ from ratified_rdf.audit import (
     canonical_bytes,
     parse_entry,
 )
+from ratified_rdf.audit.records import canonical_json
 
 
 def _record(**changes: object) -> AuditRecord:
@@ -149,3 +150,19 @@ def test_any_json_subject_reads_back_to_the_same_leaf_bytes(subject: dict[str, J
     assert data == rfc8785.dumps(json.loads(data))
     assert b"\n" not in data
     assert canonical_bytes(parse_entry(data)) == data
+
+
+_json_plain = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+    | st.text(alphabet=st.characters(blacklist_categories=("Cs",))),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(alphabet=st.characters(max_codepoint=127)), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_json_plain)
+def test_the_fast_path_is_byte_for_byte_rfc8785(value: object) -> None:
+    assert canonical_json(value) == rfc8785.dumps(value)

@@ -4,7 +4,8 @@ and what the latest human review made of it.
 A card is named by what it is about, not how it was asked: the intent and the subject the
 evidence starts from (the RFC section of a why card), so "why does early data work this way?"
 and "who discussed RFC 8446 §4.2.10?" share a card. Its content hash is SHA-256 over the RFC
-8785 canonical JSON of its verdict, results and evidence: not the wording of the summary (which
+8785 canonical JSON of its verdict, results and evidence (numbers with a fraction written as
+their shortest round-trip decimal text): not the wording of the summary (which
 echoes the question), nor timings. A review holds the hash it saw; when the card's hash moves
 on, the review is stale and the card is shown as derived again, with who had ratified it.
 (The drafted question a why card ends with quotes the question, so it is left out too.)
@@ -14,17 +15,18 @@ from __future__ import annotations
 
 import hashlib
 
-import rfc8785
+from pydantic import JsonValue
 
 from ratified_rdf.answers.models import Answer, Trust
 from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.audit.records import canonical_json
 from ratified_rdf.graph import vocab as v
 
 
 def card_key(answer: Answer) -> str:
     """What a card is about: its intent and the subject its evidence starts from."""
     subject = answer.evidence[0].iri if answer.evidence else " ".join(answer.question.split())
-    return _sha256(rfc8785.dumps(["card", answer.intent, subject]))
+    return _sha256(canonical_json(["card", answer.intent, subject]))
 
 
 def content_hash(answer: Answer) -> str:
@@ -32,7 +34,19 @@ def content_hash(answer: Answer) -> str:
     data = answer.model_dump(mode="json", include={"intent", "verdict", "results", "evidence"})
     # The drafted question quotes the question asked: wording, not content.
     data["results"] = [r for r in data["results"] if r["kind"] != "drafted_question"]
-    return _sha256(rfc8785.dumps(data))
+    return _sha256(canonical_json(_floats_as_text(data), "answer card"))
+
+
+def _floats_as_text(value: JsonValue) -> JsonValue:
+    """Scores and similarities as their shortest round-trip decimal text, so a card's hash
+    needs no float formatting rules (and takes RFC 8785's fast path)."""
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return [_floats_as_text(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _floats_as_text(item) for key, item in value.items()}
+    return value
 
 
 def card_title(answer: Answer) -> str:

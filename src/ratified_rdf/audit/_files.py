@@ -77,24 +77,33 @@ class AppendOnlyFile:
         if not existed:
             fsync_directory(path.parent)
 
-    def append_line(self, line: bytes) -> None:
-        """Append ``line`` and a newline, and return only once both are on disk.
+    def append_line(self, line: bytes, *, durable: bool = True) -> None:
+        """Append ``line`` and a newline, and (``durable``) return only once both are on disk.
 
-        If the write fails part-way the file is cut back to its old length, so a failed
-        append leaves no torn line behind while the process lives.
+        A line appended with ``durable=False`` reaches the disk with the next durable append
+        (or :meth:`sync`): the same file is fsynced, so everything before it goes too. If the
+        write fails part-way the file is cut back to its old length, so a failed append leaves
+        no torn line behind while the process lives.
         """
         size = os.fstat(self._fd).st_size
         try:
             _write_all(self._fd, line + b"\n")
-            os.fsync(self._fd)
+            if durable:
+                os.fsync(self._fd)
         except OSError:
             # If even the cut fails the torn line stays, and readers report it.
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, size)
             raise
 
+    def sync(self) -> None:
+        """Put every line appended so far on disk."""
+        if self._fd >= 0:
+            os.fsync(self._fd)
+
     def close(self) -> None:
         """Release the lock and the file; closing twice is harmless."""
         if self._fd >= 0:
+            os.fsync(self._fd)
             os.close(self._fd)
             self._fd = -1

@@ -25,8 +25,11 @@ def capture(
 ) -> Iterator[AuditRecord]:
     """Record a ``started`` record, run the block, then record how it ended in a sidecar.
 
-    The started record is on disk before the block runs; if it cannot be written the block
-    never runs and ``AuditError`` is raised, so no audited operation goes unrecorded. When
+    The started record is on disk (fsynced) before the block runs; the outcome is written
+    after, and reaches the disk with the next durable append, tree head or close, so a crash
+    right after a call can lose its outcome but never its record. If the record cannot be
+    written the block never runs and ``AuditError`` is raised, so no audited operation goes
+    unrecorded. When
     the block raises, a ``failed`` outcome naming the error class and message is appended
     and the block's exception goes on. If that outcome cannot be written, ``AuditError`` is
     raised instead; the block's exception stays in its chain of causes. Usage::
@@ -54,11 +57,14 @@ def capture(
                 duration_ms=_elapsed_ms(started),
                 error_class=type(exc).__qualname__,
                 error=str(exc),
-            )
+            ),
+            durable=False,
         )
         raise
+    # The started record is already on disk; its outcome goes with the next durable write.
     log.append(
-        OutcomeSidecar(annotates=record.id, outcome="succeeded", duration_ms=_elapsed_ms(started))
+        OutcomeSidecar(annotates=record.id, outcome="succeeded", duration_ms=_elapsed_ms(started)),
+        durable=False,
     )
 
 

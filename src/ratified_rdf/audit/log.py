@@ -164,8 +164,11 @@ class AuditLog:
         with self._lock:
             return tuple(self._tree_heads)
 
-    def append(self, entry: LogEntry) -> int:
-        """Write ``entry`` durably as the next leaf and return its index.
+    def append(self, entry: LogEntry, *, durable: bool = True) -> int:
+        """Write ``entry`` as the next leaf and return its index; with ``durable`` (the
+        default) only once it is on disk. A sidecar written after the work it describes may
+        pass ``durable=False``: it reaches the disk with the next durable append, the next
+        tree head, or closing, whichever comes first.
 
         A sidecar must point at something the log already holds: an outcome at an earlier
         record, an anchoring step at a tree head this log signed.
@@ -174,7 +177,7 @@ class AuditLog:
         with self._lock:
             self._check_reference(entry)
             try:
-                self._records.append_line(leaf)
+                self._records.append_line(leaf, durable=durable)
             except OSError as exc:
                 raise AuditError(
                     f"Could not write to the audit log at {self.directory} ({exc}). "
@@ -212,6 +215,8 @@ class AuditLog:
     def sign_tree_head(self) -> SignedTreeHead:
         """Sign the current tree head, record it in ``sth.jsonl`` and return it."""
         with self._lock:
+            # A tree head may only cover records already on disk.
+            self._records.sync()
             # Tree heads must not go back in time even if the clock does.
             latest = self._tree_heads[-1].timestamp if self._tree_heads else 0
             head = sign_tree_head(

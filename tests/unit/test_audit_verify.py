@@ -275,3 +275,53 @@ def test_an_unreadable_file_is_reported(folder: Path, public_key: Ed25519PublicK
     report = verify_log(folder, public_key)
     assert not report.ok
     assert f"The audit log at {folder} cannot be read" in str(report)
+
+
+def test_every_single_bit_flip_anywhere_is_caught(tmp_path: Path) -> None:
+    """Exhaustive: a log whose every record a tree head covers, each byte of each file
+    flipped in turn (one bit), fails verification every time."""
+    with AuditLog.open(tmp_path) as log:
+        for n in range(3):
+            with capture(log, "ask", {"n": n}, tenant="acme", clearance="public", actor="a"):
+                pass
+        log.sign_tree_head()
+        log.append(_record(3))
+        log.sign_tree_head()
+    key = load_public_key(tmp_path / PUBLIC_KEY_FILE)
+    assert verify_log(tmp_path, key).ok
+    for name in (RECORDS_FILE, TREE_HEADS_FILE):
+        path = tmp_path / name
+        original = path.read_bytes()
+        missed = []
+        for index in range(len(original)):
+            damaged = bytearray(original)
+            damaged[index] ^= 0x01
+            path.write_bytes(bytes(damaged))
+            if verify_log(tmp_path, key).ok:
+                missed.append(index)
+        path.write_bytes(original)
+        assert missed == [], f"{name}: flips at {missed[:10]} went unnoticed"
+    assert verify_log(tmp_path, key).ok
+
+
+def test_a_forked_tree_head_is_caught(tmp_path: Path) -> None:
+    """Two histories from one key: a tree head of the other fork spliced in does not verify."""
+    main, fork = tmp_path / "main", tmp_path / "fork"
+    key = generate_key()
+    with AuditLog.open(main, key=key) as log:
+        log.append(_record(0))
+        log.sign_tree_head()
+    fork.mkdir()
+    for name in (RECORDS_FILE, TREE_HEADS_FILE):
+        (fork / name).write_bytes((main / name).read_bytes())
+    with AuditLog.open(main, key=key) as log:
+        log.append(_record(1))
+        log.sign_tree_head()
+    with AuditLog.open(fork, key=key) as log:
+        log.append(_record(2))  # the same size, another record: a fork
+        log.sign_tree_head()
+    assert verify_log(main, key.public_key()).ok and verify_log(fork, key.public_key()).ok
+    heads = _lines(main / TREE_HEADS_FILE)
+    _write_lines(main / TREE_HEADS_FILE, [*heads, _lines(fork / TREE_HEADS_FILE)[-1]])
+    report = verify_log(main, key.public_key())
+    assert not report.ok and report.problem

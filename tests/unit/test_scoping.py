@@ -177,3 +177,38 @@ def test_unknown_clearance_is_a_sentence(restricted_mail: OxigraphStore) -> None
     with pytest.raises(ValueError, match="valid values are: public, internal"):
         Brain.from_store(restricted_mail, clearance="top-secret")
     assert Brain.from_store(restricted_mail).ask(QUESTION).verdict is Verdict.ANSWERED
+
+
+def test_every_reading_entry_point_stays_inside_the_tenant(repo: Path, tmp_path: Path) -> None:
+    store = OxigraphStore()
+    build(_records(tmp_path / "a", tenant="acme"), source=str(repo), store=store)
+    build(_records(tmp_path / "b", tenant="globex", mail=False), source=str(repo), store=store)
+    acme = Brain.from_store(store, tenant="acme", clearance="restricted")
+    globex = Brain.from_store(store, tenant="globex", clearance="restricted")
+    thread = "SELECT ?t WHERE { ?t a <https://w3id.org/ratified-rdf/ontology#MailThread> }"
+    [row] = acme.query(thread).rows
+    mail_thread = row["t"].value
+    # describe, ask, named queries, dumps: globex never sees acme's mail.
+    assert acme.describe(mail_thread) and globex.describe(mail_thread) == []
+    kinds = [r.post_kind for r in globex.ask(QUESTION).results if isinstance(r, DiscussionPost)]
+    assert kinds == ["opening", "review"]
+    final = "https://w3id.org/ratified-rdf/id/doc/rfc9999/section/3.1"
+    posts = {
+        name: {r["post"].value for r in b.run("section_posts", final=final)[0]}
+        for name, b in (("acme", acme), ("globex", globex))
+    }
+    assert len(posts["acme"]) == 3 and posts["globex"] == posts["acme"] - {
+        p for p in posts["acme"] if "/mail/" in p
+    }
+    buffer = io.BytesIO()
+    globex.dump(buffer, RdfFormat.N_QUADS)
+    assert (
+        b"/tenant/acme/" not in buffer.getvalue() and mail_thread.encode() not in buffer.getvalue()
+    )
+    # Reviews are the reviewer's tenant's: a ratification in acme is not one in globex.
+    acme.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified")
+    assert acme.ask(QUESTION).trust.state == "ratified"
+    assert globex.ask(QUESTION).trust.state == "derived"
+    assert globex.cards_in_state("ratified") == []
+    # The heading index is shared by readers of the same graphs only.
+    assert acme.heading_index()[0] is not globex.heading_index()[0]

@@ -95,3 +95,24 @@ def test_cli_verifies_the_log_and_catches_an_edit(store: Path, tmp_path: Path) -
         assert bad.exit_code == 1 and "FAILED" in bad.output
     finally:
         records.write_bytes(original)
+
+
+def test_cli_anchors_tree_heads_at_a_witness_and_the_log_still_verifies(
+    store: Path, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    witness = tmp_path / "witness"
+    for _ in range(2):  # the second time, the witness checks consistency with the first
+        anchored = runner.invoke(
+            main, ["audit", "anchor", "--store", str(store), "--witness", str(witness)]
+        )
+        assert anchored.exit_code == 0, anchored.output
+        assert "anchored at local-witness" in anchored.output
+    steps = [e["state"] for e in _entries(store) if e["type"] == "anchor"]
+    assert steps[-3:] == ["pending", "committed", "anchored"]
+    report = verify_log(audit_dir(store), load_public_key(audit_dir(store) / "log-key.pub.pem"))
+    assert report.ok, str(report)
+    unreachable = runner.invoke(
+        main, ["audit", "anchor", "--store", str(store), "--url", "http://127.0.0.1:9/sth"]
+    )
+    assert "replay_queued" in unreachable.output

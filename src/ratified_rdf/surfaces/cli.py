@@ -25,7 +25,16 @@ from ratified_rdf.answers.models import (
     Trust,
     Verdict,
 )
-from ratified_rdf.audit import AuditError, AuditLog, load_public_key, verify_log
+from ratified_rdf.audit import (
+    Anchoring,
+    AnchorState,
+    AuditError,
+    AuditLog,
+    HttpTransparencyAnchor,
+    LocalWitnessAnchor,
+    load_public_key,
+    verify_log,
+)
 from ratified_rdf.brain import Brain, BrainError, audit_dir
 from ratified_rdf.graph.gate import GateRejected
 from ratified_rdf.graph.store import StoreError
@@ -455,6 +464,36 @@ def audit_verify_command(log: Path | None, store: Path, public_key: Path | None)
             err=True,
         )
     sys.exit(0 if report.ok else 1)
+
+
+@audit_group.command("anchor")
+@store_option
+@click.option(
+    "--witness",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A witness folder (on another disk or machine): it checks consistency and countersigns.",
+)
+@click.option("--url", help="An external transparency log that accepts tree heads over HTTP.")
+def audit_anchor_command(store: Path, witness: Path | None, url: str | None) -> None:
+    """Sign the current tree head and anchor it outside the log; retry any anchoring queued
+    earlier. Each step (pending, committed, anchored, replay-queued, failed) is logged."""
+    if (witness is None) == (url is None):
+        raise click.UsageError("Anchor at exactly one place: --witness DIR or --url URL.")
+    with AuditLog.open(audit_dir(store)) as log:
+        anchor = (
+            LocalWitnessAnchor(witness, log.public_key)
+            if witness is not None
+            else HttpTransparencyAnchor(url or "")
+        )
+        anchoring = Anchoring(log, anchor)
+        head = log.sign_tree_head()
+        state = anchoring.anchor(head)
+        earlier = {h: s for h, s in anchoring.drain().items() if h != head}
+    click.echo(f"Tree head of size {head.tree_size}: {state.value} at {anchor.name}.")
+    for queued, reached in earlier.items():
+        click.echo(f"Earlier tree head of size {queued.tree_size}: {reached.value}.")
+    if state is AnchorState.FAILED:
+        sys.exit(1)
 
 
 @audit_group.command("sign")

@@ -1,14 +1,22 @@
-"""Shared fixtures: where the real TLS corpus is, and one brain built from it per test session.
+"""Shared fixtures: where the real TLS corpus is, one brain built from it per test session,
+and the Oxigraph server the remote-store tests run against.
 
-A test that needs the corpus skips when it is missing on a developer's machine, but fails loudly
-under ``CI=true``: there a missing corpus means a check silently stopped running.
+A test that needs the corpus (or the server) skips when it is missing on a developer's
+machine, but fails loudly under ``CI=true``: there a missing one means a check silently stopped
+running.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from ratified_rdf import Brain, BuildReport
@@ -17,6 +25,60 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus" / "tls13-spec"
 BUNDLE = CORPUS / "tls13-spec.bundle"
 MANIFEST = REPO / "records" / "tls13"
+
+
+def _missing(message: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/query", params={"query": "ASK {}"}, timeout=2).is_success
+    except httpx.HTTPError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An Oxigraph server on loopback: the one ``.ci/run`` started
+    (``$RATIFIED_TEST_OXIGRAPH``), else one started here from the ``oxigraph`` command."""
+    given = os.environ.get("RATIFIED_TEST_OXIGRAPH")
+    if given:
+        if not _answers(given):
+            _missing(f"The Oxigraph server at {given} ($RATIFIED_TEST_OXIGRAPH) does not answer.")
+        yield given
+        return
+    binary = shutil.which("oxigraph")
+    if binary is None:
+        _missing("The oxigraph server command is missing: pip install oxigraph.")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    folder = tmp_path_factory.mktemp("oxigraph-server")
+    server = subprocess.Popen(
+        [str(binary), "serve", "--location", str(folder), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not _answers(url):
+            if time.monotonic() > deadline or server.poll() is not None:
+                _missing(f"The Oxigraph server started at {url} did not come up.")
+            time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture(params=["embedded", "oxigraph-server"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which store a brain is built in: the embedded Oxigraph, or an Oxigraph server."""
+    return request.param
 
 
 def require_corpus() -> Path:

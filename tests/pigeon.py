@@ -10,6 +10,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from ratified_rdf import Brain, BuildReport
+from ratified_rdf.audit import AuditLog
 from ratified_rdf.sources.mail import mail_archive_permalink
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pigeon"
@@ -104,3 +108,15 @@ def _head(repo: Path) -> str:
         ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
     )
     return out.stdout.strip()
+
+
+def build_pigeon(
+    repo: Path, backend: str, request: pytest.FixtureRequest
+) -> tuple[Brain, BuildReport]:
+    """The pigeon brain built from ``repo`` in the ``backend`` store (see ``conftest.backend``):
+    the embedded store in memory, or the session's Oxigraph server."""
+    if backend == "embedded":
+        return Brain.build(MANIFEST, source=str(repo))
+    url = request.getfixturevalue("oxigraph_url")
+    log = AuditLog.open(request.getfixturevalue("tmp_path_factory").mktemp("audit"))
+    return Brain.build(MANIFEST, source=str(repo), path=url, audit=log)

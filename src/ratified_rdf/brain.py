@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import getpass
 import hashlib
+import os
+import re
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime, time
@@ -23,6 +25,7 @@ from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, Kind, captu
 from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
+from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.reviews import VERDICTS, write_review
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
 from ratified_rdf.graph.vocab import term
@@ -91,11 +94,15 @@ class Brain:
         audit: AuditLog | None = None,
         actor: str | None = None,
     ) -> Brain:
-        """Open the brain stored at ``path`` (a folder written by ``ratified build``) for one
-        reader: ``tenant`` (default: the default tenant), ``clearance`` (default: public).
+        """Open the brain stored at ``path`` for one reader: ``tenant`` (default: the default
+        tenant), ``clearance`` (default: public). ``path`` is a folder written by ``ratified
+        build``, or the URL of an Oxigraph server (``http://127.0.0.1:7878``; for another
+        SPARQL 1.1 server, give :meth:`from_store` a :class:`SparqlProtocolStore`).
 
         Every ask, query, validation and dump is audited, in ``audit`` or else in the log
         beside the store (:func:`audit_dir`), as ``actor`` (default: the login name)."""
+        if str(path).startswith(("http://", "https://")):
+            return cls._open_remote(str(path), brain_id, tenant, clearance, redaction, audit, actor)
         folder = Path(path)
         if not folder.is_dir():
             raise BrainError(
@@ -106,6 +113,33 @@ class Brain:
         try:
             return cls.from_store(
                 OxigraphStore(folder),
+                brain_id,
+                tenant=tenant,
+                clearance=clearance,
+                redaction=redaction,
+                audit=log,
+                actor=actor,
+            )
+        except BaseException:
+            if audit is None:
+                log.close()
+            raise
+
+    @classmethod
+    def _open_remote(
+        cls,
+        url: str,
+        brain_id: str | None,
+        tenant: TenantId | str | None,
+        clearance: Clearance | str,
+        redaction: RedactionPolicy | str,
+        audit: AuditLog | None,
+        actor: str | None,
+    ) -> Brain:
+        log = audit or AuditLog.open(remote_audit_dir(url))
+        try:
+            return cls.from_store(
+                SparqlProtocolStore.oxigraph(url),
                 brain_id,
                 tenant=tenant,
                 clearance=clearance,
@@ -166,14 +200,22 @@ class Brain:
         audit: AuditLog | None = None,
         actor: str | None = None,
     ) -> tuple[Brain, BuildReport]:
-        """Build the brain a manifest describes into ``path`` (in memory when ``None``).
+        """Build the brain a manifest describes into ``path`` (in memory when ``None``; an
+        Oxigraph server when a URL).
 
         The build and each batch it writes are audited in ``audit``, or, for a store on disk,
         in the log beside it. The brain returned reads as its builder, who saw every source
         (``clearance`` restricted unless given); use :meth:`reader` for anyone else.
         """
-        log = audit or (AuditLog.open(audit_dir(Path(path))) if path is not None else None)
-        store = OxigraphStore(path)
+        remote = path is not None and str(path).startswith(("http://", "https://"))
+        log = audit or (
+            None
+            if path is None
+            else AuditLog.open(remote_audit_dir(str(path)) if remote else audit_dir(Path(path)))
+        )
+        store: TripleStore = (
+            SparqlProtocolStore.oxigraph(str(path)) if remote else OxigraphStore(path)
+        )
         try:
             report = build(
                 manifest,
@@ -636,6 +678,14 @@ class Brain:
 def audit_dir(store: Path) -> Path:
     """Where the audit log of the store at ``store`` lives: beside it, ``<store>.audit``."""
     return store.with_name(store.name + ".audit")
+
+
+def remote_audit_dir(url: str) -> Path:
+    """Where the audit log of calls to the server at ``url`` lives: under the user's state
+    folder (``$XDG_STATE_HOME``, else ``~/.local/state``), one folder per server."""
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    name = re.sub(r"[^A-Za-z0-9.-]+", "-", url.split("://", 1)[-1]).strip("-")
+    return state / "ratified-rdf" / "audit" / name
 
 
 def default_actor() -> str:

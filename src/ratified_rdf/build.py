@@ -18,7 +18,7 @@ from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, disc
 from ratified_rdf.graph.expertise_mapping import expertise_batches, expertise_source
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import spec_batches
-from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.graph.writer import Writer
 from ratified_rdf.records.discussion import DiscussionRecords, read_discussion
 from ratified_rdf.records.expertise import compute_expertise
@@ -76,7 +76,7 @@ def build(
     manifest_path: str | Path,
     *,
     source: str | None = None,
-    store: OxigraphStore,
+    store: TripleStore,
     cache_dir: Path | None = None,
     progress: bool = False,
     audit: AuditLog | None = None,
@@ -123,7 +123,7 @@ def _build(
     manifest: Manifest,
     folder: Path,
     source: str | None,
-    store: OxigraphStore,
+    store: TripleStore,
     cache_dir: Path | None,
     progress: bool,
     audit: AuditLog | None,

@@ -19,7 +19,7 @@ from ratified_rdf.answers.models import HistoryEntry, SectionFate
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces.cli import main
-from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.pigeon import MANIFEST, build_pigeon, make_pigeon_repo
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,8 +30,9 @@ def pigeon_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture()
-def brain(pigeon_repo: Path, tmp_path: Path) -> Brain:
-    built, _report = Brain.build(MANIFEST, source=str(pigeon_repo), path=None)
+def brain(pigeon_repo: Path, backend: str, request: pytest.FixtureRequest) -> Brain:
+    # Every test of this fixture runs on the embedded store and on an Oxigraph server.
+    built, _report = build_pigeon(pigeon_repo, backend, request)
     return built
 
 

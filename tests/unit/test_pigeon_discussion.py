@@ -21,7 +21,7 @@ from ratified_rdf.records.manifest import load_manifest
 from ratified_rdf.records.spec import read_spec
 from ratified_rdf.sources.git_repo import GitRepository
 from ratified_rdf.sources.online.datatracker import read_facts_record
-from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.pigeon import MANIFEST, build_pigeon, make_pigeon_repo
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +29,10 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_pigeon_repo(tmp_path_factory.mktemp("g"))
 
 
-@pytest.fixture(scope="module")
-def built(repo: Path) -> tuple[Brain, BuildReport]:
-    return Brain.build(MANIFEST, source=str(repo))
+@pytest.fixture(scope="module", params=["embedded", "oxigraph-server"])
+def built(repo: Path, request: pytest.FixtureRequest) -> tuple[Brain, BuildReport]:
+    # Every test here runs on the embedded store and on an Oxigraph server.
+    return build_pigeon(repo, request.param, request)
 
 
 @pytest.fixture(scope="module")

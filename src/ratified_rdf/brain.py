@@ -24,6 +24,7 @@ from ratified_rdf.answers.trust import card_title, trust_of
 from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, Kind, capture
 from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph import void
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
 from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.reviews import VERDICTS, write_review
@@ -623,6 +624,42 @@ class Brain:
             self._detail(record, {"forgotten": list(forgotten)})
         self.refresh()
         return forgotten
+
+    def describe_dataset(
+        self,
+        *,
+        dump_url: str | None = None,
+        dump_format: str = "nquads",
+        endpoint: str | None = None,
+    ) -> list[Triple]:
+        """A VoID and DCAT description of the graphs this reader sees: counts, partitions,
+        vocabularies, licence, source and clearance of each, and where the dump and the
+        endpoint are."""
+        run = self._run_at(None)
+        if run is None:
+            raise BrainError("The brain has no complete run to describe yet.")
+        levels = {**run.graphs, **self._reviews}
+
+        def run_named(name: str, graphs: Sequence[str], params: dict[str, str]) -> list:
+            return run_query(self._store, list(graphs) or [self.catalog], name, params)[0]
+
+        return void.describe(
+            brain=v.brain_iri(self.tenant, self.brain_id),
+            title=self._title(),
+            run=run.iri,
+            graphs={g: levels[g].value for g in self.read_graphs},
+            run_query=run_named,
+            dump_url=dump_url,
+            dump_format=dump_format,
+            endpoint=endpoint,
+        )
+
+    def _title(self) -> str:
+        rows = self.query(
+            "PREFIX dcterms: <http://purl.org/dc/terms/> SELECT ?t WHERE "
+            f"{{ <{v.brain_iri(self.tenant, self.brain_id)}> dcterms:title ?t }}"
+        ).rows
+        return rows[0]["t"].value if rows else self.brain_id
 
     def describe(self, iri: str) -> list[Triple]:
         """What the reader's graphs say about ``iri``: the triples with it as subject."""

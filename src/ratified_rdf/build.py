@@ -163,6 +163,7 @@ def _build(
             **{source: manifest.clearance_of(source) for source in get_args(Source)},
             **{expertise_source(level): level for level, _ in manifest.expertise_levels()},
         },
+        licences=dict(manifest.licence),
         audit=audit,
         actor=actor,
     )

@@ -23,6 +23,7 @@ PROV = "http://www.w3.org/ns/prov#"
 DCTERMS = "http://purl.org/dc/terms/"
 FOAF = "http://xmlns.com/foaf/0.1/"
 VOID = "http://rdfs.org/ns/void#"
+DCAT = "http://www.w3.org/ns/dcat#"
 SIOC = "http://rdfs.org/sioc/ns#"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -35,6 +36,7 @@ PREFIXES = {
     "dcterms": DCTERMS,
     "foaf": FOAF,
     "void": VOID,
+    "dcat": DCAT,
     "sioc": SIOC,
     "rdf": RDF,
     "rdfs": RDFS,

@@ -44,16 +44,19 @@ class Writer:
         tenant: TenantId | None = None,
         *,
         levels: Mapping[str, Clearance] | None = None,
+        licences: Mapping[str, str] | None = None,
         audit: AuditLog | None = None,
         actor: str = "unknown",
     ) -> None:
-        """``levels`` maps a source (``github``) to its graph's clearance (public when not
-        named); ``audit`` records every batch written, as ``actor``."""
+        """``levels`` maps a graph's name (``github``) to its clearance (public when not
+        named), ``licences`` a source to its content's licence URL; ``audit`` records every
+        batch written, as ``actor``."""
         self.store = store
         self.gate = gate
         self.brain_id = brain_id
         self.tenant = tenant or TenantId.default()
         self.levels = dict(levels or {})
+        self.licences = dict(licences or {})
         self.audit = audit
         self.actor = actor
         self.catalog = v.catalog_graph(self.tenant, brain_id)
@@ -132,6 +135,8 @@ class Writer:
             batch.add(run_iri, "rr:wroteGraph", graph)
             batch.add(graph, "rdf:type", term("rr:SourceGraph").value)
             batch.text(graph, "rr:sourceKind", source_of(graph))
+            if source_of(graph) in self.licences:
+                batch.add(graph, "dcterms:license", self.licences[source_of(graph)])
             batch.add(graph, "rr:clearance", v.clearance_iri(level.value))
         batch.add(brain, "rr:currentRun", run_iri)
         previous = [

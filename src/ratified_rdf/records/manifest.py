@@ -140,6 +140,9 @@ class Manifest(BaseModel):
     discussion: DiscussionEntry | None = None
     clearance: dict[Source, Clearance] = {}
     """The clearance level of each source's graph; a source not named is public."""
+    licence: dict[Source, Annotated[str, Field(pattern=r"^https?://")]] = {}
+    """The licence (a URL) each source's content is under, for the dataset description; a
+    source not named gets no licence statement rather than a guessed one."""
 
     def expertise_levels(self) -> list[tuple[Clearance, frozenset[Source]]]:
         """Each level expertise is computed at, lowest first, with the sources it may use:

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 import click
-from pyoxigraph import RdfFormat
+from pyoxigraph import RdfFormat, serialize
 
 from ratified_rdf.answers.models import (
     Answer,
@@ -38,6 +38,7 @@ from ratified_rdf.audit import (
 from ratified_rdf.brain import Brain, BrainError, audit_dir
 from ratified_rdf.graph.gate import GateRejected
 from ratified_rdf.graph.store import StoreError
+from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.files import QueryError, parse_query_file
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.sources.document import ParseError
@@ -503,6 +504,37 @@ def audit_sign_command(store: Path) -> None:
     with AuditLog.open(audit_dir(store)) as log:
         head = log.sign_tree_head()
     click.echo(f"Signed tree head: size {head.tree_size}, root {head.root_hash}.")
+
+
+@main.command("void")
+@store_option
+@click.option("--dump-url", help="Where the dump is published, for its DCAT distribution.")
+@click.option("--dump-format", type=click.Choice(sorted(_FORMATS)), default="nquads")
+@click.option("--endpoint", help="The public SPARQL endpoint's URL, if there is one.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+@reader_options
+def void_command(
+    store: Path,
+    dump_url: str | None,
+    dump_format: str,
+    endpoint: str | None,
+    output: Path | None,
+    tenant: str | None,
+    clearance: str,
+    redaction: str,
+) -> None:
+    """Describe the dataset (what you may read of it) in VoID and DCAT, as Turtle: counts,
+    partitions, vocabularies, licence, source and clearance of each graph."""
+    with _open(store, tenant, clearance, redaction) as brain:
+        triples = brain.describe_dataset(
+            dump_url=dump_url, dump_format=dump_format, endpoint=endpoint
+        )
+    if output is None:
+        serialize(triples, sys.stdout.buffer, RdfFormat.TURTLE, prefixes=PREFIXES)
+    else:
+        with output.open("wb") as handle:
+            serialize(triples, handle, RdfFormat.TURTLE, prefixes=PREFIXES)
+        click.echo(f"Wrote {output}.", err=True)
 
 
 @main.command("eval")

@@ -157,8 +157,10 @@ _json_plain = st.recursive(
     | st.booleans()
     | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
     | st.text(alphabet=st.characters(blacklist_categories=("Cs",))),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(alphabet=st.characters(max_codepoint=127)), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(alphabet=st.characters(max_codepoint=127)), children, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -16,7 +16,7 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.people import contacts
 from ratified_rdf.answers.sections import which_rfc
-from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.answers.session import Session, is_true, text_of
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
@@ -220,8 +220,8 @@ def _posts(
                 created=text_of(row, "created") or "",
                 cited_text=text_of(row, "citedText") or "",
                 rule=text_of(row, "rule") or "",
-                while_changing=text_of(row, "whileChanging") == "true",
-                about_published=text_of(row, "aboutPublished") == "true",
+                while_changing=is_true(row, "whileChanging"),
+                about_published=is_true(row, "aboutPublished"),
             )
         )
     return posts

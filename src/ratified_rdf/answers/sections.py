@@ -16,7 +16,7 @@ from ratified_rdf.answers.models import (
     SectionText,
     Verdict,
 )
-from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.answers.session import Session, is_true, text_of
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
@@ -57,7 +57,7 @@ def section_became(
     rfc_step = next((c for c in chain if c.iri == rfc_iri), None)
     rfc_label = rfc_step.label if rfc_step else rfc_iri.rsplit("/", 1)[-1].upper()
     similarity = float(text_of(row, "similarity")) if text_of(row, "similarity") else None
-    still = text_of(row, "stillChanging") == "true" if text_of(row, "stillChanging") else None
+    still = is_true(row, "stillChanging") if text_of(row, "stillChanging") else None
     fate = SectionFate(
         revision=name,
         section_number=section,
@@ -199,7 +199,7 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
             section_number=text_of(r, "number"),
             heading=text_of(r, "heading") or "",
             similarity=float(text_of(r, "similarity") or 0),
-            still_changing=text_of(r, "stillChanging") == "true",
+            still_changing=is_true(r, "stillChanging"),
             rule=_rule(text_of(r, "rule")),
             url=text_of(r, "sectionPage") or "",
         )

@@ -33,3 +33,8 @@ def text_of(row: dict[str, Term], key: str) -> str | None:
     """The lexical value of ``key`` in a result row, or None when unbound."""
     value = row.get(key)
     return None if value is None else value.value
+
+
+def is_true(row: dict[str, Term], key: str) -> bool:
+    """Whether ``key`` holds an xsd:boolean true. Virtuoso returns booleans as 1 and 0."""
+    return text_of(row, key) in {"true", "1"}

@@ -16,6 +16,7 @@ import io
 import time
 from collections.abc import Iterable, Sequence
 from typing import IO
+from urllib.parse import urlencode
 
 import httpx
 from pyoxigraph import (
@@ -31,11 +32,17 @@ from pyoxigraph import (
     serialize,
 )
 
-from ratified_rdf.graph.store import QueryResult, StoreError
+from ratified_rdf.graph.store import QueryResult, StoreError, data_update
 from ratified_rdf.graph.vocab import PREFIXES
 
 _RESULTS = "application/sparql-results+json"
 _NTRIPLES = "application/n-triples"
+_FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def _form(fields: list[tuple[str, str]]) -> bytes:
+    """A form body; repeated names (``default-graph-uri``) stay repeated."""
+    return urlencode(fields).encode()
 
 
 class SparqlProtocolStore:
@@ -80,24 +87,13 @@ class SparqlProtocolStore:
 
     def replace(self, graph: str, remove: Sequence[Triple], add: Sequence[Triple]) -> None:
         """Remove and add in one SPARQL update request, which the server applies atomically."""
-        name = NamedNode(graph)
-
-        def block(triples: Sequence[Triple]) -> str:
-            return " ".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
-
-        self.update(
-            f"DELETE DATA {{ GRAPH {name} {{ {block(remove)} }} }} ;"
-            f" INSERT DATA {{ GRAPH {name} {{ {block(add)} }} }}"
-        )
+        sparql = data_update(graph, remove, add)
+        if sparql:
+            self.update(sparql)
 
     def update(self, sparql: str) -> None:
         """Run a SPARQL update (the library's own writes only)."""
-        self._send(
-            "POST",
-            self.update_url,
-            content=sparql.encode(),
-            headers={"Content-Type": "application/sparql-update"},
-        )
+        self._send("POST", self.update_url, content=_form([("update", sparql)]), headers=_FORM)
 
     def drop_graph(self, graph: str) -> None:
         """Remove a named graph and everything in it (silently when it does not exist)."""
@@ -117,12 +113,12 @@ class SparqlProtocolStore:
             params += [("default-graph-uri", g) for g in names]
             params += [("named-graph-uri", g) for g in names]
         started = time.perf_counter()
+        # POST with a form body: the protocol's most widely implemented way to send a query.
         response = self._send(
             "POST",
             self.query_url,
-            params=params,
-            content=sparql.encode(),
-            headers={"Content-Type": "application/sparql-query", "Accept": _RESULTS},
+            content=_form([("query", sparql), *params]),
+            headers={**_FORM, "Accept": _RESULTS},
         )
         parsed = parse_query_results(response.content, format=QueryResultsFormat.JSON)
         if isinstance(parsed, QueryBoolean):
@@ -205,9 +201,8 @@ class SparqlProtocolStore:
         response = self._send(
             "POST",
             self.query_url,
-            params=params,
-            content=sparql.encode(),
-            headers={"Content-Type": "application/sparql-query", "Accept": _NTRIPLES},
+            content=_form([("query", sparql), *params]),
+            headers={**_FORM, "Accept": _NTRIPLES},
         )
         return [q.triple for q in parse(response.content, RdfFormat.N_TRIPLES)]
 

@@ -93,6 +93,19 @@ class TripleStore(Protocol):
         ...
 
 
+def data_update(graph: str, remove: Sequence[Triple], add: Sequence[Triple]) -> str:
+    """One SPARQL update that removes and adds triples of ``graph`` (empty when neither has
+    any). Empty ``DATA`` blocks are left out: valid SPARQL 1.1, but Virtuoso refuses them."""
+    name = NamedNode(graph)
+    return " ; ".join(
+        f"{verb} DATA {{ GRAPH {name} {{ "
+        + " ".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
+        + " } }"
+        for verb, triples in (("DELETE", remove), ("INSERT", add))
+        if triples
+    )
+
+
 _RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
@@ -116,15 +129,9 @@ class OxigraphStore:
 
     def replace(self, graph: str, remove: Sequence[Triple], add: Sequence[Triple]) -> None:
         """Remove and add in one SPARQL update, which Oxigraph applies atomically."""
-        name = NamedNode(graph)
-
-        def block(triples: Sequence[Triple]) -> str:
-            return " ".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
-
-        self._store.update(
-            f"DELETE DATA {{ GRAPH {name} {{ {block(remove)} }} }} ;"
-            f" INSERT DATA {{ GRAPH {name} {{ {block(add)} }} }}"
-        )
+        sparql = data_update(graph, remove, add)
+        if sparql:
+            self._store.update(sparql)
 
     def drop_graph(self, graph: str) -> None:
         """Remove a named graph and everything in it."""

@@ -212,7 +212,7 @@ def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRe
                 "iri": row["run"].value,
                 "run_id": row["runId"].value,
                 "ended": datetime.fromisoformat(row["ended"].value),
-                "current": row["current"].value == "true",
+                "current": "currentRun" in row and row["currentRun"] == row["run"],
                 "graphs": {},
             },
         )

@@ -104,13 +104,20 @@ def test_a_second_process_cannot_open_the_same_log(log: AuditLog) -> None:
         AuditLog.open(log.directory)
 
 
-def test_a_torn_last_line_stops_the_log_from_opening(tmp_path: Path) -> None:
+def test_a_torn_last_line_is_reported_or_set_aside(tmp_path: Path) -> None:
     with AuditLog.open(tmp_path) as log:
         log.append(_record())
     with (tmp_path / RECORDS_FILE).open("ab") as records:
         records.write(b'{"actor":"bo')
     with pytest.raises(AuditError, match=r"torn last line in records.jsonl \(line 2\)"):
-        AuditLog.open(tmp_path)
+        AuditLog.open(tmp_path, recover=False)
+    # After a crash, opening moves the torn bytes aside (nothing is lost) and carries on.
+    with AuditLog.open(tmp_path) as log:
+        assert log.size == 1
+        log.append(_record())
+    [aside] = tmp_path.glob(f"{RECORDS_FILE}.torn-*")
+    assert aside.read_bytes() == b'{"actor":"bo'
+    assert verify_log(tmp_path, load_public_key(tmp_path / PUBLIC_KEY_FILE)).ok
 
 
 def test_records_that_no_longer_match_the_latest_head_stop_the_log(tmp_path: Path) -> None:

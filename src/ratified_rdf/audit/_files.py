@@ -32,6 +32,22 @@ def read_lines(path: Path) -> Lines:
     return Lines(complete, last or None)
 
 
+def set_aside_torn_line(path: Path, stamp: str) -> Path | None:
+    """Move a torn last line (what a crash mid-append leaves) out of ``path`` into
+    ``<path>.torn-<stamp>``, and return that file; nothing is deleted, and the file is left
+    ending at its last complete line. ``None`` when there is no torn line."""
+    lines = read_lines(path)
+    if lines.torn is None:
+        return None
+    aside = path.with_name(f"{path.name}.torn-{stamp}")
+    write_private_file(aside, lines.torn)
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size - len(lines.torn))
+        handle.flush()
+        os.fsync(handle.fileno())
+    return aside
+
+
 def fsync_directory(path: Path) -> None:
     """Make the creation of entries in directory ``path`` durable."""
     fd = os.open(path, os.O_RDONLY)

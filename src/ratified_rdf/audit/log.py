@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import ValidationError
 
-from ratified_rdf.audit._files import AppendOnlyFile, Lines, read_lines
+from ratified_rdf.audit._files import AppendOnlyFile, Lines, read_lines, set_aside_torn_line
 from ratified_rdf.audit.errors import AuditError
 from ratified_rdf.audit.merkle import MerkleTree
 from ratified_rdf.audit.records import (
@@ -69,7 +70,7 @@ class AuditLog:
     the directory for another process.
     """
 
-    def __init__(self, directory: Path, key: Ed25519PrivateKey) -> None:
+    def __init__(self, directory: Path, key: Ed25519PrivateKey, *, recover: bool = True) -> None:
         """Take ``directory`` for this process and load it; use ``AuditLog.open`` instead."""
         self.directory = directory
         self._key = key
@@ -83,23 +84,35 @@ class AuditLog:
             ) from exc
         self._heads = AppendOnlyFile(directory / TREE_HEADS_FILE)
         try:
+            if recover:  # only now, holding the lock, can no writer be mid-line
+                stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+                for name in (RECORDS_FILE, TREE_HEADS_FILE):
+                    set_aside_torn_line(directory / name, stamp)
             self._tree, self._record_ids, self._tree_heads = self._load()
         except BaseException:
             self.close()
             raise
 
     @classmethod
-    def open(cls, directory: str | Path, key: Ed25519PrivateKey | None = None) -> AuditLog:
+    def open(
+        cls,
+        directory: str | Path,
+        key: Ed25519PrivateKey | None = None,
+        *,
+        recover: bool = True,
+    ) -> AuditLog:
         """Open the log in ``directory``, creating the directory and a key pair when new.
 
         ``key`` is the log's signing key when it is kept outside the directory; without it
-        the key is read from ``log-key.pem`` (made on first use). A log with a damaged line,
-        or whose latest tree head no longer matches its records, is not opened: appending
-        to it would bury the damage.
+        the key is read from ``log-key.pem`` (made on first use). A torn last line (a process
+        killed mid-append: its call never started, or its outcome was never confirmed) is
+        moved aside into ``<file>.torn-<time>`` when ``recover``, and reported otherwise. A
+        log with a damaged line, or whose latest tree head no longer matches its records, is
+        not opened: appending to it would bury the damage.
         """
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
-        return cls(folder, key or cls._stored_key(folder))
+        return cls(folder, key or cls._stored_key(folder), recover=recover)
 
     def _load(self) -> tuple[MerkleTree, set[str], list[SignedTreeHead]]:
         records = read_lines(self._records.path)

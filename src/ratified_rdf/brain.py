@@ -661,6 +661,21 @@ class Brain:
         ).rows
         return rows[0]["t"].value if rows else self.brain_id
 
+    def content_hash(self) -> str:
+        """SHA-256 of what the reader's current graphs hold, the same for two builds of the
+        same sources: sorted N-Triples lines tagged with their graph's source, with the run id
+        written as ``RUN`` and the moments computations ended left out."""
+        run = self._run_at(None)
+        run_id = run.run_id if run else ""
+        ended = term("prov:endedAtTime")
+        lines = sorted(
+            f"{triple} {source_of(graph)}".replace(run_id, "RUN")
+            for graph in self.read_graphs
+            for triple in self._store.triples([graph])
+            if triple.predicate != ended
+        )
+        return _sha256("\n".join(lines))
+
     def describe(self, iri: str) -> list[Triple]:
         """What the reader's graphs say about ``iri``: the triples with it as subject."""
         return self._store.describe([iri], self.read_graphs)

@@ -10,8 +10,11 @@ at, with pyshacl's focus nodes set to the batch's subjects.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
@@ -187,7 +190,7 @@ class ShaclGate:
                 max_workers=workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(self.shapes.serialize(format="nt"),),
+                initargs=(self.shapes.serialize(format="nt"), os.getpid()),
             ) as pool:
                 for violations in pool.map(_validate_in_worker, remember(prepared)):
                     results.append(violations)
@@ -230,9 +233,23 @@ def _validate(shapes: rdflib.Graph, prepared: PreparedBatch) -> list[Violation]:
 _WORKER_SHAPES: rdflib.Graph | None = None
 
 
-def _init_worker(shapes: str) -> None:
+def _init_worker(shapes: str, parent: int) -> None:
     global _WORKER_SHAPES
+    _die_with(parent)
     _WORKER_SHAPES = rdflib.Graph().parse(data=shapes, format="nt")
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """Make this forked worker die when the build that forked it does. A fork inherits the
+    build's open store and audit log, locks included; a worker outliving a killed build would
+    hold them, and the next build could not open the store."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build died before the line above took effect
+        os._exit(1)
 
 
 def _validate_in_worker(prepared: PreparedBatch) -> list[Violation]:

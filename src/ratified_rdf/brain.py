@@ -6,7 +6,7 @@ import getpass
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -334,6 +334,20 @@ class Brain:
         said on a day (valid time: "what did §4.2.1 say on 2017-06-01?"); the question may
         name the day itself.
         """
+        return self._answer(
+            question, lambda s: self._route(s, question, valid_at), as_of=as_of, valid_at=valid_at
+        )
+
+    def _answer(
+        self,
+        question: str,
+        answering: Callable[[Session], Answer],
+        *,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+    ) -> Answer:
+        """Every answer's path: audited as an ask, answered in one session, with the card's
+        trust state and, under the acknowledge policy, whether more exists."""
         subject: dict[str, JsonValue] = {"question": question}
         if as_of is not None:
             subject["as_of"] = as_of.isoformat()
@@ -344,7 +358,7 @@ class Brain:
                 session = self._session(as_of)
             except BrainError as error:
                 return holdings.not_built(question, str(error))
-            answer = self._with_trust(session, self._route(session, question, valid_at))
+            answer = self._with_trust(session, answering(session))
             answer = self._acknowledge(answer) if as_of is None else answer
             self._detail(record, answer_detail(answer))
             return answer
@@ -568,30 +582,31 @@ class Brain:
     def section_became(self, draft: str, revision: str, section: str) -> Answer:
         """What section ``section`` of revision ``revision`` of ``draft`` became in the RFC."""
         question = f"what did section {section} of {draft}-{revision} become in the RFC?"
-        return self._acknowledge(
-            sections.section_became(self._session(), question, draft, revision, section)
+        return self._answer(
+            question, lambda s: sections.section_became(s, question, draft, revision, section)
         )
 
     def section_history(self, rfc: int, section: str) -> Answer:
         """Each revision's number and title for RFC ``rfc`` section ``section``."""
         question = f"history of RFC {rfc} section {section}"
-        return self._acknowledge(sections.section_history(self._session(), question, rfc, section))
+        return self._answer(question, lambda s: sections.section_history(s, question, rfc, section))
 
     def section_discussion(self, rfc: int, section: str) -> Answer:
         """Posts, threads, commits and people connected to an RFC section while it changed."""
         question = f"who discussed RFC {rfc} section {section}?"
-        return self._acknowledge(discussion.discussion(self._session(), question, rfc, section))
+        return self._answer(question, lambda s: discussion.discussion(s, question, rfc, section))
 
     def revision_chain(self, draft: str, revision: str) -> Answer:
         """The chain of revisions from one revision to its RFC."""
         question = f"what chain leads from {draft}-{revision} to the RFC?"
-        return self._acknowledge(
-            sections.revision_chain(self._session(), question, draft, revision)
+        return self._answer(
+            question, lambda s: sections.revision_chain(s, question, draft, revision)
         )
 
     def holdings(self) -> Answer:
         """What the graph holds."""
-        return self._acknowledge(holdings.holdings(self._session(), "what does the graph hold?"))
+        question = "what does the graph hold?"
+        return self._answer(question, lambda s: holdings.holdings(s, question))
 
     def run(
         self, name: str, *, as_of: datetime | None = None, **params: ParamValue

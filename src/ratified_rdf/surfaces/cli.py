@@ -50,6 +50,7 @@ from ratified_rdf.sources.online import (
     extract_mboxes,
     write_facts_record,
 )
+from ratified_rdf.surfaces.mcp_server import mcp_command
 from ratified_rdf.trust import ClearanceError, TenantIdError
 
 DEFAULT_STORE = "brain"
@@ -637,5 +638,7 @@ def fetch_mail(
     for mbox in extract_mboxes(archive, folder / "mbox"):
         click.echo(f"{mbox} (add it to the manifest as a [[discussion.mail]] file)")
 
+
+main.add_command(mcp_command, "mcp")
 
 __all__ = ["main", "render_card"]

@@ -1,0 +1,582 @@
+"""``ratified mcp``: the brain as a Model Context Protocol server over stdio.
+
+An agent (Claude Desktop, an IDE, any MCP client) starts ``ratified mcp --store DIR`` as a
+subprocess and calls four tools:
+
+- ``ask``: a question in words, answered by the deterministic router (``Brain.ask``);
+- ``sparql``: a read-only SELECT or ASK over the reader's graphs (``Brain.query``);
+- ``section_history``: how an RFC section was numbered and titled in each revision;
+- ``section_people``: who to ask about an RFC section, and why.
+
+Every result is the library's own object as JSON, both as the tool's structured content and
+as its text: an answer card keeps its verdict, summary, results, evidence links, the SPARQL
+it ran (with parameters, rows and engine time) and its trust state, nothing re-summarised.
+Answers come only from the graph; "the graph doesn't know" is an answer (verdict
+``unknown``), not an error. Errors the library raises on purpose come back as tool errors
+whose text is the library's sentence.
+
+The reader (tenant, clearance, redaction policy, actor) is fixed when the server starts and
+holds for its life: stdio is a local channel to the one user who started the process, so
+there is nobody else to authenticate, and a different reader is a different server. Every
+call is audited by the brain as that actor (default ``mcp``) in ``<store>.audit``, and the
+brain is closed, which signs the audit log's tree head, when the client closes stdin or the
+process is told to stop (SIGTERM, SIGINT).
+"""
+
+import json
+import logging
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
+import click
+from pydantic import BaseModel, ConfigDict, Field
+from pyoxigraph import BlankNode, Literal, NamedNode
+
+from ratified_rdf._version import __version__
+from ratified_rdf.answers.models import Answer
+from ratified_rdf.answers.router import Intent, route
+from ratified_rdf.audit import AuditError
+from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.graph.store import QueryResult, StoreError
+from ratified_rdf.graph.vocab import PREFIXES
+from ratified_rdf.queries.files import QueryError
+from ratified_rdf.trust import (
+    Clearance,
+    ClearanceError,
+    RedactionPolicy,
+    TenantId,
+    TenantIdError,
+)
+
+if TYPE_CHECKING:
+    # The SDK is imported when a server is made, not with this module: the ``ratified`` CLI
+    # imports this module to register the command, and must neither need the optional
+    # package nor pay its import time for every other command.
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult
+
+logger = logging.getLogger(__name__)
+
+MCP_MISSING = (
+    "The MCP server needs the Model Context Protocol SDK, which is not installed. Install it "
+    "with: pip install 'ratified-rdf[mcp]'"
+)
+"""The sentence ``ratified mcp`` stops with when the ``mcp`` package is missing."""
+
+MAX_ROWS = 1000
+"""Most rows the ``sparql`` tool returns; ``row_count`` says how many the query produced."""
+
+DEFAULT_ACTOR = "mcp"
+"""Who the audit log says asked, unless ``--actor`` names someone else."""
+
+_T = TypeVar("_T")
+
+_EXPECTED = (
+    AuditError,
+    BrainError,
+    ClearanceError,
+    TenantIdError,
+    QueryError,
+    StoreError,
+)
+"""Errors the library raises on purpose: their message is the sentence the caller reads."""
+
+SECTION_PATTERN = r"^(?:\d{1,2}|[A-Ha-h])(?:\.\d{1,2}){0,5}$"
+"""A section number as the router reads one ("4.2.10", appendix "A.1"): a section a tool is
+given in this shape reaches the brain unchanged."""
+_SECTION = re.compile(SECTION_PATTERN)
+
+# Strings, IRIs and comments, blanked before looking for an update keyword, so that a word
+# inside a literal or an IRI is never mistaken for one.
+_NOT_CODE = re.compile(
+    r"""
+      '''(?:[^'\\]|\\.|'(?!''))*'''
+    | \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+    | '(?:[^'\\\n]|\\.)*'
+    | "(?:[^"\\\n]|\\.)*"
+    | <[^<>"{}|^`\\\s]*>
+    | \#[^\n]*
+    """,
+    re.VERBOSE,
+)
+_UPDATE = re.compile(
+    r"^\s*(?:(?:BASE|PREFIX\s+[^\s:]*:)\s*)*"
+    r"(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
+    re.IGNORECASE,
+)
+
+UPDATE_REFUSED = (
+    "This tool only reads: SPARQL updates (INSERT, DELETE, LOAD, CLEAR, DROP, …) are refused. "
+    "Send a SELECT or ASK query instead; the brain changes only through `ratified build`."
+)
+"""The sentence an update sent to the ``sparql`` tool gets."""
+
+
+class SparqlResults(BaseModel):
+    """What the ``sparql`` tool returns: the SPARQL 1.1 JSON results shape, flattened.
+
+    Each row maps a bound variable to a term ``{"type": "uri" | "literal" | "bnode",
+    "value": …}``, with ``datatype`` on a typed literal (not on a plain string) and
+    ``xml:lang`` on a language-tagged one; an unbound variable is absent from its row.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    variables: list[str] = Field(description="The SELECT's variables, in order; empty for ASK.")
+    rows: list[dict[str, dict[str, str]]] = Field(
+        description=f"The rows (at most the first {MAX_ROWS:,}): variable → {{type, value, "
+        "datatype?, xml:lang?}."
+    )
+    boolean: bool | None = Field(default=None, description="The answer of an ASK query.")
+    row_count: int = Field(description="How many rows the query produced in all.")
+    truncated: bool = Field(
+        default=False, description=f"True when rows past the first {MAX_ROWS:,} were left out."
+    )
+    engine_ms: float = Field(description="Milliseconds the engine took, reading every row.")
+    note: str | None = Field(default=None, description="What to do when rows were left out.")
+
+
+class ToolFailure(Exception):
+    """A call that cannot be answered; the message is the sentence the agent reads."""
+
+
+def create_server(brain: Brain, *, lock: "threading.Lock | None" = None) -> "MCPServer":
+    """An MCP server whose four tools answer from ``brain``, as ``brain``'s reader.
+
+    Tools run on worker threads, so ``lock`` (a new one unless given) is held around every
+    call into ``brain``: one call at a time. Pass your own to close ``brain`` while the
+    server may still be running without cutting a call short. The caller owns ``brain`` and
+    closes it; :func:`serve_stdio` does both for a stdio server.
+    """
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult, ToolAnnotations
+
+    guard = lock or threading.Lock()
+
+    def use(work: Callable[[Brain], _T]) -> _T:
+        with guard:
+            return work(brain)
+
+    server: MCPServer = MCPServer(
+        "ratified-rdf",
+        title="ratified-rdf brain",
+        version=__version__,
+        instructions=(
+            f"Answers about brain '{brain.brain_id}': Internet-Draft revisions, the RFCs they "
+            "became, how every section moved on the way, and who discussed or changed it. "
+            "Every answer comes only from the brain's RDF graph, with the public links and "
+            "the SPARQL that produced it; quote those rather than restating them. A verdict "
+            "of 'unknown' means the graph holds nothing for the question. The reader is "
+            f"tenant {brain.tenant}, clearance {brain.clearance.value}; every call is audited."
+        ),
+        log_level="WARNING",
+    )
+    read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+    @server.tool(
+        title="Ask the brain a question",
+        annotations=read_only,
+        description=(
+            "Answer a question in words about the brain's drafts, RFCs and their discussion, "
+            "for example 'what did section 4.2.9 of draft-ietf-tls-tls13-21 become in the "
+            "RFC?', 'history of RFC 8446 section 4.2.10', 'why does early data work this "
+            "way?', 'who discussed RFC 8446 section 4.2.1?', 'what is PR #1091?'. Answers "
+            "come only from the brain's graph, through a deterministic router (no language "
+            "model). Returns the answer card as JSON: verdict ('answered'; 'unknown' when the "
+            "graph doesn't know, which is not a 'no'; 'ambiguous' with alternative questions "
+            "to ask instead), a one-line summary, typed results, the evidence chain with a "
+            "public link for each node (datatracker, rfc-editor.org, GitHub), every SPARQL "
+            "query it ran with parameters, rows and engine time, and its trust state."
+        ),
+    )
+    def ask(
+        question: Annotated[
+            str, Field(min_length=1, description="The question, in English words.")
+        ],
+        as_of: Annotated[
+            str | None,
+            Field(
+                description="Answer from the brain as it was built at this moment (ISO 8601 "
+                "date-time such as 2026-11-28T12:00:00Z; UTC unless an offset is given).",
+                json_schema_extra={"format": "date-time"},
+            ),
+        ] = None,
+        valid_at: Annotated[
+            str | None,
+            Field(
+                description="For what a section said: the day to read it on (ISO 8601 date "
+                "such as 2017-06-01); the text of the revision current that day.",
+                json_schema_extra={"format": "date"},
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, Answer]:
+        """Answer a question in words (see the tool's description)."""
+
+        def work() -> Answer:
+            moment = _parse_moment(as_of) if as_of else None
+            day = _parse_day(valid_at) if valid_at else None
+            return use(lambda b: b.ask(question, as_of=moment, valid_at=day))
+
+        return _respond("ask", work)
+
+    @server.tool(
+        title="Run a read-only SPARQL query",
+        annotations=read_only,
+        description=(
+            "Run your own SPARQL 1.1 SELECT or ASK query over the brain's current graphs "
+            "(the reader's tenant and clearance decide which; FROM and GRAPH cannot reach "
+            "further). Returns JSON: variables, rows of {variable: {type: uri|literal|bnode, "
+            "value, datatype?, xml:lang?}} as in the SPARQL 1.1 JSON results format (or the "
+            "boolean of an ASK), row_count and engine_ms; at most the first "
+            f"{MAX_ROWS:,} rows are returned (page with LIMIT and OFFSET). Updates (INSERT, "
+            "DELETE, LOAD, …), CONSTRUCT, DESCRIBE and SERVICE are refused. Declare the "
+            "prefixes you use: "
+            + ", ".join(f"PREFIX {name}: <{iri}>" for name, iri in PREFIXES.items())
+            + ". Prefer the ask tool for questions it answers: its cards carry links."
+        ),
+    )
+    def sparql(
+        query: Annotated[
+            str, Field(min_length=1, description="The SPARQL 1.1 SELECT or ASK query text.")
+        ],
+    ) -> Annotated[CallToolResult, SparqlResults]:
+        """Run a read-only SELECT or ASK (see the tool's description)."""
+        return _respond("sparql", lambda: use(lambda b: _run_sparql(b, query)))
+
+    @server.tool(
+        title="History of an RFC section",
+        annotations=read_only,
+        description=(
+            "How one section of an RFC was numbered and titled in each draft revision before "
+            "it, with how similar each revision's text was to the final text and whether it "
+            "was still changing, each with its public link. Answers come only from the "
+            "brain's graph; a section the graph does not hold gets verdict 'unknown'. Returns "
+            "the answer card as JSON, with the SPARQL it ran."
+        ),
+    )
+    def section_history(
+        rfc: Annotated[int, Field(ge=1, le=99999, description="The RFC number, e.g. 8446.")],
+        section: Annotated[
+            str,
+            Field(
+                description="The RFC's section number, e.g. 4.2.10 (or an appendix, A.1).",
+                json_schema_extra={"pattern": SECTION_PATTERN},
+            ),
+        ],
+    ) -> Annotated[CallToolResult, Answer]:
+        """An RFC section's history (see the tool's description)."""
+
+        def work() -> Answer:
+            number = _section_number(section)
+            return use(lambda b: b.section_history(rfc, number))
+
+        return _respond("section_history", work)
+
+    @server.tool(
+        title="Who to ask about an RFC section",
+        annotations=read_only,
+        description=(
+            "Who to ask about one section of an RFC: the people most central to its "
+            "discussion while it was still changing (posts and commits, ranked by "
+            "co-discussion PageRank personalised to the section), then the drafts' editors "
+            "and the group's chairs and area director where recorded, each with the reason. "
+            "Answers come only from the brain's graph; verdict 'unknown' when it records "
+            "nobody. Returns the answer card as JSON, with its evidence and SPARQL."
+        ),
+    )
+    def section_people(
+        rfc: Annotated[int, Field(ge=1, le=99999, description="The RFC number, e.g. 8446.")],
+        section: Annotated[
+            str,
+            Field(
+                description="The RFC's section number, e.g. 4.2.10 (or an appendix, A.1).",
+                json_schema_extra={"pattern": SECTION_PATTERN},
+            ),
+        ],
+    ) -> Annotated[CallToolResult, Answer]:
+        """Who to ask about an RFC section (see the tool's description)."""
+
+        def work() -> Answer:
+            question = people_question(rfc, _section_number(section))
+            return use(lambda b: b.ask(question))
+
+        return _respond("section_people", work)
+
+    return server
+
+
+def people_question(rfc: int, section: str) -> str:
+    """The question the ``section_people`` tool asks the brain for RFC ``rfc`` §``section``.
+
+    Raises :class:`ToolFailure` when the router would not read it back as exactly that RFC
+    section (an RFC number under 100, which questions cannot name)."""
+    question = f"who should I ask about RFC {rfc} section {section}?"
+    target = route(question)
+    if target.intent is not Intent.WHO_TO_ASK or (target.rfc, target.section) != (rfc, section):
+        raise ToolFailure(
+            f"RFC {rfc} section {section} cannot be asked about by number (questions name RFCs "
+            "of 3 to 5 digits). Use the ask tool with the section's topic in words instead."
+        )
+    return question
+
+
+def _section_number(section: str) -> str:
+    """``section`` as the router writes it (appendix letters in capitals), or a sentence."""
+    text = section.strip()
+    if not _SECTION.fullmatch(text):
+        raise ToolFailure(
+            "A section number is digits separated by dots, such as 4.2.10, or an appendix "
+            "letter A to H followed by them, such as A.1; send the section in that form."
+        )
+    return text.upper()
+
+
+def _parse_moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ToolFailure(
+            "as_of must be an ISO 8601 date or date-time, such as 2026-11-28 or "
+            "2026-11-28T12:00:00Z; send it in that form."
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _parse_day(text: str) -> datetime:
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        raise ToolFailure(
+            "valid_at must be an ISO 8601 date such as 2017-06-01; send it in that form."
+        ) from None
+    # The end of the day, as the router reads a day named in the question itself.
+    return datetime.combine(day, time(23, 59, 59), UTC)
+
+
+def _run_sparql(brain: Brain, query: str) -> SparqlResults:
+    """``query`` through ``Brain.query`` (audited, dataset-scoped, SERVICE refused), as JSON."""
+    try:
+        result = brain.query(query)
+    except SyntaxError as error:
+        # An update reaches the engine's query parser, which cannot read it; say why.
+        if _UPDATE.match(_NOT_CODE.sub(" ", query)):
+            raise ToolFailure(UPDATE_REFUSED) from None
+        raise ToolFailure(
+            f"The query is not valid SPARQL ({error}). Correct it and send it again: a SELECT "
+            "or ASK query, with a PREFIX declaration for every prefix it uses."
+        ) from None
+    return sparql_results(result)
+
+
+def sparql_results(result: QueryResult, max_rows: int = MAX_ROWS) -> SparqlResults:
+    """``result`` in the SPARQL 1.1 JSON results shape, keeping the first ``max_rows`` rows."""
+    rows = [{name: term_json(term) for name, term in row.items()} for row in result.rows[:max_rows]]
+    truncated = len(result.rows) > max_rows
+    return SparqlResults(
+        variables=list(result.variables),
+        rows=rows,
+        boolean=result.boolean,
+        row_count=len(result.rows),
+        truncated=truncated,
+        engine_ms=result.engine_ms,
+        note=(
+            f"Only the first {max_rows:,} of {len(result.rows):,} rows are shown. Add ORDER BY "
+            "with LIMIT and OFFSET to page through them, or make the pattern more selective."
+            if truncated
+            else None
+        ),
+    )
+
+
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+
+def term_json(term: object) -> dict[str, str]:
+    """One RDF term as a SPARQL 1.1 JSON results term."""
+    if isinstance(term, NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, BlankNode):
+        return {"type": "bnode", "value": term.value}
+    if isinstance(term, Literal):
+        out = {"type": "literal", "value": term.value}
+        if term.language:
+            out["xml:lang"] = term.language
+        elif term.datatype.value not in (_XSD_STRING, _LANG_STRING):
+            out["datatype"] = term.datatype.value
+        return out
+    # A quoted triple (RDF 1.2) has no SPARQL 1.1 JSON form: give its N-Triples text.
+    return {"type": "triple", "value": str(term)}
+
+
+def _respond(tool: str, work: Callable[[], BaseModel]) -> "CallToolResult":
+    """Run ``work`` and return its object as the tool's result, or its failure as a tool error
+    whose text is the sentence (the SDK would prefix its own words to a raised error)."""
+    try:
+        payload = work()
+    except ToolFailure as failure:
+        return _error(str(failure))
+    except _EXPECTED as error:
+        return _error(str(error))
+    except OSError as error:
+        return _error(
+            f"The store could not be read ({error}). Check the store folder and try again."
+        )
+    except Exception as error:
+        logger.exception("The %s tool failed unexpectedly", tool)
+        return _error(
+            f"An unexpected {type(error).__name__} stopped the {tool} call. This is a bug in "
+            "ratified-rdf; the server's standard error has the traceback to report."
+        )
+    from mcp.types import CallToolResult, TextContent
+
+    data = payload.model_dump(mode="json")
+    text = json.dumps(data, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def _error(sentence: str) -> "CallToolResult":
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=sentence)], is_error=True)
+
+
+def serve_stdio(brain: Brain) -> None:
+    """Serve ``brain`` over this process's stdin and stdout until the client closes stdin or
+    the process gets SIGTERM or SIGINT, then close ``brain`` (which signs the audit log's
+    tree head). Call it from the main thread: it installs the signal handlers."""
+    lock = threading.Lock()
+    closing = threading.Event()
+
+    def close() -> None:
+        # Once closing has begun nothing else may close; the lock is never released, so no
+        # call still waiting on a worker thread reaches the closed store.
+        if closing.is_set():
+            return
+        closing.set()
+        lock.acquire()
+        brain.close()
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        # The handler runs on the main thread, possibly inside close(): then it must not
+        # close again (the lock is held), only let close() finish.
+        if closing.is_set():
+            return
+        close()
+        sys.stderr.flush()
+        # Not SystemExit: unwinding the event loop would wait for the thread blocked
+        # reading stdin, which may never return. The brain is closed; nothing else is owed.
+        os._exit(0)
+
+    server = create_server(brain, lock=lock)
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        server.run("stdio")
+    finally:
+        close()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+class _CommandError(click.ClickException):
+    """A reason the server cannot start or stop cleanly; exits with 2, as the ``ratified``
+    CLI does for the library's errors."""
+
+    exit_code = 2
+
+
+@click.command("mcp")
+@click.option(
+    "--store",
+    default="brain",
+    show_default=True,
+    envvar="RATIFIED_STORE",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the embedded Oxigraph store holding the brain.",
+)
+@click.option(
+    "--tenant",
+    default=None,
+    envvar="RATIFIED_TENANT",
+    help="Read this tenant's brain (default: the default tenant).",
+)
+@click.option(
+    "--clearance",
+    type=click.Choice([level.value for level in Clearance]),
+    default=Clearance.PUBLIC.value,
+    show_default=True,
+    envvar="RATIFIED_CLEARANCE",
+    help="Read only graphs at or below this level.",
+)
+@click.option(
+    "--redaction",
+    type=click.Choice([policy.value for policy in RedactionPolicy]),
+    default=RedactionPolicy.SILENT.value,
+    show_default=True,
+    help="What an answer says about evidence above the clearance: nothing, or only that "
+    "more exists.",
+)
+@click.option(
+    "--actor",
+    default=DEFAULT_ACTOR,
+    show_default=True,
+    help="Who the audit log records as asking.",
+)
+def mcp_command(
+    store: Path, tenant: str | None, clearance: str, redaction: str, actor: str
+) -> None:
+    """Serve the brain to an MCP client (an agent) over stdin and stdout.
+
+    The client starts this command; the reader (tenant, clearance, redaction, actor) is
+    fixed for the life of the server, since stdio is a local channel to the single user who
+    started it. Every call is audited beside the store; closing stdin stops the server and
+    signs the audit log's tree head.
+    """
+    # Checked before anything is opened, so a rejected reader leaves no file behind.
+    try:
+        scope = TenantId(tenant) if tenant is not None else None
+    except TenantIdError as error:
+        raise _CommandError(str(error)) from None
+    if not actor.strip():
+        raise _CommandError("--actor must name who is asking, such as 'mcp'; it is empty.")
+    try:
+        import mcp.server.mcpserver  # noqa: F401  (only whether it imports)
+    except ImportError:
+        raise _CommandError(MCP_MISSING) from None
+    try:
+        brain = Brain.open(
+            store, tenant=scope, clearance=clearance, redaction=redaction, actor=actor
+        )
+    except (*_EXPECTED, OSError) as error:
+        raise _CommandError(str(error)) from None
+    try:
+        serve_stdio(brain)
+    except (*_EXPECTED, OSError) as error:
+        # Closing signs the audit log's tree head; if that fails the user must hear of it.
+        raise _CommandError(str(error)) from None
+
+
+__all__ = [
+    "MAX_ROWS",
+    "MCP_MISSING",
+    "UPDATE_REFUSED",
+    "SparqlResults",
+    "ToolFailure",
+    "create_server",
+    "mcp_command",
+    "people_question",
+    "serve_stdio",
+    "sparql_results",
+    "term_json",
+]
+
+if __name__ == "__main__":
+    mcp_command()

@@ -1,0 +1,180 @@
+"""Starting and stopping the server: a rejected reader never starts it, and however it stops
+(the client closes stdin, or SIGTERM) the brain is closed and the audit log's tree head signed.
+
+These speak raw JSON-RPC lines over the pipes, so they see exactly when the process exits.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from click.testing import CliRunner
+
+from ratified_rdf.brain import audit_dir
+from ratified_rdf.surfaces.mcp_server import mcp_command
+from ratified_rdf.trust import TENANT_ID_MESSAGES, TenantIdRule
+from tests.mcp.conftest import SERVER_MODULE, audit_entries, tree_heads
+
+HOSTILE_TENANTS = [
+    (TenantIdRule.PATH_SEPARATOR, "../../../../etc/passwd"),
+    (TenantIdRule.LOOK_ALIKE, codecs.decode("a\\uff0fb", "unicode_escape")),
+    (TenantIdRule.SHAPE, "Acme-Corp"),
+]
+
+
+def _start(store: Path, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", SERVER_MODULE, "--store", str(store), *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+
+
+def _receive(stdout: IO[bytes], timeout: float = 60) -> dict[str, Any]:
+    ready, _, _ = select.select([stdout], [], [], timeout)
+    assert ready, f"the server sent nothing within {timeout} s"
+    return json.loads(stdout.readline())
+
+
+def _initialise(process: subprocess.Popen[bytes]) -> None:
+    """The MCP handshake; once it is answered the server is serving (handlers installed)."""
+    assert process.stdout is not None
+    _send(
+        process,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "lifecycle-test", "version": "0"},
+            },
+        },
+    )
+    reply = _receive(process.stdout)
+    assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "ratified-rdf"
+    _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def _ask(process: subprocess.Popen[bytes], question: str) -> dict[str, Any]:
+    assert process.stdout is not None
+    _send(
+        process,
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "ask", "arguments": {"question": question}},
+        },
+    )
+    reply = _receive(process.stdout)
+    assert reply["id"] == 2 and not reply["result"].get("isError"), reply
+    return reply["result"]["structuredContent"]
+
+
+def _assert_closed_and_signed(store: Path, heads_before: int, question: str) -> None:
+    entries = audit_entries(store)
+    asks = [e for e in entries if e.get("kind") == "ask" and e["actor"] == "mcp"]
+    assert asks and asks[-1]["subject"]["question"] == question
+    heads = tree_heads(store)
+    assert len(heads) == heads_before + 1
+    assert heads[-1]["tree_size"] == len(entries)
+
+
+def test_a_hostile_tenant_stops_the_server_process_with_the_fixed_sentence(
+    pigeon_store: Path,
+) -> None:
+    rule, tenant = HOSTILE_TENANTS[0]
+    before = (audit_dir(pigeon_store) / "records.jsonl").read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", SERVER_MODULE, "--store", str(pigeon_store), "--tenant", tenant],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.strip() == f"Error: {TENANT_ID_MESSAGES[rule]}"
+    assert tenant not in done.stderr
+    # Rejected before anything was opened: not even an audit record was written.
+    assert (audit_dir(pigeon_store) / "records.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("rule", "tenant"), HOSTILE_TENANTS[1:], ids=[r for r, _ in HOSTILE_TENANTS[1:]]
+)
+def test_the_command_never_echoes_a_hostile_tenant(
+    pigeon_store: Path, rule: TenantIdRule, tenant: str
+) -> None:
+    result = CliRunner().invoke(mcp_command, ["--store", str(pigeon_store), "--tenant", tenant])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"Error: {TENANT_ID_MESSAGES[rule]}"
+    assert tenant not in result.output
+
+
+def test_a_missing_store_stops_the_server_with_what_to_do(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    result = CliRunner().invoke(mcp_command, ["--store", str(missing)])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: There is no brain at {missing}.")
+    assert "ratified build" in result.output
+
+
+def test_an_empty_actor_stops_the_server(pigeon_store: Path) -> None:
+    result = CliRunner().invoke(mcp_command, ["--store", str(pigeon_store), "--actor", " "])
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: --actor must name who is asking")
+
+
+def test_closing_stdin_closes_the_brain_and_signs_a_tree_head(pigeon_store: Path) -> None:
+    heads_before = len(tree_heads(pigeon_store))
+    process = _start(pigeon_store)
+    try:
+        _initialise(process)
+        question = "history of RFC 9999 section 3.1"
+        assert _ask(process, question)["verdict"] == "answered"
+        assert process.stdin is not None
+        process.stdin.close()
+        # Well inside the 2 s an MCP client waits before it sends SIGTERM.
+        assert process.wait(timeout=2) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    _assert_closed_and_signed(pigeon_store, heads_before, question)
+
+
+def test_sigterm_closes_the_brain_and_signs_a_tree_head(pigeon_store: Path) -> None:
+    heads_before = len(tree_heads(pigeon_store))
+    process = _start(pigeon_store)
+    try:
+        _initialise(process)
+        question = "who discussed RFC 9999 section 3.1?"
+        assert _ask(process, question)["verdict"] == "answered"
+        # stdin stays open: the server is waiting for the next message when it is told to stop.
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdin is not None:
+            process.stdin.close()
+    _assert_closed_and_signed(pigeon_store, heads_before, question)

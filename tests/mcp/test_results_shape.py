@@ -1,0 +1,87 @@
+"""The pieces of a tool result that need no server: SPARQL terms as SPARQL 1.1 JSON results,
+the row cap, the question section_people asks, and the command without the SDK."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pyoxigraph import BlankNode, Literal, NamedNode
+
+from ratified_rdf.graph.store import QueryResult, Term
+from ratified_rdf.surfaces.mcp_server import (
+    MCP_MISSING,
+    ToolFailure,
+    mcp_command,
+    people_question,
+    sparql_results,
+    term_json,
+)
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def test_terms_are_written_as_sparql_json_results_terms() -> None:
+    assert term_json(NamedNode("https://example.org/a")) == {
+        "type": "uri",
+        "value": "https://example.org/a",
+    }
+    assert term_json(BlankNode("b0")) == {"type": "bnode", "value": "b0"}
+    assert term_json(Literal("plain")) == {"type": "literal", "value": "plain"}
+    assert term_json(Literal("chat", language="fr")) == {
+        "type": "literal",
+        "value": "chat",
+        "xml:lang": "fr",
+    }
+    assert term_json(Literal("3", datatype=NamedNode(XSD + "integer"))) == {
+        "type": "literal",
+        "value": "3",
+        "datatype": XSD + "integer",
+    }
+
+
+def test_rows_past_the_cap_are_counted_and_said_to_be_left_out() -> None:
+    rows: tuple[dict[str, Term], ...] = tuple({"n": Literal(str(i))} for i in range(5))
+    result = QueryResult(variables=("n",), rows=rows, engine_ms=1.5)
+    shown = sparql_results(result, max_rows=3)
+    assert [row["n"]["value"] for row in shown.rows] == ["0", "1", "2"]
+    assert (shown.row_count, shown.truncated) == (5, True)
+    assert shown.note is not None and "LIMIT and OFFSET" in shown.note
+    whole = sparql_results(result)
+    assert (whole.row_count, whole.truncated, whole.note) == (5, False, None)
+
+
+def test_section_people_asks_the_question_the_router_reads_back() -> None:
+    assert people_question(8446, "4.2.10") == "who should I ask about RFC 8446 section 4.2.10?"
+    assert people_question(9999, "A.1").endswith("section A.1?")
+    with pytest.raises(ToolFailure, match="cannot be asked about by number"):
+        people_question(42, "1")
+
+
+def test_without_the_sdk_the_command_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)
+    result = CliRunner().invoke(mcp_command, ["--store", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"Error: {MCP_MISSING}"
+
+
+def test_importing_the_module_does_not_import_the_sdk() -> None:
+    # The CLI imports this module to register the command; every other command would
+    # otherwise need the optional package and pay for its import.
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, ratified_rdf.surfaces.mcp_server; print('mcp' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.strip() == "False"

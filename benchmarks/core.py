@@ -345,9 +345,10 @@ def audit_section(rows: list[list[str]], runs: int) -> str:
             "## Audit overhead per ask",
             "",
             f"The same reader with and without the audit log ({runs} interleaved pairs per "
-            "question, medians). Each audited ask appends a started record, a detail sidecar "
-            "and an outcome, each RFC 8785-canonical and fsynced before the call returns. "
-            "Target: under 10% of ask latency.",
+            "question, medians). Each audited ask appends a started record before it runs, then "
+            "a detail sidecar and an outcome, each RFC 8785-canonical; reads are written, not "
+            "fsynced, and reach the disk with the next sync (writes to a brain are fsynced "
+            "first). Target: under 10% of ask latency.",
             "",
             table(
                 ["question", "no log ms", "audited ms", "overhead ms", "overhead", "< 10%"],

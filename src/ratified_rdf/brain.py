@@ -722,6 +722,8 @@ class Brain:
             tenant=self.tenant,
             clearance=self.clearance.value,
             actor=self.actor,
+            # Reads change nothing: their records skip the fsync wait (see capture).
+            durable=kind in _WRITES,
         )
 
     def _detail(self, record: AuditRecord | None, detail: dict[str, JsonValue]) -> None:
@@ -778,6 +780,9 @@ def answer_detail(answer: Answer) -> dict[str, JsonValue]:
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
+
+_WRITES = frozenset({"build", "write_batch", "review"})
+"""Audited kinds that change a brain: their records are fsynced before the work runs."""
 
 WITHHELD_NOTE = "More exists above your clearance."
 """All the acknowledge policy ever says about withheld evidence: no count, no source."""

@@ -22,12 +22,15 @@ def capture(
     tenant: str,
     clearance: Clearance,
     actor: str,
+    durable: bool = True,
 ) -> Iterator[AuditRecord]:
     """Record a ``started`` record, run the block, then record how it ended in a sidecar.
 
-    The started record is on disk (fsynced) before the block runs; the outcome is written
-    after, and reaches the disk with the next durable append, tree head or close, so a crash
-    right after a call can lose its outcome but never its record. If the record cannot be
+    The started record is written before the block runs, so a call that fails, or a process
+    killed while it runs, still leaves it. With ``durable`` (the default; every write to a
+    brain) it is also fsynced first, so not even a power cut loses it; reads may pass False
+    to skip that wait, and then reach the disk with the next durable append, tree head or
+    close, like every outcome. If the record cannot be
     written the block never runs and ``AuditError`` is raised, so no audited operation goes
     unrecorded. When
     the block raises, a ``failed`` outcome naming the error class and message is appended
@@ -41,7 +44,7 @@ def capture(
         record = AuditRecord(
             kind=kind, subject=subject, tenant=tenant, clearance=clearance, actor=actor
         )
-        log.append(record)
+        log.append(record, durable=durable)
     except Exception as exc:
         raise AuditError(
             f"The {kind} call did not run because its audit record could not be written: {exc}"

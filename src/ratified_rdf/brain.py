@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from pydantic import JsonValue
-from pyoxigraph import RdfFormat, Triple
+from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples, RdfFormat, Triple
 
 from ratified_rdf.answers import discussion, holdings, people, sections, threads
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
@@ -639,6 +639,19 @@ class Brain:
             self._detail(record, {"forgotten": list(forgotten)})
         self.refresh()
         return forgotten
+
+    def evaluate(self, sparql: str) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """The engine's lazy result of your own read query over the reader's graphs (SELECT,
+        ASK, CONSTRUCT or DESCRIBE), for a caller that streams rows under a deadline (the
+        SPARQL endpoint); SERVICE is refused as in :meth:`query`. Not audited here: the caller
+        records the call (see ``surfaces/server.py``). Only the embedded store streams."""
+        refuse_service(sparql)
+        if not isinstance(self._store, OxigraphStore):
+            raise BrainError(
+                "Only a brain in the embedded Oxigraph store streams query results; this one "
+                "is on a server: query that server's own endpoint."
+            )
+        return self._store.evaluate(sparql, self.read_graphs)
 
     def describe_dataset(
         self,

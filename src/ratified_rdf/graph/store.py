@@ -20,6 +20,7 @@ from pyoxigraph import (
     Quad,
     QueryBoolean,
     QuerySolutions,
+    QueryTriples,
     RdfFormat,
     Store,
     Triple,
@@ -161,6 +162,15 @@ class OxigraphStore:
         return QueryResult.model_construct(
             variables=variables, rows=rows, boolean=None, engine_ms=engine_ms
         )
+
+    def evaluate(
+        self, sparql: str, graphs: Sequence[str]
+    ) -> QuerySolutions | QueryBoolean | QueryTriples:
+        """The engine's own lazy result of any read query over ``graphs`` (default graph:
+        their union; named graphs: them), for callers that stream rows under a deadline.
+        Rows are computed as they are pulled: release the result on the thread that made it."""
+        dataset = [NamedNode(g) for g in graphs]
+        return self._store.query(sparql, default_graph=dataset, named_graphs=dataset)
 
     def triples(self, graphs: Sequence[str]) -> Iterable[Triple]:
         """Every triple of ``graphs``."""

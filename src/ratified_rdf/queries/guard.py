@@ -27,9 +27,14 @@ _NOT_CODE = re.compile(
 _SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
 
 
+_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+
+
 def refuse_service(sparql: str) -> None:
     """Raise :class:`QueryError` when ``sparql`` would call another endpoint (SERVICE)."""
-    if _SERVICE.search(_NOT_CODE.sub(" ", sparql)):
+    # SPARQL decodes \u and \U escapes anywhere in the text before it parses it.
+    text = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), sparql)
+    if _SERVICE.search(_NOT_CODE.sub(" ", text)):
         raise QueryError(
             "This query uses SERVICE, which would fetch from another endpoint; queries here "
             "read only this brain's graphs. Run the federated part against that endpoint."

@@ -51,6 +51,7 @@ from ratified_rdf.sources.online import (
     write_facts_record,
 )
 from ratified_rdf.surfaces.mcp_server import mcp_command
+from ratified_rdf.surfaces.server import serve_command
 from ratified_rdf.trust import ClearanceError, TenantIdError
 
 DEFAULT_STORE = "brain"
@@ -640,5 +641,6 @@ def fetch_mail(
 
 
 main.add_command(mcp_command, "mcp")
+main.add_command(serve_command, "serve")
 
 __all__ = ["main", "render_card"]

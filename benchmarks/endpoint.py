@@ -1,0 +1,576 @@
+"""Endpoint benchmark: the card questions and their SPARQL over HTTP vs in-process.
+
+Run from the repository root with a brain already built::
+
+    python benchmarks/endpoint.py --store DIR [--runs N] [--requests N] [--concurrency N]
+
+Build one first with ``ratified build records/tls13 --source
+../shared/corpus/tls13-spec/tls13-spec.bundle --store DIR``.
+
+It measures, one target after the other on the same store (an embedded store is opened by one
+process at a time):
+
+1. **embedded**: ``Brain.ask`` for the four example questions and ``Brain.query`` for every
+   distinct SPARQL text their cards ran (``answer.queries``), in this process.
+2. **http**: the same calls to ``ratified serve`` started as a subprocess on a free loopback
+   port: ``GET /api/ask?q=…`` and ``POST /sparql`` (form, JSON results), with keep-alive.
+
+For each call: ``--runs`` timed runs after 5 warm-ups, median (p50) and p99 (nearest-rank;
+with fewer than 100 runs that is the slowest). Then throughput: ``--requests`` calls (the
+questions, or the queries, round-robin) from ``--concurrency`` client threads at once.
+Row counts over HTTP are checked against the embedded store before anything is timed; a
+difference prints ``MISMATCH`` and exits with status 1. Nothing here asserts on timings.
+
+Targets are columns: another (an Oxigraph server for ``/sparql``) is one more class with
+``ask``/``sparql``/``rows``/``close`` and one more entry in ``TARGETS``.
+
+The report is Markdown on stdout, also written to ``benchmarks/out/endpoint.md``; progress
+goes to stderr. Exit status: 0 on success, 1 on a row mismatch, 2 when the store is unusable
+or the server does not start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import httpx
+import pyoxigraph
+import starlette
+import uvicorn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from core import ms, percentile, ratio, table
+from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.graph.store import StoreError
+
+OUT_FILE = Path(__file__).resolve().parent / "out" / "endpoint.md"
+QUESTIONS: tuple[str, ...] = (
+    "why does early data work this way?",
+    "who should I ask about key share?",
+    "what did section 4.2.9 of draft-ietf-tls-tls13-21 become in the RFC?",
+    "how did the IESG vote on draft-ietf-tls-tls13?",
+)
+WARMUP = 5
+STARTUP_S = 120.0
+
+
+class BenchError(RuntimeError):
+    """A precondition failed; the message says what to do."""
+
+
+def log(message: str) -> None:
+    """A progress line on stderr."""
+    print(f"[endpoint] {message}", file=sys.stderr, flush=True)
+
+
+# --- targets -------------------------------------------------------------------------------
+
+
+class Target(Protocol):
+    """One way to reach the brain: every call returns once the full answer is in hand."""
+
+    name: str
+
+    def ask(self, question: str) -> None:
+        """Answer a question in words."""
+        ...
+
+    def sparql(self, query: str) -> None:
+        """Run a SELECT and receive every row."""
+        ...
+
+    def rows(self, query: str) -> int:
+        """Run a SELECT and count its rows (for the check before timing)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the target holds."""
+        ...
+
+
+class Embedded:
+    """The brain in this process: ``Brain.ask`` and ``Brain.query``."""
+
+    name = "embedded"
+
+    def __init__(self, store: Path) -> None:
+        self.brain = open_brain(store)
+
+    def ask(self, question: str) -> None:
+        """``Brain.ask``."""
+        self.brain.ask(question)
+
+    def sparql(self, query: str) -> None:
+        """``Brain.query`` (evaluates and reads every row)."""
+        self.brain.query(query)
+
+    def rows(self, query: str) -> int:
+        """Rows ``Brain.query`` returns."""
+        return len(self.brain.query(query).rows)
+
+    def close(self) -> None:
+        """Close the store so another process can open it."""
+        self.brain.close()
+        del self.brain
+        gc.collect()
+
+
+class Http:
+    """``ratified serve`` in a subprocess, reached over loopback HTTP with keep-alive."""
+
+    name = "http"
+
+    def __init__(self, store: Path) -> None:
+        self.log_file = tempfile.NamedTemporaryFile(prefix="rr-serve-", suffix=".log")  # noqa: SIM115
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        command = [
+            sys.executable,
+            "-m",
+            "ratified_rdf.surfaces.server",
+            "--store",
+            str(store),
+            "--port",
+            str(port),
+            "--query-timeout",
+            "60",
+            "--max-rows",
+            "1000000",
+        ]
+        self.process = subprocess.Popen(
+            command, stdout=self.log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+        self._local = threading.local()
+        self._clients: list[httpx.Client] = []
+        self._lock = threading.Lock()
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            try:
+                if httpx.get(f"{self.base}/api/holdings", timeout=5).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.close()
+        raise BenchError(
+            f"The server did not start within {STARTUP_S:.0f} s; its log ends with:\n"
+            + self._log_tail()
+        )
+
+    def _log_tail(self) -> str:
+        self.log_file.flush()
+        text = Path(self.log_file.name).read_text(encoding="utf-8", errors="replace")
+        return "\n".join(text.splitlines()[-20:])
+
+    @property
+    def _client(self) -> httpx.Client:
+        client: httpx.Client | None = getattr(self._local, "client", None)
+        if client is None:
+            client = httpx.Client(base_url=self.base, timeout=120)
+            self._local.client = client
+            with self._lock:
+                self._clients.append(client)
+        return client
+
+    def _get(self, response: httpx.Response) -> httpx.Response:
+        if response.status_code != 200:
+            raise BenchError(
+                f"{response.request.method} {response.request.url.path} answered "
+                f"{response.status_code}: {response.text[:300]}"
+            )
+        return response
+
+    def ask(self, question: str) -> None:
+        """``GET /api/ask?q=…``, body read."""
+        self._get(self._client.get("/api/ask", params={"q": question}))
+
+    def sparql(self, query: str) -> None:
+        """``POST /sparql`` as a form, JSON results, body read."""
+        self._get(
+            self._client.post(
+                "/sparql",
+                data={"query": query},
+                headers={"Accept": "application/sparql-results+json"},
+            )
+        )
+
+    def rows(self, query: str) -> int:
+        """Bindings in the JSON results."""
+        response = self._get(
+            self._client.post(
+                "/sparql",
+                data={"query": query},
+                headers={"Accept": "application/sparql-results+json"},
+            )
+        )
+        return len(response.json()["results"]["bindings"])
+
+    def close(self) -> None:
+        """Close the clients and stop the server."""
+        for client in self._clients:
+            client.close()
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log_file.close()
+
+
+TARGETS: tuple[Callable[[Path], Target], ...] = (Embedded, Http)
+"""Measured in this order; the first is the baseline every ratio is taken against."""
+
+
+def open_brain(store: Path) -> Brain:
+    """The brain in ``store``, or a sentence saying how to build one."""
+    if not store.is_dir() or not any(store.iterdir()):
+        raise BenchError(
+            f"There is no brain in {store}. Build one first: ratified build records/tls13 "
+            f"--source ../shared/corpus/tls13-spec/tls13-spec.bundle --store {store}"
+        )
+    try:
+        return Brain.open(store)
+    except (BrainError, StoreError) as error:
+        raise BenchError(str(error)) from None
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def started(make: Callable[[Path], Target], store: Path) -> Iterator[Target]:
+    """A target, closed afterwards whatever happens."""
+    target = make(store)
+    try:
+        yield target
+    finally:
+        target.close()
+
+
+# --- workload and measurement ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardQuery:
+    """One distinct SPARQL text a card ran: its name, the parameters bound into it (shortened
+    to tell apart runs of one query), and the embedded row count."""
+
+    name: str
+    sparql: str
+    rows: int
+    params: str
+
+
+@dataclass
+class Timings:
+    """Per call: milliseconds of each timed run, by target name."""
+
+    label: str
+    detail: str
+    runs: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass
+class Throughput:
+    """Calls per second of one workload under concurrency, by target name."""
+
+    label: str
+    per_second: dict[str, float] = field(default_factory=dict)
+
+
+def card_queries(store: Path) -> tuple[list[CardQuery], dict[str, str]]:
+    """Every distinct SPARQL text the questions' cards ran, with the embedded row count, and
+    each question's verdict."""
+    brain = open_brain(store)
+    try:
+        seen: dict[str, CardQuery] = {}
+        verdicts = {}
+        for question in QUESTIONS:
+            answer = brain.ask(question)
+            verdicts[question] = answer.verdict.value
+            for run in answer.queries:
+                if run.sparql not in seen:
+                    rows = len(brain.query(run.sparql).rows)
+                    params = ", ".join(f"{k}={short(v)}" for k, v in run.params.items())
+                    seen[run.sparql] = CardQuery(run.name, run.sparql, rows, params)
+        return list(seen.values()), verdicts
+    finally:
+        brain.close()
+        del brain
+        gc.collect()
+
+
+def short(value: str) -> str:
+    """A parameter value cut to what tells runs apart: an IRI's last segments."""
+    text = "/".join(value.split("/")[-2:]) if value.startswith("http") else value
+    return text if len(text) <= 28 else text[:27] + "…"
+
+
+def time_call(call: Callable[[], None], runs: int) -> list[float]:
+    """Milliseconds of ``runs`` calls after the warm-up."""
+    for _ in range(WARMUP):
+        call()
+    out = []
+    for _ in range(runs):
+        started_at = time.perf_counter()
+        call()
+        out.append((time.perf_counter() - started_at) * 1000)
+    return out
+
+
+def throughput(calls: Sequence[Callable[[], None]], requests: int, concurrency: int) -> float:
+    """Calls per second: ``requests`` calls taken round-robin from ``calls`` by
+    ``concurrency`` threads sharing one counter."""
+    lock = threading.Lock()
+    issued = 0
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        nonlocal issued
+        while True:
+            with lock:
+                if issued >= requests or errors:
+                    return
+                index = issued
+                issued += 1
+            try:
+                calls[index % len(calls)]()
+            except BaseException as error:
+                errors.append(error)
+                return
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    started_at = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started_at
+    if errors:
+        raise errors[0]
+    return requests / elapsed
+
+
+def check_rows(target: Target, queries: Sequence[CardQuery]) -> list[str]:
+    """Lines saying where ``target`` disagrees with the embedded row counts."""
+    mismatches = []
+    for query in queries:
+        got = target.rows(query.sparql)
+        if got != query.rows:
+            mismatches.append(
+                f"MISMATCH: {query.name} returned {query.rows} row(s) embedded but {got} "
+                f"through {target.name} for the same SPARQL."
+            )
+    return mismatches
+
+
+def measure(
+    target: Target,
+    queries: Sequence[CardQuery],
+    questions: dict[str, Timings],
+    sparql: dict[str, Timings],
+    rates: dict[str, Throughput],
+    args: argparse.Namespace,
+) -> None:
+    """Time every question and query on ``target``, then its throughput."""
+    for question in QUESTIONS:
+        log(f"{target.name}: asking {question!r} ({WARMUP} warm-up + {args.runs} runs)")
+        questions[question].runs[target.name] = time_call(
+            lambda q=question: target.ask(q), args.runs
+        )
+    for query in queries:
+        log(f"{target.name}: {query.name} ({WARMUP} warm-up + {args.runs} runs)")
+        sparql[query.sparql].runs[target.name] = time_call(
+            lambda s=query.sparql: target.sparql(s), args.runs
+        )
+    log(f"{target.name}: throughput, {args.requests} calls from {args.concurrency} threads")
+    rates["questions"].per_second[target.name] = throughput(
+        [lambda q=q: target.ask(q) for q in QUESTIONS], args.requests, args.concurrency
+    )
+    rates["queries"].per_second[target.name] = throughput(
+        [lambda s=q.sparql: target.sparql(s) for q in queries], args.requests, args.concurrency
+    )
+
+
+# --- report --------------------------------------------------------------------------------
+
+
+def latency_section(title: str, note: str, rows: Sequence[Timings], names: Sequence[str]) -> str:
+    """One row per call: p50 and p99 per target, and each target's p50 over the baseline's."""
+    baseline = names[0]
+    header = ["call", "detail"]
+    for name in names:
+        header += [f"{name} p50 ms", f"{name} p99 ms"]
+    header += [f"{name}/{baseline} p50" for name in names[1:]]
+    body = []
+    for timing in rows:
+        line = [timing.label, timing.detail]
+        for name in names:
+            values = timing.runs.get(name, [])
+            line += (
+                [ms(statistics.median(values)), ms(percentile(values, 99))]
+                if values
+                else [
+                    "n/a",
+                    "n/a",
+                ]
+            )
+        base = timing.runs.get(baseline)
+        for name in names[1:]:
+            other = timing.runs.get(name)
+            line.append(
+                ratio(statistics.median(other), statistics.median(base))
+                if base and other
+                else "n/a"
+            )
+        body.append(line)
+    return "\n".join([title, "", note, "", table(header, body, right=range(2, len(header)))])
+
+
+def throughput_section(
+    rates: dict[str, Throughput], names: Sequence[str], args: argparse.Namespace
+) -> str:
+    """Calls per second per target, and each target's rate over the baseline's."""
+    baseline = names[0]
+    header = ["workload", *(f"{n} calls/s" for n in names)]
+    header += [f"{n}/{baseline}" for n in names[1:]]
+    body = []
+    for rate in rates.values():
+        line = [rate.label, *(f"{rate.per_second.get(n, 0):,.1f}" for n in names)]
+        base = rate.per_second.get(baseline, 0)
+        line += [ratio(rate.per_second.get(n, 0), base) for n in names[1:]]
+        body.append(line)
+    return "\n".join(
+        [
+            "## Throughput",
+            "",
+            f"{args.requests} calls per workload, round-robin over its calls, from "
+            f"{args.concurrency} client threads at once (server and clients share the machine's "
+            f"{os.cpu_count()} CPU(s)).",
+            "",
+            table(header, body, right=range(1, len(header))),
+        ]
+    )
+
+
+def header_section(store: Path, queries: int) -> str:
+    """When, on what and over which brain the benchmark ran."""
+    return "\n".join(
+        [
+            "# ratified-rdf endpoint benchmark",
+            "",
+            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · Python {platform.python_version()} · "
+            f"pyoxigraph {pyoxigraph.__version__} · Starlette {starlette.__version__} · "
+            f"uvicorn {uvicorn.__version__} · {platform.machine()} · {os.cpu_count()} CPU(s)",
+            "",
+            f"Store `{store}`; {len(QUESTIONS)} example questions and the {queries} distinct "
+            "SPARQL texts their cards ran. **embedded** is `Brain.ask` / `Brain.query` in this "
+            "process; **http** is `ratified serve` in a subprocess: `GET /api/ask` (the answer "
+            "as JSON) and `POST /sparql` (a form, JSON results), over loopback with keep-alive, "
+            "timed until the whole body is read.",
+        ]
+    )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--store", type=Path, default=Path("brain"), help="a store folder holding a built brain"
+    )
+    parser.add_argument("--runs", type=int, default=50, help="timed runs per call (50)")
+    parser.add_argument(
+        "--requests", type=int, default=200, help="calls per throughput workload (200)"
+    )
+    parser.add_argument("--concurrency", type=int, default=4, help="client threads (4)")
+    args = parser.parse_args(argv)
+    for name in ("runs", "requests", "concurrency"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure every target and print the report; 1 on a row mismatch, 2 on a setup problem."""
+    args = parse_args(argv)
+    try:
+        log(f"reading the card queries from {args.store}")
+        queries, verdicts = card_queries(args.store)
+        questions = {q: Timings(q, verdicts[q]) for q in QUESTIONS}
+        sparql = {
+            q.sparql: Timings(q.name, f"{q.rows} rows" + (f"; {q.params}" if q.params else ""))
+            for q in queries
+        }
+        rates = {
+            "questions": Throughput(f"the {len(QUESTIONS)} questions (ask)"),
+            "queries": Throughput(f"the {len(queries)} card queries (SPARQL)"),
+        }
+        names = []
+        for make in TARGETS:
+            with started(make, args.store) as target:
+                log(f"{target.name}: checking row counts")
+                mismatches = check_rows(target, queries)
+                if mismatches:
+                    print("\n".join(mismatches))
+                    print(
+                        f"error: {target.name} and the embedded store disagree on row counts, "
+                        "so no timing is compared.",
+                        file=sys.stderr,
+                    )
+                    return 1
+                names.append(target.name)
+                measure(target, queries, questions, sparql, rates, args)
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    note = (
+        f"{WARMUP} warm-up runs, then {args.runs} timed runs per call; p99 is nearest-rank "
+        "(the slowest run when there are fewer than 100)."
+    )
+    sections = [
+        header_section(args.store, len(queries)),
+        latency_section(
+            "## Questions: `/api/ask` vs `Brain.ask`", note, list(questions.values()), names
+        ),
+        latency_section(
+            "## Card queries: `/sparql` vs `Brain.query`", note, list(sparql.values()), names
+        ),
+        throughput_section(rates, names, args),
+    ]
+    report = "\n\n".join(sections) + "\n"
+    print(report, end="")
+    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
+    OUT_FILE.write_text(report, encoding="utf-8")
+    log(f"wrote {OUT_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

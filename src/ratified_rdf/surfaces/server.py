@@ -1,0 +1,1023 @@
+"""``ratified serve``: the brain over HTTP.
+
+One Starlette app, run by uvicorn, with four faces:
+
+- ``/sparql``: a read-only SPARQL 1.1 Protocol endpoint over exactly the reader's graphs
+  (GET, form POST and direct POST; results by content negotiation or a ``format`` parameter).
+- ``/api/ask?q=…`` and ``/api/holdings``: answer cards as JSON, the same object
+  ``ratified ask --json`` prints.
+- ``/id/…``: the brain's IRIs (``https://w3id.org/ratified-rdf/id/…``) made dereferenceable:
+  303 to ``/doc/…``, a description in HTML, Turtle, N-Triples or JSON-LD.
+- ``/``: one small page that asks questions and shows the cards with their links and SPARQL.
+
+Limits of ``/sparql``, honestly: pyoxigraph (0.5) has no query timeout or cancellation in its
+Python API. Queries are therefore evaluated lazily on a worker thread (Oxigraph releases the
+GIL while it evaluates, so the event loop keeps serving), pulling one row at a time and
+checking a deadline and a row limit between rows. Oxigraph streams scans, joins, filters and
+unions, so such queries stop within a row of their deadline. Some operators read their whole
+input before the first row comes out: ORDER BY, GROUP BY and aggregates, ASK, and the side of
+a join or MINUS that the engine hashes first. For those the client still gets its 503 at the
+deadline, but the worker runs on until the engine hands back a row (or finishes), holding one
+of the few worker slots. A query's time budget includes waiting for a free worker, so while
+every slot is held by such a query, new queries get 503 and Retry-After within their own
+timeout rather than hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import html
+import os
+import re
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+from urllib.parse import parse_qsl, urlsplit
+
+import click
+from pydantic import JsonValue
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    QueryBoolean,
+    QueryResultsFormat,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+    Triple,
+    parse_query_results,
+    serialize,
+)
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import QueryParams
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ratified_rdf.audit import AuditError, DetailSidecar, capture
+from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.store import StoreError
+from ratified_rdf.queries.files import QueryError
+from ratified_rdf.queries.guard import refuse_service
+
+WEB = Path(__file__).resolve().parent / "web"
+MAX_QUESTION_CHARS = 500
+"""Longer questions are refused: the router reads a sentence, not a document."""
+INCOMING_LIMIT = 200
+"""How many incoming links a resource page lists."""
+
+_T = TypeVar("_T")
+
+# Offers in order of preference: with ``*/*`` (or no Accept) the first one wins. Aliases
+# that clients send in practice (SPARQLWrapper sends application/json, rdflib text/xml) map
+# to the same format and are answered with the canonical media type.
+_RESULTS: dict[str, tuple[str, QueryResultsFormat]] = {
+    "application/sparql-results+json": ("application/sparql-results+json", QueryResultsFormat.JSON),
+    "application/sparql-results+xml": ("application/sparql-results+xml", QueryResultsFormat.XML),
+    "text/csv": ("text/csv; charset=utf-8", QueryResultsFormat.CSV),
+    "text/tab-separated-values": (
+        "text/tab-separated-values; charset=utf-8",
+        QueryResultsFormat.TSV,
+    ),
+    "application/json": ("application/sparql-results+json", QueryResultsFormat.JSON),
+    "application/xml": ("application/sparql-results+xml", QueryResultsFormat.XML),
+    "text/xml": ("application/sparql-results+xml", QueryResultsFormat.XML),
+}
+_GRAPHS: dict[str, tuple[str, RdfFormat]] = {
+    "text/turtle": ("text/turtle", RdfFormat.TURTLE),
+    "application/n-triples": ("application/n-triples", RdfFormat.N_TRIPLES),
+    "application/ld+json": ("application/ld+json", RdfFormat.JSON_LD),
+    "application/rdf+xml": ("application/rdf+xml", RdfFormat.RDF_XML),
+    "application/turtle": ("text/turtle", RdfFormat.TURTLE),
+    "application/x-turtle": ("text/turtle", RdfFormat.TURTLE),
+    "text/n3": ("text/turtle", RdfFormat.TURTLE),
+    "text/plain": ("application/n-triples", RdfFormat.N_TRIPLES),
+    "application/json": ("application/ld+json", RdfFormat.JSON_LD),
+    "application/x-json+ld": ("application/ld+json", RdfFormat.JSON_LD),
+    "application/xml": ("application/rdf+xml", RdfFormat.RDF_XML),
+}
+# The ``format`` parameter's short names (SPARQLWrapper sends format=json, xml, turtle, n3,
+# csv, tsv, json-ld, rdf+xml); a full media type is accepted too.
+_RESULTS_NAMES = {"json": "application/json", "xml": "application/xml", "csv": "text/csv"}
+_RESULTS_NAMES |= {"tsv": "text/tab-separated-values"}
+_GRAPH_NAMES = {
+    "turtle": "text/turtle",
+    "ttl": "text/turtle",
+    "n3": "text/turtle",
+    "nt": "application/n-triples",
+    "ntriples": "application/n-triples",
+    "n-triples": "application/n-triples",
+    "json-ld": "application/ld+json",
+    "jsonld": "application/ld+json",
+    "json": "application/ld+json",
+    "xml": "application/rdf+xml",
+    "rdf": "application/rdf+xml",
+    "rdf+xml": "application/rdf+xml",
+    "rdfxml": "application/rdf+xml",
+}
+_PAGE = "text/html"
+_DOCS: dict[str, tuple[str, RdfFormat | None]] = {
+    _PAGE: ("text/html; charset=utf-8", None),
+    "application/xhtml+xml": ("text/html; charset=utf-8", None),
+    **{k: _GRAPHS[k] for k in ("text/turtle", "application/ld+json", "application/n-triples")},
+    "application/turtle": _GRAPHS["application/turtle"],
+    "application/json": _GRAPHS["application/json"],
+}
+_DOC_NAMES = {"html": _PAGE, **{k: _GRAPH_NAMES[k] for k in ("turtle", "ttl", "nt", "ntriples")}}
+_DOC_NAMES |= {"jsonld": "application/ld+json", "json-ld": "application/ld+json"}
+
+_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+_PAGE_HEADERS = {"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff"}
+
+
+class EndpointError(Exception):
+    """A request the server refuses, with the HTTP status and a sentence saying what to do."""
+
+    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long one ``/sparql`` query may run, and how many rows (or triples) it may return."""
+
+    query_timeout_s: float
+    max_rows: int
+
+
+# --- which brain serves a request -----------------------------------------------------------
+
+
+def _reader(request: Request) -> Brain:
+    """The brain (a reader's view of the store) that serves ``request``.
+
+    Every route asks here, so scoping readers by an access token (tenant, clearance) is a
+    change to this function alone: today every request reads as the app's brain.
+    """
+    brain: Brain = request.app.state.brain
+    return brain
+
+
+# --- content negotiation --------------------------------------------------------------------
+
+
+def _accept_ranges(header: str) -> list[tuple[str, float]]:
+    """The media ranges of an Accept header with their q-values, in the order given."""
+    ranges = []
+    for part in header.split(","):
+        fields = [f.strip() for f in part.split(";")]
+        media = fields[0].lower()
+        if not media:
+            continue
+        quality = 1.0
+        for param in fields[1:]:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        ranges.append((media, quality))
+    return ranges
+
+
+def _negotiate(header: str | None, offers: Sequence[str]) -> str | None:
+    """The offer an Accept header prefers, the first offer when there is no header, or
+    ``None`` when nothing offered is acceptable.
+
+    Each offer takes the q-value of the most specific range that matches it (``type/sub``
+    over ``type/*`` over ``*/*``); among equal q-values the server's order decides.
+    """
+    if not header or not header.strip():
+        return offers[0] if offers else None
+    ranges = _accept_ranges(header)
+    chosen: str | None = None
+    best = 0.0
+    for offer in offers:
+        kind = offer.split("/")[0]
+        specificity, quality = 0, 0.0
+        for media, q in ranges:
+            level = {offer: 3, f"{kind}/*": 2, "*/*": 1}.get(media, 0)
+            if level > specificity:
+                specificity, quality = level, q
+        if quality > best:
+            chosen, best = offer, quality
+    return chosen
+
+
+def _choose(
+    offers: Mapping[str, _T],
+    names: Mapping[str, str],
+    accept: str | None,
+    formats: Sequence[str],
+) -> _T | None:
+    """Pick a format: the first usable ``format`` parameter value, else the Accept header."""
+    if formats:
+        for value in formats:
+            key = names.get(value.strip().lower(), value.strip().lower())
+            if key in offers:
+                return offers[key]
+        return None
+    key = _negotiate(accept, list(offers))
+    return offers[key] if key is not None else None
+
+
+def _not_acceptable(form: str, offers: Iterable[tuple[str, object]]) -> EndpointError:
+    canonical = sorted({media.split(";")[0] for media, _ in offers})
+    return EndpointError(
+        406,
+        f"No acceptable format for a {form} result: ask for one of {', '.join(canonical)} "
+        "(Accept header or format parameter).",
+    )
+
+
+# --- the query text -------------------------------------------------------------------------
+
+_NOT_CODE = re.compile(
+    r"""
+      '''(?:[^'\\]|\\.|'(?!''))*'''
+    | \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+    | '(?:[^'\\\n\r]|\\.)*'
+    | "(?:[^"\\\n\r]|\\.)*"
+    | <[^<>"{}|^`\\\s]*>
+    | \#[^\n\r]*
+    """,
+    re.VERBOSE,
+)
+_DATASET_CLAUSE = re.compile(r"(?<![\w?$:-])FROM(?![\w:-])", re.IGNORECASE)
+# Matched on the text with comments, strings and IRIs blanked out.
+_UPDATE_START = re.compile(
+    r"^\s*(?:(?:PREFIX\s+[^\s:]*:|BASE)\s*)*"
+    r"(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
+    re.IGNORECASE,
+)
+_CODEPOINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+
+
+def _unescape_codepoints(sparql: str) -> str:
+    """The text as the SPARQL grammar reads it: ``\\uXXXX`` escapes are decoded before
+    parsing (SPARQL 1.1 §19.2), so a keyword could hide behind them."""
+    return _CODEPOINT.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), sparql)
+
+
+def _check_query_text(sparql: str) -> None:
+    """Refuse, before anything runs, what this endpoint does not do: updates, SERVICE, FROM."""
+    for text in {sparql, _unescape_codepoints(sparql)}:
+        code = _NOT_CODE.sub(" ", text)
+        if _UPDATE_START.match(code):
+            raise _update_refused()
+        try:
+            refuse_service(text)
+        except QueryError as error:
+            raise EndpointError(400, str(error)) from None
+        # Oxigraph replaces the dataset a query names with the one it is given, so FROM
+        # cannot widen what a reader sees; it is refused anyway because silently answering
+        # over a different dataset than the text describes would mislead the client.
+        if _DATASET_CLAUSE.search(code):
+            raise EndpointError(
+                400,
+                "This endpoint answers over a fixed dataset (the brain's current graphs), so "
+                "FROM and FROM NAMED are refused; remove them, and use GRAPH inside the query "
+                "to pick one of its graphs.",
+            )
+
+
+def _update_refused() -> EndpointError:
+    # The SPARQL 1.1 Protocol's "Failure Responses" say the applicable codes *include* 400
+    # (text that is not legal SPARQL) and 500 (the service failed, or refuses, to execute).
+    # An update sent here is neither broken nor a server fault: it is understood and refused
+    # by policy, which is HTTP's 403 Forbidden. A 500 would read as a fault worth retrying.
+    return EndpointError(
+        403,
+        "This SPARQL endpoint is read-only: updates (INSERT, DELETE, LOAD, CLEAR, …) are "
+        "refused. Change the brain with `ratified build` instead.",
+    )
+
+
+# --- evaluation -----------------------------------------------------------------------------
+
+
+class QueryTimeout(Exception):
+    """The query ran past its deadline."""
+
+
+def _timeout_error(limits: Limits) -> EndpointError:
+    return EndpointError(
+        503,
+        f"The query ran longer than the {limits.query_timeout_s:g} s this endpoint allows "
+        "(waiting for a free worker included) and was abandoned. Make it more selective (bind "
+        "more of the pattern, add a LIMIT) or ask the operator for a longer --query-timeout.",
+    )
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A serialised result, its media type, and how many rows (or triples) it holds."""
+
+    body: bytes
+    media_type: str
+    rows: int = 0
+
+
+@dataclass(frozen=True)
+class _Choice:
+    results: tuple[str, QueryResultsFormat] | None
+    graph: tuple[str, RdfFormat] | None
+
+
+def _pull(
+    items: Iterable[_T], deadline: float, cancelled: threading.Event, max_rows: int, what: str
+) -> Iterable[_T]:
+    """``items`` one at a time, stopping at the deadline, on cancellation or past the limit."""
+    for count, item in enumerate(items, 1):
+        if cancelled.is_set() or time.monotonic() > deadline:
+            raise QueryTimeout
+        if count > max_rows:
+            # An error, not a truncated result: a protocol client cannot tell a silently
+            # cut result from a complete one. 422: the query is valid, yet asks for more
+            # than this endpoint returns, so the client has to change it.
+            raise EndpointError(
+                422,
+                f"The result has more than {max_rows:,} {what}, the most this endpoint returns. "
+                "Add a LIMIT (and ORDER BY with OFFSET to page through it) or a more selective "
+                "pattern.",
+            )
+        yield item
+    if cancelled.is_set():
+        raise QueryTimeout
+
+
+def _term_tsv(term: object) -> str:
+    # str() of a pyoxigraph term is its N-Triples form with tabs and newlines escaped, which
+    # is exactly a term of the SPARQL TSV results format.
+    return "" if term is None else str(term)
+
+
+def _evaluate(
+    brain: Brain,
+    sparql: str,
+    choice: _Choice,
+    limits: Limits,
+    cancelled: threading.Event,
+    deadline: float,
+) -> Payload:
+    """Run ``sparql`` over ``brain``'s graphs (default graph: their union; named graphs:
+    them) and serialise it, before ``deadline`` (``time.monotonic``) and within the row
+    limit."""
+    try:
+        result = brain.evaluate(sparql)
+        if isinstance(result, QueryBoolean):
+            if choice.results is None:
+                raise _not_acceptable("boolean (ASK)", _RESULTS.values())
+            media, results_format = choice.results
+            return Payload(result.serialize(format=results_format), media)
+        if isinstance(result, QuerySolutions):
+            if choice.results is None:
+                raise _not_acceptable("SELECT", _RESULTS.values())
+            media, results_format = choice.results
+            names = [variable.value for variable in result.variables]
+            # pyoxigraph serialises only the engine's own result iterator, which cannot be
+            # checked row by row; so rows are pulled here under the deadline and limit,
+            # written as TSV (lossless: terms in N-Triples syntax), and pyoxigraph parses that
+            # and writes the format asked for.
+            lines = ["\t".join(f"?{name}" for name in names)]
+            lines += (
+                "\t".join(_term_tsv(term) for term in solution)
+                for solution in _pull(result, deadline, cancelled, limits.max_rows, "rows")
+            )
+            tsv = ("\n".join(lines) + "\n").encode()
+            solutions = parse_query_results(tsv, QueryResultsFormat.TSV)
+            return Payload(solutions.serialize(format=results_format), media, len(lines) - 1)
+        if isinstance(result, QueryTriples):
+            if choice.graph is None:
+                raise _not_acceptable("CONSTRUCT or DESCRIBE", _GRAPHS.values())
+            media, rdf_format = choice.graph
+            triples = list(_pull(result, deadline, cancelled, limits.max_rows, "triples"))
+            body = serialize(triples, format=rdf_format, prefixes=v.PREFIXES)
+            return Payload(body, media, len(triples))
+    except SyntaxError as error:
+        raise EndpointError(400, f"The query is not valid SPARQL: {error}.") from None
+    except BrainError as error:
+        raise EndpointError(501, str(error)) from None
+    except OSError as error:
+        raise EndpointError(
+            500, f"The store failed while evaluating the query: {error}. Try again."
+        ) from None
+    raise EndpointError(500, "The engine returned a result of an unknown kind.")
+
+
+def _audited_evaluation(
+    brain: Brain,
+    sparql: str,
+    choice: _Choice,
+    limits: Limits,
+    cancelled: threading.Event,
+    deadline: float,
+) -> Payload:
+    """Check and evaluate ``sparql`` for ``brain``'s reader, audited as ``Brain.query`` is:
+    the record is written before anything runs (no record, no query), refusals and timeouts
+    end as failed outcomes, and the row count follows in a detail sidecar."""
+    subject: dict[str, JsonValue] = {
+        "sparql": sparql,
+        "sparql_sha256": hashlib.sha256(sparql.encode()).hexdigest(),
+        "brain": brain.brain_id,
+        "via": "/sparql",
+    }
+    audit = brain.audit
+    with (
+        capture(
+            audit,
+            "query",
+            subject,
+            tenant=brain.tenant,
+            clearance=brain.clearance.value,
+            actor=brain.actor,
+        )
+        if audit is not None
+        else contextlib.nullcontext()
+    ) as record:
+        _check_query_text(sparql)
+        payload = _evaluate(brain, sparql, choice, limits, cancelled, deadline)
+        if audit is not None and record is not None:
+            audit.append(DetailSidecar(annotates=record.id, detail={"rows": payload.rows}))
+        return payload
+
+
+def _released(error: BaseException) -> BaseException:
+    """``error`` with the frames of its tracebacks cleared, on the thread that raised it.
+
+    A frame can hold a pyoxigraph result iterator, which may only be released on the thread
+    that made it: left in a traceback, it would be freed on the event loop's thread and fail.
+    """
+    pending: list[BaseException | None] = [error]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current.__traceback__ is not None:
+            traceback.clear_frames(current.__traceback__)
+        pending += [current.__cause__, current.__context__]
+    return error
+
+
+class _Workers:
+    """At most ``size`` SPARQL evaluations at once, each on a daemon thread of its own.
+
+    Daemon threads, not a pool: an abandoned evaluation cannot be interrupted, and it must
+    not keep the process from exiting when the server stops. A request waits for a free
+    worker within its own time budget; the slots are handed over under a lock, not with an
+    asyncio primitive, because workers release them from their own threads.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._busy = 0
+        self._lock = threading.Lock()
+        self._waiting: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
+
+    @property
+    def busy(self) -> int:
+        """How many evaluations are running now (abandoned ones included)."""
+        with self._lock:
+            return self._busy
+
+    async def _acquire(self, deadline: float) -> None:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._busy < self.size:
+                self._busy += 1
+                return
+            turn: asyncio.Future[None] = loop.create_future()
+            self._waiting.append((loop, turn))
+        try:
+            await asyncio.wait_for(turn, max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            with self._lock:
+                if (loop, turn) not in self._waiting:
+                    return  # a worker handed its slot over just as the wait ran out
+                self._waiting.remove((loop, turn))
+            raise EndpointError(
+                503,
+                f"All {self.size} query workers stayed busy for as long as this query may run "
+                "(a query that overran its time limit may still be finishing); try again in "
+                "a few seconds.",
+                {"Retry-After": "5"},
+            ) from None
+
+    def _release(self) -> None:
+        """Give the slot to the longest waiter, or free it."""
+        while True:
+            with self._lock:
+                if not self._waiting:
+                    self._busy -= 1
+                    return
+                loop, turn = self._waiting.popleft()
+            try:
+                loop.call_soon_threadsafe(_grant, turn)
+                return
+            except RuntimeError:  # that waiter's loop is closed: try the next one
+                continue
+
+    async def run(self, job: Callable[[threading.Event, float], _T], timeout_s: float) -> _T:
+        """Run ``job(cancelled, deadline)`` on a worker; raise :class:`QueryTimeout` when
+        ``timeout_s`` (waiting for a worker included) has passed."""
+        deadline = time.monotonic() + timeout_s
+        await self._acquire(deadline)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[_T] = loop.create_future()
+        cancelled = threading.Event()
+
+        def settle(value: _T | None, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)  # type: ignore[arg-type]
+
+        def work() -> None:
+            value: _T | None = None
+            error: BaseException | None = None
+            try:
+                value = job(cancelled, deadline)
+            except BaseException as caught:
+                error = _released(caught)
+            finally:
+                self._release()
+            # The loop is closed when the server stopped while this query was running.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(settle, value, error)
+
+        threading.Thread(target=work, name="sparql-query", daemon=True).start()
+        try:
+            return await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            cancelled.set()
+            raise QueryTimeout from None
+
+
+def _grant(turn: asyncio.Future[None]) -> None:
+    if not turn.done():
+        turn.set_result(None)
+
+
+# --- /sparql --------------------------------------------------------------------------------
+
+
+def _one(values: Sequence[str], name: str) -> str | None:
+    if len(values) > 1:
+        raise EndpointError(400, f"Send one {name} per request; this one has {len(values)}.")
+    return values[0] if values else None
+
+
+async def _protocol_request(request: Request) -> tuple[str, list[str]]:
+    """The query text and ``format`` values of a SPARQL Protocol query request."""
+    url = request.query_params
+    if request.method == "GET":
+        fields: QueryParams | None = None
+        if url.getlist("update"):
+            raise _update_refused()
+        query = _one(url.getlist("query"), "query")
+    else:
+        content_type = request.headers.get("content-type", "")
+        media, *params = [p.strip() for p in content_type.split(";")]
+        media = media.lower()
+        if media == "application/x-www-form-urlencoded":
+            try:
+                body = (await request.body()).decode("utf-8")
+            except UnicodeDecodeError:
+                raise EndpointError(400, "The form body is not valid UTF-8.") from None
+            # Parsed here: Starlette's own form parser needs python-multipart.
+            fields = QueryParams(parse_qsl(body, keep_blank_values=True))
+            if fields.getlist("update") or url.getlist("update"):
+                raise _update_refused()
+            query = _one(fields.getlist("query"), "query")
+        elif media == "application/sparql-query":
+            fields = None
+            charsets = [p.split("=", 1)[1] for p in params if p.lower().startswith("charset=")]
+            if any(c.strip().strip("\"'").lower() not in {"utf-8", "utf8"} for c in charsets):
+                raise EndpointError(
+                    415, "Send the query as UTF-8 (Content-Type: application/sparql-query)."
+                )
+            try:
+                query = (await request.body()).decode("utf-8")
+            except UnicodeDecodeError:
+                raise EndpointError(400, "The query body is not valid UTF-8.") from None
+        elif media == "application/sparql-update":
+            raise _update_refused()
+        else:
+            raise EndpointError(
+                415,
+                "POST a query as application/x-www-form-urlencoded (query=…) or as "
+                f"application/sparql-query; this request was {media or 'untyped'}.",
+            )
+    if query is None or not query.strip():
+        raise EndpointError(
+            400,
+            "Send a SPARQL query: GET /sparql?query=…, or POST it as a query= form field or "
+            "as an application/sparql-query body.",
+        )
+    given = [*url.getlist("default-graph-uri"), *url.getlist("named-graph-uri")]
+    if fields is not None:
+        given += [*fields.getlist("default-graph-uri"), *fields.getlist("named-graph-uri")]
+    if given:
+        raise EndpointError(
+            400,
+            "This endpoint answers over a fixed dataset (the brain's current graphs), so "
+            "default-graph-uri and named-graph-uri are refused; leave them out.",
+        )
+    formats = [*url.getlist("format"), *(fields.getlist("format") if fields else [])]
+    return query, formats
+
+
+def _audit_unavailable(error: AuditError) -> EndpointError:
+    return EndpointError(
+        503, f"{error} The server answers nothing it cannot audit; try again once it can."
+    )
+
+
+def _error_response(error: EndpointError) -> Response:
+    return PlainTextResponse(error.message + "\n", error.status, headers=error.headers)
+
+
+async def sparql_endpoint(request: Request) -> Response:
+    """The SPARQL 1.1 Protocol query operation, read-only, over the reader's graphs."""
+    state = request.app.state
+    limits: Limits = state.limits
+    try:
+        sparql, formats = await _protocol_request(request)
+        accept = request.headers.get("accept")
+        choice = _Choice(
+            results=_choose(_RESULTS, _RESULTS_NAMES, accept, formats),
+            graph=_choose(_GRAPHS, _GRAPH_NAMES, accept, formats),
+        )
+        if choice.results is None and choice.graph is None:
+            raise _not_acceptable("query", [*_RESULTS.values(), *_GRAPHS.values()])
+        brain = _reader(request)
+        try:
+            payload = await state.workers.run(
+                lambda cancelled, deadline: _audited_evaluation(
+                    brain, sparql, choice, limits, cancelled, deadline
+                ),
+                limits.query_timeout_s,
+            )
+        except QueryTimeout:
+            raise _timeout_error(limits) from None
+        except AuditError as error:
+            raise _audit_unavailable(error) from None
+    except EndpointError as error:
+        return _error_response(error)
+    return Response(payload.body, media_type=payload.media_type, headers={"Vary": "Accept"})
+
+
+# --- the answer API -------------------------------------------------------------------------
+
+
+def _api_error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def api_ask(request: Request) -> Response:
+    """``GET /api/ask?q=…``: the answer card as JSON (the ``Answer`` model)."""
+    question = request.query_params.get("q", "").strip()
+    if not question:
+        return _api_error(400, "Ask a question: GET /api/ask?q=your+question.")
+    if len(question) > MAX_QUESTION_CHARS:
+        return _api_error(
+            400, f"Keep the question under {MAX_QUESTION_CHARS} characters; it is one sentence."
+        )
+    brain = _reader(request)
+    answer = await run_in_threadpool(brain.ask, question)
+    return JSONResponse(answer.model_dump(mode="json"))
+
+
+async def api_holdings(request: Request) -> Response:
+    """``GET /api/holdings``: what the graph holds, as an answer card in JSON."""
+    brain = _reader(request)
+    answer = await run_in_threadpool(brain.holdings)
+    return JSONResponse(answer.model_dump(mode="json"))
+
+
+# --- dereferenceable IRIs -------------------------------------------------------------------
+
+
+def _rest_of(request: Request, prefix: str) -> str:
+    """The path after ``prefix``, exactly as sent (percent-escapes kept, as IRIs keep them)."""
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1") if raw else request.url.path
+    return path.split(prefix, 1)[1] if prefix in path else ""
+
+
+@dataclass(frozen=True)
+class _Resource:
+    iri: str
+    triples: list[Triple]
+    incoming: list[tuple[str, str]]
+
+
+def _resource(brain: Brain, rest: str) -> _Resource:
+    """What the reader's graphs say about ``ID + rest``; 404 when they say nothing."""
+    iri = v.ID + rest
+    try:
+        node = NamedNode(iri)
+    except ValueError:
+        raise EndpointError(404, f"{iri} is not an IRI this brain could hold.") from None
+    triples = brain.describe(iri)
+    rows = brain.query(
+        f"SELECT ?s ?p WHERE {{ ?s ?p {node} }} ORDER BY ?p ?s LIMIT {INCOMING_LIMIT}"
+    ).rows
+    incoming = [(row["s"].value, row["p"].value) for row in rows]
+    if not triples and not incoming:
+        raise EndpointError(
+            404,
+            f"The brain knows nothing about {iri}. Check the link, or ask a question at / to "
+            "find the resource you want.",
+        )
+    return _Resource(iri, triples, incoming)
+
+
+async def resource(request: Request) -> Response:
+    """``GET /id/…``: the resource itself, so 303 See Other to its description.
+
+    The IRIs name things that are not documents (a revision, a section, a person), and they
+    are slash IRIs, so per "Cool URIs for the Semantic Web" (§4.3, 303 URIs forwarding to one
+    generic document) the server does not answer 200 for the thing; it redirects to
+    ``/doc/…``, one document about it that negotiates HTML, Turtle, N-Triples or JSON-LD.
+    An unknown IRI gets its 404 here, not after a redirect.
+    """
+    rest = _rest_of(request, "/id/")
+    try:
+        await run_in_threadpool(_resource, _reader(request), rest)
+    except EndpointError as error:
+        return _page_or_text_error(request, error)
+    target = "/doc/" + rest + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse(target, status_code=303, headers={"Vary": "Accept"})
+
+
+async def document(request: Request) -> Response:
+    """``GET /doc/…``: the description of one resource, by content negotiation."""
+    rest = _rest_of(request, "/doc/")
+    try:
+        formats = request.query_params.getlist("format")
+        chosen = _choose(_DOCS, _DOC_NAMES, request.headers.get("accept"), formats)
+        if chosen is None:
+            raise _not_acceptable("resource description", _DOCS.values())
+        found = await run_in_threadpool(_resource, _reader(request), rest)
+    except EndpointError as error:
+        return _page_or_text_error(request, error)
+    media, rdf_format = chosen
+    headers = {"Vary": "Accept", "Link": f'<{found.iri}>; rel="describes"'}
+    if rdf_format is None:
+        return HTMLResponse(_resource_page(found, rest), headers={**headers, **_PAGE_HEADERS})
+    body = serialize(found.triples, format=rdf_format, prefixes=v.PREFIXES)
+    return Response(body, media_type=media, headers=headers)
+
+
+def _page_or_text_error(request: Request, error: EndpointError) -> Response:
+    if _negotiate(request.headers.get("accept"), ["text/plain", _PAGE]) == _PAGE:
+        body = (
+            f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{error.status}"
+            "</title><link rel='stylesheet' href='/static/style.css'></head><body><main>"
+            f"<p class='error'>{html.escape(error.message)}</p><p><a href='/'>Ask a question"
+            "</a></p></main></body></html>"
+        )
+        return HTMLResponse(body, error.status, headers={**error.headers, **_PAGE_HEADERS})
+    return _error_response(error)
+
+
+_PREFIX_BY_LENGTH = sorted(v.PREFIXES.items(), key=lambda item: -len(item[1]))
+_LABELS = (v.RDFS + "label", v.DCTERMS + "title", v.FOAF + "name")
+
+
+def _compact(iri: str) -> str:
+    for prefix, namespace in _PREFIX_BY_LENGTH:
+        if iri.startswith(namespace) and len(iri) > len(namespace):
+            return f"{prefix}:{iri[len(namespace) :]}"
+    return iri
+
+
+def _link(iri: str) -> str:
+    """An IRI as a link: brain IRIs to their page here, others (public pages) as they are."""
+    text = html.escape(_compact(iri))
+    if iri.startswith(v.ID):
+        return f'<a href="/id/{html.escape(iri[len(v.ID) :])}">{text}</a>'
+    if urlsplit(iri).scheme in {"http", "https"}:
+        return f'<a href="{html.escape(iri)}" rel="noopener noreferrer">{text}</a>'
+    return text
+
+
+def _term_html(term: object) -> str:
+    if isinstance(term, NamedNode):
+        return _link(term.value)
+    if isinstance(term, BlankNode):
+        return html.escape(str(term))
+    if isinstance(term, Literal):
+        text = f'<span class="literal">{html.escape(term.value)}</span>'
+        if term.language:
+            return f'{text} <span class="muted">@{html.escape(term.language)}</span>'
+        datatype = term.datatype.value
+        if datatype != v.XSD + "string":
+            return f'{text} <span class="muted">{html.escape(_compact(datatype))}</span>'
+        return text
+    return html.escape(str(term))
+
+
+def _resource_page(found: _Resource, rest: str) -> str:
+    """A small HTML page: the resource's label, public pages, triples and incoming links."""
+    label = next(
+        (t.object.value for t in found.triples if t.predicate.value in _LABELS),
+        _compact(found.iri),
+    )
+    pages = [
+        t.object.value
+        for t in found.triples
+        if t.predicate.value == v.FOAF + "page" and isinstance(t.object, NamedNode)
+    ]
+    public = "".join(
+        f'<li><a href="{html.escape(p)}" rel="noopener noreferrer">{html.escape(p)}</a></li>'
+        for p in pages
+    )
+    rows = "".join(
+        f"<tr><td>{_link(t.predicate.value)}</td><td>{_term_html(t.object)}</td></tr>"
+        for t in sorted(found.triples, key=lambda t: (t.predicate.value, str(t.object)))
+    )
+    incoming = "".join(
+        f"<tr><td>{_link(s)}</td><td>{_link(p)}</td></tr>" for s, p in found.incoming
+    )
+    more = (
+        f"<p class='muted'>The first {INCOMING_LIMIT} are listed.</p>"
+        if len(found.incoming) >= INCOMING_LIMIT
+        else ""
+    )
+    doc = "/doc/" + html.escape(rest)
+    sections = [
+        f'<h2>Public page</h2><ul class="links">{public}</ul>' if public else "",
+        "<h2>What the graph says</h2>",
+        _table(("property", "value"), rows or '<tr><td colspan="2">Nothing as subject.</td></tr>'),
+    ]
+    if incoming:
+        sections += ["<h2>Linked from</h2>", _table(("resource", "property"), incoming), more]
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(label)} · ratified-rdf</title>
+<link rel="stylesheet" href="/static/style.css">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="alternate" type="text/turtle" href="{doc}?format=turtle">
+<link rel="alternate" type="application/ld+json" href="{doc}?format=jsonld">
+</head><body><main>
+<p><a href="/">← Ask a question</a></p>
+<h1>{html.escape(label)}</h1>
+<p class="iri"><code>{html.escape(found.iri)}</code></p>
+{"".join(sections)}
+<p class="muted">Also as <a href="{doc}?format=turtle">Turtle</a>,
+<a href="{doc}?format=nt">N-Triples</a>, <a href="{doc}?format=jsonld">JSON-LD</a>.</p>
+</main></body></html>
+"""
+
+
+def _table(header: tuple[str, str], body: str) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    return f'<table class="triples"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+# --- the page -------------------------------------------------------------------------------
+
+
+async def index(request: Request) -> Response:
+    """``GET /``: the question page."""
+    return HTMLResponse((WEB / "index.html").read_text(encoding="utf-8"), headers=_PAGE_HEADERS)
+
+
+# --- the app and the command ----------------------------------------------------------------
+
+
+async def _audit_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, AuditError)
+    refused = _audit_unavailable(error)
+    if request.url.path.startswith("/api/"):
+        return _api_error(refused.status, refused.message)
+    return _error_response(refused)
+
+
+async def _internal_error(request: Request, error: Exception) -> Response:
+    message = (
+        f"The server failed on this request ({type(error).__name__}: {error}). This is a bug "
+        "in ratified-rdf; the server log has the details."
+    )
+    if request.url.path.startswith("/api/"):
+        return _api_error(500, message)
+    return PlainTextResponse(message + "\n", 500)
+
+
+def create_app(
+    brain: Brain,
+    *,
+    query_timeout_s: float = 10.0,
+    max_rows: int = 10_000,
+    query_workers: int | None = None,
+) -> Starlette:
+    """The ASGI app serving ``brain``: run it with uvicorn.
+
+    ``query_timeout_s`` and ``max_rows`` bound each ``/sparql`` query (the time includes
+    waiting for a worker); ``query_workers`` is how many may evaluate at once (default: one
+    per CPU, at least two).
+    """
+    workers = query_workers if query_workers is not None else max(2, os.cpu_count() or 2)
+    if query_timeout_s <= 0:
+        raise ValueError("query_timeout_s must be a positive number of seconds.")
+    if max_rows < 1:
+        raise ValueError("max_rows must be at least 1.")
+    if workers < 1:
+        raise ValueError("query_workers must be at least 1.")
+    app = Starlette(
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/sparql", sparql_endpoint, methods=["GET", "POST"]),
+            Route("/api/ask", api_ask, methods=["GET"]),
+            Route("/api/holdings", api_holdings, methods=["GET"]),
+            Route("/id/{path:path}", resource, methods=["GET"]),
+            Route("/doc/{path:path}", document, methods=["GET"]),
+            Mount("/static", StaticFiles(directory=WEB), name="static"),
+        ],
+        exception_handlers={AuditError: _audit_error, Exception: _internal_error},
+    )
+    app.state.brain = brain
+    app.state.limits = Limits(query_timeout_s=query_timeout_s, max_rows=max_rows)
+    app.state.workers = _Workers(workers)
+    return app
+
+
+@click.command("serve")
+@click.option(
+    "--store",
+    default="brain",
+    show_default=True,
+    envvar="RATIFIED_STORE",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the embedded Oxigraph store holding the brain.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--query-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds a /sparql query may run before it is abandoned with 503.",
+)
+@click.option(
+    "--max-rows",
+    default=10_000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Most rows (or triples) a /sparql query may return; more is refused with 422.",
+)
+def serve_command(store: Path, host: str, port: int, query_timeout: float, max_rows: int) -> None:
+    """Serve the brain over HTTP: a SPARQL endpoint, the answer API, resource pages and a
+    question page."""
+    import uvicorn
+
+    try:
+        brain = Brain.open(store)
+    except (BrainError, StoreError) as error:
+        raise click.ClickException(str(error)) from None
+    with brain:
+        app = create_app(brain, query_timeout_s=query_timeout, max_rows=max_rows)
+        click.echo(
+            f"Serving brain '{brain.brain_id}' from {store} at http://{host}:{port}/ "
+            f"(SPARQL at /sparql; queries stop after {query_timeout:g} s or {max_rows:,} rows).",
+            err=True,
+        )
+        uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+__all__ = ["EndpointError", "Limits", "create_app", "serve_command"]
+
+if __name__ == "__main__":
+    serve_command()

@@ -1,0 +1,61 @@
+"""Fixtures for the server tests: the fictional pigeon brain, and apps served for real.
+
+``serve(app)`` runs uvicorn on a free loopback port in a background thread, for the clients
+that need a real socket (SPARQLWrapper, rdflib's SPARQLStore, a browser).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+
+from ratified_rdf import Brain
+from tests.pigeon import MANIFEST, make_pigeon_repo
+
+ARTEFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "serve"
+"""Screenshots and other files a person may want to look at after a run (gitignored)."""
+
+
+@pytest.fixture(scope="session")
+def pigeon_brain(tmp_path_factory: pytest.TempPathFactory) -> Brain:
+    """The pigeon brain, built once for the server tests (in memory, about a second)."""
+    repo = make_pigeon_repo(tmp_path_factory.mktemp("pigeon-git"))
+    brain, _report = Brain.build(MANIFEST, source=str(repo))
+    return brain
+
+
+@contextmanager
+def _serving(app: Starlette) -> Iterator[str]:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [listener]}, name="uvicorn", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start within 15 s; see the log above.")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        listener.close()
+
+
+@pytest.fixture(scope="session")
+def serve() -> Callable[[Starlette], AbstractContextManager[str]]:
+    """``with serve(app) as base_url:`` runs ``app`` on a free loopback port meanwhile."""
+    return _serving

@@ -1,0 +1,49 @@
+"""``serve_command``: the options it takes and the app it hands to uvicorn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from click.testing import CliRunner
+
+from ratified_rdf import Brain
+from ratified_rdf.surfaces.server import Limits, serve_command
+from tests.pigeon import MANIFEST, make_pigeon_repo
+
+
+def test_serve_runs_uvicorn_with_the_limits_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
+    brain.close()
+    calls: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    result = CliRunner().invoke(
+        serve_command,
+        ["--store", str(store), "--port", "8123", "--query-timeout", "2.5", "--max-rows", "99"],
+    )
+    assert result.exit_code == 0, result.output
+    ((app, options),) = calls
+    assert options == {"host": "127.0.0.1", "port": 8123, "log_level": "info"}
+    assert app.state.limits == Limits(query_timeout_s=2.5, max_rows=99)
+    assert app.state.brain.brain_id == "pigeon"
+    assert "Serving brain 'pigeon'" in result.output
+
+
+def test_serve_without_a_brain_says_what_to_do(tmp_path: Path) -> None:
+    result = CliRunner().invoke(serve_command, ["--store", str(tmp_path / "nothing")])
+    assert result.exit_code != 0
+    assert "There is no brain at" in result.output
+    assert "ratified build records/tls13" in result.output
+
+
+@pytest.mark.parametrize(
+    "options", [["--query-timeout", "0"], ["--max-rows", "0"], ["--port", "70000"]]
+)
+def test_serve_refuses_bad_limits(tmp_path: Path, options: list[str]) -> None:
+    result = CliRunner().invoke(serve_command, ["--store", str(tmp_path), *options])
+    assert result.exit_code == 2

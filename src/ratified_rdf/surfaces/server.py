@@ -76,6 +76,8 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import StoreError
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.queries.guard import refuse_service
+from ratified_rdf.records.manifest import ManifestError
+from ratified_rdf.surfaces.access import AccessList, load_access
 
 WEB = Path(__file__).resolve().parent / "web"
 MAX_QUESTION_CHARS = 500
@@ -172,13 +174,36 @@ class Limits:
 
 
 def _reader(request: Request) -> Brain:
-    """The brain (a reader's view of the store) that serves ``request``.
-
-    Every route asks here, so scoping readers by an access token (tenant, clearance) is a
-    change to this function alone: today every request reads as the app's brain.
-    """
+    """The brain (a reader's view of the store) that serves ``request``: the reader its
+    bearer token stands for in the access list (tenant, clearance, redaction, and the name the
+    audit records), or, without a token, the anonymous reader the server was started as."""
     brain: Brain = request.app.state.brain
-    return brain
+    header = request.headers.get("authorization")
+    if not header:
+        return brain
+    scheme, _, token = header.partition(" ")
+    access: AccessList | None = request.app.state.access
+    grant = access.grant_for(token.strip()) if access and scheme.lower() == "bearer" else None
+    if grant is None:
+        raise EndpointError(
+            401,
+            "This server does not accept that token. Send 'Authorization: Bearer <token>' "
+            "with a token from its access list, or no Authorization header to read as the "
+            "anonymous (public) reader.",
+            {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
+    readers: dict[str, Brain] = request.app.state.readers
+    if grant.token_sha256 not in readers:
+        try:
+            readers[grant.token_sha256] = brain.reader(
+                tenant=grant.tenant,
+                clearance=grant.clearance,
+                redaction=grant.redaction,
+                actor=grant.name,
+            )
+        except BrainError as error:
+            raise EndpointError(403, str(error)) from None
+    return readers[grant.token_sha256]
 
 
 # --- content negotiation --------------------------------------------------------------------
@@ -925,6 +950,15 @@ async def _audit_error(request: Request, error: Exception) -> Response:
     return _error_response(refused)
 
 
+async def _endpoint_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, EndpointError)
+    if request.url.path.startswith("/api/"):
+        response = _api_error(error.status, error.message)
+        response.headers.update(error.headers)
+        return response
+    return _error_response(error)
+
+
 async def _internal_error(request: Request, error: Exception) -> Response:
     message = (
         f"The server failed on this request ({type(error).__name__}: {error}). This is a bug "
@@ -941,12 +975,14 @@ def create_app(
     query_timeout_s: float = 10.0,
     max_rows: int = 10_000,
     query_workers: int | None = None,
+    access: AccessList | None = None,
 ) -> Starlette:
     """The ASGI app serving ``brain``: run it with uvicorn.
 
     ``query_timeout_s`` and ``max_rows`` bound each ``/sparql`` query (the time includes
     waiting for a worker); ``query_workers`` is how many may evaluate at once (default: one
-    per CPU, at least two).
+    per CPU, at least two). ``access`` maps bearer tokens to readers; without a token a
+    request reads as ``brain``.
     """
     workers = query_workers if query_workers is not None else max(2, os.cpu_count() or 2)
     if query_timeout_s <= 0:
@@ -965,9 +1001,15 @@ def create_app(
             Route("/doc/{path:path}", document, methods=["GET"]),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ],
-        exception_handlers={AuditError: _audit_error, Exception: _internal_error},
+        exception_handlers={
+            AuditError: _audit_error,
+            EndpointError: _endpoint_error,
+            Exception: _internal_error,
+        },
     )
     app.state.brain = brain
+    app.state.access = access
+    app.state.readers = {}
     app.state.limits = Limits(query_timeout_s=query_timeout_s, max_rows=max_rows)
     app.state.workers = _Workers(workers)
     return app
@@ -998,17 +1040,31 @@ def create_app(
     type=click.IntRange(min=1),
     help="Most rows (or triples) a /sparql query may return; more is refused with 422.",
 )
-def serve_command(store: Path, host: str, port: int, query_timeout: float, max_rows: int) -> None:
+@click.option(
+    "--access",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Access list (TOML): bearer tokens' SHA-256 mapped to tenant, clearance and name. "
+    "Requests without a token read as the anonymous public reader.",
+)
+def serve_command(
+    store: Path,
+    host: str,
+    port: int,
+    query_timeout: float,
+    max_rows: int,
+    access: Path | None,
+) -> None:
     """Serve the brain over HTTP: a SPARQL endpoint, the answer API, resource pages and a
     question page."""
     import uvicorn
 
     try:
+        grants = load_access(access) if access is not None else None
         brain = Brain.open(store)
-    except (BrainError, StoreError) as error:
+    except (BrainError, StoreError, ManifestError) as error:
         raise click.ClickException(str(error)) from None
     with brain:
-        app = create_app(brain, query_timeout_s=query_timeout, max_rows=max_rows)
+        app = create_app(brain, query_timeout_s=query_timeout, max_rows=max_rows, access=grants)
         click.echo(
             f"Serving brain '{brain.brain_id}' from {store} at http://{host}:{port}/ "
             f"(SPARQL at /sparql; queries stop after {query_timeout:g} s or {max_rows:,} rows).",

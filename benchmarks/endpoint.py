@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import os
 import platform
+import shutil
 import socket
 import statistics
 import subprocess
@@ -56,7 +58,9 @@ import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from core import ms, percentile, ratio, table
+from ratified_rdf.audit import AuditLog
 from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.store import StoreError
 
 OUT_FILE = Path(__file__).resolve().parent / "out" / "endpoint.md"
@@ -240,7 +244,74 @@ class Http:
         self.log_file.close()
 
 
-TARGETS: tuple[Callable[[Path], Target], ...] = (Embedded, Http)
+class OxigraphServer:
+    """The same graphs loaded into an ``oxigraph serve`` (PyPI's oxigraph) on loopback, read
+    through the library's remote store: the answers' SPARQL over the Protocol, and whole
+    answers by a brain on that store."""
+
+    name = "oxigraph-server"
+
+    def __init__(self, store: Path) -> None:
+        binary = shutil.which("oxigraph")
+        if binary is None:
+            raise BenchError("The oxigraph server command is missing: pip install oxigraph.")
+        self.folder = tempfile.TemporaryDirectory(prefix="rr-oxigraph-")
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            [binary, "serve", "--location", self.folder.name, "--bind", f"127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{self.base}/query", params={"query": "ASK {}"}).is_success:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise BenchError(f"oxigraph serve did not come up at {self.base}.")
+            time.sleep(0.1)
+        # Load exactly the graphs the embedded brain reads, with their names.
+        with open_brain(store) as local:
+            dump = io.BytesIO()
+            local.dump(dump, pyoxigraph.RdfFormat.N_QUADS)
+            self.graphs = list(local.read_graphs)
+        log(f"{self.name}: loading {len(dump.getvalue()) / 1e6:.0f} MB of N-Quads")
+        httpx.post(
+            f"{self.base}/store",
+            content=dump.getvalue(),
+            headers={"Content-Type": "application/n-quads"},
+            timeout=600,
+        ).raise_for_status()
+        self.remote = SparqlProtocolStore.oxigraph(self.base)
+        # Audited like the other two targets, in a log of its own.
+        self.log = AuditLog.open(Path(self.folder.name) / "audit")
+        self.brain = Brain.from_store(self.remote, audit=self.log)
+
+    def ask(self, question: str) -> None:
+        """``Brain.ask`` on the server-backed store (several HTTP queries per answer)."""
+        self.brain.ask(question)
+
+    def sparql(self, query: str) -> None:
+        """One query over the Protocol, over the same graphs, every row read."""
+        self.remote.query(query, self.graphs)
+
+    def rows(self, query: str) -> int:
+        """Rows the server returns."""
+        return len(self.remote.query(query, self.graphs).rows)
+
+    def close(self) -> None:
+        """Stop the server and drop its folder."""
+        self.log.close()
+        self.remote.close()
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.folder.cleanup()
+
+
+TARGETS: tuple[Callable[[Path], Target], ...] = (Embedded, Http, OxigraphServer)
 """Measured in this order; the first is the baseline every ratio is taken against."""
 
 

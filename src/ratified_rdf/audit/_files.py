@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,10 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+LOCK_GRACE_S = 3.0
+"""How long to wait for another process's lock to go before reporting it."""
+
+
 class AppendOnlyFile:
     """A file open for appending whole lines durably, locked against other processes."""
 
@@ -83,13 +88,20 @@ class AppendOnlyFile:
         existed = path.exists()
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            # A second writer process would interleave lines with ours and its in-memory tree
-            # would disagree with the file: only one process may append at a time.
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self._fd)
-            raise
+        # A second writer process would interleave lines with ours and its in-memory tree
+        # would disagree with the file: only one process may append at a time. A process that
+        # was just killed can hold the lock a moment longer (its forked helpers die after it),
+        # so wait briefly before giving up.
+        deadline = time.monotonic() + LOCK_GRACE_S
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(self._fd)
+                    raise
+                time.sleep(0.05)
         if not existed:
             fsync_directory(path.parent)
 

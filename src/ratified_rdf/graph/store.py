@@ -116,12 +116,20 @@ class OxigraphStore:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self._open: Store | None = None
-        try:
-            self._open = Store(str(self.path)) if self.path is not None else Store()
-        except OSError as error:
-            raise StoreError(
-                f"The store at {self.path} cannot be opened ({error}). Is another process using it?"
-            ) from None
+        # A process that was just killed can hold the store's lock a moment longer (its
+        # forked helpers die after it): retry briefly before giving up.
+        deadline = time.monotonic() + 3.0
+        while True:
+            try:
+                self._open = Store(str(self.path)) if self.path is not None else Store()
+                return
+            except OSError as error:
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"The store at {self.path} cannot be opened ({error}). Is another "
+                        "process using it?"
+                    ) from None
+                time.sleep(0.05)
 
     def add(self, graph: str, triples: Sequence[Triple]) -> None:
         """Add ``triples`` to ``graph`` in one transaction (Oxigraph's ``extend``)."""

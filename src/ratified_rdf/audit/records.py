@@ -195,17 +195,27 @@ _MAX_SAFE = 2**53 - 1
 
 def _plain(value: JsonValue) -> bool:
     """No floats, no integers beyond ±(2**53 − 1), no lone surrogates, only ASCII keys."""
-    if value is None or isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return -_MAX_SAFE <= value <= _MAX_SAFE
-    if isinstance(value, str):
-        return not _SURROGATE.search(value)
-    if isinstance(value, list):
-        return all(_plain(item) for item in value)
-    if isinstance(value, dict):
-        return all(k.isascii() and _plain(v) for k, v in value.items())
-    return False
+    # Iterative and by exact type: this runs on every audit record, so it must stay cheap.
+    pending: list[object] = [value]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind is str:
+            if not item.isascii() and _SURROGATE.search(item):  # type: ignore[attr-defined]
+                return False
+        elif kind is dict:
+            for key, inner in item.items():  # type: ignore[attr-defined]
+                if type(key) is not str or not key.isascii():
+                    return False
+                pending.append(inner)
+        elif kind is list:
+            pending.extend(item)  # type: ignore[arg-type]
+        elif kind is int:
+            if not -_MAX_SAFE <= item <= _MAX_SAFE:  # type: ignore[operator]
+                return False
+        elif item is not None and kind is not bool:
+            return False
+    return True
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

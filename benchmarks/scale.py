@@ -1,0 +1,1104 @@
+"""Scale benchmark: the TLS corpus's shape ×1, ×10 (×100), built and asked at each size.
+
+Run from the repository root::
+
+    python benchmarks/scale.py --factors 1,10 [--seed N] [--runs N] [--time-budget SECONDS]
+
+For each factor ``k`` (ascending), in a temporary folder:
+
+1. Generate: ``benchmarks/synthetic.py`` writes a git repository and manifest with ``2·k``
+   drafts shaped like the TLS corpus (revisions, drifting sections, issues, pull requests,
+   posts citing sections, commits, heavy-tailed people), deterministic from ``--seed``.
+2. Build: ``Brain.build(manifest, path=…/store, source=repo)`` in a subprocess of its own
+   (progress on stderr), so a factor that overruns ``--time-budget`` is stopped by killing
+   that process group, and peak memory is the build's alone. Reported: entity counts from the
+   build's own records, triples, read and write seconds, the gate's throughput, triples per
+   second overall, a split of the build into its steps (measured by wrapping the functions
+   ``ratified_rdf.build`` calls, in the subprocess; no source is changed), peak RSS, store
+   size, and how the build's citation resolution compares with what the generator meant.
+3. Cards: the closed store is opened with ``Brain.open`` in another subprocess, and five
+   cards about the same section of the same draft (draft 0 is generated identically at every
+   factor) are warmed up and timed ``--runs`` times: section_became, section history, the why
+   card ("who discussed RFC n section x?"), who-to-ask by section and who-to-ask by topic
+   (heading search). p50/p99 end to end and of engine time (the sum of ``engine_ms`` of the
+   queries the answer ran; the heading index, built once per reader and reused, is reported
+   separately as the cold first ask).
+
+Then the ratios ×k ÷ ×1 side by side, against the issue's targets: card engine time at ×100
+at most 2× that at ×1; build throughput roughly constant per triple. A factor whose projected
+time (from the factors already measured, step by step, each step growing at least linearly)
+exceeds ``--time-budget`` is not started; one that overruns is stopped. Either way its
+projection is reported, labelled as a projection. ``--project`` lists factors to project
+without running (default 100).
+
+The report is Markdown on stdout and in ``benchmarks/out/scale.md``; progress goes to stderr.
+Nothing here asserts on timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from core import ms, percentile  # noqa: E402  (the house formatting, shared with core.py)
+
+OUT_FILE = HERE / "out" / "scale.md"
+WARMUP = 5
+DEFAULT_BUDGET = 3600.0
+CARD_TIMEOUT = 3600.0
+ENGINE_TARGET = 2.0
+"""Card engine time at ×100 at most this many times that at ×1."""
+
+# Steps of a build, in the order they run: (function wrapped, where it lives, label, side).
+STEPS: tuple[tuple[str, str, str, str], ...] = (
+    ("read_spec", "ratified_rdf.build", "spec: tags, parse, align", "read"),
+    ("identities_from_git", "ratified_rdf.build", "people: git signatures", "read"),
+    ("link_evidence_from_prs", "ratified_rdf.build", "people: PR ↔ commit links", "read"),
+    ("resolve_people", "ratified_rdf.build", "people: resolve", "read"),
+    ("read_history", "ratified_rdf.build", "history: git log -p", "read"),
+    ("first_containing", "ratified_rdf.build", "history: landed-in tags", "read"),
+    ("read_discussion", "ratified_rdf.build", "citations + commit evidence", "read"),
+    ("spec_batches", "ratified_rdf.build", "map spec → RDF", "write"),
+    ("discussion_batches", "ratified_rdf.build", "map discussion → RDF", "write"),
+    ("compute_expertise", "ratified_rdf.build", "expertise (networkx)", "write"),
+    ("expertise_batches", "ratified_rdf.build", "map expertise → RDF", "write"),
+    ("check_all", "ratified_rdf.graph.gate:ShaclGate", "SHACL gate (prepare + validate)", "write"),
+    ("write_all", "ratified_rdf.graph.writer:Writer", "stage + gate + store", "write"),
+    ("commit", "ratified_rdf.graph.writer:Writer", "commit run", "write"),
+)
+GENERATORS = {"spec_batches", "discussion_batches", "expertise_batches"}
+
+
+class BenchError(RuntimeError):
+    """A precondition failed; the message says what to do."""
+
+
+def log(message: str) -> None:
+    """A progress line on stderr."""
+    print(f"[scale] {message}", file=sys.stderr, flush=True)
+
+
+def secs(value: float | None) -> str:
+    """Seconds, or a dash."""
+    if value is None:
+        return "–"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def times(value: float | None) -> str:
+    """A ratio as a multiplier."""
+    if value is None or math.isnan(value):
+        return "–"
+    return f"{value:,.0f}×" if value >= 100 else f"{value:.2f}×"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
+    """A Markdown table; columns listed in ``right`` are right-aligned."""
+    align = ["---:" if i in right else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def rss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak resident set size of this process (or of its largest waited-for child), MiB."""
+    peak = resource.getrusage(who).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def folder_mib(folder: Path) -> float:
+    """Bytes of every file under ``folder``, in MiB."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / (1024 * 1024)
+
+
+# --- worker: generate and build -------------------------------------------------------------
+
+
+def instrument(seconds: dict[str, float], kept: dict[str, Any]) -> None:
+    """Wrap each build step so its time adds up in ``seconds``; keep the records it returns."""
+    import importlib
+
+    for name, where, _label, _side in STEPS:
+        module_name, _, owner_name = where.partition(":")
+        module = importlib.import_module(module_name)
+        owner = getattr(module, owner_name) if owner_name else module
+        original = getattr(owner, name, None)
+        if original is None:
+            continue  # the build changed shape; that step is reported as n/a
+
+        def timed(
+            *args: Any, _original: Callable = original, _name: str = name, **kwargs: Any
+        ) -> Any:
+            started = time.perf_counter()
+            result = _original(*args, **kwargs)
+            if _name in GENERATORS:
+                result = list(result)
+            seconds[_name] = seconds.get(_name, 0.0) + time.perf_counter() - started
+            if _name in {"read_spec", "read_discussion"}:
+                kept[_name] = result
+            return result
+
+        setattr(owner, name, wraps(original)(timed))
+
+
+def resolution_checks(truth: Any, spec: Any, discussion: Any) -> dict[str, Any]:
+    """Compare the build's citations with what the generator wrote into each post."""
+    documents = {r.name: r.document for r in (*spec.revisions, *spec.rfcs)}
+    found: dict[str, list[Any]] = defaultdict(list)
+    for citation in discussion.citations:
+        found[citation.post].append(citation)
+    per_form: dict[str, Counter[str]] = defaultdict(Counter)
+    extra = 0
+    for post, records in found.items():
+        meant = truth.citations.get(post, [])
+        extra += max(0, len(records) - len(meant))
+    for post, meant in truth.citations.items():
+        records = sorted(found.get(post, []), key=lambda c: c.start)
+        for index, (form, document, number) in enumerate(meant):
+            per_form[form]["written"] += 1
+            if index >= len(records):
+                per_form[form]["not found"] += 1
+                continue
+            record = records[index]
+            if document is None:
+                per_form[form]["as meant"] += record.target is None
+                continue
+            if record.target is None:
+                per_form[form]["unresolved"] += 1
+                continue
+            target = record.target
+            got = documents[target.document].sections[target.position].number
+            if target.document == document and got == number:
+                per_form[form]["as meant"] += 1
+            elif target.document != document:
+                per_form[form]["other document"] += 1
+            else:
+                per_form[form]["other section"] += 1
+    commits = discussion.commits
+    return {
+        "forms": {form: dict(counts) for form, counts in sorted(per_form.items())},
+        "unexpected citations": extra,
+        "commits": len(commits),
+        "commits with sections": sum(1 for c in commits if c.sections),
+        "commits landed in a revision or RFC": sum(1 for c in commits if c.landed_in),
+        "commits in a pull request": sum(1 for c in commits if c.pull_requests),
+        "touched headings unresolved": sum(len(c.unresolved_headings) for c in commits),
+    }
+
+
+def entity_counts(spec: Any, discussion: Any) -> dict[str, int]:
+    """What the build's records hold (not what the generator meant to write)."""
+    threads = discussion.archive.threads
+    rules = Counter(str(a.rule) for a in spec.alignments)
+    citations = discussion.citations
+    return {
+        "drafts": len(spec.drafts),
+        "revisions": len(spec.revisions),
+        "RFCs": len(spec.rfcs),
+        "sections": sum(len(r.document.sections) for r in (*spec.revisions, *spec.rfcs)),
+        "alignments": len(spec.alignments),
+        "  same heading": rules.get("same-heading", 0),
+        "  same anchor": rules.get("same-anchor", 0),
+        "  similar text": rules.get("similar-text", 0),
+        "  no counterpart": rules.get("no-counterpart", 0),
+        "issues": sum(1 for t in threads if t.kind == "issue"),
+        "pull requests": sum(1 for t in threads if t.kind == "pull"),
+        "posts": sum(len(t.posts) for t in threads) + len(discussion.mail),
+        "citations found": len(citations),
+        "  resolved": sum(1 for c in citations if c.target is not None),
+        "  while changing": sum(1 for c in citations if c.while_changing),
+        "commits": len(discussion.commits),
+        "people": len(discussion.people.people),
+        "identities": discussion.people.identity_count,
+    }
+
+
+def worker_build(args: argparse.Namespace) -> int:
+    """Generate the corpus and build it; write the result as JSON."""
+    sys.path.insert(0, str(HERE))
+    import synthetic
+    from ratified_rdf.brain import Brain
+
+    folder: Path = args.dir
+    seconds: dict[str, float] = {}
+    kept: dict[str, Any] = {}
+    instrument(seconds, kept)
+    corpus = synthetic.make_corpus(
+        folder / "corpus",
+        factor=args.factor,
+        seed=args.seed,
+        mail=args.mail,
+        log=lambda m: print(f"[synthetic] {m}", file=sys.stderr, flush=True),
+    )
+    after_generation = rss_mib()
+    log(f"×{args.factor}: generated in {corpus.seconds:.1f} s; building (SHACL-gated)")
+    load_before = os.getloadavg()
+    store = folder / "store"
+    brain, report = Brain.build(
+        corpus.manifest / "manifest.toml",
+        path=store,
+        source=str(corpus.repo),
+        progress=sys.stderr.isatty(),
+    )
+    brain.close()
+    log(
+        f"×{args.factor}: {report.triples:,} triples in {report.total_seconds:.1f} s "
+        f"(read {report.read_seconds:.1f} s, write {report.write_seconds:.1f} s)"
+    )
+    spec, discussion = kept.get("read_spec"), kept.get("read_discussion")
+    result = {
+        "factor": args.factor,
+        "seed": args.seed,
+        "generated": corpus.counts,
+        "generate_seconds": corpus.seconds,
+        "repo_mib": folder_mib(corpus.repo),
+        "report": report.model_dump(),
+        "steps": seconds,
+        "entities": entity_counts(spec, discussion) if spec and discussion else {},
+        "checks": resolution_checks(corpus.truth, spec, discussion) if spec and discussion else {},
+        "card": asdict(corpus.card),
+        "rss_after_generation_mib": after_generation,
+        "rss_build_mib": rss_mib(),
+        "rss_children_mib": rss_mib(resource.RUSAGE_CHILDREN),
+        "store_mib": folder_mib(store),
+        "load": [load_before, os.getloadavg()],
+    }
+    args.result.write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
+    return 0
+
+
+# --- worker: cards --------------------------------------------------------------------------
+
+
+def card_questions(card: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, question) of the five cards, all about one section of draft 0's RFC."""
+    rfc, section = card["rfc"], card["section"]
+    return [
+        (
+            "section_became",
+            f"what did section {card['revision_section']} of {card['revision']} become in the RFC?",
+        ),
+        ("section history", f"history of RFC {rfc} section {section}"),
+        ("why (who discussed)", f"who discussed RFC {rfc} section {section}?"),
+        ("who to ask (section)", f"who should I ask about RFC {rfc} section {section}?"),
+        ("who to ask (topic)", f"who should I ask about {card['heading'].lower()}?"),
+    ]
+
+
+def worker_cards(args: argparse.Namespace) -> int:
+    """Open the built store and time the cards; write the result as JSON."""
+    from ratified_rdf.brain import Brain
+
+    build = json.loads((args.dir / "build.json").read_text(encoding="utf-8"))
+    opened = time.perf_counter()
+    brain = Brain.open(args.dir / "store")
+    open_ms = (time.perf_counter() - opened) * 1000
+    # Timed without the audit log, as core.py does (it measures the log's overhead itself).
+    reader = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None)
+    cards = []
+    for label, question in card_questions(build["card"]):
+        log(f"×{build['factor']}: {label}: {WARMUP} warm-up + {args.runs} timed runs")
+        started = time.perf_counter()
+        answer = reader.ask(question)
+        cold = (time.perf_counter() - started) * 1000
+        headings = [q.engine_ms for q in answer.queries if q.name == "headings"]
+        for _ in range(WARMUP - 1):
+            reader.ask(question)
+        total: list[float] = []
+        engine: list[float] = []
+        by_query: dict[str, list[float]] = defaultdict(list)
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            answer = reader.ask(question)
+            total.append((time.perf_counter() - started) * 1000)
+            runs = [q for q in answer.queries if q.name != "headings"]
+            engine.append(sum(q.engine_ms for q in runs))
+            for q in runs:
+                by_query[q.name].append(q.engine_ms)
+        slowest = max(by_query, key=lambda n: statistics.median(by_query[n]), default="")
+        cards.append(
+            {
+                "label": label,
+                "question": question,
+                "intent": answer.intent,
+                "verdict": str(answer.verdict.value),
+                "results": len(answer.results),
+                "cold_ms": cold,
+                "headings_ms": headings[0] if headings else None,
+                "total_ms": total,
+                "engine_ms": engine,
+                "slowest_query": slowest,
+                "slowest_query_ms": statistics.median(by_query[slowest]) if slowest else 0.0,
+            }
+        )
+    brain.close()
+    result = {"open_ms": open_ms, "cards": cards, "rss_mib": rss_mib()}
+    args.result.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+# --- parent: run the workers under a budget -------------------------------------------------
+
+
+def run_worker(argv: list[str], timeout: float | None) -> tuple[bool, float]:
+    """Run this script as a worker in its own process group; kill the group on timeout.
+
+    Returns (finished, seconds). Raises when the worker fails."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), *argv],
+        cwd=REPO,
+        start_new_session=True,
+    )
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        log(f"time budget of {timeout:,.0f} s reached: stopping the worker (process group)")
+        _stop(process)
+        return False, time.perf_counter() - started
+    except BaseException:
+        _stop(process)
+        raise
+    if code != 0:
+        raise BenchError(
+            f"The worker `{' '.join(argv[:4])}` exited with status {code}; its error is above. "
+            "Fix that and run again."
+        )
+    return True, time.perf_counter() - started
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM the worker's process group (the build and its gate workers), then SIGKILL."""
+    for sig, grace in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def projection(measured: list[dict[str, Any]], factor: int) -> dict[str, Any] | None:
+    """Project a factor's generate and build seconds, triples and memory from measured ones.
+
+    Each step grows from the largest measured factor with the exponent seen between the two
+    largest (at least 1: nothing is assumed to get cheaper per item); with one factor measured,
+    linearly. Returns None when nothing was measured."""
+    done = sorted((m for m in measured if m.get("build")), key=lambda m: m["factor"])
+    if not done:
+        return None
+    top = done[-1]
+    below = done[-2] if len(done) > 1 else None
+    scale = factor / top["factor"]
+
+    def grow(now: float, before: float | None) -> tuple[float, float]:
+        exponent = 1.0
+        if below is not None and before and now > 0:
+            exponent = max(1.0, math.log(now / before) / math.log(top["factor"] / below["factor"]))
+        return now * scale**exponent, exponent
+
+    steps: dict[str, tuple[float, float]] = {}
+    for name, *_ in STEPS:
+        now = top["build"]["steps"].get(name)
+        if now is None:
+            continue
+        before = below["build"]["steps"].get(name) if below else None
+        steps[name] = grow(now, before)
+    report = top["build"]["report"]
+    other_read = report["read_seconds"] - sum(
+        top["build"]["steps"].get(n, 0.0) for n, _, _, side in STEPS if side == "read"
+    )
+    generate = grow(top["build"]["generate_seconds"], below and below["build"]["generate_seconds"])
+    read = sum(steps[n][0] for n, _, _, side in STEPS if side == "read" and n in steps)
+    read += max(0.0, other_read) * scale
+    nested = {"check_all", "commit"}  # inside write_all / after it: counted once
+    write_named = [n for n, _, _, side in STEPS if side == "write" and n not in nested]
+    write = sum(steps[n][0] for n in write_named if n in steps) + steps.get("commit", (0.0,))[0]
+    other_write = report["write_seconds"] - sum(
+        top["build"]["steps"].get(n, 0.0) for n in [*write_named, "commit"]
+    )
+    write += max(0.0, other_write) * scale
+    memory = grow(top["build"]["rss_build_mib"], below and below["build"]["rss_build_mib"])
+    return {
+        "factor": factor,
+        "from": [m["factor"] for m in done[-2:]],
+        "triples": report["triples"] * scale,
+        "generate_seconds": generate[0],
+        "read_seconds": read,
+        "write_seconds": write,
+        "build_seconds": read + write,
+        "total_seconds": generate[0] + read + write,
+        "steps": steps,
+        "rss_build_mib": memory[0],
+        "rss_exponent": memory[1],
+    }
+
+
+def run_factor(
+    factor: int, args: argparse.Namespace, measured: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Generate, build and ask one factor, within the budget; or say why not."""
+    entry: dict[str, Any] = {"factor": factor}
+    budget = args.time_budget or None
+    projected = projection(measured, factor)
+    if projected is not None:
+        entry["projection"] = projected
+        if budget is not None and projected["total_seconds"] > budget:
+            log(
+                f"×{factor}: not started: projected {projected['total_seconds']:,.0f} s "
+                f"exceeds the budget of {budget:,.0f} s"
+            )
+            entry["skipped"] = (
+                f"not started: projected {projected['total_seconds']:,.0f} s to generate and "
+                f"build, over the --time-budget of {budget:,.0f} s"
+            )
+            return entry
+    parent = args.workdir or Path(tempfile.gettempdir())
+    folder = Path(tempfile.mkdtemp(prefix=f"rr-scale-x{factor}-", dir=parent))
+    try:
+        log(f"×{factor}: generating and building in {folder}")
+        common = ["--dir", str(folder), "--factor", str(factor), "--seed", str(args.seed)]
+        build_argv = ["--worker", "build", *common, "--result", str(folder / "build.json")]
+        finished, elapsed = run_worker([*build_argv, *(["--mail"] if args.mail else [])], budget)
+        entry["wall_seconds"] = elapsed
+        if not finished:
+            entry["stopped"] = (
+                f"stopped after {elapsed:,.0f} s (the --time-budget); the build was killed"
+            )
+            return entry
+        entry["build"] = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+        log(f"×{factor}: timing cards")
+        cards_argv = ["--worker", "cards", *common, "--runs", str(args.runs)]
+        finished, _ = run_worker(
+            [*cards_argv, "--result", str(folder / "cards.json")], CARD_TIMEOUT
+        )
+        if finished:
+            entry["cards"] = json.loads((folder / "cards.json").read_text(encoding="utf-8"))
+        else:
+            entry["cards_stopped"] = f"card timing stopped after {CARD_TIMEOUT:,.0f} s"
+        return entry
+    finally:
+        if args.keep:
+            log(f"×{factor}: kept {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(Path(f"{folder}.audit"), ignore_errors=True)
+
+
+# --- report ---------------------------------------------------------------------------------
+
+
+def run_meta(args: argparse.Namespace) -> dict[str, Any]:
+    """When, on what and with which options this run was made."""
+    import pyoxigraph
+
+    return {
+        "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        "python": platform.python_version(),
+        "pyoxigraph": pyoxigraph.__version__,
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "seed": args.seed,
+        "factors": args.factors,
+        "time_budget": args.time_budget,
+        "runs": args.runs,
+    }
+
+
+def header_section(meta: dict[str, Any]) -> str:
+    """When, on what and with which options."""
+    budget = f"{meta['time_budget']:,.0f} s per factor" if meta["time_budget"] else "none"
+    return "\n".join(
+        [
+            "# ratified-rdf scale benchmark (synthetic corpus)",
+            "",
+            f"{meta['started']} · Python {meta['python']} · pyoxigraph {meta['pyoxigraph']} · "
+            f"{meta['machine']} · {meta['cpus']} CPU(s) · seed {meta['seed']} · factors "
+            f"{', '.join(f'×{f}' for f in meta['factors'])} · time budget {budget} · "
+            f"{meta['runs']} timed runs per card",
+            "",
+            "The corpus is generated by `benchmarks/synthetic.py`: ×1 is the TLS corpus's shape "
+            "(two draft chains ending in RFCs, their GitHub threads, commits and people), ×k "
+            "has k times the drafts, threads, commits and people over the same years, so at ×10 "
+            "most of its twenty chains are open at once. Every name, text and date is invented.",
+        ]
+    )
+
+
+TLS_ROWS: tuple[tuple[str, str, float], ...] = (
+    ("drafts (chains)", "drafts", 3),
+    ("revisions", "revisions", 45),
+    ("RFCs", "RFCs", 2),
+    ("sections (all revisions and RFCs)", "sections", 5767),
+    ("alignments", "alignments", 5629),
+    ("same heading", "  same heading", 4689),
+    ("same anchor", "  same anchor", 72),
+    ("similar text", "  similar text", 129),
+    ("no counterpart", "  no counterpart", 739),
+    ("issues", "issues", 446),
+    ("pull requests", "pull requests", 998),
+    ("posts", "posts", 6092),
+    ("citations found", "citations found", 390),
+    ("  resolved", "  resolved", 315),
+    ("  while changing", "  while changing", 228),
+    ("commits", "commits", 2226),
+    ("people", "people", 173),
+    ("identities", "identities", 312),
+)
+
+
+def corpus_section(entries: list[dict[str, Any]]) -> str:
+    """Entity counts per factor, from the build's records, beside the TLS corpus."""
+    built = [e for e in entries if e.get("build")]
+    if not built:
+        return "## Corpus\n\nNo factor was built."
+    keys = list(built[0]["build"]["entities"])
+    tls = {key: value for _, key, value in TLS_ROWS}
+    rows = []
+    for key in keys:
+        row = [key.replace("  ", "· ")]
+        row.append(f"{tls[key]:,.0f}" if key in tls else "")
+        row += [f"{e['build']['entities'].get(key, 0):,}" for e in built]
+        rows.append(row)
+    rows.append(["generated in s", "", *(secs(e["build"]["generate_seconds"]) for e in built)])
+    rows.append(["repository MiB", "", *(f"{e['build']['repo_mib']:.1f}" for e in built)])
+    header = ["entity (as the build read it)", "TLS corpus", *(f"×{e['factor']}" for e in built)]
+    return "\n".join(
+        [
+            "## Corpus (what the build's records hold)",
+            "",
+            "Counted on the records the build produced (`read_spec`, `read_discussion`), not "
+            "on what the generator meant to write; the TLS column is the real corpus counted "
+            "the same way (read-only, counts only).",
+            "",
+            table(header, rows, right=range(1, len(header))),
+        ]
+    )
+
+
+def build_section(entries: list[dict[str, Any]]) -> str:
+    """Build times, throughput and memory per factor, then the step split."""
+    built = [e for e in entries if e.get("build")]
+    lines = ["## Build (generated repository → SHACL-gated Oxigraph on disk)", ""]
+    if not built:
+        return "\n".join([*lines, "No factor was built."])
+    rows = []
+    for e in built:
+        b = e["build"]
+        r = b["report"]
+        gate = b["steps"].get("check_all")
+        rows.append(
+            [
+                f"×{e['factor']}",
+                f"{r['triples']:,}",
+                f"{r['batches']:,}",
+                secs(r["read_seconds"]),
+                secs(r["write_seconds"]),
+                secs(r["total_seconds"]),
+                secs(gate),
+                f"{r['triples'] / gate:,.0f}" if gate else "–",
+                f"{r['triples'] / r['write_seconds']:,.0f}",
+                f"{r['triples'] / r['total_seconds']:,.0f}",
+                f"{b['rss_after_generation_mib']:,.0f}",
+                f"{b['rss_build_mib']:,.0f}",
+                f"{b['rss_children_mib']:,.0f}",
+                f"{b['store_mib']:,.0f}",
+                " → ".join(f"{load[0]:.1f}" for load in b.get("load", [])) or "–",
+            ]
+        )
+    header = [
+        "factor",
+        "triples",
+        "batches",
+        "read s",
+        "write s",
+        "build s",
+        "gate s",
+        "gate triples/s",
+        "write triples/s",
+        "build triples/s",
+        "RSS after generating MiB",
+        "peak RSS MiB",
+        "largest child MiB",
+        "store MiB",
+        "load (1 min) start → end",
+    ]
+    lines += [
+        "Read and write seconds are `BuildReport`'s (write includes mapping to RDF and the "
+        "expertise computation, which run after reading ends). Gate seconds are "
+        "`ShaclGate.check_all` (preparing each batch's context and validating it in worker "
+        "processes); *gate triples/s* = triples ÷ gate seconds, *write triples/s* = triples ÷ "
+        'write seconds (core.py\'s "gate throughput"), *build triples/s* = triples ÷ build '
+        "seconds. Peak RSS is the build process's (generation included); the largest child is "
+        "the biggest gate worker or git process. The machine is shared: the load average "
+        "at the start and end of each build says how contended its two cores were.",
+        "",
+        table(header, rows, right=range(1, len(header))),
+        "",
+        "### Where the build's time goes (seconds per step)",
+        "",
+        "Measured by wrapping the functions `ratified_rdf.build` calls, in the build process. "
+        "The growth column is the exponent between the two largest factors "
+        "(t ∝ factor^exponent; 1 is linear).",
+        "",
+    ]
+    step_rows = []
+    for name, _, label, side in STEPS:
+        values = [e["build"]["steps"].get(name) for e in built]
+        if all(v is None for v in values):
+            continue
+        exponent = "–"
+        if len(built) > 1 and values[-1] and values[-2]:
+            span = math.log(built[-1]["factor"] / built[-2]["factor"])
+            exponent = f"{math.log(values[-1] / values[-2]) / span:.2f}"
+        step_rows.append([label, side, *(secs(v) for v in values), exponent])
+    step_header = ["step", "side", *(f"×{e['factor']} s" for e in built), "growth"]
+    lines.append(table(step_header, step_rows, right=range(2, len(step_header))))
+    return "\n".join(lines)
+
+
+def checks_section(entries: list[dict[str, Any]]) -> str:
+    """How the build's citation resolution compares with what the generator meant."""
+    built = [e for e in entries if e.get("build") and e["build"].get("checks")]
+    if not built:
+        return ""
+    forms = sorted({f for e in built for f in e["build"]["checks"]["forms"]})
+    meaning = {
+        "section": '"Section 4.2" (current revision, resolved across all chains)',
+        "section-of-revision": '"Section 4.2 of draft-…-07"',
+        "revision-sign": '"draft-…-07 §4.2"',
+        "url": "link to `draft-…-07#section-4.2`",
+        "xref": "`{{anchor}}` (current revision)",
+        "foreign": '"RFC 80123 Section 3.1" (must not resolve)',
+        "missing": "a number the revision lacks (must not resolve)",
+        "rfc": '"RFC 90000 Section 4.2" after publication',
+    }
+    rows = []
+    for form in forms:
+        row = [meaning.get(form, form)]
+        for e in built:
+            counts = e["build"]["checks"]["forms"].get(form, {})
+            written = counts.get("written", 0)
+            good = counts.get("as meant", 0)
+            row.append(f"{good:,}/{written:,} ({good / written:.0%})" if written else "–")
+        rows.append(row)
+    for key in (
+        "unexpected citations",
+        "commits with sections",
+        "commits in a pull request",
+        "touched headings unresolved",
+    ):
+        rows.append([key, *(f"{e['build']['checks'].get(key, 0):,}" for e in built)])
+    header = ["citation form (as written)", *(f"×{e['factor']}" for e in built)]
+    return "\n".join(
+        [
+            "## Does the build find what was meant?",
+            "",
+            "Each generated citation names a section of the revision current when its post was "
+            "written (or must not resolve). *As meant* = the build resolved it to that revision "
+            "and section number (or left it unresolved). Bare numbers and anchors are resolved "
+            "against the revision current at the time *across every draft chain*, so when many "
+            "drafts are open at once they land in whichever draft last published a revision.",
+            "",
+            table(header, rows, right=range(1, len(header))),
+        ]
+    )
+
+
+def cards_section(entries: list[dict[str, Any]], runs: int) -> str:
+    """Card latency per factor."""
+    asked = [e for e in entries if e.get("cards")]
+    if not asked:
+        return "## Cards\n\nNo factor was asked."
+    card = asked[0]["build"]["card"]
+    rows = []
+    for index, (label, _question) in enumerate(card_questions(card)):
+        for e in asked:
+            c = e["cards"]["cards"][index]
+            rows.append(
+                [
+                    label if e is asked[0] else "",
+                    f"×{e['factor']}",
+                    f"{c['verdict']} ({c['results']})",
+                    ms(c["cold_ms"]),
+                    ms(statistics.median(c["total_ms"])),
+                    ms(percentile(c["total_ms"], 99)),
+                    ms(statistics.median(c["engine_ms"])),
+                    ms(percentile(c["engine_ms"], 99)),
+                    f"{c['slowest_query']} {ms(c['slowest_query_ms'])}",
+                ]
+            )
+    header = [
+        "card",
+        "factor",
+        "verdict (results)",
+        "cold first ms",
+        "p50 ms",
+        "p99 ms",
+        "engine p50 ms",
+        "engine p99 ms",
+        "slowest query (p50 ms)",
+    ]
+    questions = "\n".join(f"- {label}: “{q}”" for label, q in card_questions(card))
+    opens = ", ".join(f"×{e['factor']} {ms(e['cards']['open_ms'])} ms" for e in asked)
+    memory = ", ".join(f"×{e['factor']} {e['cards']['rss_mib']:,.0f} MiB" for e in asked)
+    return "\n".join(
+        [
+            "## Cards at scale (`Brain.open` on the built store)",
+            "",
+            "All about one busy section of draft 0's RFC (at the 90th percentile of activity), "
+            "which is generated identically at every factor; the corpus around it grows:"
+            f"\n\n{questions}\n",
+            f"{WARMUP} warm-up asks (the first one, cold, is shown), then {runs} timed asks; p99 "
+            "is nearest-rank. End to end is the wall time around `Brain.ask` (unaudited reader, "
+            "as in core.py); engine time is the sum of the answer's `engine_ms` except the "
+            "heading index query, which is built once per reader and reused (it is in the cold "
+            f"ask). Open: {opens}. Peak RSS of the asking process: {memory}.",
+            "",
+            table(header, rows, right=range(3, 8)),
+        ]
+    )
+
+
+def ratios_section(entries: list[dict[str, Any]]) -> str:
+    """×k ÷ ×1 for card times and build throughput, against the issue's targets."""
+    asked = [e for e in entries if e.get("cards")]
+    base = next((e for e in asked if e["factor"] == 1), None)
+    if base is None or len(asked) < 2:
+        return "## Ratios ×k ÷ ×1\n\nNeeds ×1 and a larger factor measured."
+    others = [e for e in asked if e is not base]
+    top = others[-1]
+    # A growth exponent per card from ×1 to the largest measured factor, carried to ×100.
+    project_to = 100 if all(e["factor"] < 100 for e in others) else None
+    card_rows = []
+    worst: dict[int, float] = {}
+    for index, c1 in enumerate(base["cards"]["cards"]):
+        engine1 = statistics.median(c1["engine_ms"])
+        total1 = statistics.median(c1["total_ms"])
+        row = [c1["label"]]
+        for e in others:
+            ck = e["cards"]["cards"][index]
+            engine = statistics.median(ck["engine_ms"]) / engine1 if engine1 else math.nan
+            worst[e["factor"]] = max(worst.get(e["factor"], 0.0), engine)
+            row += [times(engine), times(statistics.median(ck["total_ms"]) / total1)]
+        if project_to is not None:
+            grown = statistics.median(top["cards"]["cards"][index]["engine_ms"]) / engine1
+            exponent = math.log(grown) / math.log(top["factor"]) if grown > 0 else math.nan
+            row.append(f"~{times(project_to**exponent)}")
+        card_rows.append(row)
+    card_header = ["card (p50)"]
+    for e in others:
+        card_header += [f"×{e['factor']} ÷ ×1 engine", f"×{e['factor']} ÷ ×1 end to end"]
+    if project_to is not None:
+        card_header.append(f"×{project_to} ÷ ×1 engine (PROJECTED)")
+
+    def gate(e: dict[str, Any]) -> float:
+        seconds = e["build"]["steps"].get("check_all")
+        return e["build"]["report"]["triples"] / seconds if seconds else math.nan
+
+    measures: list[tuple[str, Callable[[dict[str, Any]], float]]] = [
+        ("triples", lambda e: e["build"]["report"]["triples"]),
+        ("gate triples/s", gate),
+        (
+            "write triples/s",
+            lambda e: e["build"]["report"]["triples"] / e["build"]["report"]["write_seconds"],
+        ),
+        (
+            "build triples/s",
+            lambda e: e["build"]["report"]["triples"] / e["build"]["report"]["total_seconds"],
+        ),
+        (
+            "read seconds per triple",
+            lambda e: e["build"]["report"]["read_seconds"] / e["build"]["report"]["triples"],
+        ),
+        (
+            "peak RSS per triple",
+            lambda e: e["build"]["rss_build_mib"] / e["build"]["report"]["triples"],
+        ),
+    ]
+    build_rows = [
+        [label, *(times(value(e) / value(base)) for e in others)] for label, value in measures
+    ]
+    build_header = ["build", *(f"×{e['factor']} ÷ ×1" for e in others)]
+    verdicts = []
+    for e in others:
+        verdicts.append(
+            f"- ×{e['factor']}: the fastest-growing card's engine time is "
+            f"**{times(worst[e['factor']])}** ×1's (target at ×100: ≤ {ENGINE_TARGET:g}×; "
+            f"{'already over it at' if worst[e['factor']] > ENGINE_TARGET else 'within it at'} "
+            f"×{e['factor']}). Gate throughput is **{times(gate(e) / gate(base))}** and "
+            "whole-build throughput **"
+            + times(measures[3][1](e) / measures[3][1](base))
+            + "** of ×1's (target: about 1×)."
+        )
+    return "\n".join(
+        [
+            "## Ratios ×k ÷ ×1 against the targets",
+            "",
+            "Targets from the issue: card engine time at ×100 at most 2× that at ×1; build "
+            "throughput roughly constant per triple. Card ratios compare p50s (engine and end "
+            "to end). The PROJECTED column is not measured: it carries each card's growth from "
+            f"×1 to ×{top['factor']} on to ×100 as a power law (ratio^2 for ×10 → ×100).",
+            "",
+            table(card_header, card_rows, right=range(1, len(card_header))),
+            "",
+            "Build ratios: for throughputs above 1× is faster per triple; for read seconds "
+            "and memory per triple above 1× is costlier.",
+            "",
+            table(build_header, build_rows, right=range(1, len(build_header))),
+            "",
+            *verdicts,
+        ]
+    )
+
+
+def projection_section(entries: list[dict[str, Any]]) -> str:
+    """Projections for factors not measured, clearly labelled."""
+    projected = [e for e in entries if not e.get("build") and e.get("projection") is not None]
+    if not projected:
+        return ""
+    lines = ["## PROJECTION (not measured) for factors not built", ""]
+    for e in projected:
+        p = e["projection"]
+        why = e.get("skipped") or e.get("stopped") or "projected only (--project)"
+        basis = " and ".join(f"×{f}" for f in p["from"])
+        rows = [
+            [
+                next(label for n, _, label, _ in STEPS if n == name),
+                secs(value),
+                f"{exponent:.2f}",
+            ]
+            for name, (value, exponent) in p["steps"].items()
+            if name not in {"check_all"}
+        ]
+        gate = p["steps"].get("check_all")
+        lines += [
+            f"### ×{p['factor']}: PROJECTED, {why}",
+            "",
+            f"Extrapolated from the measured {basis}: each step grows from the largest "
+            "measured factor with the exponent seen between the two largest, never below 1 "
+            "(linear). Only as good as that assumption: steps with a superlinear term that is "
+            "small at ×10 (per-section PageRank over a growing people graph, betweenness, "
+            "resolving every citation against every revision window, `git rev-list` per tag) "
+            "may grow faster than measured so far.",
+            "",
+            f"- triples (linear in the corpus): **~{p['triples'] / 1e6:,.1f} M** (projection)",
+            f"- generate: **~{secs(p['generate_seconds'])} s**; read: "
+            f"**~{secs(p['read_seconds'])} s**; write: **~{secs(p['write_seconds'])} s**; "
+            f"generate + build: **~{p['total_seconds'] / 3600:,.1f} h** (projection)",
+            (
+                f"- SHACL gate alone: ~{secs(gate[0])} s (exponent {gate[1]:.2f}) → "
+                f"~{p['triples'] / gate[0]:,.0f} triples/s (projection)"
+                if gate
+                else "- SHACL gate: not measured"
+            ),
+            f"- peak RSS of the build: ~{p['rss_build_mib'] / 1024:,.1f} GiB (exponent "
+            f"{p['rss_exponent']:.2f}; projection)"
+            + (
+                f", more than this machine's {_memory_gib():,.0f} GiB"
+                if p["rss_build_mib"] / 1024 > _memory_gib()
+                else f"; this machine has {_memory_gib():,.0f} GiB"
+            ),
+            "",
+            table(["step", "projected s", "exponent"], rows, right=(1, 2)),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _memory_gib() -> float:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / (1024 * 1024)
+    except OSError:
+        pass
+    return float("nan")
+
+
+def status_section(entries: list[dict[str, Any]]) -> str:
+    """What happened to each factor asked for."""
+    rows = []
+    for e in entries:
+        if e.get("cards"):
+            state = "built and asked"
+        elif e.get("build"):
+            state = e.get("cards_stopped", "built; cards not timed")
+        else:
+            state = (
+                e.get("skipped")
+                or e.get("stopped")
+                or (
+                    "projected only"
+                    if e.get("projection")
+                    else "no projection: nothing was measured"
+                )
+            )
+        wall = secs(e.get("wall_seconds")) if e.get("wall_seconds") else "–"
+        rows.append([f"×{e['factor']}", state, wall])
+    return "\n".join(
+        [
+            "## Factors",
+            "",
+            table(["factor", "outcome", "generate + build wall s"], rows, right=(2,)),
+        ]
+    )
+
+
+# --- main -----------------------------------------------------------------------------------
+
+
+def factor_list(text: str) -> list[int]:
+    """``"1,10,100"`` → ``[1, 10, 100]``."""
+    try:
+        values = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a list of whole numbers; write it like 1,10,100."
+        ) from None
+    if not values or values[0] < 1:
+        raise argparse.ArgumentTypeError("Factors must be whole numbers of at least 1.")
+    return values
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command-line options (the worker options are internal)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--factors", type=factor_list, default=[1, 10], help="1,10 (default)")
+    parser.add_argument("--seed", type=int, default=7, help="generator seed (7)")
+    parser.add_argument("--runs", type=int, default=30, help="timed runs per card (30)")
+    parser.add_argument(
+        "--time-budget",
+        type=float,
+        default=DEFAULT_BUDGET,
+        help=f"seconds per factor to generate and build ({DEFAULT_BUDGET:,.0f}; 0 = none)",
+    )
+    parser.add_argument(
+        "--project",
+        type=factor_list,
+        default=[100],
+        help="factors to project without building (100)",
+    )
+    parser.add_argument("--mail", action="store_true", help="also generate a mailing list")
+    parser.add_argument("--keep", action="store_true", help="keep each factor's folder")
+    parser.add_argument("--workdir", type=Path, help="where the temporary folders go")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        help="re-render the report of a saved run (benchmarks/out/scale.json); runs nothing",
+    )
+    parser.add_argument("--worker", choices=("build", "cards"), help=argparse.SUPPRESS)
+    parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--factor", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    if args.time_budget < 0:
+        parser.error("--time-budget must be 0 (none) or a number of seconds")
+    return args
+
+
+def render(meta: dict[str, Any], entries: list[dict[str, Any]]) -> str:
+    """The whole Markdown report."""
+    sections = [
+        header_section(meta),
+        status_section(entries),
+        corpus_section(entries),
+        build_section(entries),
+        checks_section(entries),
+        cards_section(entries, meta["runs"]),
+        ratios_section(entries),
+        projection_section(entries),
+    ]
+    return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def saved_run(path: Path, args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A run saved as JSON by an earlier ``scale.py`` (the options fill in what it lacks)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise BenchError(
+            f"Cannot read the saved run {path} ({error}); pass the scale.json a run wrote."
+        ) from None
+    if isinstance(data, list):  # saved before runs kept their options
+        meta = run_meta(args)
+        stamp = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        meta["started"] = f"{stamp:%Y-%m-%d %H:%M} UTC (saved)"
+        meta["factors"] = [e["factor"] for e in data if e.get("build") or e.get("stopped")]
+        return meta, data
+    return data["meta"], data["entries"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run every factor and print the report; 2 on a setup problem."""
+    args = parse_args(argv)
+    if args.worker == "build":
+        return worker_build(args)
+    if args.worker == "cards":
+        return worker_cards(args)
+    try:
+        if args.from_json is not None:
+            meta, entries = saved_run(args.from_json, args)
+        else:
+            meta, entries = run_all(args)
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    known = {e["factor"] for e in entries}
+    for factor in args.project:
+        if factor not in known:
+            entries.append({"factor": factor, "projection": projection(entries, factor)})
+    report = render(meta, entries)
+    print(report, end="")
+    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
+    OUT_FILE.write_text(report, encoding="utf-8")
+    if args.from_json is None:
+        OUT_FILE.with_suffix(".json").write_text(
+            json.dumps({"meta": meta, "entries": entries}, indent=1, default=str),
+            encoding="utf-8",
+        )
+    log(f"wrote {OUT_FILE}")
+    return 0
+
+
+def run_all(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Every factor asked for, in ascending order."""
+    if shutil.which("git") is None:
+        raise BenchError("git is not installed; install git to generate the corpus.")
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+    meta = run_meta(args)
+    entries: list[dict[str, Any]] = []
+    for factor in args.factors:
+        entries.append(run_factor(factor, args, entries))
+    return meta, entries
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,7 @@
 
 - a bare git repository (written with ``git fast-import``: one process, no per-commit cost)
   holding ``2·k`` drafts. Each draft is a chain of 15–29 tagged revisions of a kramdown-rfc
-  document with 60–140 numbered sections on its own branch, ending in an RFC whose text is
+  document with about 100–140 numbered sections on its own branch, ending in an RFC whose text is
   added at tag ``rfcNNNNN``. Between revisions, commits edit section text; some insert, remove,
   rename or reorder sections, so numbers move, headings drift (with or without an anchor that
   survives the rename) and alignment has work to do. Pull requests are merged with merge
@@ -37,7 +37,7 @@ benchmark reports how well it matches, :class:`Truth`):
 - each draft lives on its own branch, because a commit is attributed to the first revision tag
   (in the manifest's order) that contains it, whatever file it changed; on one shared branch,
   draft B's commits would land in draft A's earlier revisions;
-- drafts start in turn over four years and each stays open three to five years, to its RFC
+- drafts start in turn over four years and each stays open two to five years, to its RFC
   (at ×1 the two barely overlap, as tls13 then rfc8446bis; at ×10 most of the twenty do); a
   bare "Section 4.2" or ``{{anchor}}`` is resolved against the revision current when it was
   written across *all* chains, so with many drafts open it often lands in another draft.
@@ -1185,8 +1185,6 @@ class Truth:
     document name, intended section number) for every citation written into it."""
     revisions: dict[str, dict[str, str]] = field(default_factory=dict)
     """Document name → {section number: heading}, for every revision and RFC."""
-    checks: dict[str, object] = field(default_factory=dict)
-    """Filled by the benchmark: how the build's resolution compares."""
 
 
 class Writer:

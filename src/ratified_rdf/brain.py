@@ -102,45 +102,25 @@ class Brain:
 
         Every ask, query, validation and dump is audited, in ``audit`` or else in the log
         beside the store (:func:`audit_dir`), as ``actor`` (default: the login name)."""
+        store: TripleStore
         if str(path).startswith(("http://", "https://")):
-            return cls._open_remote(str(path), brain_id, tenant, clearance, redaction, audit, actor)
-        folder = Path(path)
-        if not folder.is_dir():
-            raise BrainError(
-                f"There is no brain at {folder}. Build one first: "
-                f"ratified build records/tls13 --store {folder}"
-            )
-        log = audit or AuditLog.open(audit_dir(folder))
+            store, log_dir = SparqlProtocolStore.oxigraph(str(path)), remote_audit_dir(str(path))
+        else:
+            folder = Path(path)
+            if not folder.is_dir():
+                raise BrainError(
+                    f"There is no brain at {folder}. Build one first: "
+                    f"ratified build records/tls13 --store {folder}"
+                )
+            store, log_dir = OxigraphStore(folder), audit_dir(folder)
         try:
-            return cls.from_store(
-                OxigraphStore(folder),
-                brain_id,
-                tenant=tenant,
-                clearance=clearance,
-                redaction=redaction,
-                audit=log,
-                actor=actor,
-            )
+            log = audit or AuditLog.open(log_dir)
         except BaseException:
-            if audit is None:
-                log.close()
+            store.close()
             raise
-
-    @classmethod
-    def _open_remote(
-        cls,
-        url: str,
-        brain_id: str | None,
-        tenant: TenantId | str | None,
-        clearance: Clearance | str,
-        redaction: RedactionPolicy | str,
-        audit: AuditLog | None,
-        actor: str | None,
-    ) -> Brain:
-        log = audit or AuditLog.open(remote_audit_dir(url))
         try:
             return cls.from_store(
-                SparqlProtocolStore.oxigraph(url),
+                store,
                 brain_id,
                 tenant=tenant,
                 clearance=clearance,
@@ -149,6 +129,7 @@ class Brain:
                 actor=actor,
             )
         except BaseException:
+            store.close()
             if audit is None:
                 log.close()
             raise

@@ -79,7 +79,7 @@ def secret_url() -> str:
     """The ``file:`` URL of a file holding :data:`SECRET` (one per process, removed at exit)."""
     if not _SECRET_FOLDER:
         folder = Path(tempfile.mkdtemp(prefix="ratified-fuzz-secret-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        atexit.register(_remove_if_mine, folder, os.getpid())
         (folder / "secret.txt").write_text(SECRET, encoding="utf-8")
         _SECRET_FOLDER.append(folder)
     return (_SECRET_FOLDER[0] / "secret.txt").as_uri()
@@ -422,13 +422,20 @@ def _archive_error(error: BaseException, _data: bytes) -> list[str]:
 _MANIFEST_FOLDERS: dict[int, Path] = {}
 
 
+def _remove_if_mine(folder: Path, owner: int) -> None:
+    """Remove ``folder`` at exit, but only in the process that made it: a forked worker
+    inherits the parent's exit handlers and would otherwise delete the parent's folder."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def manifest_file() -> Path:
     """Where the manifest reader's input is written: one temporary folder per process (a
     forked worker makes its own, and removes it when it stops)."""
     pid = os.getpid()
     if pid not in _MANIFEST_FOLDERS:
         folder = Path(tempfile.mkdtemp(prefix="ratified-fuzz-manifest-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        atexit.register(_remove_if_mine, folder, pid)
         _MANIFEST_FOLDERS[pid] = folder
     return _MANIFEST_FOLDERS[pid] / "manifest.toml"
 

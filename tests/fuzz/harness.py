@@ -708,8 +708,6 @@ KNOWN_BUGS: Final[dict[str, str]] = {
     "a QueryError",
     "P2": "queries.files.render: the IRI check admits control characters and lone surrogates; "
     "pyoxigraph.NamedNode then raises a bare ValueError / UnicodeEncodeError",
-    "P3": "queries.files.load_query joins the query name into a path unchecked: "
-    "brain.run('../sparql/holdings') reads a file outside sparql/ (any *.rq on disk)",
 }
 """The bugs these tests found in ``src/``, by id: what is wrong and where."""
 

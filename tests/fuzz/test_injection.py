@@ -251,7 +251,6 @@ def test_an_unknown_query_name_is_refused(brain: Brain, name: str) -> None:
         brain.run(name)
 
 
-@pytest.mark.xfail(strict=True, reason=known("P3"))
 def test_a_query_name_cannot_reach_outside_the_query_folder(brain: Brain) -> None:
     with pytest.raises(QueryError):
         brain.run("../sparql/holdings")

@@ -72,3 +72,12 @@ def test_a_file_without_header_or_placeholder_is_refused() -> None:
             "# Answers: x\n# Param ?a string: y\n"
             "SELECT * WHERE { VALUES (?b) { (UNDEF) } ?s ?p ?b }",
         )
+
+
+def test_a_query_name_is_never_a_path() -> None:
+    from ratified_rdf.queries.files import QueryError, load_query
+
+    for name in ("../sparql/holdings", "/etc/passwd", "holdings.rq", "Holdings", ""):
+        with pytest.raises(QueryError, match="is not a query name"):
+            load_query(name)
+    assert load_query("holdings").name == "holdings"

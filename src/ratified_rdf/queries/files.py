@@ -147,9 +147,17 @@ def parse_query_file(name: str, text: str) -> QueryFile:
     )
 
 
+_QUERY_NAME = re.compile(r"[a-z0-9_]+")
+
+
 @lru_cache(maxsize=128)
 def load_query(name: str, folder: Path | None = None) -> QueryFile:
-    """The query ``sparql/<name>.rq``."""
+    """The query ``sparql/<name>.rq``; a name is a file name, never a path."""
+    if not _QUERY_NAME.fullmatch(name):
+        raise QueryError(
+            f"{name[:60]!r} is not a query name: use the name of a file in sparql/, such as "
+            "section_history."
+        )
     path = (folder or resource_dir("sparql")) / f"{name}.rq"
     if not path.is_file():
         raise QueryError(f"There is no query named {name!r} in {path.parent}.")

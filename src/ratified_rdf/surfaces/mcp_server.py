@@ -94,6 +94,16 @@ SECTION_PATTERN = r"^(?:\d{1,2}|[A-Ha-h])(?:\.\d{1,2}){0,5}$"
 given in this shape reaches the brain unchanged."""
 _SECTION = re.compile(SECTION_PATTERN)
 
+RfcNumber = Annotated[int, Field(ge=1, le=99999, description="The RFC number, e.g. 8446.")]
+SectionNumber = Annotated[
+    str,
+    Field(
+        description="The RFC's section number, e.g. 4.2.10 (or an appendix, A.1).",
+        json_schema_extra={"pattern": SECTION_PATTERN},
+    ),
+]
+"""The two parameters the section tools share, with the schema an agent sees."""
+
 # Strings, IRIs and comments, blanked before looking for an update keyword, so that a word
 # inside a literal or an IRI is never mistaken for one.
 _NOT_CODE = re.compile(
@@ -263,14 +273,8 @@ def create_server(brain: Brain, *, lock: "threading.Lock | None" = None) -> "MCP
         ),
     )
     def section_history(
-        rfc: Annotated[int, Field(ge=1, le=99999, description="The RFC number, e.g. 8446.")],
-        section: Annotated[
-            str,
-            Field(
-                description="The RFC's section number, e.g. 4.2.10 (or an appendix, A.1).",
-                json_schema_extra={"pattern": SECTION_PATTERN},
-            ),
-        ],
+        rfc: RfcNumber,
+        section: SectionNumber,
     ) -> Annotated[CallToolResult, Answer]:
         """An RFC section's history (see the tool's description)."""
 
@@ -293,14 +297,8 @@ def create_server(brain: Brain, *, lock: "threading.Lock | None" = None) -> "MCP
         ),
     )
     def section_people(
-        rfc: Annotated[int, Field(ge=1, le=99999, description="The RFC number, e.g. 8446.")],
-        section: Annotated[
-            str,
-            Field(
-                description="The RFC's section number, e.g. 4.2.10 (or an appendix, A.1).",
-                json_schema_extra={"pattern": SECTION_PATTERN},
-            ),
-        ],
+        rfc: RfcNumber,
+        section: SectionNumber,
     ) -> Annotated[CallToolResult, Answer]:
         """Who to ask about an RFC section (see the tool's description)."""
 

@@ -75,9 +75,10 @@ def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-@pytest.fixture(params=["embedded", "oxigraph-server"])
+@pytest.fixture(params=["embedded", "copied-in-memory", "oxigraph-server"])
 def backend(request: pytest.FixtureRequest) -> str:
-    """Which store a brain is built in: the embedded Oxigraph, or an Oxigraph server."""
+    """Which store a brain is built in: the embedded Oxigraph (in memory, or on disk and
+    answered from an in-memory copy), or an Oxigraph server."""
     return request.param
 
 

@@ -114,9 +114,17 @@ def build_pigeon(
     repo: Path, backend: str, request: pytest.FixtureRequest
 ) -> tuple[Brain, BuildReport]:
     """The pigeon brain built from ``repo`` in the ``backend`` store (see ``conftest.backend``):
-    the embedded store in memory, or the session's Oxigraph server."""
+    the embedded store in memory, a store folder opened with ``in_memory`` (answers from a
+    copy of the reader's graphs), or the session's Oxigraph server."""
     if backend == "embedded":
         return Brain.build(MANIFEST, source=str(repo))
+    if backend == "copied-in-memory":
+        folder = request.getfixturevalue("tmp_path_factory").mktemp("pigeon-store") / "store"
+        built, report = Brain.build(MANIFEST, source=str(repo), path=folder)
+        built.close()
+        opened = Brain.open(folder, in_memory=True)
+        request.addfinalizer(opened.close)
+        return opened, report
     url = request.getfixturevalue("oxigraph_url")
     log = AuditLog.open(request.getfixturevalue("tmp_path_factory").mktemp("audit"))
     return Brain.build(MANIFEST, source=str(repo), path=url, audit=log)

@@ -10,6 +10,8 @@ import uvicorn
 from click.testing import CliRunner
 
 from ratified_rdf import Brain
+from ratified_rdf.graph.memory import MemoryDataset
+from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces.server import Limits, serve_command
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
@@ -32,6 +34,21 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     assert app.state.limits == Limits(query_timeout_s=2.5, max_rows=99)
     assert app.state.brain.brain_id == "pigeon"
     assert "Serving brain 'pigeon'" in result.output
+    # A server answers from a copy of the reader's graphs in memory unless told otherwise.
+    assert isinstance(app.state.brain._session().store, MemoryDataset)
+    assert "answers from a copy in memory" in result.output
+
+
+def test_serve_on_disk_reads_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "store"
+    brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
+    brain.close()
+    calls: list[Any] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(app))
+    result = CliRunner().invoke(serve_command, ["--store", str(store), "--on-disk"])
+    assert result.exit_code == 0, result.output
+    assert isinstance(calls[0].state.brain._session().store, OxigraphStore)
+    assert "answers from the store on disk" in result.output
 
 
 def test_serve_without_a_brain_says_what_to_do(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_pigeon_repo(tmp_path_factory.mktemp("g"))
 
 
-@pytest.fixture(scope="module", params=["embedded", "oxigraph-server"])
+@pytest.fixture(scope="module", params=["embedded", "copied-in-memory", "oxigraph-server"])
 def built(repo: Path, request: pytest.FixtureRequest) -> tuple[Brain, BuildReport]:
     # Every test here runs on the embedded store and on an Oxigraph server.
     return build_pigeon(repo, request.param, request)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ratified_rdf.graph.store import Term, TripleStore
+from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.queries.run import source_of
@@ -13,7 +13,7 @@ from ratified_rdf.queries.run import source_of
 class Session:
     """The queries run for one answer, over one reader's graphs."""
 
-    def __init__(self, store: TripleStore, graphs: Sequence[str]) -> None:
+    def __init__(self, store: Queryable, graphs: Sequence[str]) -> None:
         self.store = store
         self.graphs = list(graphs)
         self.queries: list[QueryRun] = []

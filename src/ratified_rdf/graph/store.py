@@ -47,6 +47,15 @@ class QueryResult(BaseModel):
     engine_ms: float
 
 
+class Queryable(Protocol):
+    """What answering needs: SELECT and ASK over chosen graphs (a store, or a copy of some
+    of its graphs in memory)."""
+
+    def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
+        """Run a SELECT or ASK with the union of ``graphs`` as the default graph."""
+        ...
+
+
 class TripleStore(Protocol):
     """What the library needs from a store."""
 
@@ -107,6 +116,28 @@ def data_update(graph: str, remove: Sequence[Triple], add: Sequence[Triple]) -> 
     )
 
 
+def solutions_result(
+    result: QuerySolutions | QueryBoolean | QueryTriples, started: float
+) -> QueryResult:
+    """Read every row of an Oxigraph result; the engine time runs from ``started`` (the
+    rows are computed as they are read) to the last row."""
+    if isinstance(result, QueryBoolean):
+        engine_ms = (time.perf_counter() - started) * 1000
+        return QueryResult(variables=(), rows=(), boolean=bool(result), engine_ms=engine_ms)
+    if not isinstance(result, QuerySolutions):
+        raise StoreError("Only SELECT and ASK queries return rows; use dump for graphs.")
+    variables = tuple(v.value for v in result.variables)
+    rows = tuple(
+        {name: value for name in variables if (value := solution[name]) is not None}
+        for solution in result
+    )
+    engine_ms = (time.perf_counter() - started) * 1000
+    # Rows come straight from the engine: validating thousands of terms again is waste.
+    return QueryResult.model_construct(
+        variables=variables, rows=rows, boolean=None, engine_ms=engine_ms
+    )
+
+
 _RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
@@ -155,21 +186,7 @@ class OxigraphStore:
         default = [NamedNode(g) for g in graphs] if graphs is not None else None
         started = time.perf_counter()
         result = self._store.query(sparql, default_graph=default, named_graphs=default)
-        if isinstance(result, QueryBoolean):
-            engine_ms = (time.perf_counter() - started) * 1000
-            return QueryResult(variables=(), rows=(), boolean=bool(result), engine_ms=engine_ms)
-        if not isinstance(result, QuerySolutions):
-            raise StoreError("Only SELECT and ASK queries return rows; use dump for graphs.")
-        variables = tuple(v.value for v in result.variables)
-        rows = tuple(
-            {name: value for name in variables if (value := solution[name]) is not None}
-            for solution in result
-        )
-        engine_ms = (time.perf_counter() - started) * 1000
-        # Rows come straight from the engine: validating thousands of terms again is waste.
-        return QueryResult.model_construct(
-            variables=variables, rows=rows, boolean=None, engine_ms=engine_ms
-        )
+        return solutions_result(result, started)
 
     def evaluate(
         self, sparql: str, graphs: Sequence[str]
@@ -179,6 +196,10 @@ class OxigraphStore:
         Rows are computed as they are pulled: release the result on the thread that made it."""
         dataset = [NamedNode(g) for g in graphs]
         return self._store.query(sparql, default_graph=dataset, named_graphs=dataset)
+
+    def dump_graph(self, graph: str) -> bytes:
+        """One graph as N-Triples (empty when it holds nothing)."""
+        return self._store.dump(format=RdfFormat.N_TRIPLES, from_graph=NamedNode(graph)) or b""
 
     def triples(self, graphs: Sequence[str]) -> Iterable[Triple]:
         """Every triple of ``graphs``."""

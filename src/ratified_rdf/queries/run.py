@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from ratified_rdf.graph.store import Term, TripleStore
+from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries.files import ParamValue, load_query
 
 
@@ -29,7 +29,7 @@ def source_of(graph: str) -> str:
 
 
 def run_query(
-    store: TripleStore,
+    store: Queryable,
     graphs: Sequence[str] | None,
     name: str,
     params: dict[str, ParamValue] | None = None,

@@ -1046,6 +1046,14 @@ def create_app(
     help="Access list (TOML): bearer tokens' SHA-256 mapped to tenant, clearance and name. "
     "Requests without a token read as the anonymous public reader.",
 )
+@click.option(
+    "--in-memory/--on-disk",
+    default=True,
+    show_default=True,
+    help="Answer from a copy of each reader's graphs in memory (made at start for the "
+    "anonymous reader, on first use for others; a few seconds and a few hundred MiB for the "
+    "TLS brain), or straight from the store on disk.",
+)
 def serve_command(
     store: Path,
     host: str,
@@ -1053,6 +1061,7 @@ def serve_command(
     query_timeout: float,
     max_rows: int,
     access: Path | None,
+    in_memory: bool,
 ) -> None:
     """Serve the brain over HTTP: a SPARQL endpoint, the answer API, resource pages and a
     question page."""
@@ -1060,14 +1069,18 @@ def serve_command(
 
     try:
         grants = load_access(access) if access is not None else None
-        brain = Brain.open(store)
+        if in_memory:
+            click.echo(f"Copying the brain at {store} into memory …", err=True)
+        brain = Brain.open(store, in_memory=in_memory)
     except (BrainError, StoreError, ManifestError) as error:
         raise click.ClickException(str(error)) from None
     with brain:
         app = create_app(brain, query_timeout_s=query_timeout, max_rows=max_rows, access=grants)
+        where = "a copy in memory" if in_memory else "the store on disk"
         click.echo(
             f"Serving brain '{brain.brain_id}' from {store} at http://{host}:{port}/ "
-            f"(SPARQL at /sparql; queries stop after {query_timeout:g} s or {max_rows:,} rows).",
+            f"(answers from {where}; SPARQL at /sparql; queries stop after "
+            f"{query_timeout:g} s or {max_rows:,} rows).",
             err=True,
         )
         uvicorn.run(app, host=host, port=port, log_level="info")

@@ -1,0 +1,83 @@
+"""A brain opened ``in_memory`` answers from a copy of its reader's graphs: the same answers as
+the store on disk, never an older state after a write, and nothing beyond the reader's graphs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ratified_rdf import Brain, BrainError
+from ratified_rdf.graph.memory import MemoryDataset
+from ratified_rdf.graph.store import StoreError
+from tests.pigeon import MANIFEST, make_pigeon_repo
+
+QUESTIONS = (
+    "who discussed RFC 9999 section 3.1?",
+    "history of RFC 9999 section 3.1",
+    "what did section 2.1 of draft-example-pigeon-00 become in the RFC?",
+    "who should I ask about take-off?",
+    "how many commits changed RFC 9999 section 3.1?",
+    "what does the graph hold?",
+    "what is the airspeed of an unladen swallow?",
+)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = make_pigeon_repo(tmp_path_factory.mktemp("g"))
+    store = tmp_path_factory.mktemp("store") / "store"
+    built, _ = Brain.build(MANIFEST, source=str(repo), path=store, clearance="internal")
+    built.close()
+    return store
+
+
+def _content(brain: Brain, question: str) -> dict[str, object]:
+    answer = brain.ask(question)
+    return {
+        "intent": answer.intent,
+        "verdict": answer.verdict,
+        "summary": answer.summary,
+        "results": [r.model_dump() for r in answer.results],
+        "evidence": [e.model_dump() for e in answer.evidence],
+        "rows": [(q.name, q.sparql, q.rows) for q in answer.queries if q.name != "headings"],
+    }
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_the_copy_answers_as_the_store_on_disk_does(folder: Path, question: str) -> None:
+    with Brain.open(folder) as on_disk:
+        expected = _content(on_disk, question)
+    with Brain.open(folder, in_memory=True) as copied:
+        assert isinstance(copied._session().store, MemoryDataset)
+        assert _content(copied, question) == expected
+
+
+def test_a_review_is_seen_by_the_next_question(folder: Path) -> None:
+    question = QUESTIONS[0]
+    with Brain.open(folder, clearance="internal", in_memory=True) as brain:
+        before = brain.ask(question)
+        assert before.trust is not None and before.trust.state == "derived"
+        reviewed = brain.review(question, reviewer="Dana Fictional", verdict="ratified")
+        assert reviewed.trust is not None and reviewed.trust.state == "ratified"
+        assert brain.ask(question).trust.state == "ratified"  # type: ignore[union-attr]
+    with Brain.open(folder, clearance="internal") as on_disk:
+        assert on_disk.ask(question).trust.state == "ratified"  # type: ignore[union-attr]
+
+
+def test_each_reader_gets_a_copy_of_its_own_graphs(folder: Path) -> None:
+    with Brain.open(folder, clearance="internal", in_memory=True) as brain:
+        public = brain.reader(clearance="public")
+        inside, outside = brain._session().store, public._session().store
+        assert isinstance(inside, MemoryDataset) and isinstance(outside, MemoryDataset)
+        assert inside is not outside
+        assert set(outside.graphs) == set(public.read_graphs)
+        # A copy cannot be asked for a graph it was not made from.
+        withheld = sorted(set(inside.graphs) - set(outside.graphs)) or [brain.catalog]
+        with pytest.raises(StoreError, match="not made from"):
+            outside.query("ASK { ?s ?p ?o }", withheld)
+
+
+def test_a_server_url_is_not_copied() -> None:
+    with pytest.raises(BrainError, match="copies a store folder"):
+        Brain.open("http://127.0.0.1:9/", in_memory=True)

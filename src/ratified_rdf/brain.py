@@ -65,6 +65,7 @@ class Brain:
         redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
         audit: AuditLog | None = None,
         actor: str | None = None,
+        in_memory: bool = False,
         _cache: _SharedCache | None = None,
     ) -> None:
         self._store = store
@@ -81,7 +82,7 @@ class Brain:
         self.read_graphs: list[str] = []
         self.withheld_graphs: list[str] = []
         self.graphs: list[str] = []
-        self._cache = _cache or _SharedCache()
+        self._cache = _cache or _SharedCache(in_memory=in_memory)
         self.refresh()
 
     @classmethod
@@ -138,9 +139,9 @@ class Brain:
                 redaction=redaction,
                 audit=log,
                 actor=actor,
+                in_memory=in_memory,
             )
             if in_memory:
-                brain._cache.in_memory = True
                 brain._session()  # copy the reader's graphs now, not on the first question
             return brain
         except BaseException:
@@ -160,8 +161,11 @@ class Brain:
         redaction: RedactionPolicy | str = RedactionPolicy.SILENT,
         audit: AuditLog | None = None,
         actor: str | None = None,
+        in_memory: bool = False,
     ) -> Brain:
-        """Use a store already opened (embedded or remote); only ``tenant``'s brains count."""
+        """Use a store already opened (embedded or remote); only ``tenant``'s brains count.
+        ``in_memory``: answer from copies of readers' graphs, as in :meth:`open` (made on
+        first use; only an embedded store is copied)."""
         scope = TenantId(tenant) if tenant is not None else TenantId.default()
         ids = _brain_ids(store, scope)
         if not ids:
@@ -183,6 +187,7 @@ class Brain:
             redaction=redaction,
             audit=audit,
             actor=actor,
+            in_memory=in_memory,
         )
 
     @classmethod
@@ -813,9 +818,9 @@ class _SharedCache:
     """Copies kept at once (one per distinct set of graphs: a tenant, a clearance level);
     the oldest goes first."""
 
-    def __init__(self) -> None:
+    def __init__(self, in_memory: bool = False) -> None:
         self.headings: dict[tuple[str, ...], tuple[HeadingIndex, QueryRun]] = {}
-        self.in_memory = False
+        self.in_memory = in_memory
         self.copies: dict[tuple[str, ...], MemoryDataset] = {}
 
     def reads(self, store: TripleStore, graphs: Sequence[str]) -> Queryable:

@@ -2,10 +2,26 @@
 
 Activity is what the graph can show: posts that referred to a section while it was still
 changing, and commits that changed it, credited to the RFC section the text became. Two people
-who were active on the same section are linked in a co-discussion projection, written in both
-directions so PageRank does not collapse to an order of names. Scores are computed with
-networkx (PageRank, personalised per section by activity; betweenness on each section's own
-participants) and stored back in the graph with the computation's provenance.
+who were active on the same section are linked in a co-discussion projection, weighted by the
+number of sections both were active on. Scores are computed with networkx and stored back in
+the graph with the computation's provenance (:data:`ALGORITHM`):
+
+- overall: PageRank (alpha 0.85, weighted) on the whole projection, and its betweenness
+  (unweighted, normalised): exact up to :data:`EXACT_BETWEENNESS_UP_TO` people, otherwise
+  estimated from :data:`BETWEENNESS_SOURCES` source people drawn with the fixed seed
+  :data:`BETWEENNESS_SEED`, so a rebuild gives the same numbers;
+- per RFC section: PageRank (alpha 0.85, weighted) on the subgraph induced by the section's
+  own participants, personalised by each one's activity on that section (posts + commits).
+  The edge weights are still the whole projection's (sections shared anywhere): a walk over
+  the ties among the section's participants that restarts (15% of steps) at a participant
+  chosen in proportion to their activity on the section. So among equally tied participants
+  the most active rank first, among equally active ones the best tied; with alpha 0.85 the
+  ties weigh more. Betweenness on the same subgraph: every two participants share the
+  section, so that subgraph is complete and this is 0 for everyone; the overall betweenness is
+  the informative one.
+
+Each section's computation reads only its participants and the weights between them, so the
+cost grows with the number of (section, participant pair)s, not with sections × people.
 """
 
 from __future__ import annotations
@@ -20,10 +36,21 @@ from ratified_rdf.records.discussion import DiscussionRecords, SectionRef
 from ratified_rdf.records.identity import PeopleLookup
 from ratified_rdf.records.models import SpecRecords
 
+EXACT_BETWEENNESS_UP_TO = 500
+"""Overall betweenness is exact for at most this many people (the TLS corpus has under 200)."""
+BETWEENNESS_SOURCES = 500
+"""Above that, the number of source people it is estimated from (networkx's ``k``)."""
+BETWEENNESS_SEED = 7
+"""The seed those sources are drawn with: fixed, so the scores are deterministic."""
+
 ALGORITHM = (
-    "networkx.pagerank(alpha=0.85, weight=shared sections) on the co-discussion projection, "
-    "personalised by each section's activity; networkx.betweenness_centrality on each "
-    "section's participants"
+    "co-discussion projection: people linked when both were active on an RFC section while it "
+    "changed, weight = sections shared. Overall: networkx.pagerank(alpha=0.85, weight) on the "
+    "whole projection; networkx.betweenness_centrality(normalized) on it, exact up to "
+    f"{EXACT_BETWEENNESS_UP_TO} people, else sampled with k={BETWEENNESS_SOURCES}, "
+    f"seed={BETWEENNESS_SEED}. Per section: networkx.pagerank(alpha=0.85, weight, "
+    "personalization=posts+commits on the section) on the subgraph induced by the section's "
+    "participants; networkx.betweenness_centrality on that subgraph"
 )
 
 
@@ -50,45 +77,59 @@ class ExpertiseRecords(BaseModel):
     scores: tuple[ExpertiseScore, ...]
 
 
+Activity = dict[tuple[str, SectionRef], tuple[int, int]]
+"""(person key, final RFC section) → (posts, commits) while the text was changing."""
+
+
 def compute_expertise(discussion: DiscussionRecords, spec: SpecRecords) -> ExpertiseRecords:
     """Rank people overall and per RFC section from posts and commits while text changed."""
-    activity = _activity(discussion, spec)
+    return rank_activity(_activity(discussion, spec))
+
+
+def rank_activity(activity: Activity) -> ExpertiseRecords:
+    """Score every person overall and on every section they were active on (see the module
+    docstring); the same activity, in any order, always gives the same scores. Entries with
+    neither posts nor commits are not activity and are left out."""
+    activity = {key: counts for key, counts in activity.items() if sum(counts) > 0}
     sections: dict[SectionRef, Counter[str]] = defaultdict(Counter)
     for (person, section), (posts, commits) in activity.items():
         sections[section][person] += posts + commits
-    graph = nx.DiGraph()
-    graph.add_nodes_from(sorted({person for person, _ in activity}))
-    for participants in sections.values():
-        for a, b in combinations(sorted(participants), 2):
-            for u, v in ((a, b), (b, a)):
-                weight = graph.get_edge_data(u, v, {"weight": 0})["weight"]
-                graph.add_edge(u, v, weight=weight + 1)
-    scores: list[ExpertiseScore] = []
-    if graph.number_of_nodes() == 0:
+    if not activity:
         return ExpertiseRecords(algorithm=ALGORITHM, scores=())
+    # Weights once, by pair (names in order): each section adds one to each pair of its
+    # participants, so this costs the sum of the squares of the sections' sizes.
+    shared: Counter[tuple[str, str]] = Counter()
+    for participants in sections.values():
+        shared.update(combinations(sorted(participants), 2))
+    graph = nx.Graph()
+    graph.add_nodes_from(sorted({person for person, _ in activity}))
+    graph.add_weighted_edges_from((a, b, weight) for (a, b), weight in sorted(shared.items()))
     overall = nx.pagerank(graph, alpha=0.85, weight="weight")
-    between = nx.betweenness_centrality(graph.to_undirected(), normalized=True)
+    between = _betweenness(graph)
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for (person, _section), (posts, commits) in activity.items():
         totals[person][0] += posts
         totals[person][1] += commits
-    for person in sorted(totals):
-        scores.append(
-            ExpertiseScore(
-                person=person,
-                section=None,
-                posts=totals[person][0],
-                commits=totals[person][1],
-                pagerank=round(overall[person], 6),
-                betweenness=round(between.get(person, 0.0), 6),
-            )
+    scores = [
+        ExpertiseScore(
+            person=person,
+            section=None,
+            posts=totals[person][0],
+            commits=totals[person][1],
+            pagerank=round(overall[person], 6),
+            betweenness=round(between.get(person, 0.0), 6),
         )
+        for person in sorted(totals)
+    ]
     for section in sorted(sections, key=lambda s: (s.document, s.position)):
         participants = sections[section]
-        personal = {p: participants.get(p, 0) for p in graph.nodes}
-        ranked = nx.pagerank(graph, alpha=0.85, weight="weight", personalization=personal)
-        local = nx.betweenness_centrality(graph.subgraph(participants).to_undirected())
-        for person in sorted(participants):
+        members = sorted(participants)
+        local = nx.Graph()
+        local.add_nodes_from(members)
+        local.add_weighted_edges_from((a, b, shared[a, b]) for a, b in combinations(members, 2))
+        ranked = nx.pagerank(local, alpha=0.85, weight="weight", personalization=dict(participants))
+        central = nx.betweenness_centrality(local)
+        for person in members:
             posts, commits = activity[(person, section)]
             scores.append(
                 ExpertiseScore(
@@ -97,16 +138,24 @@ def compute_expertise(discussion: DiscussionRecords, spec: SpecRecords) -> Exper
                     posts=posts,
                     commits=commits,
                     pagerank=round(ranked[person], 6),
-                    betweenness=round(local.get(person, 0.0), 6),
+                    betweenness=round(central.get(person, 0.0), 6),
                 )
             )
     return ExpertiseRecords(algorithm=ALGORITHM, scores=tuple(scores))
 
 
-def _activity(
-    discussion: DiscussionRecords, spec: SpecRecords
-) -> dict[tuple[str, SectionRef], tuple[int, int]]:
-    """(person key, final RFC section) → (posts, commits) while the text was changing."""
+def _betweenness(graph: nx.Graph) -> dict[str, float]:
+    """Normalised betweenness: exact on a small projection; on a large one, estimated from a
+    fixed-seed sample of sources, because exact costs people × links."""
+    if graph.number_of_nodes() <= EXACT_BETWEENNESS_UP_TO:
+        return nx.betweenness_centrality(graph, normalized=True)
+    return nx.betweenness_centrality(
+        graph, k=BETWEENNESS_SOURCES, normalized=True, seed=BETWEENNESS_SEED
+    )
+
+
+def _activity(discussion: DiscussionRecords, spec: SpecRecords) -> Activity:
+    """Who was active on which final RFC section while its text was changing."""
     people = PeopleLookup(discussion.people)
     final_of = {
         (a.source_document, a.source_position): SectionRef(

@@ -211,7 +211,6 @@ _YAML_SCALARS: Final = st.one_of(
     st.booleans(),
     st.none(),
     st.floats(allow_nan=True),
-    # Valid dates only: an impossible one (2017-02-30) is known bug K4.
     st.dates(),
 )
 
@@ -252,7 +251,8 @@ def _yaml_dump(data: dict[str, Any]) -> str:
 def kramdown_header(draw: st.DrawFn) -> str:
     """A YAML front matter block: kramdown-rfc's keys with right and wrong values, or junk.
 
-    No YAML aliases (a billion-laughs header is known bug K3) and no deep nesting (K4, K5).
+    The junk lines include what the reader refuses: anchors and aliases, deep nesting, an
+    impossible date (written raw: PyYAML would quote it) and a huge number.
     """
     data: dict[str, Any] = {}
     for key, values in (
@@ -280,7 +280,23 @@ def kramdown_header(draw: st.DrawFn) -> str:
         )
     )
     junk = draw(
-        st.lists(st.sampled_from(["title: [", "  - name: [", "::", "- x", "\t"]), max_size=2)
+        st.lists(
+            st.sampled_from(
+                [
+                    "title: [",
+                    "  - name: [",
+                    "::",
+                    "- x",
+                    "\t",
+                    "date: 2017-02-30",
+                    "a: &a [x, x]\nb: [*a, *a]",
+                    "title: *a",
+                    "n: " + "[" * 60 + "]" * 60,
+                    "n: " + "9" * 5000,
+                ]
+            ),
+            max_size=2,
+        )
     )
     return "---\n" + body + "".join(references) + "\n".join(junk) + "\n---\n"
 

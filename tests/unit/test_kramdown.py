@@ -6,12 +6,13 @@ The fixtures under ``tests/fixtures/kramdown`` are fictional documents about a m
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from ratified_rdf.sources.document import Author, ParsedDocument, ParsedSection, ParseError
-from ratified_rdf.sources.kramdown import parse_kramdown
+from ratified_rdf.sources.kramdown import heading_of, parse_kramdown
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "kramdown"
 
@@ -263,3 +264,66 @@ def test_unnumbered_attribute_before_heading_and_anchor_together() -> None:
 def test_no_headings_is_a_parse_error(text: str) -> None:
     with pytest.raises(ParseError):
         parse_kramdown(text)
+
+
+@pytest.mark.parametrize(
+    ("line", "heading"),
+    [
+        ("## Closing Hashes ##", "Closing Hashes"),
+        ("# C#", "C"),  # kramdown reads a final "#" as a closing hash too
+        ("# a\t#\t", "a"),
+        ("%%## Record Layer", "Record Layer"),
+        ("# #", "#"),
+        ("#  ", ""),
+        ("#x", None),
+        ("####### seven", None),
+    ],
+)
+def test_heading_of_cuts_the_closing_hashes_as_kramdown_does(line: str, heading: str) -> None:
+    assert heading_of(line) == heading
+
+
+def test_a_long_run_of_blanks_or_hashes_in_a_heading_is_read_quickly() -> None:
+    started = time.perf_counter()
+    doc = parse_kramdown("# a" + " " * 50_000 + "b {#x}\n# " + "#" * 50_000 + "c\n")
+    assert time.perf_counter() - started < 1.0
+    assert [(s.heading, s.anchor) for s in doc.sections] == [
+        ("a b", "x"),
+        ("#" * 50_000 + "c", None),
+    ]
+
+
+def test_an_odd_number_of_fences_drops_the_opener_that_hides_fewest_lines() -> None:
+    # Dropping the first opener (line 1) hides lines 3-5; dropping the last (line 7) hides
+    # lines 1-3: fewer, so the last is taken, and "# Two" stays a heading.
+    doc = parse_kramdown("# One\n```\nfig\n```\nbody\n\n```\n# Two\n")
+    assert [s.heading for s in doc.sections] == ["One", "Two"]
+    many = "# a\n" + "```\n" * 20_001 + "# b\n"
+    started = time.perf_counter()
+    parse_kramdown(many)
+    assert time.perf_counter() - started < 1.0
+
+
+_BODY = "\n--- middle\n\n# Scope\n\nText.\n"
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ("a: &x [1]\nb: *x", r"anchor \(&\) or alias \(\*\)"),
+        ("title: " + "[" * 51 + "]" * 51, "more than 50 deep"),
+        ("- " * 51 + "x", "more than 50 deep"),
+        ("title: " + "x" * 70_000, "over the limit of 65,536"),
+        ("title: " + "9" * 5000, "cannot be read"),
+    ],
+)
+def test_hostile_yaml_front_matter_is_a_parse_error(header: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_kramdown(f"---\n{header}\n---{_BODY}")
+
+
+def test_yaml_front_matter_keeps_dates_as_written_and_nesting_up_to_the_limit() -> None:
+    doc = parse_kramdown(f"---\ntitle: Cats & Dogs * 2\ndate: 2017-02-30\n---{_BODY}")
+    assert doc.title == "Cats & Dogs * 2"
+    nested = parse_kramdown("---\ntitle: " + "[" * 49 + "x" + "]" * 49 + f"\n---{_BODY}")
+    assert nested.title is not None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from ratified_rdf.sources.document import ParsedDocument, ParseError
-from ratified_rdf.sources.rfc_text import parse_rfc_text
+from ratified_rdf.sources.rfc_text import _strip_toc_leaders, parse_rfc_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rfc_text"
 
@@ -193,3 +194,38 @@ def test_document_without_toc_starts_after_front_matter() -> None:
     doc = parse_rfc_text(text)
     assert [s.number for s in doc.sections][:2] == ["1", "1.1"]
     assert "Copyright Notice" not in {s.heading for s in doc.sections}
+
+
+@pytest.mark.parametrize(
+    ("entry", "stripped"),
+    [
+        ("1.  Introduction . . . . . . . . 4", "1.  Introduction"),
+        ("1.  Introduction...... 4", "1.  Introduction"),
+        ("1.  Introduction......4", "1.  Introduction......4"),  # the number must stand apart
+        ("Appendix A.  Pigeons  12", "Appendix A.  Pigeons"),
+        ("Index 7", "Index 7"),  # one blank and no dots: not a page number
+        ("2.1.  Version 1.3 . 5", "2.1.  Version 1.3"),
+        ("3.  Thirty.5", "3.  Thirty.5"),  # a dot then the digits: no blank, no page number
+        ("Authors' Addresses", "Authors' Addresses"),
+    ],
+)
+def test_toc_leaders_and_page_numbers_are_stripped(entry: str, stripped: str) -> None:
+    assert _strip_toc_leaders(entry) == stripped
+
+
+@pytest.mark.parametrize("unit", [".", " .", ". "])
+def test_a_toc_line_of_dots_is_read_quickly(unit: str) -> None:
+    text = (
+        "Title\n\nTable of Contents\n\n   " + unit * 50_000 + "\n\n1.  Introduction\n\n   Text.\n"
+    )
+    started = time.perf_counter()
+    assert [s.heading for s in parse_rfc_text(text).sections] == ["Introduction"]
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_long_header_entry_of_initials_is_not_an_author_and_is_read_quickly() -> None:
+    text = "x  " + "A." * 50_000 + "!\n   E. Rescorla\n   Mozilla\n\n1.  Introduction\n\n   Text.\n"
+    started = time.perf_counter()
+    doc = parse_rfc_text(text)
+    assert time.perf_counter() - started < 1.0
+    assert [(a.name, a.organization) for a in doc.authors] == [("E. Rescorla", "Mozilla")]

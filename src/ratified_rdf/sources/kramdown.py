@@ -9,7 +9,7 @@ column 0), figures contain lines that look like headings, and headings carry ``{
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
@@ -23,14 +23,16 @@ from ratified_rdf.sources.document import (
 
 _FENCE = re.compile(r"^\s*(~{3,}|`{3,})")
 # tls13-spec marks appendix B headings "%%## Record Layer": its build script expands them into
-# real headings, so they are headings of the published text too.
-_HEADING = re.compile(r"^(?:%%)?(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+# real headings, so they are headings of the published text too. Only the opening is a regular
+# expression: the title and its optional closing run of "#" are cut by :func:`_heading`.
+_HEADING_START = re.compile(r"(?:%%)?(#{1,6})[ \t]")
 _IAL_LINE = re.compile(r"^\{:(.*)\}\s*$")
-_INLINE_IAL = re.compile(r"\s*\{:?\s*([^{}]*)\}\s*$")
+# (?<!\s): a match never starts inside a run of blanks (the leftmost one starts where the run
+# does), so a long run is not re-scanned from each of its positions.
+_INLINE_IAL = re.compile(r"(?<!\s)\s*\{:?\s*([^{}]*)\}\s*$")
 _ANCHOR = re.compile(r"#([A-Za-z_][\w.\-:]*)")
 _PART = re.compile(r"^---\s+(\w+)")
 _REFERENCE_KEYS = re.compile(r"^(normative|informative|entity):")
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YAML_TITLE = re.compile(r"^title:\s*(.+)$", re.M)
 _YAML_DOCNAME = re.compile(r"^docname:\s*(\S+)", re.M)
 
@@ -76,14 +78,14 @@ def parse_kramdown(text: str) -> ParsedDocument:
                     _apply_attributes(current, ial.group(1))
                     continue
                 nxt = lines[index + 1] if index + 1 < len(lines) else ""
-                if _HEADING.match(nxt) and not in_fence[index + 1]:
+                if _heading(nxt) is not None and not in_fence[index + 1]:
                     pending_ial = ial.group(1)
                     continue
-            heading = _HEADING.match(line)
-            if heading:
+            heading = _heading(line)
+            if heading is not None:
                 close_current()
                 body = []
-                current = _heading_fields(heading, appendix=part == "back")
+                current = _heading_fields(*heading, appendix=part == "back")
                 if pending_ial is not None:
                     _apply_attributes(current, pending_ial)
                     pending_ial = None
@@ -108,8 +110,29 @@ def heading_of(line: str) -> str | None:
 
     Used where only a line is at hand, such as the context line git prints for a diff hunk.
     """
-    match = _HEADING.match(line)
-    return _heading_fields(match, appendix=False)["heading"] if match else None
+    heading = _heading(line)
+    return _heading_fields(*heading, appendix=False)["heading"] if heading else None
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    """The level and raw title of an ATX heading line (``## Title ##``), or None.
+
+    The title is what the expression ``[ \\t]+(.+?)[ \\t]*#*[ \\t]*$`` would capture after the
+    hashes: from the first non-blank to the shortest end leaving only blanks, an optional closing
+    run of ``#`` and blanks (a title of blanks only is its last blank). It is cut with string
+    methods, because that expression backtracks polynomially on a long run of blanks or hashes.
+    """
+    if line.endswith("\n"):  # as "$" would: a final line break is not part of the line
+        line = line[:-1]
+    start = _HEADING_START.match(line)
+    if start is None or "\n" in line:
+        return None
+    rest = line[start.end() - 1 :]  # from the blank after the hashes
+    first = len(rest) - len(rest.lstrip(" \t"))
+    if first == len(rest):  # blanks only: the title needs a character of its own
+        return (len(start.group(1)), rest[-1]) if len(rest) >= 2 else None
+    kept = rest.rstrip(" \t").rstrip("#").rstrip(" \t")
+    return len(start.group(1)), rest[first : max(len(kept), first + 1)]
 
 
 def _reference_sections(header: dict[str, Any]) -> list[RawHeading]:
@@ -130,10 +153,9 @@ def _reference_sections(header: dict[str, Any]) -> list[RawHeading]:
     ]
 
 
-def _heading_fields(match: re.Match[str], *, appendix: bool) -> dict[str, Any]:
-    text = match.group(2)
+def _heading_fields(level: int, text: str, *, appendix: bool) -> dict[str, Any]:
     fields: dict[str, Any] = {
-        "level": len(match.group(1)),
+        "level": level,
         "anchor": None,
         "appendix": appendix,
         "numbered": True,
@@ -162,19 +184,38 @@ def _fence_mask(lines: list[str]) -> list[bool]:
     of such a fence is treated as plain text and the rest re-scanned, which is what a reader
     of the rendered draft sees. Which opener was the unbalanced one is not known: a later,
     balanced figure's closer may be what is left open. Of the openers of the failing scan,
-    the one whose removal balances the file while hiding the fewest lines is taken.
+    the one whose removal balances the file while hiding the fewest lines is taken (the first
+    of equals).
+
+    Any fence line closes any open fence, so fences pair up in order and a file is unbalanced
+    exactly when it has an odd number of them. Removing any opener (a fence at an even
+    position) then balances it: the pairs before it stay, those after it shift by one. So one
+    removal always suffices, and the lines each choice hides are counted from running sums of
+    the two pairings instead of a re-scan per opener, which was cubic in the fence lines.
     """
-    ignored: set[int] = set()
-    while True:
-        mask, openers, opener = _scan_fences(lines, ignored)
-        if opener is None:
-            return mask
-        best: tuple[int, int] | None = None  # (lines hidden, opener)
-        for candidate in openers:
-            trial, _, still_open = _scan_fences(lines, ignored | {candidate})
-            if still_open is None and (best is None or sum(trial) < best[0]):
-                best = (sum(trial), candidate)
-        ignored.add(best[1] if best is not None else opener)
+    fences = [index for index, line in enumerate(lines) if _FENCE.match(line)]
+    if len(fences) % 2 == 0:
+        return _scan_fences(lines, set())[0]
+
+    def span(first: int) -> int:
+        """Lines hidden by the pair of fences ``first`` and ``first + 1``, both included."""
+        return fences[first + 1] - fences[first] + 1
+
+    count = len(fences)
+    # before[j]: lines hidden by the pairs (0, 1) … (2j-2, 2j-1) of the scan as it is.
+    before = [0]
+    for first in range(0, count - 1, 2):
+        before.append(before[-1] + span(first))
+    # after[i], i odd: lines hidden by the pairs (i, i+1), (i+2, i+3) … once an opener before
+    # fence i is removed.
+    after = [0] * (count + 1)
+    for first in range(count - 2, 0, -2):
+        after[first] = after[first + 2] + span(first)
+    _hidden, removed = min(
+        (before[position // 2] + after[position + 1], fences[position])
+        for position in range(0, count, 2)
+    )
+    return _scan_fences(lines, {removed})[0]
 
 
 def _scan_fences(lines: list[str], ignored: set[int]) -> tuple[list[bool], list[int], int | None]:
@@ -209,13 +250,16 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
         end,
     )
     raw = "\n".join(lines[1:refs])
+    first_at: dict[str, int] = {}
+    for index in range(refs, end):
+        first_at.setdefault(lines[index], index)
     references = [
         match.group(1)
         for line in lines[refs:end]
-        if (match := _REFERENCE_KEYS.match(line)) and _has_entries(lines, line)
+        if (match := _REFERENCE_KEYS.match(line)) and _has_entries(lines, first_at[line])
     ]
     try:
-        data = yaml.load(raw, Loader=_YAML_LOADER) or {}
+        data = _load_yaml(raw)
     except yaml.YAMLError:
         # Old headers sometimes are not valid YAML; keep what a line-by-line read can find.
         data = {}
@@ -234,14 +278,78 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
     return header, end
 
 
-def _has_entries(lines: list[str], key_line: str) -> bool:
-    """Whether a ``normative:``/``informative:`` key lists anything (an empty list makes no
-    References section)."""
-    start = lines.index(key_line)
-    for line in lines[start + 1 :]:
-        if not line.strip():
-            continue
-        return line[:1].isspace()
+YAML_HEADER_LIMIT: Final = 65_536
+"""Characters of YAML metadata (the header before its reference lists) a document may have.
+The largest of the TLS 1.3 drafts' headers is 660 characters."""
+
+YAML_DEPTH_LIMIT: Final = 50
+"""How deeply the YAML metadata may nest lists and mappings; real headers nest three deep."""
+
+
+_SAFE_LOADER: Final[type[yaml.SafeLoader]] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _HeaderLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
+    """PyYAML's safe loader (libyaml's where installed), keeping dates as the text written.
+
+    Only the title, docname and authors are read, so a date is never needed, and an impossible
+    one (``date: 2017-02-30``) would otherwise stop the whole header with a ValueError."""
+
+
+_HeaderLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+
+def _load_yaml(raw: str) -> Any:
+    """The YAML metadata of a header, checked before it is built.
+
+    Three shapes are refused with a :class:`ParseError` before any value is constructed: a
+    header over :data:`YAML_HEADER_LIMIT` characters, lists and mappings nested deeper than
+    :data:`YAML_DEPTH_LIMIT` (libyaml's parser is quadratic in flow nesting and its composer
+    recurses on the C stack, which a deep enough header overflows, killing the process), and
+    anchors or aliases (which let a few hundred bytes stand for gigabytes of text once written
+    out; real front matter never uses them). The check reads parser events one at a time and
+    stops at the first refused one, so a hostile header costs no more than its first levels.
+    Invalid YAML raises :class:`yaml.YAMLError` as before.
+    """
+    if len(raw) > YAML_HEADER_LIMIT:
+        raise ParseError(
+            f"The YAML header is {len(raw):,} characters long, over the limit of "
+            f"{YAML_HEADER_LIMIT:,} for kramdown-rfc metadata; shorten it, or move long "
+            "lists into the document body."
+        )
+    depth = 0
+    for event in yaml.parse(raw, Loader=_HeaderLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise ParseError(
+                "The YAML header uses an anchor (&) or alias (*), which kramdown-rfc metadata "
+                "has no need for and which could expand into gigabytes; write the values out."
+            )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > YAML_DEPTH_LIMIT:
+                raise ParseError(
+                    f"The YAML header nests lists or mappings more than {YAML_DEPTH_LIMIT} "
+                    "deep; kramdown-rfc metadata nests a few levels, so fix the header."
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    try:
+        return yaml.load(raw, Loader=_HeaderLoader) or {}
+    except (ValueError, RecursionError) as error:
+        # A number too long for int() (over 4,300 digits) is a ValueError; nesting is capped
+        # above, so a RecursionError would mean the cap is too generous for this interpreter.
+        raise ParseError(
+            f"The YAML header holds a value that cannot be read ({type(error).__name__}: "
+            f"{str(error)[:200]}); fix that value in the header."
+        ) from None
+
+
+def _has_entries(lines: list[str], start: int) -> bool:
+    """Whether the ``normative:``/``informative:`` key on line ``start`` lists anything (an
+    empty list makes no References section)."""
+    for index in range(start + 1, len(lines)):
+        if lines[index].strip():
+            return lines[index][:1].isspace()
     return False
 
 

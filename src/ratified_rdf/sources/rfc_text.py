@@ -38,6 +38,8 @@ _THREE_COLUMNS = re.compile(r"^\S.*?\S\s{2,}\S.*?\S\s{2,}\S")
 _DOCNAME = re.compile(r"^draft-[a-z0-9-]+$")
 _RFC_NUMBER = re.compile(r"^Request for Comments:\s*(\d+)")
 # Right-hand header column entries that are names ("E. Rescorla", "J. Doe, Ed.", "A-B. Cde").
+# The initials and the rest of the name overlap, so a long entry of initials ("A.A.A.…!")
+# backtracks quadratically: entries longer than _AUTHOR_NAME_LIMIT are not names at all.
 _AUTHOR_NAME = re.compile(
     r"^(?:[A-Z][A-Za-z]?\.(?:[ -]?[A-Z][A-Za-z]?\.)*)\s*[A-Z][\w'’.\- ]*?(?:, Ed\.)?$"
 )
@@ -45,7 +47,7 @@ _DATE = re.compile(
     r"^(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December) (?:\d{1,2}, )?\d{4}$"
 )
-_TOC_LEADERS = re.compile(r"(?:\s*\.)*\s*\.\s+\d+\s*$|\s{2,}\d+\s*$")
+_AUTHOR_NAME_LIMIT = 100
 
 _FRONT_TITLES = frozenset(
     {"abstract", "status of this memo", "copyright notice", "table of contents"}
@@ -249,7 +251,7 @@ def _read_header_block(block: list[_Line]) -> tuple[tuple[Author, ...], str | No
     for entry in right:
         if not entry or _DATE.match(entry):
             continue
-        if _AUTHOR_NAME.match(entry):
+        if len(entry) <= _AUTHOR_NAME_LIMIT and _AUTHOR_NAME.match(entry):
             names.append(entry)
             continue
         authors.extend(Author(name=name, organization=entry) for name in names)
@@ -310,7 +312,7 @@ def _front_matter_end(lines: list[_Line], start: int) -> tuple[int, dict[str, in
             break
         if text.strip():
             indent = len(text) - len(text.lstrip())
-            entry = _TOC_LEADERS.sub("", text.strip())
+            entry = _strip_toc_leaders(text.strip())
             if entries and indent > entries[-1][0] + 2 and not _looks_numbered(entry):
                 # A wrapped TOC entry: its continuation is indented past the entry itself.
                 entries[-1] = (entries[-1][0], f"{entries[-1][1]} {entry}")
@@ -321,6 +323,34 @@ def _front_matter_end(lines: list[_Line], start: int) -> tuple[int, dict[str, in
         if not _looks_numbered(entry):
             toc_titles[entry.lower()] = max(1, (indent - _BODY_INDENT) // 2 + 1)
     return index, toc_titles
+
+
+def _strip_toc_leaders(entry: str) -> str:
+    """A TOC entry without its page number and the dot leaders before it.
+
+    What ``re.sub(r"(?:\\s*\\.)*\\s*\\.\\s+\\d+\\s*$|\\s{2,}\\d+\\s*$", "", entry)`` removes:
+    the page number (digits, then only blanks) with the blanks before it, and with them the
+    run of dots and blanks before those blanks when that run holds a dot; without a dot, the
+    blanks must be two or more. That expression is tried from every position of the entry and
+    backtracks over a long run of dots, so the run is found here from the right instead.
+    """
+    text = entry.rstrip()  # \s*$
+    digits = len(text)
+    while digits > 0 and text[digits - 1].isdecimal():  # \d, as re reads it in str patterns
+        digits -= 1
+    blanks = digits
+    while blanks > 0 and text[blanks - 1].isspace():  # \s
+        blanks -= 1
+    if digits == len(text) or blanks == digits:  # no page number, or nothing before it
+        return entry
+    leaders = blanks
+    while leaders > 0 and (text[leaders - 1] == "." or text[leaders - 1].isspace()):
+        leaders -= 1
+    if "." in text[leaders:blanks]:  # the dots of a leader end where the blanks begin
+        return entry[:leaders]
+    if digits - blanks >= 2:
+        return entry[:blanks]
+    return entry
 
 
 def _looks_numbered(entry: str) -> bool:

@@ -649,13 +649,6 @@ class Worker:
 
 
 KNOWN_BUGS: Final[dict[str, str]] = {
-    "X1": "xml2rfc._collect/_text/_item/_paragraphs recurse once per nesting level: deeply "
-    "nested (well-formed) XML raises RecursionError",
-    "X2": "xml2rfc._parse_safely passes a str to expat, which encodes it as UTF-8: a lone "
-    "surrogate raises UnicodeEncodeError instead of ParseError",
-    "X3": "xml2rfc._parse_safely: an encoding declared in the XML declaration that expat cannot "
-    "use raises LookupError (unknown or non-text codec), ValueError (multi-byte codec) or "
-    "UnicodeError out of parser.Parse instead of ParseError",
     "A1": "github_archive.read_archive only converts KeyError, TypeError and ValueError from "
     "inside one thread: wrong JSON types (a comment that is a string, createdAt a number, "
     "mergeCommit a string) raise AttributeError, 1e400 raises OverflowError",
@@ -694,9 +687,6 @@ KNOWN_BUGS: Final[dict[str, str]] = {
 
 
 KNOWN_SIGNATURES: Final[tuple[tuple[str, str, str], ...]] = (
-    ("X1", "xml2rfc", "RecursionError in sources/xml2rfc.py"),
-    ("X2", "xml2rfc", "UnicodeEncodeError in sources/xml2rfc.py"),
-    ("X3", "xml2rfc", "in sources/xml2rfc.py:_parse_safely"),
     ("A1", "github_archive", "AttributeError in sources/github_archive.py"),
     ("A1", "github_archive", "OverflowError in sources/github_archive.py"),
     ("A2", "github_archive", "AttributeError in sources/github_archive.py:_date"),
@@ -870,19 +860,14 @@ PATHOLOGICAL: Final[tuple[Pathological, ...]] = (
         "xml2rfc",
         "nested-sections",
         _nested("<section>", "</section>", "", "<rfc><middle>", "</middle></rfc>"),
-        "X1",
     ),
     Pathological(
-        "xml2rfc",
-        "nested-inline",
-        _nested("<b>", "</b>", "x", _XML + "<t>", "</t>" + _XML_END),
-        "X1",
+        "xml2rfc", "nested-inline", _nested("<b>", "</b>", "x", _XML + "<t>", "</t>" + _XML_END)
     ),
     Pathological(
         "xml2rfc",
         "nested-lists",
         _nested("<li><ul>", "</ul></li>", "", _XML + "<ul>", "</ul>" + _XML_END),
-        "X1",
     ),
     Pathological(
         "xml2rfc",

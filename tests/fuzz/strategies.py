@@ -453,7 +453,6 @@ def xml_prologues(secret_url: str) -> st.SearchStrategy[str]:
         [
             "",
             '<?xml version="1.0" encoding="UTF-8"?>\n',
-            # Only codecs expat can use: any other declared encoding is known bug X3.
             '<?xml version="1.0" encoding="latin-1"?>\n',
             '<!DOCTYPE rfc SYSTEM "rfc2629.dtd">\n',
             '<!DOCTYPE rfc [<!ATTLIST rfc docName CDATA "from-dtd">]>\n',
@@ -463,6 +462,10 @@ def xml_prologues(secret_url: str) -> st.SearchStrategy[str]:
     hostile = st.sampled_from(
         [
             '<?xml version="1.1"?>',
+            *(
+                f'<?xml version="1.0" encoding="{codec}"?>\n'
+                for codec in ("x-no-such-codec", "utf-7", "base64", "idna", "utf-16", "cp037")
+            ),
             f'<!DOCTYPE rfc SYSTEM "{secret_url}">\n',
             f'<!DOCTYPE rfc [<!ENTITY x SYSTEM "{secret_url}">]>\n',
             f'<!DOCTYPE rfc [<!ENTITY % p SYSTEM "{secret_url}"> %p;]>\n',

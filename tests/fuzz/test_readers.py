@@ -362,11 +362,7 @@ def test_xml_billion_laughs_is_refused_as_an_entity_declaration() -> None:
         b'<?xml version="1.0" encoding="utf-8"?><rfc>\xed\xa0\x80</rfc>',
         b"\xef\xbb\xbf\xef\xbb\xbf<rfc/>",
         *(
-            pytest.param(
-                f'<?xml version="1.0" encoding="{codec}"?><rfc/>'.encode(),
-                id=f"declared-{codec}",
-                marks=pytest.mark.xfail(strict=True, reason=known("X3")),
-            )
+            pytest.param(f'<?xml version="1.0" encoding="{codec}"?><rfc/>'.encode(), id=codec)
             for codec in ("x-no-such-codec", "utf-7", "base64", "idna")
         ),
         b'<?xml version="1.0" encoding="cp037"?><rfc/>',
@@ -382,10 +378,30 @@ def test_xml_invalid_bytes_are_a_parse_error(data: bytes) -> None:
     assert outcome.verdict is not Verdict.BUG, outcome.describe(data)
 
 
-@pytest.mark.xfail(strict=True, reason=known("X2"))
 def test_xml_text_with_a_lone_surrogate_is_a_parse_error() -> None:
     outcome = _xml_outcome("<rfc><middle><section><name>a\ud800</name></section></middle></rfc>")
-    assert outcome.verdict is not Verdict.BUG, outcome.detail
+    assert outcome.verdict is Verdict.ERROR, outcome.detail
+    assert "not Unicode text" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing", "inner"),
+    [("<section>", "</section>", ""), ("<b>", "</b>", "x"), ("<li><ul>", "</ul></li>", "")],
+)
+def test_xml_nested_too_deeply_is_a_parse_error(opening: str, closing: str, inner: str) -> None:
+    text = f"<rfc><middle><section><name>n</name><t>{opening * 200}{inner}{closing * 200}</t>"
+    outcome = _xml_outcome(text + "</section></middle></rfc>")
+    assert outcome.verdict is Verdict.ERROR, outcome.detail
+    assert "more than 100 deep" in outcome.detail
+
+
+def test_xml_declared_encoding_is_read_for_bytes_and_ignored_for_text() -> None:
+    # Text is already decoded: the declaration is ignored, as pyexpat does for a str.
+    text = (
+        '<?xml version="1.0" encoding="iso-8859-1"?><rfc><front><title>Grüße</title></front></rfc>'
+    )
+    assert parse_xml2rfc(text).title == "Grüße"
+    assert parse_xml2rfc(text.encode("latin-1")).title == "Grüße"
 
 
 # ---------------------------------------------------------------------------- archive.json

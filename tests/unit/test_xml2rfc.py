@@ -143,3 +143,23 @@ def test_malformed_and_foreign_xml_are_refused() -> None:
         parse_xml2rfc("<rfc><front></rfc>")
     with pytest.raises(ParseError, match="not <rfc>"):
         parse_xml2rfc("<html><body/></html>")
+
+
+def test_nesting_deeper_than_the_limit_is_refused_while_parsing() -> None:
+    deep = "<section>" * 120 + "</section>" * 120
+    with pytest.raises(ParseError, match="more than 100 deep"):
+        parse_xml2rfc(_minimal(deep))
+    # Nesting up to the limit is read (the tree is walked recursively).
+    fine = "<section><name>a</name><t>" + "<b>" * 90 + "x" + "</b>" * 90 + "</t></section>"
+    assert [s.body for s in parse_xml2rfc(_minimal(fine)).sections] == ["x"]
+
+
+def test_text_with_a_lone_surrogate_is_refused() -> None:
+    with pytest.raises(ParseError, match="not Unicode text"):
+        parse_xml2rfc(_minimal("<section><name>a\ud800</name></section>"))
+
+
+@pytest.mark.parametrize("codec", ["x-no-such-codec", "utf-7", "base64", "idna"])
+def test_an_encoding_the_parser_cannot_use_is_refused(codec: str) -> None:
+    with pytest.raises(ParseError, match="encoding the XML parser cannot use"):
+        parse_xml2rfc(f'<?xml version="1.0" encoding="{codec}"?><rfc/>'.encode())

@@ -36,6 +36,11 @@ _LISTS = frozenset({"ul", "ol", "dl"})
 # Preformatted text: line structure is the content, so it is kept as written.
 _PREFORMATTED = frozenset({"artwork", "sourcecode"})
 
+DEPTH_LIMIT = 100
+"""How deeply elements may nest. RFC XML nests a few dozen levels at most; the reader walks the
+tree recursively, so a deeper document is refused as it is parsed instead of exhausting the
+interpreter's recursion limit."""
+
 
 def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
     """Read an xml2rfc document (v3, or v2 where the two differ only in spelling).
@@ -43,7 +48,8 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
     Returns the title, docname (``docName`` attribute, Internet-Draft ``seriesInfo`` or
     ``rfc<number>``), the ``<front>`` authors and every section of ``<middle>`` and ``<back>``
     in document order.  Raises :class:`ParseError` for malformed XML, a root other than
-    ``<rfc>``, or any DTD entity declaration.
+    ``<rfc>``, any DTD entity declaration, elements nested more than :data:`DEPTH_LIMIT` deep,
+    text that cannot be encoded (a lone surrogate) or an encoding the parser cannot use.
     """
     root = _parse_safely(text)
     if root.tag != "rfc":
@@ -86,11 +92,25 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
 
 def _parse_safely(text: str | bytes) -> ET.Element:
     """Parse with expat, refusing entity declarations and never loading external DTDs."""
+    if isinstance(text, str):
+        # expat reads text as UTF-8 whatever the XML declaration says; encode it here, as
+        # pyexpat would, so that a lone surrogate is a ParseError instead of escaping.
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ParseError(
+                f"The XML text holds a character that is not Unicode text ({error.reason} at "
+                f"position {error.start}); read the file as UTF-8 or pass its bytes instead."
+            ) from None
+        parser = expat.ParserCreate(encoding="utf-8")
+    else:
+        data = text
+        parser = expat.ParserCreate()
     builder = ET.TreeBuilder()
-    parser = expat.ParserCreate()
     parser.buffer_text = True
     # Never read an external DTD or parameter entity; a plain DOCTYPE is then inert.
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    depth = 0
 
     def refuse_entity(name: str, *_: object) -> None:
         raise ParseError(
@@ -101,16 +121,40 @@ def _parse_safely(text: str | bytes) -> ET.Element:
     def refuse_external(*_: object) -> bool:
         raise ParseError("The XML refers to an external entity; external entities are refused.")
 
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        if depth > DEPTH_LIMIT:
+            raise ParseError(
+                f"The XML nests elements more than {DEPTH_LIMIT} deep (at <{tag[:40]}>); "
+                "xml2rfc documents nest far less, so this is not one."
+            )
+        builder.start(tag, attributes)
+
+    def end(tag: str) -> None:
+        nonlocal depth
+        depth -= 1
+        builder.end(tag)
+
     parser.EntityDeclHandler = refuse_entity
     parser.UnparsedEntityDeclHandler = refuse_entity
     parser.ExternalEntityRefHandler = refuse_external
-    parser.StartElementHandler = builder.start
-    parser.EndElementHandler = builder.end
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
     parser.CharacterDataHandler = builder.data
     try:
-        parser.Parse(text, True)
+        parser.Parse(data, True)
+    except ParseError:
+        raise
     except expat.ExpatError as exc:
         raise ParseError(f"The document is not well-formed XML: {exc}.") from exc
+    except (LookupError, UnicodeError, ValueError) as exc:
+        # pyexpat decodes an encoding expat lacks with a Python codec: an unknown name is a
+        # LookupError, a multi-byte codec a ValueError, a codec that is not text a UnicodeError.
+        raise ParseError(
+            f"The XML declares an encoding the XML parser cannot use ({exc}); "
+            "save the document as UTF-8."
+        ) from None
     return builder.close()
 
 

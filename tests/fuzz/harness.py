@@ -649,13 +649,6 @@ class Worker:
 
 
 KNOWN_BUGS: Final[dict[str, str]] = {
-    "A1": "github_archive.read_archive only converts KeyError, TypeError and ValueError from "
-    "inside one thread: wrong JSON types (a comment that is a string, createdAt a number, "
-    "mergeCommit a string) raise AttributeError, 1e400 raises OverflowError",
-    "A2": "github_archive.read_archive: 'issues'/'pulls' that are not lists (TypeError) and a "
-    "bad 'timestamp' (AttributeError, bare ValueError) escape outside the per-thread handler",
-    "A3": "github_archive.read_archive: bytes that are not UTF-8 (UnicodeDecodeError) and deep "
-    "JSON nesting (RecursionError) escape json.loads, which only JSONDecodeError is caught for",
     "M1": "mail._load gunzips anything starting with 1f 8b: a truncated or corrupt gzip raises "
     "EOFError / BadGzipFile / zlib.error out of read_mbox and read_mailman_text",
     "M2": "mail._OBFUSCATED `([\\w.+=…-]+) at (…)` is searched from every position of a "
@@ -687,14 +680,6 @@ KNOWN_BUGS: Final[dict[str, str]] = {
 
 
 KNOWN_SIGNATURES: Final[tuple[tuple[str, str, str], ...]] = (
-    ("A1", "github_archive", "AttributeError in sources/github_archive.py"),
-    ("A1", "github_archive", "OverflowError in sources/github_archive.py"),
-    ("A2", "github_archive", "AttributeError in sources/github_archive.py:_date"),
-    ("A2", "github_archive", "TypeError in sources/github_archive.py:read_archive"),
-    ("A2", "github_archive", "ValueError in sources/github_archive.py:_date"),
-    ("A3", "github_archive", "UnicodeDecodeError in sources/github_archive.py:read_archive"),
-    ("A3", "github_archive", "RecursionError in sources/github_archive.py:read_archive"),
-    ("A3", "github_archive", "ValueError in sources/github_archive.py:read_archive"),
     ("M1", "", "in sources/mail.py:_load"),
     ("M2", "mailman", "hang in sources/mail.py:_restore_at"),
     ("M3", "", "hang in sources/mail.py:html_to_text"),
@@ -890,7 +875,7 @@ PATHOLOGICAL: Final[tuple[Pathological, ...]] = (
         stretch("<!DOCTYPE rfc [", '<!ENTITY a "&#38;a;">', "]><rfc>&a;</rfc>"),
     ),
     # GitHub archive.json
-    Pathological("github_archive", "deep-arrays", stretch("", "["), "A3"),
+    Pathological("github_archive", "deep-arrays", stretch("", "[")),
     Pathological(
         "github_archive", "fixes-list", stretch(_ARCHIVE, "fixes #1, ", '"}], "pulls": []}')
     ),

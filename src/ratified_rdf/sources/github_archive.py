@@ -79,27 +79,47 @@ class GitHubArchive(BaseModel):
 
 
 def read_archive(text: str | bytes) -> GitHubArchive:
-    """Parse an ``archive.json``; a malformed thread is an error naming the thread."""
+    """Parse an ``archive.json``; anything malformed is a :class:`ParseError` naming
+    ``archive.json`` and, inside a thread, the thread."""
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ParseError(f"archive.json is not valid JSON ({error}).") from None
+    except ValueError as error:  # JSONDecodeError, bytes that are not UTF-8, a 5,000-digit int
+        raise ParseError(f"archive.json is not valid JSON ({str(error)[:200]}).") from None
+    except RecursionError:
+        raise ParseError(
+            "archive.json nests arrays or objects too deeply to be read; it is not an "
+            "i-d-template archive."
+        ) from None
     if not isinstance(data, dict) or "issues" not in data or "pulls" not in data:
         raise ParseError("archive.json has no 'issues' and 'pulls': is it i-d-template's archive?")
     threads: list[GitHubThread] = []
-    for kind, items in (("issue", data["issues"]), ("pull", data["pulls"])):
+    for kind, key in (("issue", "issues"), ("pull", "pulls")):
+        items = data[key]
+        if not isinstance(items, list):
+            raise ParseError(
+                f"archive.json: '{key}' is a {_json_type(items)}, not a list of threads."
+            )
         for item in items:
             try:
                 threads.append(_thread(kind, item))
-            except (KeyError, TypeError, ValueError) as error:
-                number = item.get("number", "?") if isinstance(item, dict) else "?"
+            except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as error:
+                # RecursionError: str() of a value nested almost as deep as json.loads allows.
                 raise ParseError(
-                    f"archive.json: {kind} #{number} is malformed ({error})."
+                    f"archive.json: {kind} #{_shown_number(item)} is malformed "
+                    f"({str(error)[:300]})."
                 ) from None
     stamp = data.get("timestamp")
+    try:
+        timestamp = _date(stamp) if stamp else None
+    except (TypeError, ValueError):
+        shown = repr(stamp[:60]) if isinstance(stamp, str) else f"(a {_json_type(stamp)})"
+        raise ParseError(f"archive.json: the timestamp {shown} is not an ISO 8601 date.") from None
+    repository = data.get("repo", "")
+    if isinstance(repository, dict | list):
+        raise ParseError(f"archive.json: 'repo' is an {_json_type(repository)}, not a name.")
     return GitHubArchive(
-        repository=str(data.get("repo", "")),
-        timestamp=_date(stamp) if stamp else None,
+        repository=str(repository),
+        timestamp=timestamp,
         threads=tuple(sorted(threads, key=lambda t: t.number)),
     )
 
@@ -125,7 +145,43 @@ def review_url(thread_url: str, node_id: str | None) -> str:
     return thread_url
 
 
-def _thread(kind: str, item: dict[str, Any]) -> GitHubThread:
+def _json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), type(value).__name__)
+
+
+def _shown_number(item: object) -> str:
+    """A thread's number for a message: ``?`` when it has none that can be shown (a huge int
+    would not even convert to text)."""
+    number = item.get("number") if isinstance(item, dict) else None
+    if isinstance(number, int) and not isinstance(number, bool) and abs(number) < 10**18:
+        return str(number)
+    if isinstance(number, str) and len(number) <= 20:
+        return number
+    return "?"
+
+
+def _objects(value: object, what: str) -> list[dict[str, Any]]:
+    """A list of JSON objects (``null`` is none); anything else is a TypeError naming it."""
+    if not value:  # null, or an empty value of another type, as the archive never writes
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"{what} is a {_json_type(value)}, not an array")
+    for entry in value:
+        if not isinstance(entry, dict):
+            raise TypeError(f"an entry of {what} is a {_json_type(entry)}, not an object")
+    return value
+
+
+def _thread(kind: str, item: object) -> GitHubThread:
+    if not isinstance(item, dict):
+        raise TypeError(f"the thread is a {_json_type(item)}, not an object")
     number = int(item["number"])
     url = str(item["url"])
     posts = [
@@ -139,7 +195,7 @@ def _thread(kind: str, item: dict[str, Any]) -> GitHubThread:
             url=url,
         )
     ]
-    for comment in item.get("comments") or []:
+    for comment in _objects(item.get("comments"), "comments"):
         posts.append(
             GitHubPost(
                 thread=number,
@@ -152,7 +208,7 @@ def _thread(kind: str, item: dict[str, Any]) -> GitHubThread:
                 reply_to=0,
             )
         )
-    for review in item.get("reviews") or []:
+    for review in _objects(item.get("reviews"), "reviews"):
         review_index = len(posts)
         link = review_url(url, review.get("id"))
         posts.append(
@@ -168,7 +224,7 @@ def _thread(kind: str, item: dict[str, Any]) -> GitHubThread:
                 review_state=review.get("state"),
             )
         )
-        for comment in review.get("comments") or []:
+        for comment in _objects(review.get("comments"), "a review's comments"):
             posts.append(
                 GitHubPost(
                     thread=number,
@@ -182,6 +238,8 @@ def _thread(kind: str, item: dict[str, Any]) -> GitHubThread:
                 )
             )
     merge = item.get("mergeCommit") or {}
+    if not isinstance(merge, dict):
+        raise TypeError(f"mergeCommit is a {_json_type(merge)}, not an object")
     return GitHubThread(
         number=number,
         kind="pull" if kind == "pull" else "issue",
@@ -202,5 +260,8 @@ def _thread(kind: str, item: dict[str, Any]) -> GitHubThread:
     )
 
 
-def _date(value: str) -> datetime:
+def _date(value: object) -> datetime:
+    """An ISO 8601 moment; a value that is not text is a TypeError."""
+    if not isinstance(value, str):
+        raise TypeError(f"a date is a {_json_type(value)}, not text")
     return datetime.fromisoformat(value.replace("Z", "+00:00"))

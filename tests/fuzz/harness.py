@@ -47,6 +47,7 @@ from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
 from ratified_rdf.sources.kramdown import parse_kramdown
 from ratified_rdf.sources.mail import (
     SYNTHETIC_DOMAIN,
+    MailArchiveError,
     MailReadResult,
     read_mailman_text,
     read_mbox,
@@ -419,6 +420,11 @@ def _archive_error(error: BaseException, _data: bytes) -> list[str]:
     return [] if "archive.json" in str(error) else ["the error does not name archive.json"]
 
 
+def _mail_error(error: BaseException, _data: bytes) -> list[str]:
+    # Given bytes, the mail readers name "the archive bytes" (a file, by its path).
+    return [] if "archive" in str(error) else ["the error does not name the archive"]
+
+
 _MANIFEST_FOLDERS: dict[int, Path] = {}
 
 
@@ -506,15 +512,17 @@ READERS: Final[dict[str, Reader]] = {
             "mbox",
             "ratified_rdf.sources.mail.read_mbox",
             lambda data: read_mbox(data, LIST_NAME),
-            (),
+            (MailArchiveError,),
             lambda result, _data: mail_problems(result),
+            _mail_error,
         ),
         Reader(
             "mailman",
             "ratified_rdf.sources.mail.read_mailman_text",
             lambda data: read_mailman_text(data, LIST_NAME),
-            (),
+            (MailArchiveError,),
             lambda result, _data: mail_problems(result),
+            _mail_error,
         ),
         Reader(
             "people",
@@ -649,16 +657,6 @@ class Worker:
 
 
 KNOWN_BUGS: Final[dict[str, str]] = {
-    "M1": "mail._load gunzips anything starting with 1f 8b: a truncated or corrupt gzip raises "
-    "EOFError / BadGzipFile / zlib.error out of read_mbox and read_mailman_text",
-    "M2": "mail._OBFUSCATED `([\\w.+=…-]+) at (…)` is searched from every position of a "
-    "header: a 100 kB From header in a Mailman archive takes minutes",
-    "M3": "mail.html_to_text feeds a whole text/html body to html.parser.HTMLParser, which is "
-    "quadratic or worse on unclosed tags in Python 3.11.7 (30 kB of '<a ' take 26 s)",
-    "M4": "mail._VIA `^(?P<name>.+?)\\s+via\\s+(?P<via>[^<>@]+)$` is quadratic on a display "
-    "name of many ' via ' that ends in '@'",
-    "M5": "mail._draft records no problem for a message without a Date header (the module notes "
-    "choose date=None silently); the issue asks for missing Date to be reported as a problem",
     "T1": "records.manifest.read_toml_record (manifests, people.toml, access lists) reads the "
     "file as strict UTF-8 "
     "(UnicodeDecodeError escapes) and lets tomllib's RecursionError on deeply nested arrays or "
@@ -680,10 +678,6 @@ KNOWN_BUGS: Final[dict[str, str]] = {
 
 
 KNOWN_SIGNATURES: Final[tuple[tuple[str, str, str], ...]] = (
-    ("M1", "", "in sources/mail.py:_load"),
-    ("M2", "mailman", "hang in sources/mail.py:_restore_at"),
-    ("M3", "", "hang in sources/mail.py:html_to_text"),
-    ("M4", "", "hang in sources/mail.py:_sender"),
     ("T1", "", "UnicodeDecodeError in records/manifest.py"),
     ("T1", "", "RecursionError in records/manifest.py"),
     ("T2", "manifest", "hang in records/manifest.py"),
@@ -896,10 +890,14 @@ PATHOLOGICAL: Final[tuple[Pathological, ...]] = (
     ),
     # mbox
     Pathological(
-        "mbox", "html-unclosed-tags", stretch(_MAIL + "Content-Type: text/html\n\n", "<a "), "M3"
+        "mbox",
+        "html-unclosed-tags",
+        stretch(_MAIL + "Content-Type: text/html\n\n", "<a "),
     ),
     Pathological(
-        "mbox", "via-display-name", stretch('From: "', "x via ", '@" <a@b.c>\n\nx\n'), "M4"
+        "mbox",
+        "via-display-name",
+        stretch('From: "', "x via ", '@" <a@b.c>\n\nx\n'),
     ),
     Pathological("mbox", "envelope-lines", stretch("", "From a\n"), bound=_HEAVY, ci=False),
     Pathological("mbox", "long-subject", stretch(_MAIL + "Subject: ", "a", "\n\nx\n")),
@@ -929,7 +927,9 @@ PATHOLOGICAL: Final[tuple[Pathological, ...]] = (
     Pathological("mbox", "html-entities", stretch(_MAIL + "Content-Type: text/html\n\n", "&amp;")),
     # Mailman text
     Pathological(
-        "mailman", "obfuscated-from", stretch(_PIPERMAIL + "From: ", "a", "\n\nx\n"), "M2"
+        "mailman",
+        "obfuscated-from",
+        stretch(_PIPERMAIL + "From: ", "a", "\n\nx\n"),
     ),
     Pathological("mailman", "separators", stretch("", _PIPERMAIL)),
     Pathological("mailman", "at-words", stretch(_PIPERMAIL + "From: a at b.c\n\n", "a at b ")),

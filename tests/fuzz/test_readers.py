@@ -26,7 +26,7 @@ from ratified_rdf.records.manifest import ManifestError, load_manifest
 from ratified_rdf.sources.document import ParseError
 from ratified_rdf.sources.github_archive import read_archive
 from ratified_rdf.sources.kramdown import parse_kramdown
-from ratified_rdf.sources.mail import read_mbox
+from ratified_rdf.sources.mail import MailArchiveError, read_mailman_text, read_mbox
 from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 from tests.fuzz import strategies as fs
 from tests.fuzz.harness import (
@@ -561,15 +561,20 @@ def test_mbox_header_injection_stays_in_its_header() -> None:
     assert message.body == "body"
 
 
-@pytest.mark.xfail(strict=True, reason=known("M5"))
 def test_mbox_message_without_date_is_reported_as_a_problem() -> None:
     raw = b"From: Alice <alice@example.com>\nMessage-ID: <undated@example.com>\n\nhello\n"
     result = read_mbox(_mbox(raw), "pigeon")
     assert result.messages[0].date is None
-    assert any("Date" in p.reason for p in result.problems), result.problems
+    assert [(p.index, p.skipped, p.reason) for p in result.problems] == [
+        (
+            0,
+            False,
+            "Message <undated@example.com> (entry 0 in the archive bytes) has no Date header; "
+            "its date is unset.",
+        )
+    ]
 
 
-@pytest.mark.xfail(strict=True, reason=known("M1"))
 @pytest.mark.parametrize(
     "data",
     [b"\x1f\x8b", b"\x1f\x8b\x08\x00garbage", gzip.compress(_mbox(_OK + b"\nx\n"))[:-9]],
@@ -577,7 +582,16 @@ def test_mbox_message_without_date_is_reported_as_a_problem() -> None:
 )
 @pytest.mark.parametrize("reader", ["mbox", "mailman"])
 def test_mail_corrupt_gzip_is_reported(reader: str, data: bytes) -> None:
-    allowed(reader, data)
+    outcome = allowed(reader, data)
+    assert outcome.verdict is Verdict.ERROR, outcome.describe(data)
+    assert "MailArchiveError: The archive bytes start like gzip" in outcome.detail
+
+
+def test_mail_corrupt_gzip_file_is_named(tmp_path: Path) -> None:
+    file = tmp_path / "2017-March.txt.gz"
+    file.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(MailArchiveError, match=f"The mail archive {file} start"):
+        read_mailman_text(file, "pigeon")
 
 
 def test_mail_list_name_is_checked_with_a_sentence() -> None:

@@ -10,6 +10,7 @@ import base64
 import doctest
 import gzip
 import hashlib
+import time
 from datetime import UTC, datetime
 from email.message import Message
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from ratified_rdf.sources import mail
 from ratified_rdf.sources.mail import (
+    MailArchiveError,
     MailMessage,
     MailReadResult,
     archive_links_in,
@@ -132,8 +134,11 @@ def test_an_unreadable_message_does_not_stop_the_file() -> None:
 
 
 def test_a_repeated_message_id_is_skipped_as_a_problem() -> None:
-    first = b"From: A <a@example.org>\nMessage-ID: <same@example.org>\nSubject: one\n\n1\n"
-    second = b"From: B <b@example.org>\nMessage-ID: <same@example.org>\nSubject: two\n\n2\n"
+    date = b"Date: Mon, 04 Mar 2024 09:00:00 +0000\n"
+    first = b"From: A <a@example.org>\nMessage-ID: <same@example.org>\nSubject: one\n" + date
+    first += b"\n1\n"
+    second = b"From: B <b@example.org>\nMessage-ID: <same@example.org>\nSubject: two\n" + date
+    second += b"\n2\n"
     read = read_mbox(_mbox(first, second), "pigeon")
     assert [m.subject for m in read.messages] == ["one"]
     assert len(read.problems) == 1
@@ -159,10 +164,22 @@ def test_dates_are_timezone_aware_utc(result: MailReadResult) -> None:
     assert second.date is not None and second.date.tzinfo is UTC
 
 
-def test_a_message_without_date_has_date_none(result: MailReadResult) -> None:
+def test_a_message_without_date_has_date_none_and_is_recorded(result: MailReadResult) -> None:
     message = _by_id(result, "no-date.judy@example.org")
     assert message.date is None
     assert message.body == "My client forgot the Date."
+    assert [
+        (p.index, p.skipped, p.reason)
+        for p in result.problems
+        if p.message_id == message.message_id
+    ] == [
+        (
+            10,
+            False,
+            "Message <no-date.judy@example.org> (entry 10 in pigeon-2024-03.mbox) has no Date "
+            "header; its date is unset.",
+        )
+    ]
 
 
 def test_an_unreadable_date_is_none_and_recorded() -> None:
@@ -486,7 +503,10 @@ def test_an_entry_that_raises_is_skipped_with_its_error_and_the_rest_is_read(
 
     monkeypatch.setattr(mail, "_sender", fragile_sender)
     boom = b"From: A <a@example.org>\nMessage-ID: <boom@example.org>\nSubject: boom\nDate: x\n\n"
-    fine = b"From: B <b@example.org>\nMessage-ID: <fine@example.org>\nSubject: fine\n\nok\n"
+    fine = (
+        b"From: B <b@example.org>\nMessage-ID: <fine@example.org>\nSubject: fine\n"
+        b"Date: Mon, 04 Mar 2024 09:00:00 +0000\n\nok\n"
+    )
     read = read_mbox(_mbox(boom, fine), "pigeon")
     assert [m.message_id for m in read.messages] == ["fine@example.org"]
     assert [(p.index, p.skipped, p.reason) for p in read.problems] == [
@@ -497,3 +517,68 @@ def test_an_entry_that_raises_is_skipped_with_its_error_and_the_rest_is_read(
             "(RuntimeError: the From header exploded).",
         )
     ]
+
+
+# -- hostile archives
+
+
+@pytest.mark.parametrize(
+    "data", [b"\x1f\x8b", b"\x1f\x8b\x08\x00garbage"], ids=["magic-only", "bad-header"]
+)
+def test_gzip_that_does_not_decompress_is_a_mail_archive_error(data: bytes) -> None:
+    with pytest.raises(MailArchiveError, match="The archive bytes start like gzip"):
+        read_mbox(data, "pigeon")
+    truncated = gzip.compress(MBOX.read_bytes())[:-9]
+    with pytest.raises(MailArchiveError, match="truncated or corrupt"):
+        read_mailman_text(truncated, "pigeon")
+
+
+def test_obfuscated_addresses_are_restored_even_right_after_another() -> None:
+    # A domain cannot end in ".", so the second address starts where the first one stopped.
+    assert mail._restore_at("a at b.c. at d.e and x at y.z") == "a@b.c.@d.e and x@y.z"
+    started = time.perf_counter()
+    mail._restore_at("a" * 100_000)
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("display", "name"),
+    [
+        ("Jane Doe via Datatracker", "Jane Doe"),
+        ("Jane via Doe via pigeon", "Jane"),
+        ("Jane via a@b via pigeon", "Jane via a@b"),  # a "via" part holds no <, > or @
+        ("Jane via pigeon@", None),
+        ("via pigeon", None),
+        ("Jane Doe", None),
+    ],
+)
+def test_the_via_rewrite_is_found_as_the_expression_would(display: str, name: str | None) -> None:
+    assert mail._via_name(display) == name
+
+
+def test_a_long_via_display_name_is_read_quickly() -> None:
+    raw = b'From: "' + b"x via " * 16_000 + b'@" <a@b.c>\nMessage-ID: <v@example.org>\n\nx\n'
+    started = time.perf_counter()
+    read_mbox(_mbox(raw), "pigeon")
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("html", "text"),
+    [
+        ("<p>Hello</p><p>there</p>", "Hello\n\nthere"),
+        ("<p>a</p><!-- hidden --><p>b</p>", "a\n\nb"),
+        ("<p>a <b>bold</b> <a", "a bold <a"),  # a tag left open at the end is text
+        ("<p>x</p><!-- never closed <p>y</p>", "x\n<!-- never closed\ny"),
+        ("<p>x</p><![ y ]> z", "x\n<![ y ]> z"),  # html.parser would raise AssertionError
+    ],
+)
+def test_html_bodies_become_text(html: str, text: str) -> None:
+    assert mail.html_to_text(html) == text
+
+
+@pytest.mark.parametrize("unit", ["<a ", "<!--", "<!-- x>", "</a ", "<a b='", "<![CDATA[ x>"])
+def test_unfinished_html_is_read_in_linear_time(unit: str) -> None:
+    started = time.perf_counter()
+    mail.html_to_text(unit * (100_000 // len(unit)))
+    assert time.perf_counter() - started < 1.0

@@ -13,11 +13,15 @@ Choices a caller should know:
   marks it as ours. Its ``permalink`` is ``None``: the archive gives such messages a random id of
   its own, so their archive URL cannot be known offline. A problem (not a skip) is recorded.
 * A second message with an id already read is skipped with a problem, as the archive does.
-* A ``Date`` that is missing or unparseable gives ``date=None``; an unparseable one is recorded.
+* A ``Date`` that is missing or unparseable gives ``date=None``, and is recorded as a problem
+  (not a skip): a message without a date cannot be placed in time, so a caller that needs one
+  (the discussion records) leaves it out, and the problem says why.
 * Text that does not decode in its declared charset is decoded as UTF-8, then as Windows-1252
   (a superset of Latin-1 for printable text) with replacement; the fallback is recorded.
 * List names are lower-cased: Mailman stores every list name in lower case, and the archive
   hashes that form.
+* A file that starts like gzip (bytes ``1f 8b``) but does not decompress is not read at all: it
+  raises :class:`MailArchiveError` naming the file, since no entry of it can be trusted.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import mailbox
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,10 +44,13 @@ from email.header import decode_header
 from email.message import Message
 from email.policy import default as default_policy
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
+
+from ratified_rdf.sources.document import ParseError
 
 ARCHIVE_BASE = "https://mailarchive.ietf.org/arch/msg"
 # RFC 2606 reserves .invalid, so no genuine Message-ID ends in it and ours stay recognisable
@@ -53,7 +61,14 @@ _BARE_MSGID = re.compile(r"^[^\s<>@]+@[^\s<>@]+$")
 _WS = re.compile(r"\s+")
 _FOLD = re.compile(r"\r?\n[ \t]+")
 # Pipermail writes addresses as "alice at example.org"; local parts may hold "=" (DMARC).
-_OBFUSCATED = re.compile(r"([\w.+=!#$%&'*/?^`{|}~-]+) at ([\w-]+(?:\.[\w-]+)+)")
+# A local part runs to the end of its run of characters (possessive: it must be followed by
+# " at "), so a match tried from anywhere in a run ends where one from the run's start does.
+# _OBFUSCATED only starts where a run does (the lookbehind), so that a long run without " at "
+# after it is scanned once, not once from each of its positions; _OBFUSCATED_HERE covers a run
+# whose start a previous match ended inside (see _restore_at).
+_LOCAL_PART = r"[\w.+=!#$%&'*/?^`{|}~-]"
+_OBFUSCATED_HERE = re.compile(rf"({_LOCAL_PART}++) at ([\w-]+(?:\.[\w-]+)+)")
+_OBFUSCATED = re.compile(rf"(?<!{_LOCAL_PART})({_LOCAL_PART}++) at ([\w-]+(?:\.[\w-]+)+)")
 # Pipermail's separator: "From alice at example.org  Tue Mar  3 10:00:00 2017". The full date
 # is required, because pipermail does not escape "From " at the start of body lines.
 _PIPERMAIL_FROM = re.compile(
@@ -62,7 +77,8 @@ _PIPERMAIL_FROM = re.compile(
     re.M,
 )
 # "Jane Doe via Datatracker", "Jane Doe via pigeon": the DMARC rewrite of a display name.
-_VIA = re.compile(r"^(?P<name>.+?)\s+via\s+(?P<via>[^<>@]+)$")
+# Only the separator is an expression; see _via_name for why.
+_VIA_SEPARATOR = re.compile(r"\s+via\s+")
 _DMARC_ESCAPE = re.compile(r"=([0-9A-Fa-f]{2})")
 _ROBOT_LOCALS = frozenset({"noreply", "no-reply", "donotreply", "do-not-reply"})
 
@@ -126,6 +142,14 @@ class MailReadResult(BaseModel):
 
     messages: tuple[MailMessage, ...] = ()
     problems: tuple[MailProblem, ...] = ()
+
+
+class MailArchiveError(ParseError):
+    """An archive file that cannot be read at all (gzip bytes that do not decompress).
+
+    A :class:`ParseError`, so the command line reports it like any other unreadable record.
+    Problems with single entries are never raised: they are :attr:`MailReadResult.problems`.
+    """
 
 
 # --------------------------------------------------------------------------- public helpers
@@ -197,7 +221,9 @@ def read_mbox(source: str | os.PathLike[str] | bytes, list_name: str) -> MailRea
     """Read an mbox file (a path, or its bytes; gzip is undone) as messages of ``list_name``.
 
     Entries are split by :class:`mailbox.mbox` and each is parsed from its own bytes. Bytes that
-    do not start with a ``From`` envelope line are read as a single message.
+    do not start with a ``From`` envelope line are read as a single message. Raises
+    :class:`MailArchiveError` for gzip bytes that do not decompress, and ``ValueError`` for a
+    list name that is not one.
     """
     name = _list_name(list_name)
     label, data, path = _load(source)
@@ -210,7 +236,8 @@ def read_mailman_text(source: str | os.PathLike[str] | bytes, list_name: str) ->
     """Read a Mailman pipermail text archive (``2017-March.txt``, or ``.txt.gz``).
 
     Messages are separated by ``From alice at example.org  Tue Mar  3 10:00:00 2017`` lines, and
-    addresses and message ids written ``user at example.org`` are restored.
+    addresses and message ids written ``user at example.org`` are restored. Raises as
+    :func:`read_mbox` does.
     """
     name = _list_name(list_name)
     label, data, _ = _load(source)
@@ -254,7 +281,14 @@ def _load(source: str | os.PathLike[str] | bytes) -> tuple[str, bytes, Path | No
         path = Path(source)
         label, data = path.name, path.read_bytes()
     if data[:2] == b"\x1f\x8b":
-        data, path = gzip.decompress(data), None
+        try:
+            data, path = gzip.decompress(data), None
+        except (OSError, EOFError, zlib.error) as error:  # BadGzipFile is an OSError
+            where = "The archive bytes" if path is None else f"The mail archive {path}"
+            raise MailArchiveError(
+                f"{where} start like gzip but do not decompress ({error}); the file is "
+                "truncated or corrupt: fetch it again, or unpack it yourself."
+            ) from None
     return label, data, path
 
 
@@ -364,7 +398,9 @@ def _draft(
 
     date_text = _raw_header(message, "Date")
     date = _parse_date(date_text)
-    if date_text and date is None:
+    if not date_text:
+        note(f"{entry} has no Date header; its date is unset.")
+    elif date is None:
         note(f"{entry} has a Date header that cannot be read ({date_text!r}); its date is unset.")
 
     references = _all_ids(_raw_header(message, "References"), deobfuscate)
@@ -437,7 +473,23 @@ def _collapse(text: str) -> str:
 
 
 def _restore_at(text: str) -> str:
-    return _OBFUSCATED.sub(r"\1@\2", text)
+    """``alice at example.org`` → ``alice@example.org``, everywhere in ``text``.
+
+    The same replacements as ``re.sub(r"([local]+) at (domain)", r"\\1@\\2", text)``, in linear
+    time: after each match, a match right where it ended is tried first (that is where the
+    substitution would resume, possibly inside a run), then the next run that starts later.
+    """
+    pieces: list[str] = []
+    position = 0
+    while True:
+        match = _OBFUSCATED_HERE.match(text, position) if position else None
+        match = match or _OBFUSCATED.search(text, position)
+        if match is None:
+            break
+        pieces += [text[position : match.start()], f"{match[1]}@{match[2]}"]
+        position = match.end()
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def _all_ids(value: str | None, deobfuscate: bool) -> list[str]:
@@ -489,11 +541,31 @@ def _sender(message: Message, list_name: str, deobfuscate: bool) -> tuple[str | 
     display = _collapse(_decode_words(name)).strip("\"' ") or None
     address = _undo_dmarc_address(address.strip().lower()) or None
 
-    via = _VIA.match(display) if display else None
-    if via and (_is_rewriter(address, list_name) or _raw_header(message, "X-Original-From")):
-        display = via["name"].strip("\"' ") or None
+    undone = _via_name(display) if display else None
+    if undone is not None and (
+        _is_rewriter(address, list_name) or _raw_header(message, "X-Original-From")
+    ):
+        display = undone.strip("\"' ") or None
         address = _original_address(message, list_name, deobfuscate)
     return display, address
+
+
+def _via_name(display: str) -> str | None:
+    """The name before a DMARC rewrite's ``" via <list or robot>"``, or None without one.
+
+    What ``^(?P<name>.+?)\\s+via\\s+(?P<via>[^<>@]+)$`` would capture as ``name``: the shortest
+    start before a "via" whose rest holds no ``<``, ``>`` or ``@``. That expression re-scans the
+    rest for every "via" and is quadratic on a name of many; here a "via" ending before the last
+    of those characters is passed over without a scan. (``display`` is collapsed: one space
+    between words, none at the ends.)
+    """
+    blocked = max(display.rfind("<"), display.rfind(">"), display.rfind("@"))
+    position = 1  # the name has at least one character
+    while (separator := _VIA_SEPARATOR.search(display, position)) is not None:
+        if separator.end() > blocked and separator.end() < len(display):
+            return display[: separator.start()]
+        position = separator.start() + 1
+    return None
 
 
 def _is_rewriter(address: str | None, list_name: str) -> bool:
@@ -664,10 +736,81 @@ class _TextExtractor(HTMLParser):
 def html_to_text(html: str) -> str:
     """The visible text of an HTML mail body: scripts and styles dropped, blocks on new lines."""
     parser = _TextExtractor()
-    parser.feed(html)
-    parser.close()
+    try:
+        parser.feed(_defuse(html))
+        parser.close()
+    except AssertionError:
+        # _markupbase asserts on declarations it cannot name; _defuse escapes the ones known
+        # (``<![ x``), and a body that still trips one is read with the tags cut out.
+        return _without_tags(html)
     lines = [line.strip() for line in "".join(parser.pieces).split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+
+
+# Where html.parser (via _markupbase) finds the end of a comment, of a <![CDATA[ … ]]> section
+# and of an MS Office <![if …]> section, and the keyword it reads after "<![".
+_COMMENT_CLOSE = re.compile(r"--\s*>")
+_SECTION_CLOSE = re.compile(r"]\s*]\s*>")
+_CONDITION_CLOSE = re.compile(r"]\s*>")
+_SECTION_NAME = re.compile(r"[a-zA-Z][-_.a-zA-Z0-9]*")
+_SECTION_NAMES = frozenset({"temp", "cdata", "ignore", "include", "rcdata"})
+_CONDITION_NAMES = frozenset({"if", "else", "endif"})
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def _defuse(html: str) -> str:
+    """``html`` with each ``<`` that cannot begin a complete tag, comment or section written as
+    ``&lt;``: text, as html.parser would read it after all.
+
+    Those are the ``<`` after the last ``>``, a ``<!--`` with no ``-->`` after it, and a ``<![``
+    without its closing ``]]>`` (or ``]>``) or without a keyword html.parser knows. In Python
+    3.11 html.parser re-reads the rest of the document from every such ``<`` (an unfinished
+    construct is given up one ``<`` at a time), which is quadratic or worse: 30 kB of ``<a ``
+    took 26 s. Mail whose markup is complete is unchanged.
+    """
+    last_gt = html.rfind(">")
+    if html.find("<", last_gt + 1) < 0 and "<!" not in html:
+        return html  # the common case: nothing unfinished
+    comment_close = _last_start(_COMMENT_CLOSE, html)
+    section_close = _last_start(_SECTION_CLOSE, html)
+    condition_close = _last_start(_CONDITION_CLOSE, html)
+    pieces: list[str] = []
+    done = 0
+    at = html.find("<")
+    while at >= 0:
+        if at > last_gt:
+            complete = False
+        elif html.startswith("<!--", at):
+            complete = comment_close >= at + 4
+        elif html.startswith("<![", at):
+            name = _SECTION_NAME.match(html, at + 3)
+            keyword = name.group().lower() if name else ""
+            if keyword in _SECTION_NAMES:
+                complete = section_close >= at + 3
+            else:
+                complete = keyword in _CONDITION_NAMES and condition_close >= at + 3
+        else:
+            complete = True
+        if not complete:
+            pieces += [html[done:at], "&lt;"]
+            done = at + 1
+        at = html.find("<", at + 1)
+    pieces.append(html[done:])
+    return "".join(pieces)
+
+
+def _last_start(pattern: re.Pattern[str], text: str) -> int:
+    """Where the last match of ``pattern`` in ``text`` starts, or -1."""
+    last = -1
+    for match in pattern.finditer(text):
+        last = match.start()
+    return last
+
+
+def _without_tags(html: str) -> str:
+    """A last resort for HTML html.parser refuses: the text with anything tag-like cut out."""
+    text = unescape(_TAG.sub(" ", html))
+    return "\n".join(_collapse(line) for line in text.splitlines() if line.strip())
 
 
 # -- threads

@@ -657,12 +657,6 @@ class Worker:
 
 
 KNOWN_BUGS: Final[dict[str, str]] = {
-    "T1": "records.manifest.read_toml_record (manifests, people.toml, access lists) reads the "
-    "file as strict UTF-8 "
-    "(UnicodeDecodeError escapes) and lets tomllib's RecursionError on deeply nested arrays or "
-    "inline tables escape",
-    "T2": "records.manifest.Manifest._consistent is cubic in the length of a replaced_by chain "
-    "(final_rfc walks the chain for every draft, and draft_entry scans every draft per step)",
     "Q1": "answers.router._REVISION `\\b(draft-[a-z0-9]+(?:-[a-z0-9]+)*?)-(\\d{2})\\b` is "
     "quadratic: it restarts at every 'draft' inside a long hyphenated run (96 kB of 'draft-' "
     "take 50 s)",
@@ -678,9 +672,6 @@ KNOWN_BUGS: Final[dict[str, str]] = {
 
 
 KNOWN_SIGNATURES: Final[tuple[tuple[str, str, str], ...]] = (
-    ("T1", "", "UnicodeDecodeError in records/manifest.py"),
-    ("T1", "", "RecursionError in records/manifest.py"),
-    ("T2", "manifest", "hang in records/manifest.py"),
     ("Q1", "router", "hang in answers/router.py"),
     ("H1", "heading_search", "hang in answers/heading_search.py"),
     ("P1", "", "ValueError in queries/files.py:render"),
@@ -934,9 +925,9 @@ PATHOLOGICAL: Final[tuple[Pathological, ...]] = (
     Pathological("mailman", "separators", stretch("", _PIPERMAIL)),
     Pathological("mailman", "at-words", stretch(_PIPERMAIL + "From: a at b.c\n\n", "a at b ")),
     # manifests
-    Pathological("manifest", "deep-arrays", stretch("a = ", "[", "1"), "T1"),
-    Pathological("manifest", "deep-inline-tables", stretch("a = ", "{b = ", "1"), "T1"),
-    Pathological("manifest", "replacement-chain", _manifest_chain, "T2"),
+    Pathological("manifest", "deep-arrays", stretch("a = ", "[", "1")),
+    Pathological("manifest", "deep-inline-tables", stretch("a = ", "{b = ", "1")),
+    Pathological("manifest", "replacement-chain", _manifest_chain),
     Pathological("manifest", "long-string", stretch('[brain]\nid = "x"\ntitle = "', "a", '"\n')),
     Pathological("manifest", "many-tables", stretch("", "[[draft]]\n"), bound=_HEAVY, ci=False),
 )

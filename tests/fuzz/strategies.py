@@ -1186,7 +1186,6 @@ def reader_inputs(secret_url: str) -> dict[str, st.SearchStrategy[bytes]]:
         "github_archive": st.one_of(archive_bytes(archives()), truncated_archives()),
         "mbox": mbox_files(),
         "mailman": mailman_files(),
-        # UTF-8 only: bytes that are not UTF-8 are known bug T1.
-        "manifest": manifests().map(lambda text: text.encode("utf-8")),
-        "people": people_files().map(lambda text: text.encode("utf-8")),
+        "manifest": as_bytes(manifests()),
+        "people": as_bytes(people_files()),
     }

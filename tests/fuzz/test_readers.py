@@ -142,8 +142,7 @@ def test_people_overrides_load_or_name_the_file_and_field(data: bytes) -> None:
     allowed("people", data)
 
 
-@pytest.mark.xfail(strict=True, reason=known("T1"))
-@XFAIL_PROPERTY
+@SHORT
 @given(fs.as_bytes(fs.manifests()))
 def test_manifest_in_another_encoding_is_a_manifest_error(data: bytes) -> None:
     allowed("manifest", data)
@@ -629,9 +628,19 @@ def test_manifest_hostile_documents(text: str) -> None:
     allowed("manifest", text.encode("utf-8", "surrogatepass"))
 
 
-@pytest.mark.xfail(strict=True, reason=known("T1"))
 def test_manifest_not_utf8_is_a_manifest_error() -> None:
-    allowed("manifest", "[brain]\ntitle = 'Grüße'\n".encode("latin-1"))
+    data = "[brain]\ntitle = 'Grüße'\n".encode("latin-1")
+    outcome = allowed("manifest", data)
+    assert outcome.verdict is Verdict.ERROR, outcome.describe(data)
+    assert "is not UTF-8 text (byte 0xfc at offset 19)" in outcome.detail
+
+
+@pytest.mark.parametrize("unit", ["[", "{b = "])
+def test_manifest_nested_too_deeply_is_a_manifest_error(unit: str) -> None:
+    data = ("a = " + unit * 5000 + "1").encode()
+    outcome = allowed("manifest", data)
+    assert outcome.verdict is Verdict.ERROR, outcome.describe(data)
+    assert "too deeply" in outcome.detail
 
 
 def test_hypothesis_strategies_cover_the_readers() -> None:
@@ -641,12 +650,8 @@ def test_hypothesis_strategies_cover_the_readers() -> None:
 @SHORT
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_are_never_a_bug(data: bytes) -> None:
-    as_text = data.decode("utf-8", "replace").encode()
     for reader in READERS:
-        if reader in {"mbox", "mailman"} and data.startswith(b"\x1f\x8b"):
-            continue  # not gzip after the gzip magic: known bug M1, tested above
-        # Bytes that are not UTF-8 are known bugs A3 and T1 for these three, tested above.
-        allowed(reader, as_text if reader in {"github_archive", "manifest", "people"} else data)
+        allowed(reader, data)
 
 
 def test_the_secret_check_sees_the_secret() -> None:

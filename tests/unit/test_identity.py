@@ -329,6 +329,23 @@ def test_load_overrides_refuses_bad_files(tmp_path: Path, text: str, complaint: 
         load_overrides(file)
 
 
+@pytest.mark.parametrize(
+    ("data", "complaint"),
+    [
+        ('[[same]]\nreason = "Grüße"\n'.encode("latin-1"), "is not UTF-8 text"),
+        (b"x = " + b"[" * 5000 + b"1", "too deeply"),
+    ],
+)
+def test_load_overrides_refuses_unreadable_files(
+    tmp_path: Path, data: bytes, complaint: str
+) -> None:
+    file = tmp_path / "people.toml"
+    file.write_bytes(data)
+    with pytest.raises(PeopleError, match=complaint) as caught:
+        load_overrides(file)
+    assert str(file) in str(caught.value)
+
+
 def test_load_overrides_names_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(PeopleError, match="no people overrides file"):
         load_overrides(tmp_path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
@@ -179,13 +180,48 @@ class Manifest(BaseModel):
             for old in rfc.obsoletes:
                 if f"rfc{old}" not in rfcs:
                     raise ValueError(f"rfc{rfc.number} obsoletes rfc{old}, which has no entry")
-        for entry in self.draft:
-            self.final_rfc(entry.name)  # raises on a replacement cycle
+        self._final_rfcs  # noqa: B018  # computing it raises on a replacement cycle
         return self
 
+    @cached_property
+    def _drafts_by_name(self) -> dict[str, DraftEntry]:
+        """Each draft's entry by name (the first, should a name repeat). Cached on the frozen
+        manifest, so that following a chain of replacements is not a scan per step."""
+        index: dict[str, DraftEntry] = {}
+        for entry in self.draft:
+            index.setdefault(entry.name, entry)
+        return index
+
+    @cached_property
+    def _final_rfcs(self) -> dict[str, str | None]:
+        """Each draft's final RFC (see :meth:`final_rfc`), every chain walked once.
+
+        Walking each draft's chain on its own was cubic in the length of a chain of
+        replacements: a walk per draft, a step per draft in it, a scan of the drafts per step.
+        Raises ValueError on a cycle, naming the first draft of it reached (in manifest order).
+        """
+        by_name = self._drafts_by_name
+        finals: dict[str, str | None] = {}
+        for start in self.draft:
+            path: list[str] = []
+            on_path: set[str] = set()
+            entry = start
+            while entry.name not in finals:
+                if entry.became is not None or entry.replaced_by is None:
+                    finals[entry.name] = entry.became
+                    break
+                if entry.name in on_path:
+                    raise ValueError(f"drafts replace each other in a cycle through {entry.name}")
+                path.append(entry.name)
+                on_path.add(entry.name)
+                entry = by_name[entry.replaced_by]
+            for name in path:
+                finals[name] = finals[entry.name]
+        return finals
+
     def draft_entry(self, name: str) -> DraftEntry:
-        """The entry for draft ``name``."""
-        return next(d for d in self.draft if d.name == name)
+        """The entry for draft ``name`` (a KeyError if the manifest has none)."""
+        return self._drafts_by_name[name]
 
     def rfc_entry(self, name: str) -> RfcEntry:
         """The entry for RFC ``name`` (``rfc8446``)."""
@@ -200,14 +236,7 @@ class Manifest(BaseModel):
 
     def final_rfc(self, draft_name: str) -> str | None:
         """The RFC a draft's text ended up in, following replacements."""
-        seen: set[str] = set()
-        entry = self.draft_entry(draft_name)
-        while entry.became is None and entry.replaced_by is not None:
-            if entry.name in seen:
-                raise ValueError(f"drafts replace each other in a cycle through {entry.name}")
-            seen.add(entry.name)
-            entry = self.draft_entry(entry.replaced_by)
-        return entry.became
+        return self._final_rfcs[draft_name]
 
 
 def load_manifest(path: str | Path) -> tuple[Manifest, Path]:
@@ -234,9 +263,21 @@ def read_toml_record(
     """Read a TOML record file into ``model``; every problem is an ``error_type`` sentence
     naming the file and the field."""
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        text = file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise error_type(
+            f"{file} is not UTF-8 text (byte {error.object[error.start]:#04x} at offset "
+            f"{error.start}); TOML files must be UTF-8, so save it as UTF-8."
+        ) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise error_type(f"{file} is not valid TOML: {error}.") from None
+    except RecursionError:
+        raise error_type(
+            f"{file} nests arrays or inline tables too deeply to be read; a record nests a "
+            "few levels at most, so fix the file."
+        ) from None
     try:
         return model.model_validate(data)
     except ValidationError as error:

@@ -1,0 +1,92 @@
+"""The manifest reader: chains of replacements, and files that are not readable TOML."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from ratified_rdf.records.manifest import ManifestError, load_manifest
+
+_HEAD = (
+    '[brain]\nid = "chain"\ntitle = "t"\nrepository = "r"\n\n'
+    '[[rfc]]\nnumber = 1\ntitle = "t"\npublished = "2020-01"\nref = "r"\nfile = "f"\n'
+)
+
+
+def _draft(name: str, *, replaced_by: str | None = None, became: str | None = None) -> str:
+    entry = f'[[draft]]\nname = "{name}"\nfile = "f"\nrevisions = "00"\n'
+    if replaced_by:
+        entry += f'replaced_by = "{replaced_by}"\n'
+    if became:
+        entry += f'became = "{became}"\n'
+    return entry
+
+
+def _write(folder: Path, text: str | bytes) -> Path:
+    file = folder / "manifest.toml"
+    if isinstance(text, bytes):
+        file.write_bytes(text)
+    else:
+        file.write_text(text, encoding="utf-8")
+    return file
+
+
+def test_a_chain_of_replacements_ends_in_its_rfc(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        _HEAD
+        + _draft("draft-a-one", replaced_by="draft-a-two")
+        + _draft("draft-a-two", replaced_by="draft-a-three")
+        + _draft("draft-a-three", became="rfc1")
+        + _draft("draft-a-alone"),
+    )
+    manifest, _ = load_manifest(tmp_path)
+    assert [manifest.final_rfc(d.name) for d in manifest.draft] == ["rfc1", "rfc1", "rfc1", None]
+    assert [manifest.replacements(d.name) for d in manifest.draft] == [2, 1, 0, 0]
+    assert manifest.draft_entry("draft-a-two").replaced_by == "draft-a-three"
+
+
+def test_a_long_chain_of_replacements_is_checked_quickly(tmp_path: Path) -> None:
+    count = 1500
+    drafts = [
+        _draft(f"draft-a-n{i}", replaced_by=f"draft-a-n{i + 1}")
+        if i < count - 1
+        else _draft(f"draft-a-n{i}", became="rfc1")
+        for i in range(count)
+    ]
+    _write(tmp_path, _HEAD + "".join(drafts))
+    started = time.perf_counter()
+    manifest, _ = load_manifest(tmp_path)
+    assert manifest.final_rfc("draft-a-n0") == "rfc1"
+    assert time.perf_counter() - started < 2.0
+
+
+def test_a_cycle_of_replacements_names_where_it_was_entered(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        _HEAD
+        + _draft("draft-a-one", replaced_by="draft-a-two")
+        + _draft("draft-a-two", replaced_by="draft-a-three")
+        + _draft("draft-a-three", replaced_by="draft-a-two"),
+    )
+    with pytest.raises(ManifestError, match="in a cycle through draft-a-two"):
+        load_manifest(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("data", "complaint"),
+    [
+        ("[brain]\ntitle = 'Grüße'\n".encode("latin-1"), r"is not UTF-8 text \(byte 0xfc"),
+        (b"a = " + b"[" * 5000 + b"1", "nests arrays or inline tables too deeply"),
+        (b"a = " + b"{b = " * 5000 + b"1", "nests arrays or inline tables too deeply"),
+    ],
+)
+def test_an_unreadable_manifest_is_a_manifest_error_naming_the_file(
+    tmp_path: Path, data: bytes, complaint: str
+) -> None:
+    file = _write(tmp_path, data)
+    with pytest.raises(ManifestError, match=complaint) as caught:
+        load_manifest(tmp_path)
+    assert str(file) in str(caught.value)

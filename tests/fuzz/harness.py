@@ -657,11 +657,6 @@ class Worker:
 
 
 KNOWN_BUGS: Final[dict[str, str]] = {
-    "Q1": "answers.router._REVISION `\\b(draft-[a-z0-9]+(?:-[a-z0-9]+)*?)-(\\d{2})\\b` is "
-    "quadratic: it restarts at every 'draft' inside a long hyphenated run (96 kB of 'draft-' "
-    "take 50 s)",
-    "H1": "answers.heading_search._ACRONYM_PLURAL `[A-Z0-9]*[A-Z][A-Z0-9]*s` is fullmatched "
-    "against every word: a long capitalised word backtracks quadratically",
     "P1": "queries.files.render passes text with a lone surrogate to pyoxigraph.Literal, whose "
     "ValueError ('The literal value must be a str…') escapes Brain.ask and Brain.run instead of "
     "a QueryError",
@@ -672,8 +667,6 @@ KNOWN_BUGS: Final[dict[str, str]] = {
 
 
 KNOWN_SIGNATURES: Final[tuple[tuple[str, str, str], ...]] = (
-    ("Q1", "router", "hang in answers/router.py"),
-    ("H1", "heading_search", "hang in answers/heading_search.py"),
     ("P1", "", "ValueError in queries/files.py:render"),
     ("P2", "", "ValueError in queries/files.py:render"),
     ("P2", "", "UnicodeEncodeError in queries/files.py:render"),
@@ -949,8 +942,8 @@ QUESTIONS_PATHOLOGICAL: Final[tuple[Pathological, ...]] = (
     Pathological("router", "sec-dots", _words("sec.")),
     Pathological("router", "draft-names", _words("draft-a")),
     Pathological("router", "draft-revisions", _words("draft-ietf-tls-tls13-21 ")),
-    Pathological("router", "draft-hyphens", _words("draft-"), "Q1"),
-    Pathological("router", "draft-digits", _words("draft-1-"), "Q1", ci=False),
+    Pathological("router", "draft-hyphens", _words("draft-")),
+    Pathological("router", "draft-digits", _words("draft-1-"), ci=False),
     Pathological("router", "rfc-words", _words("RFC ")),
     Pathological("router", "rfc-hyphens", _words("RFC-")),
     Pathological("router", "digits", _words("1")),
@@ -978,7 +971,7 @@ QUESTIONS_PATHOLOGICAL: Final[tuple[Pathological, ...]] = (
     Pathological("heading_search", "dotted-numbers", _words("1.1."), bound=_SEARCH),
     # NFKC turns each of these 3-byte characters into 18 letters: 600,000 to analyse.
     Pathological("heading_search", "nfkc-expansion", _words("\ufdfa"), bound=6.0),
-    Pathological("heading_search", "capitals", _words("A"), "H1", bound=_SEARCH),
-    Pathological("heading_search", "acronyms", _words("PSK"), "H1", bound=_SEARCH, ci=False),
+    Pathological("heading_search", "capitals", _words("A"), bound=_SEARCH),
+    Pathological("heading_search", "acronyms", _words("PSK"), bound=_SEARCH, ci=False),
 )
 """Questions stretched to :data:`STRETCH` bytes for the router and the heading search."""

@@ -110,7 +110,9 @@ _VERSION = re.compile(r"v?\d{1,2}(?:\.\d{1,2})+", re.IGNORECASE)
 _ATTACHED_VERSION = re.compile(r"([a-z]+?)v?\d{1,2}(?:\.\d{1,2})+", re.IGNORECASE)
 # "ClientHello" → Client Hello, "TLSCiphertext" → TLS Ciphertext; "PSKs" stays one word.
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
-_ACRONYM_PLURAL = re.compile(r"[A-Z0-9]*[A-Z][A-Z0-9]*s")
+# Digits up to the first capital, then the rest, each taken whole: the same words as
+# "[A-Z0-9]*[A-Z][A-Z0-9]*s", without its quadratic backtracking on a long capitalised word.
+_ACRONYM_PLURAL = re.compile(r"[0-9]*+[A-Z][A-Z0-9]*+s")
 _STEMMER = snowballstemmer.stemmer("english")
 
 

@@ -60,7 +60,10 @@ _SECTION = re.compile(
     r"(?:\bsections?|\bsec\.?|§)\s*((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,5})(?![\d.]*\d)",
     re.IGNORECASE,
 )
-_REVISION = re.compile(r"\b(draft-[a-z0-9]+(?:-[a-z0-9]+)*?)-(\d{2})\b", re.IGNORECASE)
+# Words of a name are taken whole (possessive) and a name has at most 31 of them (real ones have
+# under ten): unbounded, the shortest name before "-NN" was sought from every "draft" of a long
+# hyphenated run, re-reading the rest of it each time (quadratic).
+_REVISION = re.compile(r"\b(draft-[a-z0-9]++(?:-[a-z0-9]++){0,30}?)-(\d{2})\b", re.IGNORECASE)
 _DRAFT = re.compile(r"\b(draft-[a-z0-9]+(?:-[a-z0-9]+)+)\b", re.IGNORECASE)
 _RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
 _BECAME = re.compile(r"\b(becom\w*|became|end(?:ed)? up|turn(?:ed)? into|in the rfc|final)\b", re.I)

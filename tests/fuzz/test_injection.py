@@ -32,7 +32,7 @@ from ratified_rdf.queries.files import QueryError, QueryFile
 from ratified_rdf.trust import TenantIdError
 from tests.fuzz import strategies as fs
 from tests.fuzz.brain_checks import DOCUMENTED, fingerprint, pigeon_brain, values_problems
-from tests.fuzz.harness import FIXTURES, Verdict, known, observe
+from tests.fuzz.harness import FIXTURES, Verdict, observe
 
 # Deterministic examples, no example database (see test_readers.py).
 SHORT = settings(
@@ -155,7 +155,6 @@ def test_any_question_travels_as_data(brain: Brain, store: OxigraphStore, questi
     assert len(store.graphs()) == size
 
 
-@pytest.mark.xfail(strict=True, reason=known("P1"))
 @pytest.mark.parametrize("question", ["who is \ud800?", "what did \udfff work on?"])
 def test_question_with_a_lone_surrogate_is_an_answer_or_a_query_error(
     brain: Brain, question: str
@@ -220,13 +219,11 @@ def test_any_parameter_travels_as_a_typed_term_or_is_refused(
         assert_values_only(run)
 
 
-@pytest.mark.xfail(strict=True, reason=known("P1"))
 def test_a_string_parameter_with_a_lone_surrogate_is_a_query_error(brain: Brain) -> None:
-    with pytest.raises(QueryError):
+    with pytest.raises(QueryError, match=r"\?who holds a lone surrogate"):
         brain.run("person", who="Bob\ud800")
 
 
-@pytest.mark.xfail(strict=True, reason=known("P2"))
 @pytest.mark.parametrize(
     "iri",
     [
@@ -239,7 +236,7 @@ def test_a_string_parameter_with_a_lone_surrogate_is_a_query_error(brain: Brain)
     ],
 )
 def test_an_iri_parameter_that_is_not_an_iri_is_a_query_error(brain: Brain, iri: str) -> None:
-    with pytest.raises(QueryError):
+    with pytest.raises(QueryError, match=r"\?rfc must be an absolute IRI"):
         brain.run("rfc_section", rfc=iri, sectionNumber="1")
 
 

@@ -51,6 +51,27 @@ def test_iri_parameters_are_checked() -> None:
     assert "<https://example.org/a>" in query.bind({"start": "https://example.org/a"})
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "https://x/\n",
+        "https://x/\x00",
+        "https://x/\x7f",
+        "https://x/\x85",
+        "https://x/%zz",
+        "a:\ud800",
+    ],
+)
+def test_iri_parameters_pyoxigraph_refuses_are_query_errors(bad: str) -> None:
+    with pytest.raises(QueryError, match=r"\?start must be an absolute IRI"):
+        load_query("revision_chain").bind({"start": bad})
+
+
+def test_a_string_parameter_with_a_lone_surrogate_is_a_query_error() -> None:
+    with pytest.raises(QueryError, match=r"\?draftName holds a lone surrogate"):
+        load_query("document_revisions").bind({"draftName": "draft-\ud800"})
+
+
 def test_integer_parameters_are_checked() -> None:
     query = load_query("section_history")
     with pytest.raises(QueryError):

@@ -31,7 +31,9 @@ _PARAM = re.compile(r"^#\s*Param\s+\?(\w+)\s+(iri|string|integer)\s*:\s*(.*)$")
 _ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
 _READS = re.compile(r"^#\s*Reads:\s*(.*)$")
 _PLACEHOLDER = re.compile(r"VALUES\s*\(([^)]*)\)\s*\{\s*\((?:\s*UNDEF\s*)+\)\s*\}")
-_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s<>\"{}|\\^`]*$")
+# No blanks, control characters (C0, DEL, C1) or characters SPARQL's IRIREF excludes; fullmatch,
+# so that a final line break ("$" would let it through) is refused too.
+_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s<>\"{}|\\^`\x00-\x1f\x7f-\x9f]*")
 
 
 class QueryError(ValueError):
@@ -97,17 +99,42 @@ class QueryFile(BaseModel):
 
 
 def render(param: Param, value: str | int) -> str:
-    """A parameter value as an RDF term in SPARQL syntax, by its declared kind."""
+    """A parameter value as an RDF term in SPARQL syntax, by its declared kind.
+
+    Raises :class:`QueryError` for a value that does not fit: an IRI that is not absolute or
+    that pyoxigraph refuses (bad percent-encoding, brackets outside a host …), a number that is
+    not whole, or text holding a lone surrogate (it is not Unicode text, and has no RDF form).
+    """
     if param.kind == "iri":
         text = str(value)
-        if not _IRI.match(text):
+        if not _IRI.fullmatch(text) or not _is_unicode(text):
             raise QueryError(f"?{param.name} must be an absolute IRI, not {text[:80]!r}")
-        return str(NamedNode(text))
+        try:
+            return str(NamedNode(text))
+        except ValueError as error:
+            raise QueryError(
+                f"?{param.name} must be an absolute IRI, not {text[:80]!r} ({error})"
+            ) from None
     if param.kind == "integer":
         if isinstance(value, bool) or not re.fullmatch(r"[+-]?\d{1,18}", str(value)):
             raise QueryError(f"?{param.name} must be a whole number")
         return str(Literal(str(int(value)), datatype=NamedNode(XSD + "integer")))
-    return str(Literal(str(value)))
+    text = str(value)
+    if not _is_unicode(text):
+        raise QueryError(
+            f"?{param.name} holds a lone surrogate, which is not Unicode text; send the value "
+            "as valid UTF-8"
+        )
+    return str(Literal(text))
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` is Unicode text: no lone surrogate (pyoxigraph cannot take one)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse_query_file(name: str, text: str) -> QueryFile:

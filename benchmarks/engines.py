@@ -190,11 +190,9 @@ ORDER BY created"""
 SECTION_COMMITS = """MATCH (f:Section {iri: $final})
 MATCH (s:Section)-[:BECAME*0..1]->(f)
 MATCH (c:Commit)-[:CHANGED]->(s)
-MATCH (c)-[:LANDED_IN]->(d)
 OPTIONAL MATCH (c)-[:AUTHORED_BY]->(a:Person)
 OPTIONAL MATCH (c)-[:IN_PR]->(pr:Thread)
-RETURN c.iri AS commit, c.date AS date, s.iri AS section, d.iri AS document, a.name AS author,
-       pr.iri AS pr
+RETURN c.iri AS commit, c.date AS date, s.iri AS section, a.name AS author, pr.iri AS pr
 ORDER BY date"""
 
 CARD_QUERIES: tuple[CardQuery, ...] = (
@@ -278,7 +276,7 @@ CARD_QUERIES: tuple[CardQuery, ...] = (
         "section_commits",
         "why: commits changing §4.2.10",
         {"final": DOC + "rfc8446/section/4.2.10"},
-        ("commit", "date", "section", "document", "author", "pr"),
+        ("commit", "date", "section", "author", "pr"),
         SECTION_COMMITS,
     ),
 )

@@ -60,13 +60,13 @@ def discussion(
     latest = tuple(dict.fromkeys(text_of(r, "commit") or "" for r in reversed(commit_rows)))
     details = session.run("commit_details", commit=latest[:LISTED_COMMITS]) if latest else []
     commits = _commits(commit_rows, pull_rows, details, places)
-    distinct_commits = {c.iri for c in commits}
+    distinct_commits = {text_of(r, "commit") for r in commit_rows}
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
     threads = {p.thread_url: p for p in changing}
-    pulls = {c.pull_request: c for c in commits if c.pull_request is not None}
+    pulls = _pull_requests(commit_rows, pull_rows)
     issues = _fixed_issues(pull_rows)
-    people = _people(changing, commits)
+    people = _people(changing, commit_rows)
     title = f"RFC {rfc} §{section} {heading}"
     evidence = [
         Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section"),
@@ -85,19 +85,19 @@ def discussion(
         ),
         *(
             Evidence(
-                iri=c.pull_request_url or "",
-                label=f"PR #{n} {c.pull_request_title}",
-                url=c.pull_request_url,
+                iri=text_of(row, "prPage") or "",
+                label=f"PR #{n} {text_of(row, 'prTitle')}",
+                url=text_of(row, "prPage"),
                 role="pull-request",
             )
-            for n, c in sorted(pulls.items())
+            for n, row in sorted(pulls.items())
         ),
         *(Evidence(iri=i.url or "", label=i.label, url=i.url, role="issue") for i in issues),
         *(
             Evidence(
                 iri=c.iri, label=f"{c.subject} ({c.document})", url=c.commit_url, role="commit"
             )
-            for c in {c.iri: c for c in commits if c.commit_url}.values()
+            for c in {c.iri: c for c in commits}.values()
         ),
     ]
     if not posts and not commits:
@@ -114,9 +114,12 @@ def discussion(
             queries=session.queries,
             note=DISCUSSION_NOTE,
         )
-    documents = [
-        d for d in dict.fromkeys([p.document for p in changing] + [c.document for c in commits])
-    ]
+    documents = list(
+        dict.fromkeys(
+            [p.document for p in changing]
+            + [places.get(text_of(r, "section") or "", ("", None))[0] for r in commit_rows]
+        )
+    )
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
     summary = (
         f"{title} was discussed while still changing in {len(changing)} posts across "
@@ -137,7 +140,7 @@ def discussion(
         )
     )
     officers = contacts(session, final)
-    results: list = [*people, *officers, *posts, *(c for c in commits if c.commit_url)]
+    results: list = [*people, *officers, *posts, *commits]
     if officers and count is None:
         names = ", ".join(dict.fromkeys(f"{c.name} ({c.role})" for c in officers))
         summary += f" Editors and group: {names}."
@@ -233,15 +236,18 @@ def _commits(
     details: list[dict[str, Term]],
     places: dict[str, tuple[str, str | None]],
 ) -> list[CommitChange]:
-    """One change per (commit, pull request); a commit that came through no pull request is
-    listed once."""
+    """The changes a card lists: one per (commit, pull request) for the commits ``details``
+    describes (the most recent); a commit that came through no pull request is listed once.
+    The others are only counted, from the rows, so no model is built for them."""
     pull_of = {text_of(p, "pr"): p for p in pulls if text_of(p, "prNumber")}
     detail_of = {text_of(d, "commit"): d for d in details}
     changes: dict[tuple[str, str | None], CommitChange] = {}
     for row in rows:
         commit = text_of(row, "commit") or ""
+        detail = detail_of.get(commit)
+        if detail is None:
+            continue
         pull = pull_of.get(text_of(row, "pr"), {})
-        detail = detail_of.get(commit, {})
         changes.setdefault(
             (commit, text_of(pull, "prNumber")),
             CommitChange(
@@ -289,14 +295,30 @@ def _fixed_issues(pulls: list[dict[str, Term]]) -> list[Evidence]:
     ]
 
 
-def _people(posts: list[DiscussionPost], commits: list[CommitChange]) -> list[PersonActivity]:
+def _pull_requests(
+    rows: list[dict[str, Term]], pulls: list[dict[str, Term]]
+) -> dict[int, dict[str, Term]]:
+    """Pull request number → its row (title, link), for the pull requests the commits came
+    through."""
+    through = {text_of(r, "pr") for r in rows}
+    return {
+        int(text_of(p, "prNumber") or 0): p
+        for p in pulls
+        if text_of(p, "prNumber") and text_of(p, "pr") in through
+    }
+
+
+def _people(
+    posts: list[DiscussionPost], commit_rows: list[dict[str, Term]]
+) -> list[PersonActivity]:
     tally: dict[str, list[int]] = {}
     for post in posts:
         if post.author:
             tally.setdefault(post.author, [0, 0])[0] += 1
-    for commit in {c.iri: c for c in commits}.values():
-        if commit.author:
-            tally.setdefault(commit.author, [0, 0])[1] += 1
+    authors = {text_of(r, "commit"): text_of(r, "author") for r in commit_rows}
+    for author in authors.values():
+        if author:
+            tally.setdefault(author, [0, 0])[1] += 1
     return sorted(
         (PersonActivity(name=n, posts=p, commits=c) for n, (p, c) in tally.items()),
         key=lambda person: (-(person.posts + person.commits), person.name),

@@ -162,8 +162,16 @@ def instrument(seconds: dict[str, float], kept: dict[str, Any]) -> None:
         setattr(owner, name, wraps(original)(timed))
 
 
+BARE_FORMS = frozenset({"section", "xref"})
+"""Citation forms that name no draft (synthetic.BARE_FORMS)."""
+
+
 def resolution_checks(truth: Any, spec: Any, discussion: Any) -> dict[str, Any]:
-    """Compare the build's citations with what the generator wrote into each post."""
+    """Compare the build's citations with what the generator wrote into each post.
+
+    A bare number or anchor in a post whose draft nothing written tells apart from the others
+    then open (``truth.pinned``) is counted under ``<form>-unpinned``: as meant only if left
+    unresolved, however plausible a guess would have been."""
     documents = {r.name: r.document for r in (*spec.revisions, *spec.rfcs)}
     found: dict[str, list[Any]] = defaultdict(list)
     for citation in discussion.citations:
@@ -175,7 +183,11 @@ def resolution_checks(truth: Any, spec: Any, discussion: Any) -> dict[str, Any]:
         extra += max(0, len(records) - len(meant))
     for post, meant in truth.citations.items():
         records = sorted(found.get(post, []), key=lambda c: c.start)
-        for index, (form, document, number) in enumerate(meant):
+        pinned = getattr(truth, "pinned", {}).get(post, True)
+        for index, (written_form, document, number) in enumerate(meant):
+            form = written_form
+            if written_form in BARE_FORMS and not pinned:
+                form, document = f"{written_form}-unpinned", None
             per_form[form]["written"] += 1
             if index >= len(records):
                 per_form[form]["not found"] += 1
@@ -688,11 +700,13 @@ def checks_section(entries: list[dict[str, Any]]) -> str:
         return ""
     forms = sorted({f for e in built for f in e["build"]["checks"]["forms"]})
     meaning = {
-        "section": '"Section 4.2" (current revision, resolved across all chains)',
+        "section": '"Section 4.2" (current revision of the post\'s draft)',
+        "section-unpinned": '"Section 4.2", several drafts open, none named (must not resolve)',
         "section-of-revision": '"Section 4.2 of draft-…-07"',
         "revision-sign": '"draft-…-07 §4.2"',
         "url": "link to `draft-…-07#section-4.2`",
-        "xref": "`{{anchor}}` (current revision)",
+        "xref": "`{{anchor}}` (current revision of the post's draft)",
+        "xref-unpinned": "`{{anchor}}`, several drafts open, none named (must not resolve)",
         "foreign": '"RFC 80123 Section 3.1" (must not resolve)',
         "missing": "a number the revision lacks (must not resolve)",
         "rfc": '"RFC 90000 Section 4.2" after publication',
@@ -720,9 +734,11 @@ def checks_section(entries: list[dict[str, Any]]) -> str:
             "",
             "Each generated citation names a section of the revision current when its post was "
             "written (or must not resolve). *As meant* = the build resolved it to that revision "
-            "and section number (or left it unresolved). Bare numbers and anchors are resolved "
-            "against the revision current at the time *across every draft chain*, so when many "
-            "drafts are open at once they land in whichever draft last published a revision.",
+            "and section number (or left it unresolved). A bare number or anchor names no "
+            "draft: it is resolved in the draft its post is about, which the generator's truth "
+            "says can be told when only that draft was open, or the thread is labelled with it "
+            "(three threads in four), or the post or its thread's opening post names it. Where "
+            "several drafts were open and nothing written names one, it must stay unresolved.",
             "",
             table(header, rows, right=range(1, len(header))),
         ]
@@ -902,9 +918,8 @@ def projection_section(entries: list[dict[str, Any]]) -> str:
             f"Extrapolated from the measured {basis}: each step grows from the largest "
             "measured factor with the exponent seen between the two largest, never below 1 "
             "(linear). Only as good as that assumption: steps with a superlinear term that is "
-            "small at ×10 (per-section PageRank over a growing people graph, betweenness, "
-            "resolving every citation against every revision window, `git rev-list` per tag) "
-            "may grow faster than measured so far.",
+            "small at ×10 (the co-discussion projection's links, which grow with the people "
+            "each section has; `git rev-list` per tag) may grow faster than measured so far.",
             "",
             f"- triples (linear in the corpus): **~{p['triples'] / 1e6:,.1f} M** (projection)",
             f"- generate: **~{secs(p['generate_seconds'])} s**; read: "

@@ -38,10 +38,13 @@ benchmark reports how well it matches, :class:`Truth`):
   (in the manifest's order) that contains it, whatever file it changed; on one shared branch,
   draft B's commits would land in draft A's earlier revisions;
 - drafts start in turn over four years and each stays open two to five years, to its RFC
-  (at ×1 the two barely overlap, as tls13 then rfc8446bis; at ×10 most of the twenty do); a
-  bare "Section 4.2" or ``{{anchor}}`` is resolved against the revision current when it was
-  written across *all* chains, so with many drafts open it often lands in another draft.
-  That is measured by the benchmark, not avoided;
+  (at ×1 the two barely overlap, as tls13 then rfc8446bis; at ×10 most of the twenty do). A
+  bare "Section 4.2" or ``{{anchor}}`` can only be resolved in the draft its post is about,
+  so whether anything written tells that draft apart is part of the truth
+  (:attr:`Truth.pinned`): three threads in four carry their draft's name as a label (chosen
+  by a hash, so every other draw is unchanged), some posts name their draft ("Section 4.2 of
+  draft-…-07"), a list message's subject names it; where several drafts were open and nothing
+  written names one, the citation must stay unresolved;
 - the RFC text is added by the lead editor in one commit, which the history reads as a change
   to every section of the RFC.
 
@@ -116,7 +119,7 @@ ARCHIVE_REPO = "synthetic-wg/synthetic-spec"
 LIST = "synthetic"
 
 CITATION_FORMS: tuple[tuple[str, float], ...] = (
-    ("section", 0.42),  # "Section 4.2": the revision current when written, across all chains
+    ("section", 0.42),  # "Section 4.2": the current revision of the post's draft
     ("section-of-revision", 0.12),  # "Section 4.2 of draft-synthetic-…-07"
     ("revision-sign", 0.05),  # "draft-synthetic-…-07 §4.2"
     ("url", 0.06),  # "https://datatracker.example.invalid/doc/html/draft-…-07#section-4.2"
@@ -129,6 +132,12 @@ anchors and 5% explicit revisions, and 19% do not resolve; with many drafts open
 more people name the draft, so explicit forms get a larger share here."""
 
 RESOLVING_FORMS = frozenset({"section", "section-of-revision", "revision-sign", "url", "xref"})
+BARE_FORMS = frozenset({"section", "xref"})
+"""Forms that name no draft: they resolve only where the post's draft can be told apart."""
+NAMING_FORMS = frozenset({"section-of-revision", "revision-sign", "url"})
+"""Forms that name the draft, and so tell which draft the whole post is about."""
+LABELLED_SHARE = 0.75
+"""Threads labelled with their draft's name (as multi-draft repositories often do)."""
 CITE_PROBABILITY = {
     "opening-issue": 0.2,
     "opening-pull": 0.075,
@@ -750,6 +759,8 @@ class Thread:
     fork: Fork | None = None
     head_mark: int | None = None
     merge_mark: int | None = None
+    labelled: bool = True
+    """Whether the thread carries its draft's name as a label."""
 
 
 @dataclass
@@ -1185,6 +1196,15 @@ class Truth:
     document name, intended section number) for every citation written into it."""
     revisions: dict[str, dict[str, str]] = field(default_factory=dict)
     """Document name → {section number: heading}, for every revision and RFC."""
+    pinned: dict[str, bool] = field(default_factory=dict)
+    """Post key → whether what was written tells which draft the post is about, among the
+    drafts open when it was written: only its own draft was open, its thread is labelled with
+    the draft, it or its thread's opening post names the draft, or it is a list message (whose
+    subject names the draft). Where not, its bare numbers and anchors must stay unresolved."""
+    written: dict[str, datetime] = field(default_factory=dict)
+    """Post key → when it was written, for every post given a citation."""
+    naming: set[str] = field(default_factory=set)
+    """Keys of posts whose text names their draft."""
 
 
 class Writer:
@@ -1201,6 +1221,7 @@ class Writer:
         section; recorded in the truth under ``post``."""
         rng = self.rng
         draft = self.draft
+        self.truth.written[post] = when
         snap = draft.current(when)
         if snap is None:
             if when >= draft.published and draft.rfc_snapshot is not None:
@@ -1243,6 +1264,8 @@ class Writer:
 
     def _record(self, post: str, form: str, document: str | None, number: str | None) -> None:
         self.truth.citations.setdefault(post, []).append((form, document, number))
+        if form in NAMING_FORMS:
+            self.truth.naming.add(post)
 
     def text(self, kind: str, key: int | None, when: datetime, post: str) -> str:
         """A post body: sentences and replies, sometimes a citation."""
@@ -1296,7 +1319,7 @@ def archive_item(thread: Thread, writer: Writer, marks: dict[int, str], seed: in
         "author": thread.author.login,
         "authorAssociation": "CONTRIBUTOR",
         "assignees": [],
-        "labels": [draft.name.removeprefix("draft-")]
+        "labels": ([draft.name.removeprefix("draft-")] if thread.labelled else [])
         + (["editorial"] if rng.random() < 0.2 else []),
         "body": body,
         "createdAt": _iso(thread.opened),
@@ -1437,6 +1460,10 @@ def make_corpus(
     )
     for number, thread in enumerate(threads, 1):
         thread.number = number
+    for draft in drafts:
+        for index, thread in enumerate(draft.threads):
+            share = _hashed_share(f"{seed}/draft/{draft.index}/label/{index}")
+            thread.labelled = share < LABELLED_SHARE
     git = FastImport(repo, folder / "marks")
     readme = git.commit(
         "refs/heads/main",
@@ -1485,6 +1512,7 @@ def make_corpus(
             assert snap is not None
             truth.revisions[snap.name] = {n: snap.heading[k] for k, n in snap.number.items()}
     _write_manifest(records / "manifest.toml", drafts, factor, mail)
+    _pin(truth, drafts, {t.number: t for t in threads})
     posts = sum(len(t.posts) + sum(len(p.replies) for p in t.posts) for t in threads)
     counts = {
         "drafts": len(drafts),
@@ -1513,6 +1541,27 @@ def make_corpus(
         truth=truth,
         seconds=time.perf_counter() - started,
     )
+
+
+def _hashed_share(key: str) -> float:
+    """A number in [0, 1) fixed by ``key``: a choice that draws nothing from the random
+    streams, so adding it changed no other part of the corpus."""
+    return int.from_bytes(hashlib.sha1(key.encode()).digest()[:4], "big") / 2**32
+
+
+def _pin(truth: Truth, drafts: Sequence[Draft], threads: dict[int, Thread]) -> None:
+    """Fill :attr:`Truth.pinned` from what the generator wrote and when."""
+    for post, when in truth.written.items():
+        if post.startswith("mail/"):
+            truth.pinned[post] = True  # the subject names the draft
+            continue
+        number = int(post.split("/")[1])
+        truth.pinned[post] = (
+            sum(1 for d in drafts if d.current(when) is not None) <= 1
+            or threads[number].labelled
+            or post in truth.naming
+            or f"github/{number}/0" in truth.naming
+        )
 
 
 def _authors(thread: Thread) -> Iterator[Person]:

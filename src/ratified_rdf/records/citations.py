@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Citation", "find_citations", "revision_mentions"]
+__all__ = ["Citation", "drafts_named", "find_citations", "revision_mentions"]
 
 
 class Citation(BaseModel):
@@ -427,3 +427,11 @@ def revision_mentions(text: str) -> list[tuple[str | None, str]]:
         number = match.group("srev") or match.group("brev")
         mentions.append((match.start(), None, number.zfill(2)))
     return [(draft, number) for _, draft, number in sorted(mentions, key=lambda m: m[0])]
+
+
+def drafts_named(text: str) -> set[str]:
+    """Every draft ``text`` names, with or without a revision, in prose or in a link
+    ("draft-ietf-tls-tls13-21", "draft-ietf-tls-rfc8446bis", ".../draft-foo-bar-03#section-2",
+    and the TLS short names "tls13-21", "rfc8446bis"). Used to tell which draft a post is
+    about; "draft 21" or a bare "-21" names no draft."""
+    return {_draft_name(match.group("name")) for match in _FULL_DRAFT_RE.finditer(text)}

@@ -2,16 +2,29 @@
 
 Section numbers lie, headings mostly don't: a post's "Section 4.2.9" means that section of the
 revision current when the post was written (unless it names a revision), so every citation is
-resolved through a revision, then through that revision's alignment to the RFC. A post counts
-as discussing a section *while it was still changing* only if it was written while the revision
-it points to was current (before the next revision, or before the RFC's publication month) and
-that revision's text of the section was not yet final. Posts about a published RFC are a
-separate relation. Commits are tied to the sections their diffs touched, in the revision they
-landed in.
+resolved through a revision, then through that revision's alignment to the RFC.
+
+"Current" is per draft chain (the drafts that became one RFC). A citation that names no draft
+(a bare number or anchor, or a revision number alone, "-21 §4.2") is resolved in the chain
+the post is about: the only chain with a current revision when it was written; else, of the
+chains then open, the one the post's own text names (a draft name, in prose or a link; for a
+message, in its subject or body), else the one its thread names (a GitHub label that is a
+draft's name with or without ``draft-``, the thread's title or opening post; a list thread's
+first message). One GitHub archive (and one list) serves every draft of the manifest's
+repository, so where it came from tells no chain apart. When several chains stay possible the
+citation is left unresolved and says so. A citation naming a draft but no revision ("Section 4
+of draft-foo") is read against that draft's current revision, whatever else was open.
+
+A post counts as discussing a section *while it was still changing* only if it was written
+while the revision it points to was current (before the next revision, or before the RFC's
+publication month) and that revision's text of the section was not yet final. Posts about a
+published RFC are a separate relation. Commits are tied to the sections their diffs touched,
+in the revision they landed in.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -21,13 +34,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
-from ratified_rdf.records.citations import Citation, find_citations
+from ratified_rdf.records.citations import Citation, drafts_named, find_citations
 from ratified_rdf.records.identity import PeopleTable
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.sources.document import ParsedDocument, normalise_heading
 from ratified_rdf.sources.git_history import CommitRecord
-from ratified_rdf.sources.github_archive import GitHubArchive
+from ratified_rdf.sources.github_archive import GitHubArchive, GitHubThread
 from ratified_rdf.sources.mail import MailMessage, MailProblem, MailReadResult
 from ratified_rdf.sources.online.datatracker import DraftFacts
 
@@ -182,11 +195,21 @@ def _month_start(year_month: str) -> datetime:
     return datetime(year, month, 1, tzinfo=UTC)
 
 
+class PostContext(BaseModel):
+    """What a post says about which drafts it is about: the drafts its own text names, and
+    those its thread names (labels, title, opening post). Only consulted when more than one
+    draft chain had a current revision when the post was written."""
+
+    model_config = ConfigDict(frozen=True)
+
+    names: frozenset[str] = frozenset()
+    thread_names: frozenset[str] = frozenset()
+
+
 class _Resolver:
     """Resolves citations against the spec records."""
 
     def __init__(self, manifest: Manifest, spec: SpecRecords, windows: list[RevisionWindow]):
-        self.windows = windows
         self.documents: dict[str, ParsedDocument] = {r.name: r.document for r in spec.revisions}
         self.documents.update({r.name: r.document for r in spec.rfcs})
         self.drafts = {d.name for d in manifest.draft}
@@ -212,15 +235,92 @@ class _Resolver:
                     anchors[section.anchor.lower()] = section.position
             self.by_anchor[name] = anchors
         self.revisions_of: dict[str, list[str]] = defaultdict(list)
+        self.draft_of: dict[str, str] = {}
         for revision in spec.revisions:
             self.revisions_of[revision.draft].append(revision.number)
+            self.draft_of[revision.name] = revision.draft
+        # Windows by revision and by chain (each chain's windows follow one another, starts
+        # never going back), so finding the current one is a bisection, not a scan.
+        self.window_of: dict[str, RevisionWindow] = {w.revision: w for w in windows}
+        by_chain: dict[str, list[RevisionWindow]] = defaultdict(list)
+        for window in windows:
+            by_chain[window.final_rfc].append(window)
+        self.chains = {c: sorted(ws, key=lambda w: w.start) for c, ws in by_chain.items()}
+        self.starts = {c: [w.start for w in ws] for c, ws in self.chains.items()}
+        self.chain_of: dict[str, str] = {
+            d.name: final for d in manifest.draft if (final := manifest.final_rfc(d.name))
+        }
+        self.labels: dict[str, str] = {}
+        for name in self.chain_of:
+            self.labels[name] = self.labels[name.removeprefix("draft-")] = name
+        # Which chains are open (have a current revision) between consecutive boundaries.
+        spans = {c: (ws[0].start, max(w.end for w in ws)) for c, ws in self.chains.items()}
+        self.boundaries = sorted({t for span in spans.values() for t in span})
+        self.open_between = [
+            tuple(sorted(c for c, (first, last) in spans.items() if first <= t < last))
+            for t in self.boundaries
+        ]
 
-    def current(self, when: datetime) -> RevisionWindow | None:
-        """The revision current at ``when`` (the latest window that had started)."""
-        started = [w for w in self.windows if w.start <= when < w.end]
-        return max(started, key=lambda w: w.start) if started else None
+    def current_in(self, chain: str, when: datetime) -> RevisionWindow | None:
+        """The revision of ``chain`` current at ``when`` (the latest window that had started,
+        if it had not ended)."""
+        index = bisect.bisect_right(self.starts.get(chain, []), when) - 1
+        if index < 0:
+            return None
+        window = self.chains[chain][index]
+        return window if when < window.end else None
 
-    def resolve(self, post: str, when: datetime, c: Citation) -> CitationRecord:
+    def open_chains(self, when: datetime) -> tuple[str, ...]:
+        """The chains with a current revision at ``when``."""
+        index = bisect.bisect_right(self.boundaries, when) - 1
+        return self.open_between[index] if index >= 0 else ()
+
+    def thread_names(self, thread: GitHubThread) -> frozenset[str]:
+        """The held drafts a GitHub thread names: labels that are a draft's name (with or
+        without ``draft-``), and draft names in its title and opening post."""
+        named = {
+            self.labels[label.lower()] for label in thread.labels if label.lower() in self.labels
+        }
+        opening = thread.posts[0].body if thread.posts else ""
+        return frozenset(named | (drafts_named(f"{thread.title}\n{opening}") & self.drafts))
+
+    def _chain_for(
+        self, when: datetime, context: PostContext, what: str
+    ) -> tuple[RevisionWindow | None, str | None]:
+        """The current revision of the chain the post is about, or why that cannot be told."""
+        candidates = self.open_chains(when)
+        if not candidates:
+            return None, "written when no held revision was current"
+        open_count, narrowed = len(candidates), False
+        for names in (context.names, context.thread_names):
+            if len(candidates) == 1:
+                break
+            named = {self.chain_of[n] for n in names if n in self.chain_of}
+            if named & set(candidates):
+                # Naming several open drafts narrows the choice without making it.
+                candidates = tuple(c for c in candidates if c in named)
+                narrowed = True
+        if len(candidates) == 1:
+            window = self.current_in(candidates[0], when)
+            return window, None if window else "written when no held revision was current"
+        drafts = sorted(
+            self.draft_of[w.revision]
+            for c in candidates
+            if (w := self.current_in(c, when)) is not None
+        )
+        shown = ", ".join(drafts[:3]) + (", …" if len(drafts) > 3 else "")
+        said = (
+            f"the post and its thread name {len(candidates)} of them"
+            if narrowed
+            else "neither the post nor its thread names one of them"
+        )
+        return None, f"{what} written while {open_count} drafts were open ({shown}); {said}"
+
+    def resolve(
+        self, post: str, when: datetime, c: Citation, context: PostContext | None = None
+    ) -> CitationRecord:
+        """What ``c``, written in ``post`` at ``when``, refers to (see the module docstring
+        for which draft a citation naming none is read against)."""
         base = {"post": post, "start": c.start, "end": c.end, "text": c.text}
         if c.rfc is not None:
             if c.rfc not in self.rfcs:
@@ -245,20 +345,35 @@ class _Resolver:
             return CitationRecord(
                 **base, rule=None, target=None, unresolved=f"cites {c.draft}, not held"
             )
-        window = self.current(when)
+        if c.draft is not None:
+            # The draft is named: its chain, whatever else was open.
+            chain = self.chain_of.get(c.draft)
+            window = self.current_in(chain, when) if chain else None
+            why = None if window else f"written when no revision of {c.draft} was current"
+        else:
+            what = (
+                f"revision {c.revision} without a draft name"
+                if c.revision is not None
+                else "bare section number"
+                if c.section is not None
+                else "bare anchor"
+            )
+            window, why = self._chain_for(when, context or PostContext(), what)
         rule: CitationRule
         if c.revision is not None:
-            draft = c.draft or (window.revision.rsplit("-", 1)[0] if window else None)
+            draft = c.draft or (self.draft_of[window.revision] if window else None)
             if draft is None or c.revision not in self.revisions_of.get(draft, []):
                 return CitationRecord(
                     **base,
                     rule=None,
                     target=None,
-                    unresolved=f"names revision {c.revision}, which is not held",
+                    unresolved=f"names revision {c.revision}, which is not held"
+                    if why is None or c.draft is not None
+                    else why,
                 )
             revision = f"{draft}-{c.revision}"
             rule = "explicit-revision"
-        elif window is not None:
+        elif window is not None and (c.draft is None or self.draft_of[window.revision] == c.draft):
             revision = window.revision
             rule = "anchor" if c.section is None else "current-revision"
         else:
@@ -266,7 +381,7 @@ class _Resolver:
                 **base,
                 rule=None,
                 target=None,
-                unresolved="written when no held revision was current",
+                unresolved=why or f"written when no revision of {c.draft} was current",
             )
         position = self._locate(revision, c)
         if position is None:
@@ -282,7 +397,8 @@ class _Resolver:
             if final_position is not None
             else None
         )
-        in_window = any(w.revision == revision and w.start <= when < w.end for w in self.windows)
+        held = self.window_of.get(revision)
+        in_window = held is not None and held.start <= when < held.end
         changing = similarity is not None and similarity < STILL_CHANGING_BELOW
         return CitationRecord(
             **base,
@@ -290,9 +406,7 @@ class _Resolver:
             target=target,
             final=final,
             while_changing=in_window and changing,
-            about_published=any(
-                w.revision == revision and when >= w.published for w in self.windows
-            ),
+            about_published=held is not None and when >= held.published,
         )
 
     def _locate(self, document: str, c: Citation) -> int | None:
@@ -329,14 +443,19 @@ def read_discussion(
     resolver = _Resolver(manifest, spec, windows)
     citations: list[CitationRecord] = []
     for thread in archive.threads:
+        thread_names: frozenset[str] | None = None
         for post in thread.posts:
             text = post.body if post.index else f"{thread.title}\n{post.body}"
-            for citation in find_citations(text):
-                citations.append(
-                    resolver.resolve(
-                        github_post_key(thread.number, post.index), post.created, citation
-                    )
-                )
+            found = find_citations(text)
+            if not found:
+                continue
+            if thread_names is None:
+                thread_names = resolver.thread_names(thread)
+            context = PostContext(
+                names=frozenset(drafts_named(text) & resolver.drafts), thread_names=thread_names
+            )
+            key = github_post_key(thread.number, post.index)
+            citations += [resolver.resolve(key, post.created, c, context) for c in found]
     messages: list[MailMessage] = []
     problems: list[MailProblem] = [p for result in mail for p in result.problems]
     for result in mail:
@@ -354,10 +473,22 @@ def read_discussion(
                 )
                 continue
             messages.append(message)
-            for citation in find_citations(f"{message.subject}\n{message.body}"):
-                citations.append(
-                    resolver.resolve(mail_post_key(message.message_id), message.date, citation)
-                )
+    by_id = {m.message_id: m for m in messages}
+    for message in messages:
+        assert message.date is not None
+        text = f"{message.subject}\n{message.body}"
+        found = find_citations(text)
+        if not found:
+            continue
+        root = by_id.get(message.thread_root)
+        context = PostContext(
+            names=frozenset(drafts_named(text) & resolver.drafts),
+            thread_names=frozenset(drafts_named(f"{root.subject}\n{root.body}") & resolver.drafts)
+            if root is not None and root is not message
+            else frozenset(),
+        )
+        key = mail_post_key(message.message_id)
+        citations += [resolver.resolve(key, message.date, c, context) for c in found]
     return DiscussionRecords(
         mail=tuple(messages),
         mail_problems=tuple(problems),

@@ -53,6 +53,17 @@ def test_among_equally_active_participants_the_best_tied_rank_first() -> None:
     assert roost["wren"] == roost["finch"] > roost["robin"]
 
 
+def test_within_a_section_the_broker_between_weak_ties_has_betweenness() -> None:
+    # On Loft, Wren and Finch share three sections, Finch and Heron two (Loft, Hatch), Wren and
+    # Heron only Loft: the short way from Wren to Heron runs through Finch, who alone scores.
+    loft = {s.person: s.betweenness for s in rank_activity(ACTIVITY).scores if s.section == LOFT}
+    assert loft["finch"] > 0
+    assert loft["wren"] == loft["heron"] == 0
+    # Where every tie is as strong as every other, nobody brokers.
+    nest = {s.person: s.betweenness for s in rank_activity(ACTIVITY).scores if s.section == NEST}
+    assert set(nest.values()) == {0}
+
+
 def test_ties_weigh_more_than_activity_as_pagerank_with_alpha_085_makes_them() -> None:
     # Lark wrote most about Perch but knows neither of the other two, who work together.
     assert _ranking(rank_activity(ACTIVITY), PERCH) == ["finch", "wren", "lark"]

@@ -16,9 +16,11 @@ the graph with the computation's provenance (:data:`ALGORITHM`):
   the ties among the section's participants that restarts (15% of steps) at a participant
   chosen in proportion to their activity on the section. So among equally tied participants
   the most active rank first, among equally active ones the best tied; with alpha 0.85 the
-  ties weigh more. Betweenness on the same subgraph: every two participants share the
-  section, so that subgraph is complete and this is 0 for everyone; the overall betweenness is
-  the informative one.
+  ties weigh more. Betweenness on the same subgraph, with each tie's length the inverse of
+  the sections it stands for: every two participants share this section, so unweighted the
+  subgraph is complete and everyone would score 0; weighted, a participant scores where the
+  shortest way between two others (a weak tie between them) runs through them (strong ties
+  to both), i.e. who brokers among the section's participants.
 
 Each section's computation reads only its participants and the weights between them, so the
 cost grows with the number of (section, participant pair)s, not with sections × people.
@@ -50,7 +52,8 @@ ALGORITHM = (
     f"{EXACT_BETWEENNESS_UP_TO} people, else sampled with k={BETWEENNESS_SOURCES}, "
     f"seed={BETWEENNESS_SEED}. Per section: networkx.pagerank(alpha=0.85, weight, "
     "personalization=posts+commits on the section) on the subgraph induced by the section's "
-    "participants; networkx.betweenness_centrality on that subgraph"
+    "participants; networkx.betweenness_centrality(normalized, weight=1/sections shared) on "
+    "that subgraph"
 )
 
 
@@ -126,9 +129,12 @@ def rank_activity(activity: Activity) -> ExpertiseRecords:
         members = sorted(participants)
         local = nx.Graph()
         local.add_nodes_from(members)
-        local.add_weighted_edges_from((a, b, shared[a, b]) for a, b in combinations(members, 2))
+        local.add_edges_from(
+            (a, b, {"weight": shared[a, b], "length": 1 / shared[a, b]})
+            for a, b in combinations(members, 2)
+        )
         ranked = nx.pagerank(local, alpha=0.85, weight="weight", personalization=dict(participants))
-        central = nx.betweenness_centrality(local)
+        central = nx.betweenness_centrality(local, normalized=True, weight="length")
         for person in members:
             posts, commits = activity[(person, section)]
             scores.append(

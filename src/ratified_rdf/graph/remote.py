@@ -22,9 +22,7 @@ import httpx
 from pyoxigraph import (
     NamedNode,
     Quad,
-    QueryBoolean,
     QueryResultsFormat,
-    QuerySolutions,
     RdfFormat,
     Triple,
     parse,
@@ -32,7 +30,7 @@ from pyoxigraph import (
     serialize,
 )
 
-from ratified_rdf.graph.store import QueryResult, StoreError, data_update
+from ratified_rdf.graph.store import QueryResult, StoreError, data_update, solutions_result
 from ratified_rdf.graph.vocab import PREFIXES
 
 _RESULTS = "application/sparql-results+json"
@@ -121,19 +119,7 @@ class SparqlProtocolStore:
             headers={**_FORM, "Accept": _RESULTS},
         )
         parsed = parse_query_results(response.content, format=QueryResultsFormat.JSON)
-        if isinstance(parsed, QueryBoolean):
-            engine_ms = (time.perf_counter() - started) * 1000
-            return QueryResult(variables=(), rows=(), boolean=bool(parsed), engine_ms=engine_ms)
-        assert isinstance(parsed, QuerySolutions)
-        variables = tuple(v.value for v in parsed.variables)
-        rows = tuple(
-            {name: value for name in variables if (value := solution[name]) is not None}
-            for solution in parsed
-        )
-        engine_ms = (time.perf_counter() - started) * 1000
-        return QueryResult.model_construct(
-            variables=variables, rows=rows, boolean=None, engine_ms=engine_ms
-        )
+        return solutions_result(parsed, started)
 
     def triples(self, graphs: Sequence[str]) -> Iterable[Triple]:
         """Every triple of ``graphs`` (Graph Store Protocol GET, one graph at a time)."""

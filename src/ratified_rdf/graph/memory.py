@@ -30,7 +30,6 @@ class MemoryDataset:
     def __init__(self, source: OxigraphStore, graphs: Sequence[str]) -> None:
         self.graphs: tuple[str, ...] = tuple(graphs)
         self._copy = Store()
-        started = time.perf_counter()
         for graph in self.graphs:
             name = NamedNode(graph)
             # N-Triples through a buffer stays inside Oxigraph: several times quicker than
@@ -38,7 +37,6 @@ class MemoryDataset:
             data = source.dump_graph(graph)
             if data:
                 self._copy.bulk_load(data, RdfFormat.N_TRIPLES, to_graph=name)
-        self.copy_seconds = time.perf_counter() - started
 
     def __len__(self) -> int:
         """The number of quads copied."""

@@ -6,6 +6,7 @@ import getpass
 import hashlib
 import os
 import re
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime, time
@@ -822,6 +823,9 @@ class _SharedCache:
         self.headings: dict[tuple[str, ...], tuple[HeadingIndex, QueryRun]] = {}
         self.in_memory = in_memory
         self.copies: dict[tuple[str, ...], MemoryDataset] = {}
+        # The server answers on several threads: one copy per graph set, and a write's
+        # ``wrote`` waits for a copy being made, so no copy outlives the write.
+        self._copying = threading.Lock()
 
     def reads(self, store: TripleStore, graphs: Sequence[str]) -> Queryable:
         """Where to read ``graphs`` from: their copy in memory when the brain keeps one
@@ -829,15 +833,17 @@ class _SharedCache:
         if not self.in_memory or not isinstance(store, OxigraphStore) or not graphs:
             return store
         key = tuple(sorted(graphs))
-        if key not in self.copies:
-            while len(self.copies) >= self.MAX_COPIES:
-                del self.copies[next(iter(self.copies))]
-            self.copies[key] = MemoryDataset(store, key)
-        return self.copies[key]
+        with self._copying:
+            if key not in self.copies:
+                while len(self.copies) >= self.MAX_COPIES:
+                    del self.copies[next(iter(self.copies))]
+                self.copies[key] = MemoryDataset(store, key)
+            return self.copies[key]
 
     def wrote(self) -> None:
         """Forget every copy after a write: the next read copies the graphs afresh."""
-        self.copies.clear()
+        with self._copying:
+            self.copies.clear()
 
 
 def _brain_ids(store: TripleStore, tenant: TenantId) -> list[str]:

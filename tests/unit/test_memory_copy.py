@@ -3,6 +3,7 @@ the store on disk, never an older state after a write, and nothing beyond the re
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,15 @@ def test_each_reader_gets_a_copy_of_its_own_graphs(folder: Path) -> None:
 def test_a_server_url_is_not_copied() -> None:
     with pytest.raises(BrainError, match="copies a store folder"):
         Brain.open("http://127.0.0.1:9/", in_memory=True)
+
+
+def test_readers_on_many_threads_share_one_copy(folder: Path) -> None:
+    with Brain.open(folder, in_memory=True) as brain:
+        brain._cache.wrote()  # start without the copy made at open
+        readers = [brain.reader() for _ in range(8)]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            stores = list(pool.map(lambda reader: reader._session().store, readers))
+            summaries = set(pool.map(lambda reader: reader.ask(QUESTIONS[0]).summary, readers))
+        assert len({id(store) for store in stores}) == 1
+        assert len(brain._cache.copies) == 1
+        assert len(summaries) == 1

@@ -104,9 +104,10 @@ class Brain:
         build``, or the URL of an Oxigraph server (``http://127.0.0.1:7878``; for another
         SPARQL 1.1 server, give :meth:`from_store` a :class:`SparqlProtocolStore`).
 
-        ``in_memory`` copies a folder's store into memory as it opens (seconds for the TLS
-        brain) and answers from the copy, several times faster; writes still go to the folder
-        first. For a long-running process; a one-off question is quicker without it.
+        ``in_memory`` copies the graphs the reader reads from a folder's store into memory as
+        it opens (a few seconds for the TLS brain) and answers from the copy, two to three
+        times faster; writes still go to the folder, and drop the copies. For a long-running
+        process; a one-off question is quicker without it.
 
         Every ask, query, validation and dump is audited, in ``audit`` or else in the log
         beside the store (:func:`audit_dir`), as ``actor`` (default: the login name)."""

@@ -4,7 +4,9 @@ is left byte-for-byte as it was."""
 from __future__ import annotations
 
 import io
+import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,14 @@ import rdflib
 from pyoxigraph import RdfFormat
 
 from ratified_rdf import Brain, GateRejected
-from ratified_rdf.graph.gate import ShaclGate, load_shapes
+from ratified_rdf.graph import gate as gate_module
+from ratified_rdf.graph.gate import (
+    GateWorkerDied,
+    PreparedBatch,
+    ShaclGate,
+    Violation,
+    load_shapes,
+)
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.vocab import RR, term
 from ratified_rdf.graph.writer import Writer
@@ -150,3 +159,36 @@ def test_every_class_in_the_ontology_has_a_shape() -> None:
     }
     assert classes, "the ontology declares no classes"
     assert classes <= targeted, f"classes without a shape: {sorted(classes - targeted)}"
+
+
+def test_parallel_checks_prepare_only_a_few_batches_ahead() -> None:
+    # A run's prepared batches do not fit in memory at scale: the gate must pull them from the
+    # generator as workers free up, not all at once.
+    gate = ShaclGate()
+    pulled, done, ahead = [0], [0], []
+
+    def batches() -> Iterator[PreparedBatch]:
+        for index in range(40):
+            pulled[0] += 1
+            yield PreparedBatch(source=f"batch {index}", ntriples=b"", focus_nodes=())
+
+    def progress() -> None:
+        done[0] += 1
+        ahead.append(pulled[0] - done[0])
+
+    gate.check_all(batches(), workers=2, progress=progress)
+    assert done[0] == 40
+    assert max(ahead) <= 2 * 2
+
+
+def test_a_killed_gate_worker_is_a_sentence_not_a_broken_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(gate_module, "_validate_in_worker", _die)
+    batch = PreparedBatch(source="batch", ntriples=b"", focus_nodes=())
+    with pytest.raises(GateWorkerDied, match="nothing of this run was written"):
+        ShaclGate().check_all(iter([batch, batch]), workers=2)
+
+
+def _die(_prepared: PreparedBatch) -> list[Violation]:
+    os._exit(9)

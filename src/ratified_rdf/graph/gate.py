@@ -15,8 +15,10 @@ import ctypes
 import multiprocessing
 import os
 import signal
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,6 +52,10 @@ class Violation(BaseModel):
         where = f" {self.path}" if self.path else ""
         value = f" (value: {self.value})" if self.value else ""
         return f"{self.focus_node}{where}: {self.message}{value}"
+
+
+class GateWorkerDied(RuntimeError):
+    """A gate worker process died (killed, out of memory); the run was not written."""
 
 
 class GateRejected(ValueError):
@@ -167,8 +173,11 @@ class ShaclGate:
         """Validate many prepared batches, in parallel processes when there are cores to spare.
 
         ``prepared`` may be a generator: each batch goes to a worker as soon as it is ready,
-        so preparing the next overlaps validating the last. Raises :class:`GateRejected` for
-        the first rejected batch in the given order.
+        so preparing the next overlaps validating the last, and at most two per worker are
+        prepared ahead of the results (``Executor.map`` would prepare them all at once, and a
+        run's batches with their context do not fit in memory at scale). Raises
+        :class:`GateRejected` for the first rejected batch in the given order, and
+        :class:`GateWorkerDied` when a worker process is killed.
         """
         workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
         tick = progress or (lambda: None)
@@ -192,9 +201,22 @@ class ShaclGate:
                 initializer=_init_worker,
                 initargs=(self.shapes.serialize(format="nt"), os.getpid()),
             ) as pool:
-                for violations in pool.map(_validate_in_worker, remember(prepared)):
-                    results.append(violations)
-                    tick()
+                pending: deque[Future[list[Violation]]] = deque()
+                try:
+                    for item in remember(prepared):
+                        pending.append(pool.submit(_validate_in_worker, item))
+                        if len(pending) >= 2 * workers:
+                            results.append(pending.popleft().result())
+                            tick()
+                    while pending:
+                        results.append(pending.popleft().result())
+                        tick()
+                except BrokenProcessPool:
+                    raise GateWorkerDied(
+                        "A SHACL gate worker process died before it answered (killed, or out "
+                        "of memory); nothing of this run was written. Free memory, or build "
+                        "with fewer gate workers, and build again."
+                    ) from None
         for source, violations in zip(sources, results, strict=True):
             if violations:
                 raise GateRejected(source, violations)

@@ -36,7 +36,7 @@ from ratified_rdf.audit import (
     verify_log,
 )
 from ratified_rdf.brain import Brain, BrainError, audit_dir
-from ratified_rdf.graph.gate import GateRejected
+from ratified_rdf.graph.gate import GateRejected, GateWorkerDied
 from ratified_rdf.graph.store import StoreError
 from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.files import QueryError, parse_query_file
@@ -61,6 +61,7 @@ _EXPECTED = (
     ClearanceError,
     TenantIdError,
     GateRejected,
+    GateWorkerDied,
     ManifestError,
     ParseError,
     QueryError,

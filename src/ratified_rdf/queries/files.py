@@ -78,12 +78,12 @@ class QueryFile(BaseModel):
         if len(lengths) > 1:
             raise QueryError(f"{self.name}: parameters given as lists must be of one length")
         count = lengths.pop() if lengths else 1
+        order = [(declared[name], values[name]) for name in self._order()]
         rows = " ".join(
             "("
             + " ".join(
-                render(declared[name], value[index] if isinstance(value, tuple) else value)
-                for name in self._order()
-                for value in (values[name],)
+                render(param, value[index] if isinstance(value, tuple) else value)
+                for param, value in order
             )
             + ")"
             for index in range(count)

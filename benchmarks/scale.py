@@ -22,7 +22,9 @@ For each factor ``k`` (ascending), in a temporary folder:
    card ("who discussed RFC n section x?"), who-to-ask by section and who-to-ask by topic
    (heading search). p50/p99 end to end and of engine time (the sum of ``engine_ms`` of the
    queries the answer ran; the heading index, built once per reader and reused, is reported
-   separately as the cold first ask).
+   separately as the cold first ask). Then the same cards again from an in-memory copy of the
+   reader's graphs (``in_memory=True``, what ``ratified serve`` answers from), where a lookup's
+   cost does not depend on how far the store on disk has outgrown RocksDB's cache.
 
 Then the ratios ×k ÷ ×1 side by side, against the issue's targets: card engine time at ×100
 at most 2× that at ×1; build throughput roughly constant per triple. A factor whose projected
@@ -30,6 +32,9 @@ time (from the factors already measured, step by step, each step growing at leas
 exceeds ``--time-budget`` is not started; one that overruns is stopped. Either way its
 projection is reported, labelled as a projection. ``--project`` lists factors to project
 without running (default 100).
+
+``--from-json benchmarks/out/scale.json --retime-cards`` times the cards again on the folders a
+run kept (``--keep``), e.g. after a change to the queries, without building again.
 
 The report is Markdown on stdout and in ``benchmarks/out/scale.md``; progress goes to stderr.
 Nothing here asserts on timings.
@@ -319,18 +324,40 @@ def card_questions(card: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def worker_cards(args: argparse.Namespace) -> int:
-    """Open the built store and time the cards; write the result as JSON."""
+    """Open the built store and time the cards, on disk and from the in-memory copy (as
+    ``ratified serve`` answers by default); write the result as JSON."""
     from ratified_rdf.brain import Brain
 
     build = json.loads((args.dir / "build.json").read_text(encoding="utf-8"))
+    questions = card_questions(build["card"])
     opened = time.perf_counter()
     brain = Brain.open(args.dir / "store")
     open_ms = (time.perf_counter() - opened) * 1000
     # Timed without the audit log, as core.py does (it measures the log's overhead itself).
     reader = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None)
+    on_disk = time_cards(reader, questions, args.runs, f"×{build['factor']} on disk")
+    in_memory = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None, in_memory=True)
+    log(f"×{build['factor']}: copying the reader's graphs into memory")
+    started = time.perf_counter()
+    in_memory.holdings()  # the first question makes the copy
+    copy_ms = (time.perf_counter() - started) * 1000
+    memory = time_cards(in_memory, questions, args.runs, f"×{build['factor']} in memory")
+    brain.close()
+    result = {
+        "open_ms": open_ms,
+        "cards": on_disk,
+        "memory": {"copy_ms": copy_ms, "cards": memory},
+        "rss_mib": rss_mib(),
+    }
+    args.result.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+def time_cards(reader: Any, questions: list[tuple[str, str]], runs: int, where: str) -> list:
+    """Warm up and time each card ``runs`` times through ``reader``."""
     cards = []
-    for label, question in card_questions(build["card"]):
-        log(f"×{build['factor']}: {label}: {WARMUP} warm-up + {args.runs} timed runs")
+    for label, question in questions:
+        log(f"{where}: {label}: {WARMUP} warm-up + {runs} timed runs")
         started = time.perf_counter()
         answer = reader.ask(question)
         cold = (time.perf_counter() - started) * 1000
@@ -340,13 +367,13 @@ def worker_cards(args: argparse.Namespace) -> int:
         total: list[float] = []
         engine: list[float] = []
         by_query: dict[str, list[float]] = defaultdict(list)
-        for _ in range(args.runs):
+        for _ in range(runs):
             started = time.perf_counter()
             answer = reader.ask(question)
             total.append((time.perf_counter() - started) * 1000)
-            runs = [q for q in answer.queries if q.name != "headings"]
-            engine.append(sum(q.engine_ms for q in runs))
-            for q in runs:
+            ran = [q for q in answer.queries if q.name != "headings"]
+            engine.append(sum(q.engine_ms for q in ran))
+            for q in ran:
                 by_query[q.name].append(q.engine_ms)
         slowest = max(by_query, key=lambda n: statistics.median(by_query[n]), default="")
         cards.append(
@@ -364,10 +391,7 @@ def worker_cards(args: argparse.Namespace) -> int:
                 "slowest_query_ms": statistics.median(by_query[slowest]) if slowest else 0.0,
             }
         )
-    brain.close()
-    result = {"open_ms": open_ms, "cards": cards, "rss_mib": rss_mib()}
-    args.result.write_text(json.dumps(result, indent=1), encoding="utf-8")
-    return 0
+    return cards
 
 
 # --- parent: run the workers under a budget -------------------------------------------------
@@ -491,6 +515,8 @@ def run_factor(
             return entry
     parent = args.workdir or Path(tempfile.gettempdir())
     folder = Path(tempfile.mkdtemp(prefix=f"rr-scale-x{factor}-", dir=parent))
+    if args.keep:
+        entry["folder"] = str(folder)
     try:
         log(f"×{factor}: generating and building in {folder}")
         common = ["--dir", str(folder), "--factor", str(factor), "--seed", str(args.seed)]
@@ -745,32 +771,46 @@ def checks_section(entries: list[dict[str, Any]]) -> str:
     )
 
 
+def where_timed(entry: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(where, cards) of one factor: on disk, and from the in-memory copy when it was timed
+    (runs saved before the copy was timed have only the store on disk)."""
+    found = [("on disk", entry["cards"]["cards"])]
+    if entry["cards"].get("memory"):
+        found.append(("in memory", entry["cards"]["memory"]["cards"]))
+    return found
+
+
 def cards_section(entries: list[dict[str, Any]], runs: int) -> str:
-    """Card latency per factor."""
+    """Card latency per factor, on disk and in memory."""
     asked = [e for e in entries if e.get("cards")]
     if not asked:
         return "## Cards\n\nNo factor was asked."
     card = asked[0]["build"]["card"]
     rows = []
     for index, (label, _question) in enumerate(card_questions(card)):
+        first = True
         for e in asked:
-            c = e["cards"]["cards"][index]
-            rows.append(
-                [
-                    label if e is asked[0] else "",
-                    f"×{e['factor']}",
-                    f"{c['verdict']} ({c['results']})",
-                    ms(c["cold_ms"]),
-                    ms(statistics.median(c["total_ms"])),
-                    ms(percentile(c["total_ms"], 99)),
-                    ms(statistics.median(c["engine_ms"])),
-                    ms(percentile(c["engine_ms"], 99)),
-                    f"{c['slowest_query']} {ms(c['slowest_query_ms'])}",
-                ]
-            )
+            for where, cards in where_timed(e):
+                c = cards[index]
+                rows.append(
+                    [
+                        label if first else "",
+                        f"×{e['factor']}",
+                        where,
+                        f"{c['verdict']} ({c['results']})",
+                        ms(c["cold_ms"]),
+                        ms(statistics.median(c["total_ms"])),
+                        ms(percentile(c["total_ms"], 99)),
+                        ms(statistics.median(c["engine_ms"])),
+                        ms(percentile(c["engine_ms"], 99)),
+                        f"{c['slowest_query']} {ms(c['slowest_query_ms'])}",
+                    ]
+                )
+                first = False
     header = [
         "card",
         "factor",
+        "store",
         "verdict (results)",
         "cold first ms",
         "p50 ms",
@@ -781,10 +821,15 @@ def cards_section(entries: list[dict[str, Any]], runs: int) -> str:
     ]
     questions = "\n".join(f"- {label}: “{q}”" for label, q in card_questions(card))
     opens = ", ".join(f"×{e['factor']} {ms(e['cards']['open_ms'])} ms" for e in asked)
+    copies = ", ".join(
+        f"×{e['factor']} {secs(e['cards']['memory']['copy_ms'] / 1000)} s"
+        for e in asked
+        if e["cards"].get("memory")
+    )
     memory = ", ".join(f"×{e['factor']} {e['cards']['rss_mib']:,.0f} MiB" for e in asked)
     return "\n".join(
         [
-            "## Cards at scale (`Brain.open` on the built store)",
+            "## Cards at scale (`Brain.open` on the built store, and its in-memory copy)",
             "",
             "All about one busy section of draft 0's RFC (at the 90th percentile of activity), "
             "which is generated identically at every factor; the corpus around it grows:"
@@ -793,9 +838,12 @@ def cards_section(entries: list[dict[str, Any]], runs: int) -> str:
             "is nearest-rank. End to end is the wall time around `Brain.ask` (unaudited reader, "
             "as in core.py); engine time is the sum of the answer's `engine_ms` except the "
             "heading index query, which is built once per reader and reused (it is in the cold "
-            f"ask). Open: {opens}. Peak RSS of the asking process: {memory}.",
+            'ask). "On disk" reads the RocksDB store; "in memory" reads a copy of the '
+            "reader's graphs (`Brain.open(…, in_memory=True)`, what `ratified serve` uses by "
+            f"default). Open: {opens}. Copy into memory: {copies or 'not timed'}. Peak RSS of "
+            f"the asking process (with the copy): {memory}.",
             "",
-            table(header, rows, right=range(3, 8)),
+            table(header, rows, right=range(4, 9)),
         ]
     )
 
@@ -811,22 +859,27 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
     # A growth exponent per card from ×1 to the largest measured factor, carried to ×100.
     project_to = 100 if all(e["factor"] < 100 for e in others) else None
     card_rows = []
-    worst: dict[int, float] = {}
-    for index, c1 in enumerate(base["cards"]["cards"]):
-        engine1 = statistics.median(c1["engine_ms"])
-        total1 = statistics.median(c1["total_ms"])
-        row = [c1["label"]]
-        for e in others:
-            ck = e["cards"]["cards"][index]
-            engine = statistics.median(ck["engine_ms"]) / engine1 if engine1 else math.nan
-            worst[e["factor"]] = max(worst.get(e["factor"], 0.0), engine)
-            row += [times(engine), times(statistics.median(ck["total_ms"]) / total1)]
-        if project_to is not None:
-            grown = statistics.median(top["cards"]["cards"][index]["engine_ms"]) / engine1
-            exponent = math.log(grown) / math.log(top["factor"]) if grown > 0 else math.nan
-            row.append(f"~{times(project_to**exponent)}")
-        card_rows.append(row)
-    card_header = ["card (p50)"]
+    # The worst card per (factor, where): the target is judged on each store separately.
+    worst: dict[tuple[int, str], float] = {}
+    wheres = [w for w, _ in where_timed(base) if all(w in dict(where_timed(e)) for e in others)]
+    for where in wheres:
+        base_cards = dict(where_timed(base))[where]
+        for index, c1 in enumerate(base_cards):
+            engine1 = statistics.median(c1["engine_ms"])
+            total1 = statistics.median(c1["total_ms"])
+            row = [c1["label"], where]
+            for e in others:
+                ck = dict(where_timed(e))[where][index]
+                engine = statistics.median(ck["engine_ms"]) / engine1 if engine1 else math.nan
+                worst[e["factor"], where] = max(worst.get((e["factor"], where), 0.0), engine)
+                row += [times(engine), times(statistics.median(ck["total_ms"]) / total1)]
+            if project_to is not None:
+                top_card = dict(where_timed(top))[where][index]
+                grown = statistics.median(top_card["engine_ms"]) / engine1
+                exponent = math.log(grown) / math.log(top["factor"]) if grown > 0 else math.nan
+                row.append(f"~{times(project_to**exponent)}")
+            card_rows.append(row)
+    card_header = ["card (p50)", "store"]
     for e in others:
         card_header += [f"×{e['factor']} ÷ ×1 engine", f"×{e['factor']} ÷ ×1 end to end"]
     if project_to is not None:
@@ -862,12 +915,16 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
     build_header = ["build", *(f"×{e['factor']} ÷ ×1" for e in others)]
     verdicts = []
     for e in others:
+        cards = "; ".join(
+            f"{where}, the fastest-growing card's engine time is "
+            f"**{times(worst[e['factor'], where])}** ×1's ("
+            + ("over" if worst[e["factor"], where] > ENGINE_TARGET else "within")
+            + f" the target of ≤ {ENGINE_TARGET:g}× at ×100)"
+            for where in wheres
+        )
         verdicts.append(
-            f"- ×{e['factor']}: the fastest-growing card's engine time is "
-            f"**{times(worst[e['factor']])}** ×1's (target at ×100: ≤ {ENGINE_TARGET:g}×; "
-            f"{'already over it at' if worst[e['factor']] > ENGINE_TARGET else 'within it at'} "
-            f"×{e['factor']}). Gate throughput is **{times(gate(e) / gate(base))}** and "
-            "whole-build throughput **"
+            f"- ×{e['factor']}: {cards}. Gate throughput is **{times(gate(e) / gate(base))}** "
+            "and whole-build throughput **"
             + times(measures[3][1](e) / measures[3][1](base))
             + "** of ×1's (target: about 1×)."
         )
@@ -880,7 +937,7 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
             "to end). The PROJECTED column is not measured: it carries each card's growth from "
             f"×1 to ×{top['factor']} on to ×100 as a power law (ratio^2 for ×10 → ×100).",
             "",
-            table(card_header, card_rows, right=range(1, len(card_header))),
+            table(card_header, card_rows, right=range(2, len(card_header))),
             "",
             "Build ratios: for throughputs above 1× is faster per triple; for read seconds "
             "and memory per triple above 1× is costlier.",
@@ -1026,6 +1083,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=Path,
         help="re-render the report of a saved run (benchmarks/out/scale.json); runs nothing",
     )
+    parser.add_argument(
+        "--retime-cards",
+        action="store_true",
+        help="with --from-json: time the cards again on the folders that run kept (--keep), "
+        "found by the saved path or in --workdir, and save the run again",
+    )
     parser.add_argument("--worker", choices=("build", "cards"), help=argparse.SUPPRESS)
     parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--factor", type=int, help=argparse.SUPPRESS)
@@ -1035,6 +1098,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--runs must be at least 1")
     if args.time_budget < 0:
         parser.error("--time-budget must be 0 (none) or a number of seconds")
+    if args.retime_cards and args.from_json is None:
+        parser.error("--retime-cards needs --from-json (the run whose kept folders to time)")
     return args
 
 
@@ -1080,6 +1145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.from_json is not None:
             meta, entries = saved_run(args.from_json, args)
+            if args.retime_cards:
+                retime_cards(entries, args)
         else:
             meta, entries = run_all(args)
     except BenchError as error:
@@ -1093,13 +1160,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report, end="")
     OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
     OUT_FILE.write_text(report, encoding="utf-8")
-    if args.from_json is None:
+    if args.from_json is None or args.retime_cards:
         OUT_FILE.with_suffix(".json").write_text(
             json.dumps({"meta": meta, "entries": entries}, indent=1, default=str),
             encoding="utf-8",
         )
     log(f"wrote {OUT_FILE}")
     return 0
+
+
+def retime_cards(entries: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """Time the cards of every built factor again, in the folder its run kept."""
+    for entry in entries:
+        if not entry.get("build"):
+            continue
+        factor = entry["factor"]
+        if entry.get("folder"):
+            folder = Path(entry["folder"])
+        else:
+            found = sorted((args.workdir or Path(".")).glob(f"rr-scale-x{factor}-*/"))
+            if len(found) != 1:
+                raise BenchError(
+                    f"Found {len(found)} kept folders for ×{factor} in "
+                    f"{args.workdir or Path('.')}; pass the --workdir the run kept them in "
+                    "(it must hold exactly one per factor)."
+                )
+            folder = found[0]
+        if not (folder / "store").is_dir():
+            raise BenchError(f"{folder} holds no store; was the run made with --keep?")
+        log(f"×{factor}: timing the cards again in {folder}")
+        argv = ["--worker", "cards", "--dir", str(folder), "--factor", str(factor)]
+        argv += ["--seed", str(args.seed), "--runs", str(args.runs)]
+        finished, _ = run_worker([*argv, "--result", str(folder / "cards.json")], CARD_TIMEOUT)
+        if not finished:
+            raise BenchError(f"Timing the cards of ×{factor} overran {CARD_TIMEOUT:,.0f} s.")
+        entry["cards"] = json.loads((folder / "cards.json").read_text(encoding="utf-8"))
+        entry["folder"] = str(folder)
 
 
 def run_all(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -1,0 +1,258 @@
+"""Growth probe: does a card's cost stay with its own data when the graph around it grows?
+
+Run from the repository root::
+
+    python benchmarks/growth.py [--store DIR] [--copies 10] [--runs 40] [--bundle PATH]
+
+A card should cost what its own section's data costs, whatever else the store holds. A query
+that Oxigraph evaluates with nothing bound (a UNION, or an OPTIONAL of several patterns) scans
+every revision or draft instead, and grows with the corpus. ``benchmarks/scale.py`` finds such
+growth in hours (a synthetic corpus, built at ×1, ×10, ×100); this probe finds it in seconds,
+on the real TLS brain:
+
+1. The brain (``--store DIR``, or built from the bundle into a temporary folder, about a
+   minute) is opened with an in-memory copy of the reader's graphs, and the questions of
+   ``benchmarks/core.py`` are asked once to learn which bound queries each card runs.
+2. A second in-memory store holds the same graphs plus ``--copies`` copies of them with every
+   ratified-rdf IRI renamed (``…/id/`` → ``…/id/copyN/``); literals stay as they are, so a
+   copy's section numbers, headings and names look like the original's. The graph grows
+   ``copies + 1`` times and the cards' own data does not.
+3. Every query is timed on both stores (interleaved, ``--runs`` each, p50), and its rows are
+   checked equal on both: a query whose rows change picked up a copy, and is reported as
+   ``LEAKS`` (exit status 1), except the two that describe the whole graph (``holdings``,
+   ``documents``: "the graph doesn't know" lists what it holds), which must grow. Then each
+   question end to end, on a reader whose copy is swapped for the grown store.
+
+The growth ratio of a well-anchored query is not 1: bigger hash tables cost a little more per
+lookup. The report gives the median ratio over all queries as that floor and flags a query
+that grows more than 1.5 times the floor. Markdown on stdout and in ``benchmarks/out/growth.md``;
+progress on stderr. Nothing here asserts on timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pyoxigraph import NamedNode, RdfFormat, Store
+
+from ratified_rdf.brain import Brain
+from ratified_rdf.queries.files import load_query
+from ratified_rdf.queries.run import source_of
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from core import (  # noqa: E402  (the house helpers, shared with core.py)
+    DEFAULT_BUNDLE,
+    QUESTIONS,
+    BenchError,
+    build_once,
+    check_inputs,
+    log,
+    ms,
+    open_existing,
+    table,
+)
+
+OUT_FILE = HERE / "out" / "growth.md"
+IRI_SPACE = b"<https://w3id.org/ratified-rdf/id/"
+FLAG = 1.5
+"""A query growing more than this many times the floor is flagged."""
+WHOLE_GRAPH = {"holdings", "documents"}
+"""Queries that describe the whole graph ("the graph doesn't know" lists what it holds): they
+must see the copies, and grow with them."""
+
+
+def grown_copy(source: Brain, graphs: Sequence[str], copies: int) -> Store:
+    """The reader's graphs plus ``copies`` renamed copies, in one in-memory store."""
+    store = Store()
+    for graph in graphs:
+        data = source._store.dump_graph(graph)  # type: ignore[attr-defined]
+        name = NamedNode(graph)
+        store.bulk_load(data, RdfFormat.N_TRIPLES, to_graph=name)
+        for n in range(1, copies + 1):
+            renamed = data.replace(IRI_SPACE, IRI_SPACE[:-1] + f"copy{n}/".encode())
+            store.bulk_load(renamed, RdfFormat.N_TRIPLES, to_graph=name)
+    return store
+
+
+def rows_of(store: Store, sparql: str, graphs: list[NamedNode]) -> tuple[float, list[tuple]]:
+    """(milliseconds, sorted rows as text) of one run."""
+    started = time.perf_counter()
+    result = store.query(sparql, default_graph=graphs, named_graphs=graphs)
+    rows = [tuple(map(str, solution)) for solution in result]
+    return (time.perf_counter() - started) * 1000, sorted(rows)
+
+
+def probe_queries(
+    reader: Brain, base: Store, grown: Store, runs: int
+) -> list[tuple[str, str, int, float, float, bool]]:
+    """(query, first question, rows, ×1 p50 ms, grown p50 ms, rows equal) per distinct query."""
+    seen: dict[str, tuple[str, str]] = {}
+    for question in QUESTIONS:
+        for run in reader.ask(question).queries:
+            if run.name != "headings":
+                seen.setdefault(run.name, (question, run.sparql))
+    results = []
+    for name, (question, sparql) in seen.items():
+        reads = load_query(name).reads
+        graphs = [NamedNode(g) for g in reader.read_graphs if not reads or source_of(g) in reads]
+        log(f"{name}: {runs} runs on each store")
+        small: list[float] = []
+        large: list[float] = []
+        for _ in range(runs):
+            seconds, small_rows = rows_of(base, sparql, graphs)
+            small.append(seconds)
+            seconds, large_rows = rows_of(grown, sparql, graphs)
+            large.append(seconds)
+        results.append(
+            (
+                name,
+                question,
+                len(small_rows),
+                statistics.median(small),
+                statistics.median(large),
+                small_rows == large_rows,
+            )
+        )
+    return results
+
+
+def probe_cards(reader: Brain, grown: Store, runs: int) -> list[tuple[str, float, float, bool]]:
+    """(question, ×1 p50 ms, grown p50 ms, same answer) end to end, the grown store swapped in."""
+    copy = next(iter(reader._cache.copies.values()))
+    own = copy._copy
+    results = []
+    for question in QUESTIONS:
+        timings: dict[str, list[float]] = {"base": [], "grown": []}
+        answers = {}
+        for _ in range(runs):
+            for label, store in (("base", own), ("grown", grown)):
+                copy._copy = store
+                started = time.perf_counter()
+                answer = reader.ask(question)
+                timings[label].append((time.perf_counter() - started) * 1000)
+                answers[label] = answer.model_dump(include={"verdict", "results", "evidence"})
+        copy._copy = own
+        results.append(
+            (
+                question,
+                statistics.median(timings["base"]),
+                statistics.median(timings["grown"]),
+                answers["base"] == answers["grown"],
+            )
+        )
+    return results
+
+
+def report(
+    queries: list[tuple[str, str, int, float, float, bool]],
+    cards: list[tuple[str, float, float, bool]],
+    copies: int,
+    quads: tuple[int, int],
+    runs: int,
+) -> str:
+    """The Markdown report."""
+    anchored = [q for q in queries if q[0] not in WHOLE_GRAPH]
+    floor = statistics.median(large / small for *_, small, large, _ in anchored)
+    rows = []
+    for name, _question, count, small, large, same in sorted(
+        queries, key=lambda q: q[4] / q[3], reverse=True
+    ):
+        growth = large / small
+        if name in WHOLE_GRAPH:
+            verdict = "whole graph (by design)"
+        else:
+            verdict = "LEAKS" if not same else "grows" if growth > FLAG * floor else "ok"
+        rows.append([name, str(count), ms(small), ms(large), f"{growth:.2f}×", verdict])
+    card_rows = [
+        [q, ms(small), ms(large), f"{large / small:.2f}×", "same" if same else "DIFFERENT"]
+        for q, small, large, same in cards
+    ]
+    size = copies + 1
+    return "\n".join(
+        [
+            f"# Growth probe ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
+            "",
+            f"The TLS brain's reader graphs ({quads[0]:,} quads) against the same graphs with "
+            f"{copies} renamed copies beside them ({quads[1]:,} quads, ×{size}), both in memory. "
+            f"p50 of {runs} interleaved runs. Floor (median growth over the queries about one "
+            "section, draft or person): "
+            f"**{floor:.2f}×**; a query above {FLAG:g}× the floor is flagged.",
+            "",
+            table(
+                ["query", "rows", "×1 p50 ms", f"×{size} p50 ms", "growth", "verdict"],
+                rows,
+                right=(1, 2, 3, 4),
+            ),
+            "",
+            "Each question end to end (`Brain.ask`, unaudited, the copy swapped for the grown "
+            "store); the answer must be the same on both, except where \"the graph doesn't "
+            'know" lists what the graph holds:',
+            "",
+            table(
+                ["question", "×1 p50 ms", f"×{size} p50 ms", "growth", "answer"],
+                card_rows,
+                right=(1, 2, 3),
+            ),
+        ]
+    )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, help="a built TLS brain (default: build one)")
+    parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE, help="the TLS git bundle")
+    parser.add_argument("--copies", type=int, default=10, help="renamed copies to add (10)")
+    parser.add_argument("--runs", type=int, default=40, help="timed runs per query (40)")
+    args = parser.parse_args(argv)
+    if args.copies < 1 or args.runs < 1:
+        parser.error("--copies and --runs must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Build or open the brain, grow a copy, time every card query on both."""
+    args = parse_args(argv)
+    try:
+        return run(args)
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """The probe itself; 1 when a query's rows picked up a copy."""
+    with tempfile.TemporaryDirectory(prefix="rr-growth-") as scratch:
+        brain = open_existing(args.store) if args.store else None
+        if brain is None:
+            check_inputs(args.bundle)
+            brain, _ = build_once(args.store or Path(scratch) / "store", args.bundle, 1, 1)
+        reader = Brain(
+            brain._store, brain.brain_id, tenant=brain.tenant, audit=None, in_memory=True
+        )
+        reader.holdings()  # makes the in-memory copy
+        base = next(iter(reader._cache.copies.values()))._copy
+        log(f"adding {args.copies} renamed copies of {len(base):,} quads")
+        grown = grown_copy(brain, reader.read_graphs, args.copies)
+        queries = probe_queries(reader, base, grown, args.runs)
+        cards = probe_cards(reader, grown, max(5, args.runs // 4))
+        text = report(queries, cards, args.copies, (len(base), len(grown)), args.runs)
+        brain.close()
+    print(text)
+    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
+    OUT_FILE.write_text(text + "\n", encoding="utf-8")
+    log(f"wrote {OUT_FILE}")
+    leaks = [name for name, *_, same in queries if not same and name not in WHOLE_GRAPH]
+    return 1 if leaks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,7 @@ is left byte-for-byte as it was."""
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
@@ -192,3 +193,33 @@ def test_a_killed_gate_worker_is_a_sentence_not_a_broken_pool(
 
 def _die(_prepared: PreparedBatch) -> list[Violation]:
     os._exit(9)
+
+
+def test_gate_workers_leave_the_builds_heap_to_the_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A forked worker whose collector walks the objects it inherited copies them all; at
+    # scale that ran the machine out of memory. The build's heap is frozen before the fork,
+    # so a worker's collector has nothing inherited to walk, and the build's is thawed after.
+    monkeypatch.setattr(gate_module, "_validate_in_worker", _report_inherited)
+    heap = [{"record": index} for index in range(10_000)]  # stands for a build's records
+    batch = PreparedBatch(source="batch", ntriples=b"", focus_nodes=())
+    with pytest.raises(GateRejected) as rejected:
+        ShaclGate().check_all(iter([batch, batch]), workers=2)
+    frozen_in_worker = int(rejected.value.violations[0].message)
+    assert frozen_in_worker >= len(heap)
+    assert gc.get_freeze_count() == 0
+
+
+def _report_inherited(_prepared: PreparedBatch) -> list[Violation]:
+    """How many objects this worker's collector leaves alone, as a violation's message."""
+    return [
+        Violation(
+            focus_node="worker",
+            path=None,
+            message=str(gc.get_freeze_count()),
+            value=None,
+            shape=None,
+            source_record="worker",
+        )
+    ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -202,6 +203,12 @@ class ShaclGate:
                 initargs=(self.shapes.serialize(format="nt"), os.getpid()),
             ) as pool:
                 pending: deque[Future[list[Violation]]] = deque()
+                # Workers fork at the first submit and share the build's heap copy-on-write,
+                # but a worker's garbage collector writes to every object it inherited, and so
+                # copies them all, once per worker: at scale (14 GiB of records and batches)
+                # that runs the machine out of memory. The collector leaves frozen objects
+                # alone; objects made from here on are not frozen.
+                gc.freeze()
                 try:
                     for item in remember(prepared):
                         pending.append(pool.submit(_validate_in_worker, item))
@@ -217,6 +224,8 @@ class ShaclGate:
                         "of memory); nothing of this run was written. Free memory, or build "
                         "with fewer gate workers, and build again."
                     ) from None
+                finally:
+                    gc.unfreeze()
         for source, violations in zip(sources, results, strict=True):
             if violations:
                 raise GateRejected(source, violations)

@@ -73,7 +73,7 @@ def test_a_string_parameter_with_a_lone_surrogate_is_a_query_error() -> None:
 
 
 def test_integer_parameters_are_checked() -> None:
-    query = load_query("rfc_section")
+    query = load_query("section_history")
     with pytest.raises(QueryError):
         query.bind({"rfc": "https://example.org/rfc1", "sectionNumber": "1"} | {"bogus": 1})
     with pytest.raises(QueryError, match="needs a value for sectionNumber"):

@@ -168,12 +168,11 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
     """Every revision's number and heading for an RFC section, and where its text differed."""
     if rfc is None:
         return which_rfc(session, question, section)
-    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
-    if not found:
-        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
-    finals = tuple(dict.fromkeys(text_of(r, "section") or "" for r in found))
-    rows = session.run("section_history", final=finals if len(finals) > 1 else finals[0])
+    rows = session.run("section_history", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
     if not rows:
+        holders = session.run("rfc_sections_numbered", sectionNumber=section)
+        if not any(text_of(r, "rfcNumber") == str(rfc) for r in holders):
+            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
         return out_of_scope(
             session, question, f"no revision's section aligns with RFC {rfc} §{section}"
         )

@@ -19,7 +19,7 @@ on the real TLS brain:
    ``copies + 1`` times and the cards' own data does not.
 3. Every query is timed on both stores (interleaved, ``--runs`` each, p50), and its rows are
    checked equal on both: a query whose rows change picked up a copy, and is reported as
-   ``LEAKS`` (exit status 1), except the two that describe the whole graph (``holdings``,
+   ``LEAKS`` (exit status 1), except queries marked ``# Whole graph:`` (``holdings``,
    ``documents``: "the graph doesn't know" lists what it holds), which must grow. Then each
    question end to end, on a reader whose copy is swapped for the grown store.
 
@@ -64,9 +64,6 @@ OUT_FILE = HERE / "out" / "growth.md"
 IRI_SPACE = b"<https://w3id.org/ratified-rdf/id/"
 FLAG = 1.5
 """A query growing more than this many times the floor is flagged."""
-WHOLE_GRAPH = {"holdings", "documents"}
-"""Queries that describe the whole graph ("the graph doesn't know" lists what it holds): they
-must see the copies, and grow with them."""
 
 
 def grown_copy(source: Brain, graphs: Sequence[str], copies: int) -> Store:
@@ -97,7 +94,7 @@ def probe_queries(
     seen: dict[str, tuple[str, str]] = {}
     for question in QUESTIONS:
         for run in reader.ask(question).queries:
-            if run.name != "headings":
+            if not run.reused:
                 seen.setdefault(run.name, (question, run.sparql))
     results = []
     for name, (question, sparql) in seen.items():
@@ -159,14 +156,14 @@ def report(
     runs: int,
 ) -> str:
     """The Markdown report."""
-    anchored = [q for q in queries if q[0] not in WHOLE_GRAPH]
+    anchored = [q for q in queries if not load_query(q[0]).whole_graph]
     floor = statistics.median(large / small for *_, small, large, _ in anchored)
     rows = []
     for name, _question, count, small, large, same in sorted(
         queries, key=lambda q: q[4] / q[3], reverse=True
     ):
         growth = large / small
-        if name in WHOLE_GRAPH:
+        if load_query(name).whole_graph:
             verdict = "whole graph (by design)"
         else:
             verdict = "LEAKS" if not same else "grows" if growth > FLAG * floor else "ok"
@@ -250,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
     OUT_FILE.write_text(text + "\n", encoding="utf-8")
     log(f"wrote {OUT_FILE}")
-    leaks = [name for name, *_, same in queries if not same and name not in WHOLE_GRAPH]
+    leaks = [n for n, *_, same in queries if not same and not load_query(n).whole_graph]
     return 1 if leaks else 0
 
 

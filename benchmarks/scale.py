@@ -371,7 +371,7 @@ def time_cards(reader: Any, questions: list[tuple[str, str]], runs: int, where: 
             started = time.perf_counter()
             answer = reader.ask(question)
             total.append((time.perf_counter() - started) * 1000)
-            ran = [q for q in answer.queries if q.name != "headings"]
+            ran = [q for q in answer.queries if not q.reused]
             engine.append(sum(q.engine_ms for q in ran))
             for q in ran:
                 by_query[q.name].append(q.engine_ms)

@@ -20,7 +20,7 @@ from ratified_rdf.answers import discussion, holdings, people, sections, threads
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
 from ratified_rdf.answers.models import Alternative, Answer, Trust
 from ratified_rdf.answers.router import Intent, route
-from ratified_rdf.answers.session import Session
+from ratified_rdf.answers.session import Kept, Session
 from ratified_rdf.answers.trust import card_title, trust_of
 from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, Kind, capture
 from ratified_rdf.build import BuildReport, build
@@ -318,14 +318,16 @@ class Brain:
 
     def _session(self, as_of: datetime | None = None) -> Session:
         if as_of is None:
-            return Session(self._cache.reads(self._store, self.read_graphs), self.read_graphs)
+            return Session(
+                self._cache.reads(self._store, self.read_graphs), self.read_graphs, self._cache.kept
+            )
         run = self._run_at(as_of)
         if run is None:
             raise BrainError(
                 f"The brain had no complete build by {as_of.isoformat()}; its first run ended "
                 f"{self.runs[0].ended.isoformat() if self.runs else 'never'}."
             )
-        return Session(self._store, self._split(run)[0])
+        return Session(self._store, self._split(run)[0], self._cache.kept)
 
     def ask(
         self, question: str, *, as_of: datetime | None = None, valid_at: datetime | None = None
@@ -518,28 +520,30 @@ class Brain:
         """The heading search index over every section heading in ``graphs`` (default: the
         reader's), built on first use and shared by every reader of the same graphs."""
         key = tuple(self.read_graphs if graphs is None else graphs)
-        if key not in self._cache.headings:
-            rows, run = run_query(self._cache.reads(self._store, key), key, "headings")
-            entries = [
-                HeadingEntry(
-                    section=row["section"].value,
-                    heading=row["heading"].value,
-                    number=row["number"].value if "number" in row else None,
-                    document=row["documentLabel"].value,
-                    is_rfc="rfcNumber" in row,
-                    # An RFC section stands for itself (its alignment with a later RFC is
-                    # the next chain); a revision's section for the RFC section it became.
-                    final=(
-                        row["section"].value
-                        if "rfcNumber" in row
-                        else row["final"].value
-                        if "final" in row
-                        else None
-                    ),
-                )
-                for row in rows
-            ]
-            self._cache.headings[key] = (HeadingIndex.build(entries), run)
+        if key in self._cache.headings:
+            index, run = self._cache.headings[key]
+            return index, run.model_copy(update={"reused": True})
+        rows, run = run_query(self._cache.reads(self._store, key), key, "headings")
+        entries = [
+            HeadingEntry(
+                section=row["section"].value,
+                heading=row["heading"].value,
+                number=row["number"].value if "number" in row else None,
+                document=row["documentLabel"].value,
+                is_rfc="rfcNumber" in row,
+                # An RFC section stands for itself (its alignment with a later RFC is
+                # the next chain); a revision's section for the RFC section it became.
+                final=(
+                    row["section"].value
+                    if "rfcNumber" in row
+                    else row["final"].value
+                    if "final" in row
+                    else None
+                ),
+            )
+            for row in rows
+        ]
+        self._cache.headings[key] = (HeadingIndex.build(entries), run)
         return self._cache.headings[key]
 
     def _by_heading(self, session: Session, question: str, intent: Intent) -> Answer:
@@ -813,8 +817,9 @@ WITHHELD_NOTE = "More exists above your clearance."
 
 
 class _SharedCache:
-    """What readers of one store share: heading indexes, keyed by the graphs they cover,
-    and, for a brain opened ``in_memory``, copies of the graphs readers read."""
+    """What readers of one store share: heading indexes and the rows of whole-graph queries,
+    keyed by the graphs they cover, and, for a brain opened ``in_memory``, copies of the graphs
+    readers read."""
 
     MAX_COPIES = 4
     """Copies kept at once (one per distinct set of graphs: a tenant, a clearance level);
@@ -822,6 +827,7 @@ class _SharedCache:
 
     def __init__(self, in_memory: bool = False) -> None:
         self.headings: dict[tuple[str, ...], tuple[HeadingIndex, QueryRun]] = {}
+        self.kept: Kept = {}
         self.in_memory = in_memory
         self.copies: dict[tuple[str, ...], MemoryDataset] = {}
         # The server answers on several threads: one copy per graph set, and a write's
@@ -842,9 +848,11 @@ class _SharedCache:
             return self.copies[key]
 
     def wrote(self) -> None:
-        """Forget every copy after a write: the next read copies the graphs afresh."""
+        """Forget every copy and kept rows after a write: the next read copies the graphs
+        afresh and runs whole-graph queries again."""
         with self._copying:
             self.copies.clear()
+            self.kept.clear()
 
 
 def _brain_ids(store: TripleStore, tenant: TenantId) -> list[str]:

@@ -18,7 +18,7 @@ from ratified_rdf import Brain, Verdict
 from ratified_rdf.answers.models import HistoryEntry, SectionFate
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.store import OxigraphStore
-from ratified_rdf.surfaces.cli import main
+from ratified_rdf.surfaces.cli import main, render_card
 from tests.pigeon import MANIFEST, build_pigeon, make_pigeon_repo
 
 REPO = Path(__file__).resolve().parents[2]
@@ -115,6 +115,29 @@ def test_out_of_scope_question_lists_what_the_graph_holds(brain: Brain) -> None:
     assert answer.summary.startswith("The graph doesn't know")
     assert "draft-example-pigeon" in answer.summary and "RFC 9999" in answer.summary
     assert {q.name for q in answer.queries} == {"holdings", "documents"}
+
+
+def test_what_the_graph_holds_is_read_once_per_set_of_graphs(brain: Brain) -> None:
+    # Counting everything grows with the graph; a run's graphs never change once written, so
+    # the next "doesn't know" reuses the rows, and says so in its "how this was computed".
+    question = "how did the IESG vote on draft-example-pigeon?"
+    first = brain.ask(question)
+    again = brain.ask(question)
+    assert [q.reused for q in first.queries] == [False, False]
+    assert [(q.name, q.sparql, q.rows, q.engine_ms, q.reused) for q in again.queries] == [
+        (q.name, q.sparql, q.rows, q.engine_ms, True) for q in first.queries
+    ]
+    assert (again.summary, again.results) == (first.summary, first.results)
+    assert "rows reused from its earlier run on the same graphs" in render_card(again)
+    # Questions about one section run every query afresh.
+    history = brain.ask("history of RFC 9999 section 3.1")
+    assert history.queries and not any(q.reused for q in history.queries)
+    # A write through the brain forgets the rows: the card a review returns counted afresh.
+    reviewed = brain.review(question, reviewer="Dana Fictional", verdict="disputed")
+    assert [q.reused for q in reviewed.queries if q.name in {"holdings", "documents"}] == [
+        False,
+        False,
+    ]
 
 
 def test_missing_revision_is_unknown_not_guessed(brain: Brain) -> None:

@@ -4,7 +4,9 @@ Each file holds one query with a header comment: ``# Answers: …`` says what it
 ``# Param ?name kind: …`` declares each parameter (kind ``iri``, ``string`` or ``integer``). The
 query names its parameters in one placeholder row, ``VALUES (?a ?b) { (UNDEF UNDEF) }``, which
 runs as "any value" when the file is used as it is. Binding replaces that row with typed RDF
-terms serialised by the library, so a parameter can never become query text.
+terms serialised by the library, so a parameter can never become query text. ``# Reads: …``
+names the sources whose graphs it reads; ``# Whole graph: …`` marks a query about everything
+those graphs hold, whose rows a brain keeps per set of graphs.
 
 A ``VALUES`` block inside the pattern costs the same as an inline IRI on Oxigraph, whereas its
 ``substitutions=`` argument does not seed property paths from the bound node.
@@ -30,6 +32,7 @@ ParamValue = str | int | tuple[str | int, ...]
 _PARAM = re.compile(r"^#\s*Param\s+\?(\w+)\s+(iri|string|integer)\s*:\s*(.*)$")
 _ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
 _READS = re.compile(r"^#\s*Reads:\s*(.*)$")
+_WHOLE_GRAPH = re.compile(r"^#\s*Whole graph:")
 _PLACEHOLDER = re.compile(r"VALUES\s*\(([^)]*)\)\s*\{\s*\((?:\s*UNDEF\s*)+\)\s*\}")
 # No blanks, control characters (C0, DEL, C1) or characters SPARQL's IRIREF excludes; fullmatch,
 # so that a final line break ("$" would let it through) is refused too.
@@ -62,6 +65,10 @@ class QueryFile(BaseModel):
     reads: tuple[str, ...] = ()
     """The sources whose graphs the query reads (``# Reads: spec records``); empty means all.
     Fewer graphs in the default graph make every pattern cheaper on Oxigraph."""
+    whole_graph: bool = False
+    """The query describes everything its graphs hold (``# Whole graph: …``), so its cost
+    grows with them; a brain keeps its rows per set of graphs, which never change once a run
+    has written them."""
 
     def bind(self, values: dict[str, ParamValue]) -> str:
         """The query text with ``values`` bound into its ``VALUES`` placeholder."""
@@ -142,9 +149,13 @@ def parse_query_file(name: str, text: str) -> QueryFile:
     answers: list[str] = []
     params: list[Param] = []
     sources: tuple[str, ...] = ()
+    whole_graph = False
     for line in text.splitlines():
         if not line.startswith("#"):
             break
+        if _WHOLE_GRAPH.match(line):
+            whole_graph = True
+            continue
         param = _PARAM.match(line)
         if param:
             params.append(
@@ -170,7 +181,12 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         if named != sorted(p.name for p in params):
             raise QueryError(f"{name}.rq: the VALUES placeholder does not match its Param lines")
     return QueryFile(
-        name=name, answers=" ".join(answers), params=tuple(params), text=text, reads=sources
+        name=name,
+        answers=" ".join(answers),
+        params=tuple(params),
+        text=text,
+        reads=sources,
+        whole_graph=whole_graph,
     )
 
 

@@ -20,6 +20,9 @@ class QueryRun(BaseModel):
     params: dict[str, str]
     rows: int
     engine_ms: float
+    reused: bool = False
+    """The rows came from an earlier run of this query on the same graphs (a run's graphs never
+    change once written); ``engine_ms`` is that run's."""
 
 
 def source_of(graph: str) -> str:

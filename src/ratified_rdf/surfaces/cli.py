@@ -246,8 +246,10 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
     lines.append("How this was computed:")
     for query in answer.queries:
         params = ", ".join(f"{k}={v}" for k, v in query.params.items()) or "no parameters"
+        reused = " (rows reused from its earlier run on the same graphs)" if query.reused else ""
         lines.append(
-            f"  - {query.name}.rq ({params}): {query.rows} rows, {query.engine_ms:.2f} ms engine"
+            f"  - {query.name}.rq ({params}): {query.rows} rows, {query.engine_ms:.2f} ms "
+            f"engine{reused}"
         )
         if sparql:
             lines += [f"      {line}" for line in query.sparql.strip().splitlines()]

@@ -167,7 +167,8 @@
         "section",
         "query",
         el("h4", null, `${q.name}.rq`),
-        el("p", "muted", `${q.rows} row${q.rows === 1 ? "" : "s"} · ${q.engine_ms.toFixed(2)} ms engine`),
+        el("p", "muted", `${q.rows} row${q.rows === 1 ? "" : "s"} · ${q.engine_ms.toFixed(2)} ms engine` +
+          (q.reused ? " · rows reused from its earlier run on the same graphs" : "")),
       );
       if (params.length) {
         const list = el("dl", "params");

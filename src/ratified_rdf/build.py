@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import get_args
 
@@ -17,11 +18,11 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
 from ratified_rdf.graph.expertise_mapping import expertise_batches, expertise_source
 from ratified_rdf.graph.gate import ShaclGate
-from ratified_rdf.graph.mapping import spec_batches
+from ratified_rdf.graph.mapping import Batch, RunContext, spec_batches
 from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.graph.writer import Writer
 from ratified_rdf.records.discussion import DiscussionRecords, read_discussion
-from ratified_rdf.records.expertise import compute_expertise
+from ratified_rdf.records.expertise import ExpertiseRecords, compute_expertise
 from ratified_rdf.records.identity import (
     Identity,
     identities_from_archive,
@@ -47,6 +48,7 @@ from ratified_rdf.sources.online.datatracker import (
     facts_record_path,
     read_facts_record,
 )
+from ratified_rdf.trust import Clearance
 
 
 class BuildReport(BaseModel):
@@ -169,30 +171,28 @@ def _build(
     )
     run = writer.begin_run()
     people = PeopleIndex(discussion.people) if discussion is not None else None
-    batches = list(
-        spec_batches(
-            records,
-            run,
-            (lambda a: people.iri(Identity(kind="document", name=a.name, email=a.email)))
-            if people
-            else None,
-            facts,
-        )
-    )
-    if discussion is not None:
-        batches += list(discussion_batches(discussion, records, run))
-        for level, sources in manifest.expertise_levels():
-            scores = compute_expertise(discussion.visible_to(sources), records)
-            batches += list(expertise_batches(scores, SectionIris(records), run, level, sources))
+    scores = []  # each computation with the time it ended, said alike by every mapping
+    for level, sources in manifest.expertise_levels() if discussion is not None else []:
+        computed = compute_expertise(discussion.visible_to(sources), records)  # type: ignore[union-attr]
+        scores.append((level, sources, computed, datetime.now(UTC)))
+    counted: list[int] = []
+
+    def batches() -> Iterator[Batch]:
+        # Mapped afresh for each pass of the writer (stage, validate, write): held as batches,
+        # a run takes about twice the memory of its staged triples (10 GiB at ×100).
+        mapped = 0
+        for batch in _run_batches(records, discussion, people, facts, scores, run):
+            mapped += 1
+            yield batch
+        counted.append(mapped)
+
     with tqdm(
-        total=len(batches),
         desc="validating (SHACL gate)",
         unit="batch",
         disable=not progress,
         file=sys.stderr,
     ) as gate_bar:
-        writer.write_all(batches, progress=lambda: gate_bar.update(1))
-    distinct = {(b.graph, t) for b in batches for t in b.triples}
+        triples = writer.write_all(batches, progress=lambda: gate_bar.update(1))
     writer.commit(run, used=[v.repository_iri(manifest.brain.repository)])
     done = time.perf_counter()
     return BuildReport(
@@ -205,13 +205,36 @@ def _build(
         sections=sum(len(r.document.sections) for r in records.revisions)
         + sum(len(r.document.sections) for r in records.rfcs),
         alignments=len(records.alignments),
-        batches=len(batches),
-        triples=len(distinct),
+        batches=counted[0],
+        triples=triples,
         problems=tuple(p.reason for p in discussion.mail_problems) if discussion else (),
         read_seconds=round(read_done - started, 3),
         write_seconds=round(done - read_done, 3),
         total_seconds=round(done - started, 3),
     )
+
+
+def _run_batches(
+    records: SpecRecords,
+    discussion: DiscussionRecords | None,
+    people: PeopleIndex | None,
+    facts: dict[str, DraftFacts],
+    scores: list[tuple[Clearance, frozenset[Source], ExpertiseRecords, datetime]],
+    run: RunContext,
+) -> Iterator[Batch]:
+    """Every batch of a run, in order: the spec, the discussion, expertise per level."""
+    yield from spec_batches(
+        records,
+        run,
+        (lambda a: people.iri(Identity(kind="document", name=a.name, email=a.email)))
+        if people
+        else None,
+        facts,
+    )
+    if discussion is not None:
+        yield from discussion_batches(discussion, records, run)
+        for level, sources, computed, ended in scores:
+            yield from expertise_batches(computed, SectionIris(records), run, level, sources, ended)
 
 
 def read_discussion_sources(

@@ -25,7 +25,7 @@ from ratified_rdf.graph.gate import (
 )
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.vocab import RR, term
-from ratified_rdf.graph.writer import Writer
+from ratified_rdf.graph.writer import MappingChanged, Writer
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
@@ -120,6 +120,35 @@ def test_a_dangling_reference_rejects_the_whole_run(brain: Brain) -> None:
     assert rejected.value.source == "a draft chaired by her (test)"
     assert any((v.path or "").endswith("chair") for v in rejected.value.violations)
     assert _snapshot(brain) == before  # not even the good batch was written
+
+
+def test_a_run_mapped_afresh_for_each_pass_writes_what_a_list_would(brain: Brain) -> None:
+    # At scale a run's batches do not fit in memory: the writer may take a function that maps
+    # them again for each pass (stage, validate, write) instead of a list it holds.
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    run = writer.begin_run()
+    passes = [0]
+
+    def batches() -> Iterator[Batch]:
+        passes[0] += 1
+        yield from reversed(_chair_batches(run.graph("records")))
+
+    person, pointer = _chair_batches(run.graph("records"))
+    expected = len(person.triples) + len(pointer.triples)
+    assert writer.write_all(batches) == expected
+    assert passes[0] == 3
+    assert sum(1 for _ in brain._store.triples([run.graph("records")])) == expected
+
+
+def test_a_run_that_maps_differently_the_second_time_is_refused(brain: Brain) -> None:
+    before = _snapshot(brain)
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    run = writer.begin_run()
+    person, pointer = _chair_batches(run.graph("records"))
+    mapped = iter([[person, pointer], [pointer, person]])
+    with pytest.raises(MappingChanged, match="mapping must be deterministic"):
+        writer.write_all(lambda: next(mapped))
+    assert _snapshot(brain) == before
 
 
 def test_catalog_switch_is_checked_against_the_state_after_it(brain: Brain) -> None:

@@ -35,16 +35,19 @@ def expertise_batches(
     run: RunContext,
     level: Clearance = Clearance.PUBLIC,
     used: Collection[str] = DERIVED_FROM["expertise"],
+    ended: datetime | None = None,
 ) -> Iterator[Batch]:
-    """The computation (for readers cleared for ``level``, from the ``used`` sources' graphs),
-    then its scores in batches small enough to validate in parallel."""
+    """The computation (for readers cleared for ``level``, from the ``used`` sources' graphs,
+    ended at ``ended``, default now), then its scores in batches small enough to validate in
+    parallel. A run that maps its batches more than once passes ``ended``, so every mapping
+    says the same time."""
     name = expertise_source(level)
     graph = run.graph(name)  # type: ignore[arg-type]
     activity = f"{v.run_iri(run.run_id)}/computation/{name}"
     batch = Batch(graph, f"the {name} computation")
     batch.add(activity, "rdf:type", term("rr:Computation").value)
     batch.text(activity, "rr:algorithm", records.algorithm)
-    batch.typed(activity, "prov:endedAtTime", datetime.now(UTC), XSD_DT)
+    batch.typed(activity, "prov:endedAtTime", ended or datetime.now(UTC), XSD_DT)
     for source in sorted(used):
         batch.add(activity, "prov:used", run.graph(source))  # type: ignore[arg-type]
     yield batch

@@ -199,6 +199,10 @@ class OxigraphStore:
         dataset = [NamedNode(g) for g in graphs]
         return self._store.query(sparql, default_graph=dataset, named_graphs=dataset)
 
+    def __len__(self) -> int:
+        """The number of quads held (a triple in two graphs counts twice)."""
+        return len(self._store)
+
     def dump_graph(self, graph: str) -> bytes:
         """One graph as N-Triples (empty when it holds nothing)."""
         return self._store.dump(format=RdfFormat.N_TRIPLES, from_graph=NamedNode(graph)) or b""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 
@@ -31,6 +31,11 @@ from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query, source_of
 from ratified_rdf.trust import Clearance, TenantId
+
+
+class MappingChanged(RuntimeError):
+    """A run mapped again did not give the batches it gave when staged (a bug: mapping must be
+    deterministic); the run is not committed."""
 
 
 class Writer:
@@ -70,27 +75,43 @@ class Writer:
         return RunContext(self.tenant, self.brain_id, f"{stamp}-{secrets.token_hex(3)}")
 
     def write_all(
-        self, batches: Sequence[Batch], progress: Callable[[], None] | None = None
-    ) -> None:
+        self,
+        batches: Sequence[Batch] | Callable[[], Iterable[Batch]],
+        progress: Callable[[], None] | None = None,
+    ) -> int:
         """Validate every batch of a run, then write them all; a rejection writes nothing.
+        Returns the number of distinct triples the run wrote (per graph).
 
-        The run's batches are staged in memory first, so each is validated against the state
-        the whole run will leave (its references may sit in any batch), and the batches are
+        The run is staged in memory first, so each batch is validated against the state the
+        whole run will leave (its references may sit in any batch), and the batches are
         checked in parallel processes. Only when every batch passes does anything reach the
         store; the run then still becomes visible only at :meth:`commit`.
+
+        ``batches`` may be a function that maps the run's batches afresh each time it is
+        called: the run is then read three times (stage, validate, write) and never held as
+        batches, which at scale take twice the memory of the staged triples.
         """
+        again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
         staging = OxigraphStore()
-        for batch in batches:
+        sources: list[str] = []
+        graphs = set(self._written)
+        for batch in again():
             staging.add(batch.graph, batch.triples)
-        graphs = sorted({b.graph for b in batches} | set(self._written))
-        prepared = (self.gate.prepare(b, staging, graphs) for b in batches)
+            sources.append(batch.source)
+            graphs.add(batch.graph)
+        ordered = sorted(graphs)
+        prepared = (
+            self.gate.prepare(b, staging, ordered) for b in _same_run(again(), sources, "validated")
+        )
         self.gate.check_all(prepared, progress=progress)
+        written = len(staging)
         staging.close()
-        for batch in batches:
+        for batch in _same_run(again(), sources, "written"):
             with self._audited(batch):
                 self.store.add(batch.graph, batch.triples)
             if batch.graph not in self._written:
                 self._written.append(batch.graph)
+        return written
 
     def _audited(self, batch: Batch) -> AbstractContextManager:
         if self.audit is None:
@@ -219,3 +240,20 @@ def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRe
         level = row["clearance"].value.rsplit("clearance-", 1)[-1]
         entry["graphs"][row["graph"].value] = Clearance(level)
     return sorted((RunRecord(**r) for r in runs.values()), key=lambda r: r.ended)
+
+
+def _same_run(batches: Iterable[Batch], sources: list[str], step: str) -> Iterator[Batch]:
+    """``batches`` as mapped again, checked to be the run that was staged, batch by batch."""
+    count = 0
+    for count, batch in enumerate(batches, 1):
+        if count > len(sources) or batch.source != sources[count - 1]:
+            raise MappingChanged(
+                f"The run's batches came out differently when {step} (batch {count}: "
+                f"{batch.source}); mapping must be deterministic. The run was not committed."
+            )
+        yield batch
+    if count != len(sources):
+        raise MappingChanged(
+            f"The run had {len(sources)} batches when staged but {count} when {step}; mapping "
+            "must be deterministic. The run was not committed."
+        )

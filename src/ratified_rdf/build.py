@@ -172,9 +172,10 @@ def _build(
     run = writer.begin_run()
     people = PeopleIndex(discussion.people) if discussion is not None else None
     scores = []  # each computation with the time it ended, said alike by every mapping
-    for level, sources in manifest.expertise_levels() if discussion is not None else []:
-        computed = compute_expertise(discussion.visible_to(sources), records)  # type: ignore[union-attr]
-        scores.append((level, sources, computed, datetime.now(UTC)))
+    if discussion is not None:
+        for level, sources in manifest.expertise_levels():
+            computed = compute_expertise(discussion.visible_to(sources), records)
+            scores.append((level, sources, computed, datetime.now(UTC)))
     counted: list[int] = []
 
     def batches() -> Iterator[Batch]:

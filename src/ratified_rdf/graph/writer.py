@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -82,17 +83,37 @@ class Writer:
         """Validate every batch of a run, then write them all; a rejection writes nothing.
         Returns the number of distinct triples the run wrote (per graph).
 
-        The run is staged in memory first, so each batch is validated against the state the
-        whole run will leave (its references may sit in any batch), and the batches are
-        checked in parallel processes. Only when every batch passes does anything reach the
-        store; the run then still becomes visible only at :meth:`commit`.
+        The run is staged first, so each batch is validated against the state the whole run
+        will leave (its references may sit in any batch), and the batches are checked in
+        parallel processes. A store in memory stages in memory; a store on disk stages in a
+        temporary store on disk (``TMPDIR``), so a large run's staging does not sit in the
+        memory the gate's workers share (at ×100, about 8 GiB). Only when every batch passes
+        does anything reach the store; the run then still becomes visible only at
+        :meth:`commit`.
 
         ``batches`` may be a function that maps the run's batches afresh each time it is
         called: the run is then read three times (stage, validate, write) and never held as
         batches, which at scale take twice the memory of the staged triples.
         """
         again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
-        staging = OxigraphStore()
+        with _staging_beside(self.store) as staging:
+            sources = self._stage_and_check(again, staging, progress)
+            written = len(staging)
+        for batch in _same_run(again(), sources, "written"):
+            with self._audited(batch):
+                self.store.add(batch.graph, batch.triples)
+            if batch.graph not in self._written:
+                self._written.append(batch.graph)
+        return written
+
+    def _stage_and_check(
+        self,
+        again: Callable[[], Iterable[Batch]],
+        staging: OxigraphStore,
+        progress: Callable[[], None] | None,
+    ) -> list[str]:
+        """Stage the run, then validate each batch against it; returns the batches' sources
+        in order (what the later passes must map again)."""
         sources: list[str] = []
         graphs = set(self._written)
         for batch in again():
@@ -104,14 +125,7 @@ class Writer:
             self.gate.prepare(b, staging, ordered) for b in _same_run(again(), sources, "validated")
         )
         self.gate.check_all(prepared, progress=progress)
-        written = len(staging)
-        staging.close()
-        for batch in _same_run(again(), sources, "written"):
-            with self._audited(batch):
-                self.store.add(batch.graph, batch.triples)
-            if batch.graph not in self._written:
-                self._written.append(batch.graph)
-        return written
+        return sources
 
     def _audited(self, batch: Batch) -> AbstractContextManager:
         if self.audit is None:
@@ -240,6 +254,25 @@ def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRe
         level = row["clearance"].value.rsplit("clearance-", 1)[-1]
         entry["graphs"][row["graph"].value] = Clearance(level)
     return sorted((RunRecord(**r) for r in runs.values()), key=lambda r: r.ended)
+
+
+@contextmanager
+def _staging_beside(store: TripleStore) -> Iterator[OxigraphStore]:
+    """A store to stage a run in: in memory for a store in memory (or a server), on disk in a
+    temporary folder, removed afterwards, for a store on disk."""
+    if not isinstance(store, OxigraphStore) or store.path is None:
+        staging = OxigraphStore()
+        try:
+            yield staging
+        finally:
+            staging.close()
+        return
+    with tempfile.TemporaryDirectory(prefix="ratified-staging-") as folder:
+        staging = OxigraphStore(folder)
+        try:
+            yield staging
+        finally:
+            staging.close()
 
 
 def _same_run(batches: Iterable[Batch], sources: list[str], step: str) -> Iterator[Batch]:

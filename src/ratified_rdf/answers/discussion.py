@@ -14,9 +14,9 @@ from ratified_rdf.answers.models import (
     PersonActivity,
     Verdict,
 )
-from ratified_rdf.answers.people import contacts
+from ratified_rdf.answers.people import contact_calls, contacts_from
 from ratified_rdf.answers.sections import which_rfc
-from ratified_rdf.answers.session import Session, is_true, text_of
+from ratified_rdf.answers.session import Call, Session, is_true, text_of
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
@@ -49,17 +49,32 @@ def discussion(
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
-    post_rows = session.run("section_posts", final=final)
+    post_rows, commit_rows, editor_rows, group_rows = session.run_together(
+        ("section_posts", {"final": final}),
+        ("section_commits", {"final": final}),
+        *contact_calls(final),
+    )
     posts_seen = tuple(dict.fromkeys(text_of(r, "post") or "" for r in post_rows))
-    authors = _authors(session.run("post_authors", post=posts_seen)) if posts_seen else {}
-    commit_rows = session.run("section_commits", final=final)
-    places = _places(session, [*post_rows, *commit_rows])
-    posts = _posts(post_rows, authors, places)
     pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := text_of(r, "pr"))))
-    pull_rows = session.run("pull_requests", pr=pull_iris) if pull_iris else []
     latest = tuple(dict.fromkeys(text_of(r, "commit") or "" for r in reversed(commit_rows)))
-    details = session.run("commit_details", commit=latest[:LISTED_COMMITS]) if latest else []
-    commits = _commits(commit_rows, pull_rows, details, places)
+    sections = tuple(dict.fromkeys(text_of(r, "section") or "" for r in [*post_rows, *commit_rows]))
+    # Each lookup below runs only when the rows above name something to look up.
+    wanted: dict[str, Call] = {
+        name: call
+        for name, call, needed in (
+            ("authors", ("post_authors", {"post": posts_seen}), posts_seen),
+            ("places", ("section_places", {"section": sections}), sections),
+            ("pulls", ("pull_requests", {"pr": pull_iris}), pull_iris),
+            ("details", ("commit_details", {"commit": latest[:LISTED_COMMITS]}), latest),
+        )
+        if needed
+    }
+    looked_up = dict(zip(wanted, session.run_together(*wanted.values()), strict=True))
+    authors = _authors(looked_up.get("authors", []))
+    places = _places(looked_up.get("places", []))
+    posts = _posts(post_rows, authors, places)
+    pull_rows = looked_up.get("pulls", [])
+    commits = _commits(commit_rows, pull_rows, looked_up.get("details", []), places)
     distinct_commits = {text_of(r, "commit") for r in commit_rows}
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
@@ -139,7 +154,7 @@ def discussion(
             else ""
         )
     )
-    officers = contacts(session, final)
+    officers = contacts_from(editor_rows, group_rows)
     results: list = [*people, *officers, *posts, *commits]
     if officers and count is None:
         names = ", ".join(dict.fromkeys(f"{c.name} ({c.role})" for c in officers))
@@ -183,17 +198,14 @@ def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:
     return names
 
 
-def _places(session: Session, rows: list[dict[str, Term]]) -> dict[str, tuple[str, str | None]]:
-    """Section IRI → (its document's label, its number there), for every section in ``rows``."""
-    sections = tuple(dict.fromkeys(text_of(r, "section") or "" for r in rows))
-    if not sections:
-        return {}
+def _places(rows: list[dict[str, Term]]) -> dict[str, tuple[str, str | None]]:
+    """Section IRI → (its document's label, its number there), from section_places rows."""
     return {
         text_of(row, "section") or "": (
             text_of(row, "documentLabel") or "",
             text_of(row, "sectionNumber"),
         )
-        for row in session.run("section_places", section=sections)
+        for row in rows
     }
 
 

@@ -13,8 +13,9 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.answers.sections import which_rfc
-from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.answers.session import Call, Session, text_of
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.store import Term
 
 
 def who_to_ask(session: Session, question: str, rfc: int | None, section: str) -> Answer:
@@ -30,7 +31,9 @@ def who_to_ask(session: Session, question: str, rfc: int | None, section: str) -
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
-    ranked = session.run("section_experts", final=final)
+    ranked, editor_rows, group_rows = session.run_together(
+        ("section_experts", {"final": final}), *contact_calls(final)
+    )
     experts: list[Expert] = []
     for rank, row in enumerate(ranked, start=1):
         posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
@@ -50,7 +53,7 @@ def who_to_ask(session: Session, question: str, rfc: int | None, section: str) -
                 betweenness=float(text_of(row, "betweenness") or 0),
             )
         )
-    experts += contacts(session, final)
+    experts += contacts_from(editor_rows, group_rows)
     evidence = [Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section")]
     if not experts:
         return Answer(
@@ -144,8 +147,16 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
     )
 
 
-def contacts(session: Session, final: str) -> list[Expert]:
-    """The drafts' editors, and the group's chairs and area directors when records hold them."""
+def contact_calls(final: str) -> tuple[Call, Call]:
+    """The two lookups :func:`contacts_from` reads, for a card that runs them with others."""
+    return ("section_editors", {"final": final}), ("section_group", {"final": final})
+
+
+def contacts_from(
+    editor_rows: list[dict[str, Term]], group_rows: list[dict[str, Term]]
+) -> list[Expert]:
+    """The drafts' editors, then the group's chairs and area directors when records hold
+    them, from the rows of :func:`contact_calls`."""
     found = [
         Expert(
             name=text_of(row, "name") or "",
@@ -153,9 +164,9 @@ def contacts(session: Session, final: str) -> list[Expert]:
             role="editor",
             reason=f"an editor of the draft (author list through {text_of(row, 'lastRevision')})",
         )
-        for row in session.run("section_editors", final=final)
+        for row in editor_rows
     ]
-    for row in session.run("section_group", final=final):
+    for row in group_rows:
         role = text_of(row, "role") or ""
         group = text_of(row, "group")
         found.append(

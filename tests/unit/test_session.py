@@ -1,0 +1,70 @@
+"""A session runs independent queries of a card at once, and keeps its record in order."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from pyoxigraph import Literal
+
+from ratified_rdf.answers import session as session_module
+from ratified_rdf.answers.session import Session
+from ratified_rdf.graph.store import QueryResult
+
+AUTHORS = ("post_authors", {"post": "https://example.org/post/1"})
+GRAPHS = ["https://example.org/graph/fictional/spec", "https://example.org/graph/fictional/github"]
+
+
+class MeetingStore:
+    """Answers a query only once ``meet`` queries are being answered at the same time: a
+    session that runs them one after another breaks the barrier instead."""
+
+    def __init__(self, meet: int) -> None:
+        self.barrier = threading.Barrier(meet, timeout=5)
+        self.order: list[str] = []
+
+    def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
+        name = "documents" if "?document" in sparql else "post_authors"
+        self.barrier.wait()
+        self.order.append(name)
+        return QueryResult(variables=("x",), rows=({"x": Literal(name)},), engine_ms=1.0)
+
+
+@pytest.fixture()
+def two_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        monkeypatch.setattr(session_module, "_POOL", pool)
+        yield
+
+
+@pytest.mark.usefixtures("two_threads")
+def test_queries_run_together_overlap_and_keep_their_order() -> None:
+    store = MeetingStore(meet=2)
+    session = Session(store, GRAPHS)
+    authors, documents = session.run_together(AUTHORS, ("documents", {}))
+    assert [row["x"].value for row in authors] == ["post_authors"]
+    assert [row["x"].value for row in documents] == ["documents"]
+    assert [q.name for q in session.queries] == ["post_authors", "documents"]
+
+
+@pytest.mark.usefixtures("two_threads")
+def test_whole_graph_rows_run_together_are_kept_and_reused() -> None:
+    store = MeetingStore(meet=2)
+    session = Session(store, GRAPHS, kept={})
+    session.run_together(AUTHORS, ("documents", {}))
+    again = Session(store, GRAPHS, kept=session.kept)
+    store.barrier = threading.Barrier(1)  # only the per-post query reaches the store now
+    again.run_together(AUTHORS, ("documents", {}))
+    assert [(q.name, q.reused) for q in again.queries] == [
+        ("post_authors", False),
+        ("documents", True),
+    ]
+
+
+def test_one_core_runs_them_one_after_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_module, "_POOL", None)
+    session = Session(MeetingStore(meet=1), GRAPHS)
+    session.run_together(AUTHORS, ("documents", {}))
+    assert [q.name for q in session.queries] == ["post_authors", "documents"]

@@ -561,9 +561,9 @@ class Brain:
         rfc = int(best.entry.document.removeprefix("RFC ").strip())
         number = best.entry.number or ""
         if intent is Intent.WHO_TO_ASK:
-            answer = people.who_to_ask(session, question, rfc, number)
+            answer = people.who_to_ask(session, question, rfc, number, known=best.entry.section)
         else:
-            answer = discussion.discussion(session, question, rfc, number)
+            answer = discussion.discussion(session, question, rfc, number, known=best.entry.section)
         matched = ", ".join(f"'{w}'" for w in best.matched)
         lead = (
             f"Matched the words {matched} to the heading of {best.entry.document} "

@@ -31,12 +31,19 @@ DISCUSSION_NOTE = (
 
 
 def discussion(
-    session: Session, question: str, rfc: int | None, section: str, count: str | None = None
+    session: Session,
+    question: str,
+    rfc: int | None,
+    section: str,
+    count: str | None = None,
+    known: str | None = None,
 ) -> Answer:
     """Posts, threads, commits and people connected to an RFC section while it was changing.
 
     ``count`` ("posts", "commits", "threads", "pull requests", "people") turns the card into a
-    counting answer: the number first, the list behind it after.
+    counting answer: the number first, the list behind it after. ``known`` is the section's
+    IRI when the caller found it in the graph already (the heading index): the section is then
+    looked up together with what hangs off it, not before.
     """
     if rfc is None:
         holders = session.run("rfc_sections_numbered", sectionNumber=section)
@@ -44,16 +51,18 @@ def discussion(
             answer = which_rfc(session, question, section)
             return answer.model_copy(update={"intent": "discussion"})
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
-    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    lookup: Call = ("rfc_section", {"rfc": v.document_iri(f"rfc{rfc}"), "sectionNumber": section})
+    if known:
+        found, *around = session.run_together(lookup, *_around_calls(known))
+    else:
+        found, around = session.run(lookup[0], **lookup[1]), []
     if not found:
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
-    post_rows, commit_rows, editor_rows, group_rows = session.run_together(
-        ("section_posts", {"final": final}),
-        ("section_commits", {"final": final}),
-        *contact_calls(final),
-    )
+    if final != known:
+        around = session.run_together(*_around_calls(final))
+    post_rows, commit_rows, editor_rows, group_rows = around
     posts_seen = tuple(dict.fromkeys(text_of(r, "post") or "" for r in post_rows))
     pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := text_of(r, "pr"))))
     latest = tuple(dict.fromkeys(text_of(r, "commit") or "" for r in reversed(commit_rows)))
@@ -186,6 +195,15 @@ def discussion(
         queries=session.queries,
         note=DISCUSSION_NOTE,
     )
+
+
+def _around_calls(final: str) -> list[Call]:
+    """The lookups that start from the RFC section: its posts, commits, editors and group."""
+    return [
+        ("section_posts", {"final": final}),
+        ("section_commits", {"final": final}),
+        *contact_calls(final),
+    ]
 
 
 def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:

@@ -18,22 +18,29 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
 
-def who_to_ask(session: Session, question: str, rfc: int | None, section: str) -> Answer:
+def who_to_ask(
+    session: Session, question: str, rfc: int | None, section: str, known: str | None = None
+) -> Answer:
     """People ranked by how central they were to a section's discussion while it changed,
-    then the editors of the drafts it came from, each with the reason."""
+    then the editors of the drafts it came from, each with the reason. ``known`` is the
+    section's IRI when the caller found it in the graph already (see ``discussion``)."""
     if rfc is None:
         holders = session.run("rfc_sections_numbered", sectionNumber=section)
         if len(holders) != 1:
             return which_rfc(session, question, section).model_copy(update={"intent": "who_to_ask"})
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
-    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    lookup: Call = ("rfc_section", {"rfc": v.document_iri(f"rfc{rfc}"), "sectionNumber": section})
+    if known:
+        found, *around = session.run_together(lookup, *_around_calls(known))
+    else:
+        found, around = session.run(lookup[0], **lookup[1]), []
     if not found:
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
-    ranked, editor_rows, group_rows = session.run_together(
-        ("section_experts", {"final": final}), *contact_calls(final)
-    )
+    if final != known:
+        around = session.run_together(*_around_calls(final))
+    ranked, editor_rows, group_rows = around
     experts: list[Expert] = []
     for rank, row in enumerate(ranked, start=1):
         posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
@@ -145,6 +152,11 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         queries=session.queries,
         note="Activity in the record: posts and commits, not a measure of knowledge.",
     )
+
+
+def _around_calls(final: str) -> list[Call]:
+    """The lookups that start from the RFC section: its experts, editors and group."""
+    return [("section_experts", {"final": final}), *contact_calls(final)]
 
 
 def contact_calls(final: str) -> tuple[Call, Call]:

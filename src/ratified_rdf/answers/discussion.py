@@ -15,9 +15,8 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.answers.people import contact_calls, contacts_from
-from ratified_rdf.answers.sections import which_rfc
+from ratified_rdf.answers.sections import rfc_section_and, which_rfc
 from ratified_rdf.answers.session import Call, Session, is_true, text_of
-from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
 LISTED_COMMITS = 12
@@ -51,17 +50,11 @@ def discussion(
             answer = which_rfc(session, question, section)
             return answer.model_copy(update={"intent": "discussion"})
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
-    lookup: Call = ("rfc_section", {"rfc": v.document_iri(f"rfc{rfc}"), "sectionNumber": section})
-    if known:
-        found, *around = session.run_together(lookup, *_around_calls(known))
-    else:
-        found, around = session.run(lookup[0], **lookup[1]), []
+    found, around = rfc_section_and(session, rfc, section, _around_calls, known)
     if not found:
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
-    if final != known:
-        around = session.run_together(*_around_calls(final))
     post_rows, commit_rows, editor_rows, group_rows = around
     posts_seen = tuple(dict.fromkeys(text_of(r, "post") or "" for r in post_rows))
     pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := text_of(r, "pr"))))

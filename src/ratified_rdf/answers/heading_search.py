@@ -381,10 +381,10 @@ class HeadingIndex:
         best: dict[int, tuple[float, int]] = {}
         for heading, score in scores.items():
             rounded = round(score, 9)  # equal headings must tie exactly
-            for group in self._groups_of[heading]:
-                held = best.get(group)
+            for number in self._groups_of[heading]:
+                held = best.get(number)
                 if held is None or (rounded, -heading) > (held[0], -held[1]):
-                    best[group] = (rounded, heading)
+                    best[number] = (rounded, heading)
         groups = self._groups
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], groups[item[0]].rank))
         hits: list[HeadingHit] = []

@@ -12,9 +12,8 @@ from ratified_rdf.answers.models import (
     SectionActivity,
     Verdict,
 )
-from ratified_rdf.answers.sections import which_rfc
+from ratified_rdf.answers.sections import rfc_section_and, which_rfc
 from ratified_rdf.answers.session import Call, Session, text_of
-from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
 
@@ -29,17 +28,11 @@ def who_to_ask(
         if len(holders) != 1:
             return which_rfc(session, question, section).model_copy(update={"intent": "who_to_ask"})
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
-    lookup: Call = ("rfc_section", {"rfc": v.document_iri(f"rfc{rfc}"), "sectionNumber": section})
-    if known:
-        found, *around = session.run_together(lookup, *_around_calls(known))
-    else:
-        found, around = session.run(lookup[0], **lookup[1]), []
+    found, around = rfc_section_and(session, rfc, section, _around_calls, known)
     if not found:
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
-    if final != known:
-        around = session.run_together(*_around_calls(final))
     ranked, editor_rows, group_rows = around
     experts: list[Expert] = []
     for rank, row in enumerate(ranked, start=1):

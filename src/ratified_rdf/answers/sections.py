@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from ratified_rdf.answers.holdings import out_of_scope
@@ -16,7 +17,7 @@ from ratified_rdf.answers.models import (
     SectionText,
     Verdict,
 )
-from ratified_rdf.answers.session import Session, is_true, text_of
+from ratified_rdf.answers.session import Call, Session, is_true, text_of
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
@@ -56,7 +57,8 @@ def section_became(
     rfc_iri = text_of(row, "rfc") or ""
     rfc_step = next((c for c in chain if c.iri == rfc_iri), None)
     rfc_label = rfc_step.label if rfc_step else rfc_iri.rsplit("/", 1)[-1].upper()
-    similarity = float(text_of(row, "similarity")) if text_of(row, "similarity") else None
+    similar = text_of(row, "similarity")
+    similarity = float(similar) if similar else None
     still = is_true(row, "stillChanging") if text_of(row, "stillChanging") else None
     fate = SectionFate(
         revision=name,
@@ -456,3 +458,29 @@ def _appeared(row: dict[str, Term]) -> datetime:
     if date:
         return datetime.fromisoformat(date).astimezone(UTC)
     return datetime.fromisoformat(f"{text_of(row, 'issued')}-01T00:00:00+00:00")
+
+
+def rfc_section_and(
+    session: Session,
+    rfc: int,
+    section: str,
+    around: Callable[[str], list[Call]],
+    known: str | None = None,
+) -> tuple[list[dict[str, Term]], list[list[dict[str, Term]]]]:
+    """Section ``section`` of RFC ``rfc`` (``rfc_section``), and the rows of the lookups
+    ``around`` makes from its IRI (none when the section is not found).
+
+    ``known`` is the section's IRI when the caller found it in the graph already (the heading
+    index): the section is then looked up together with them, not before, and they run again
+    only if the section found differs."""
+    lookup: Call = ("rfc_section", {"rfc": v.document_iri(f"rfc{rfc}"), "sectionNumber": section})
+    if known:
+        found, *rows = session.run_together(lookup, *around(known))
+    else:
+        found, rows = session.run(lookup[0], **lookup[1]), []
+    if not found:
+        return [], []
+    final = text_of(found[0], "section") or ""
+    if final != known:
+        rows = session.run_together(*around(final))
+    return found, rows

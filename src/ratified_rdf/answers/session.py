@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from ratified_rdf.graph.store import Queryable, Term
@@ -17,7 +17,7 @@ Kept = dict[tuple[object, ...], tuple[list[dict[str, Term]], QueryRun]]
 KEPT_AT_MOST = 64
 """Whole-graph rows kept at once; a server that outlives many builds starts afresh past it."""
 
-Call = tuple[str, dict[str, ParamValue]]
+Call = tuple[str, Mapping[str, ParamValue]]
 """A query's name and its parameters, for :meth:`Session.run_together`."""
 
 _CORES = os.cpu_count() or 1
@@ -68,16 +68,16 @@ class Session:
         return [rows for rows, _record in fetched]
 
     def _fetch(
-        self, name: str, params: dict[str, ParamValue]
+        self, name: str, params: Mapping[str, ParamValue]
     ) -> tuple[list[dict[str, Term]], QueryRun]:
         """Rows and record of one query: run now, or kept from an earlier whole-graph run."""
         if self.kept is None or not load_query(name).whole_graph:
-            return run_query(self.store, self.graphs, name, params)
+            return run_query(self.store, self.graphs, name, dict(params))
         key = (name, tuple(self.graphs), tuple(sorted(params.items())))
         if key in self.kept:
             rows, record = self.kept[key]
             return list(rows), record.model_copy(update={"reused": True})
-        rows, record = run_query(self.store, self.graphs, name, params)
+        rows, record = run_query(self.store, self.graphs, name, dict(params))
         if len(self.kept) >= KEPT_AT_MOST:  # graphs of runs long gone; clear is atomic
             self.kept.clear()
         self.kept[key] = (rows, record)

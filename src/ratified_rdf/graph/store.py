@@ -142,6 +142,11 @@ def solutions_result(
 
 _RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
+FLUSH_EVERY_QUADS = 100_000
+"""Quads added to a store on disk between flushes. Writing the same 562,542 quads: without
+flushes the process grew by 662 MiB, flushing every 100,000 by 133 MiB, and took 11% less
+time; every 20,000, by 58 MiB and 6% more time."""
+
 
 class OxigraphStore:
     """The embedded default: pyoxigraph on disk (a folder) or in memory (``path=None``)."""
@@ -149,6 +154,7 @@ class OxigraphStore:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self._open: Store | None = None
+        self._unflushed = 0
         # A process that was just killed can hold the store's lock a moment longer (its
         # forked helpers die after it): retry briefly before giving up.
         deadline = time.monotonic() + 3.0
@@ -165,9 +171,18 @@ class OxigraphStore:
                 time.sleep(0.05)
 
     def add(self, graph: str, triples: Sequence[Triple]) -> None:
-        """Add ``triples`` to ``graph`` in one transaction (Oxigraph's ``extend``)."""
+        """Add ``triples`` to ``graph`` in one transaction (Oxigraph's ``extend``).
+
+        A store on disk is flushed after every :data:`FLUSH_EVERY_QUADS` quads added: left to
+        itself, Oxigraph's RocksDB kept what was written in memory, about 1.2 KiB a quad, which
+        at ×100 (19 million quads) is more than the machine has."""
         name = NamedNode(graph)
         self._store.extend(Quad(t.subject, t.predicate, t.object, name) for t in triples)
+        if self.path is not None:
+            self._unflushed += len(triples)
+            if self._unflushed >= FLUSH_EVERY_QUADS:
+                self._store.flush()
+                self._unflushed = 0
 
     def replace(self, graph: str, remove: Sequence[Triple], add: Sequence[Triple]) -> None:
         """Remove and add in one SPARQL update, which Oxigraph applies atomically."""

@@ -1,0 +1,61 @@
+"""The embedded store on disk flushes what it is given as it goes, not only when closed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyoxigraph import Literal, NamedNode, Store, Triple
+
+from ratified_rdf.graph import store as store_module
+from ratified_rdf.graph.store import OxigraphStore
+
+GRAPH = "https://example.org/graph/fictional"
+
+
+class CountingStore:
+    """An Oxigraph store that counts its flushes."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self.inner.flush()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+
+def _triples(count: int) -> list[Triple]:
+    return [
+        Triple(NamedNode(f"https://example.org/thing/{i}"), NamedNode(GRAPH + "#n"), Literal(i))
+        for i in range(count)
+    ]
+
+
+def test_a_store_on_disk_flushes_every_so_many_quads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Left alone, Oxigraph's RocksDB held everything written in memory (1.2 KiB a quad).
+    monkeypatch.setattr(store_module, "FLUSH_EVERY_QUADS", 10)
+    store = OxigraphStore(tmp_path / "store")
+    counting = CountingStore(store._store)
+    store._open = counting  # type: ignore[assignment]
+    for start in range(0, 35, 7):
+        store.add(GRAPH, _triples(35)[start : start + 7])
+    assert counting.flushes == 2  # at 14 and 28 quads; the last 7 wait for the next
+    assert len(store) == 35
+
+
+def test_a_store_in_memory_has_nothing_to_flush(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "FLUSH_EVERY_QUADS", 1)
+    store = OxigraphStore()
+    counting = CountingStore(store._store)
+    store._open = counting  # type: ignore[assignment]
+    store.add(GRAPH, _triples(5))
+    assert counting.flushes == 0

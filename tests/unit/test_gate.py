@@ -7,6 +7,7 @@ import gc
 import io
 import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ from ratified_rdf.graph.gate import (
 )
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.vocab import RR, term
-from ratified_rdf.graph.writer import MappingChanged, Writer
+from ratified_rdf.graph.writer import STAGING_PREFIX, MappingChanged, Writer
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
@@ -179,6 +180,27 @@ def test_a_store_on_disk_stages_on_disk_and_leaves_no_staging_behind(
     with pytest.raises(GateRejected):
         writer.write_all([_bad_revision_batch(run.graph("spec"))])
     assert list(staging_root.iterdir()) == []
+
+
+def test_staging_left_by_a_killed_build_is_cleared_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A build killed mid-run (SIGKILL, out of memory) cannot remove its staging folder, and at
+    # scale one holds gigabytes; the next build on the machine removes those whose process is
+    # gone, and leaves a running build's alone.
+    staging_root = tmp_path / "tmp"
+    staging_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(staging_root))
+    dead = subprocess.Popen(["true"])  # a process that has ended
+    dead.wait()
+    abandoned = staging_root / f"{STAGING_PREFIX}{dead.pid}-x1y2z3"
+    running = staging_root / f"{STAGING_PREFIX}{os.getppid()}-a1b2c3"
+    unrelated = staging_root / "someone-elses-folder"
+    for folder in (abandoned, running, unrelated):
+        (folder / "000001.sst").parent.mkdir()
+        (folder / "000001.sst").write_bytes(b"fictional")
+    Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=tmp_path / "db")
+    assert sorted(p.name for p in staging_root.iterdir()) == sorted([running.name, unrelated.name])
 
 
 def test_catalog_switch_is_checked_against_the_state_after_it(brain: Brain) -> None:

@@ -14,11 +14,14 @@ clearance level in the catalog, which is how readers choose the graphs they may 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import Literal, NamedNode, Triple
@@ -96,7 +99,7 @@ class Writer:
         batches, which at scale take twice the memory of the staged triples.
         """
         again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
-        with _staging_beside(self.store) as staging:
+        with _staging_for(self.store) as staging:
             sources = self._stage_and_check(again, staging, progress)
             written = len(staging)
         for batch in _same_run(again(), sources, "written"):
@@ -256,8 +259,13 @@ def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRe
     return sorted((RunRecord(**r) for r in runs.values()), key=lambda r: r.ended)
 
 
+STAGING_PREFIX = "ratified-staging-"
+"""How a run's staging folder under ``TMPDIR`` is named: the prefix, the building process's
+id, then a random part."""
+
+
 @contextmanager
-def _staging_beside(store: TripleStore) -> Iterator[OxigraphStore]:
+def _staging_for(store: TripleStore) -> Iterator[OxigraphStore]:
     """A store to stage a run in: in memory for a store in memory (or a server), on disk in a
     temporary folder, removed afterwards, for a store on disk."""
     if not isinstance(store, OxigraphStore) or store.path is None:
@@ -267,12 +275,33 @@ def _staging_beside(store: TripleStore) -> Iterator[OxigraphStore]:
         finally:
             staging.close()
         return
-    with tempfile.TemporaryDirectory(prefix="ratified-staging-") as folder:
+    _clear_abandoned_staging()
+    with tempfile.TemporaryDirectory(prefix=f"{STAGING_PREFIX}{os.getpid()}-") as folder:
         staging = OxigraphStore(folder)
         try:
             yield staging
         finally:
             staging.close()
+
+
+def _clear_abandoned_staging() -> None:
+    """Remove the staging folders of builds whose process is gone (killed, out of memory):
+    nothing removes them otherwise, and at ×100 one holds gigabytes."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{STAGING_PREFIX}*-*"):
+        pid = folder.name.removeprefix(STAGING_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine's process table)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def _same_run(batches: Iterable[Batch], sources: list[str], step: str) -> Iterator[Batch]:

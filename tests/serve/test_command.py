@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,13 @@ from ratified_rdf.surfaces.server import Limits, serve_command
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
+@pytest.fixture(autouse=True)
+def _thawed() -> Iterator[None]:
+    """``serve_command`` freezes the heap for the server it starts; this process goes on."""
+    yield
+    gc.unfreeze()
+
+
 def test_serve_runs_uvicorn_with_the_limits_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -23,7 +32,13 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
     brain.close()
     calls: list[tuple[Any, dict[str, Any]]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    frozen: list[int] = []
+
+    def run(app: Any, **options: Any) -> None:
+        calls.append((app, options))
+        frozen.append(gc.get_freeze_count())
+
+    monkeypatch.setattr(uvicorn, "run", run)
     result = CliRunner().invoke(
         serve_command,
         ["--store", str(store), "--port", "8123", "--query-timeout", "2.5", "--max-rows", "99"],
@@ -37,6 +52,9 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     # A server answers from a copy of the reader's graphs in memory unless told otherwise.
     assert isinstance(app.state.brain._session().store, MemoryDataset)
     assert "answers from a copy in memory" in result.output
+    # … with its heading index built and the heap frozen before the first question.
+    assert tuple(app.state.brain.read_graphs) in app.state.brain._cache.headings
+    assert frozen[0] > 0
 
 
 def test_serve_on_disk_reads_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

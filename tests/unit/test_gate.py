@@ -175,14 +175,20 @@ def test_a_run_that_maps_differently_the_second_time_is_refused(brain: Brain) ->
     assert _snapshot(brain) == before
 
 
+@pytest.fixture()
+def staging_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``TMPDIR`` of the test's own, where builds stage their runs."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root
+
+
 def test_a_store_on_disk_stages_on_disk_and_leaves_no_staging_behind(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, staging_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # At ×100 a run's staging is about 8 GiB: held in memory, it is copied into every gate
     # worker's share of the machine. A store on disk stages in a temporary store on disk.
-    staging_root = tmp_path / "tmp"
-    staging_root.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(staging_root))
     built, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=tmp_path / "db")
     seen: list[list[str]] = []
     real_prepare = ShaclGate.prepare
@@ -205,14 +211,11 @@ def test_a_store_on_disk_stages_on_disk_and_leaves_no_staging_behind(
 
 
 def test_staging_left_by_a_killed_build_is_cleared_by_the_next(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, staging_root: Path
 ) -> None:
     # A build killed mid-run (SIGKILL, out of memory) cannot remove its staging folder, and at
     # scale one holds gigabytes; the next build on the machine removes those whose process is
     # gone, and leaves a running build's alone.
-    staging_root = tmp_path / "tmp"
-    staging_root.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(staging_root))
     dead = subprocess.Popen(["true"])  # a process that has ended
     dead.wait()
     abandoned = staging_root / f"{STAGING_PREFIX}{dead.pid}-x1y2z3"

@@ -268,15 +268,15 @@ id, then a random part."""
 def _staging_for(store: TripleStore) -> Iterator[OxigraphStore]:
     """A store to stage a run in: in memory for a store in memory (or a server), on disk in a
     temporary folder, removed afterwards, for a store on disk."""
-    if not isinstance(store, OxigraphStore) or store.path is None:
-        staging = OxigraphStore()
-        try:
-            yield staging
-        finally:
-            staging.close()
-        return
-    _clear_abandoned_staging()
-    with tempfile.TemporaryDirectory(prefix=f"{STAGING_PREFIX}{os.getpid()}-") as folder:
+    on_disk = isinstance(store, OxigraphStore) and store.path is not None
+    if on_disk:
+        _clear_abandoned_staging()
+    place: AbstractContextManager[str | None] = (
+        tempfile.TemporaryDirectory(prefix=f"{STAGING_PREFIX}{os.getpid()}-")
+        if on_disk
+        else nullcontext()
+    )
+    with place as folder:
         staging = OxigraphStore(folder)
         try:
             yield staging

@@ -528,6 +528,7 @@ class Brain:
             HeadingEntry(
                 section=row["section"].value,
                 heading=row["heading"].value,
+                page=row["page"].value,
                 number=row["number"].value if "number" in row else None,
                 document=row["documentLabel"].value,
                 is_rfc="rfcNumber" in row,
@@ -561,9 +562,9 @@ class Brain:
         rfc = int(best.entry.document.removeprefix("RFC ").strip())
         number = best.entry.number or ""
         if intent is Intent.WHO_TO_ASK:
-            answer = people.who_to_ask(session, question, rfc, number, known=best.entry.section)
+            answer = people.who_to_ask(session, question, rfc, number, known=best.entry)
         else:
-            answer = discussion.discussion(session, question, rfc, number, known=best.entry.section)
+            answer = discussion.discussion(session, question, rfc, number, known=best.entry)
         matched = ", ".join(f"'{w}'" for w in best.matched)
         lead = (
             f"Matched the words {matched} to the heading of {best.entry.document} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Answer,
@@ -35,14 +36,14 @@ def discussion(
     rfc: int | None,
     section: str,
     count: str | None = None,
-    known: str | None = None,
+    known: HeadingEntry | None = None,
 ) -> Answer:
     """Posts, threads, commits and people connected to an RFC section while it was changing.
 
     ``count`` ("posts", "commits", "threads", "pull requests", "people") turns the card into a
-    counting answer: the number first, the list behind it after. ``known`` is the section's
-    IRI when the caller found it in the graph already (the heading index): the section is then
-    looked up together with what hangs off it, not before.
+    counting answer: the number first, the list behind it after. ``known`` is the section as
+    the heading index found it: its IRI, heading and link come from the index's rows, so only
+    what hangs off it is looked up.
     """
     if rfc is None:
         holders = session.run("rfc_sections_numbered", sectionNumber=section)

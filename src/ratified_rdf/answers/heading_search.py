@@ -241,6 +241,8 @@ class HeadingEntry(BaseModel):
     section: str
     """IRI of the section."""
     heading: str
+    page: str | None = None
+    """Where a reader can open the section (its ``foaf:page``)."""
     number: str | None
     document: str
     """The document as people name it: "RFC 8446", "draft-ietf-tls-tls13-21"."""

@@ -3,6 +3,7 @@ drafts' editors and group officers."""
 
 from __future__ import annotations
 
+from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Alternative,
@@ -18,11 +19,15 @@ from ratified_rdf.graph.store import Term
 
 
 def who_to_ask(
-    session: Session, question: str, rfc: int | None, section: str, known: str | None = None
+    session: Session,
+    question: str,
+    rfc: int | None,
+    section: str,
+    known: HeadingEntry | None = None,
 ) -> Answer:
     """People ranked by how central they were to a section's discussion while it changed,
     then the editors of the drafts it came from, each with the reason. ``known`` is the
-    section's IRI when the caller found it in the graph already (see ``discussion``)."""
+    section as the heading index found it (see ``discussion``)."""
     if rfc is None:
         holders = session.run("rfc_sections_numbered", sectionNumber=section)
         if len(holders) != 1:

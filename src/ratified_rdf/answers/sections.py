@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from pyoxigraph import Literal, NamedNode
+
+from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Alternative,
@@ -465,22 +468,22 @@ def rfc_section_and(
     rfc: int,
     section: str,
     around: Callable[[str], list[Call]],
-    known: str | None = None,
+    known: HeadingEntry | None = None,
 ) -> tuple[list[dict[str, Term]], list[list[dict[str, Term]]]]:
-    """Section ``section`` of RFC ``rfc`` (``rfc_section``), and the rows of the lookups
-    ``around`` makes from its IRI (none when the section is not found).
+    """Section ``section`` of RFC ``rfc`` (its IRI, ``heading`` and ``page``), and the rows of
+    the lookups ``around`` makes from its IRI (none when the section is not found).
 
-    ``known`` is the section's IRI when the caller found it in the graph already (the heading
-    index): the section is then looked up together with them, not before, and they run again
-    only if the section found differs."""
-    lookup: Call = ("rfc_section", {"rfc": v.document_iri(f"rfc{rfc}"), "sectionNumber": section})
-    if known:
-        found, *rows = session.run_together(lookup, *around(known))
-    else:
-        found, rows = session.run(lookup[0], **lookup[1]), []
+    ``known`` is the section as the heading index found it: the index's rows (``headings``,
+    already in the session's queries) hold its IRI, heading and link, so only the lookups
+    run. Otherwise ``rfc_section`` looks the section up first."""
+    if known is not None and known.page:
+        row: dict[str, Term] = {
+            "section": NamedNode(known.section),
+            "heading": Literal(known.heading),
+            "page": NamedNode(known.page),
+        }
+        return [row], session.run_together(*around(known.section))
+    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
     if not found:
         return [], []
-    final = text_of(found[0], "section") or ""
-    if final != known:
-        rows = session.run_together(*around(final))
-    return found, rows
+    return found, session.run_together(*around(text_of(found[0], "section") or ""))

@@ -201,6 +201,15 @@ def test_a_question_without_a_number_finds_its_section_by_heading(brain: Brain) 
     assert answer.queries[0].name == "headings"
 
 
+def test_a_card_found_by_heading_takes_its_link_from_the_index(brain: Brain) -> None:
+    by_heading = brain.ask("why does the take-off rule look like this?")
+    by_number = brain.ask("who discussed RFC 9999 section 3.1?")
+    assert "rfc_section" not in [q.name for q in by_heading.queries]
+    assert "rfc_section" in [q.name for q in by_number.queries]
+    assert by_heading.evidence[0].url and by_heading.evidence[0].url.startswith("https://")
+    assert by_heading.evidence[0] == by_number.evidence[0]
+
+
 def test_a_topic_no_heading_matches_is_unknown(brain: Brain) -> None:
     answer = brain.ask("why does the quantum teleporter work this way?")
     assert answer.verdict is Verdict.UNKNOWN

@@ -975,8 +975,13 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
             "",
             "Targets from the issue: card engine time at ×100 at most 2× that at ×1; build "
             "throughput roughly constant per triple. Card ratios compare p50s (engine and end "
-            "to end). The PROJECTED column is not measured: it carries each card's growth from "
-            f"×1 to ×{top['factor']} on to ×100 as a power law (ratio^2 for ×10 → ×100).",
+            "to end)."
+            + (
+                " The PROJECTED column is not measured: it carries each card's growth from "
+                f"×1 to ×{top['factor']} on to ×{project_to} as a power law."
+                if project_to is not None
+                else ""
+            ),
             "",
             table(card_header, card_rows, right=range(2, len(card_header))),
             "",

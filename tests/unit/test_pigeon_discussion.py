@@ -84,6 +84,11 @@ def test_commits_are_tied_to_the_sections_they_touched(brain: Brain) -> None:
     assert not any(c.subject == "revision 01" for c in commits)
     issues = [e for e in answer.evidence if e.role == "issue"]
     assert [e.label for e in issues] == ["issue #1 Take-off rule is unclear"]
+    # The commits looked up are the IRIs the first query returned, bound as terms and shown
+    # in the record as plain IRIs, the commits the card lists.
+    details = next(q for q in answer.queries if q.name == "commit_details")
+    assert set(details.params["commit"].split(", ")) == {c.iri for c in commits}
+    assert all(f"<{c.iri}>" in details.sparql for c in commits)
 
 
 def test_traps_do_not_become_citations(brain: Brain) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pyoxigraph import Store
+from pyoxigraph import NamedNode, Store
 from rdflib.plugins.sparql import prepareQuery
 
 from ratified_rdf.queries import QueryError, all_queries, load_query
@@ -49,6 +49,16 @@ def test_iri_parameters_are_checked() -> None:
         with pytest.raises(QueryError):
             query.bind({"start": bad})
     assert "<https://example.org/a>" in query.bind({"start": "https://example.org/a"})
+
+
+def test_an_iri_a_query_returned_binds_as_the_same_term_it_is() -> None:
+    query = load_query("post_authors")
+    texts = ("https://example.org/post/1", "https://example.org/post/2")
+    terms = tuple(NamedNode(t) for t in texts)
+    assert query.bind({"post": terms}) == query.bind({"post": texts})
+    # A term is an IRI: a string or integer parameter refuses it.
+    with pytest.raises(QueryError, match=r"\?draftName is string, not an IRI"):
+        load_query("document_revisions").bind({"draftName": terms[0]})
 
 
 @pytest.mark.parametrize(

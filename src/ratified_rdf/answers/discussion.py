@@ -17,7 +17,7 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.people import contact_calls, contacts_from
 from ratified_rdf.answers.sections import rfc_section_and, which_rfc
-from ratified_rdf.answers.session import Call, Session, is_true, text_of
+from ratified_rdf.answers.session import Call, Session, iri_of, is_true, text_of
 from ratified_rdf.graph.store import Term
 
 LISTED_COMMITS = 12
@@ -57,10 +57,12 @@ def discussion(
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
     post_rows, commit_rows, editor_rows, group_rows = around
-    posts_seen = tuple(dict.fromkeys(text_of(r, "post") or "" for r in post_rows))
-    pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := text_of(r, "pr"))))
-    latest = tuple(dict.fromkeys(text_of(r, "commit") or "" for r in reversed(commit_rows)))
-    sections = tuple(dict.fromkeys(text_of(r, "section") or "" for r in [*post_rows, *commit_rows]))
+    posts_seen = tuple(dict.fromkeys(p for r in post_rows if (p := iri_of(r, "post"))))
+    pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := iri_of(r, "pr"))))
+    latest = tuple(dict.fromkeys(c for r in reversed(commit_rows) if (c := iri_of(r, "commit"))))
+    sections = tuple(
+        dict.fromkeys(s for r in [*post_rows, *commit_rows] if (s := iri_of(r, "section")))
+    )
     # Each lookup below runs only when the rows above name something to look up.
     wanted: dict[str, Call] = {
         name: call

@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from pyoxigraph import NamedNode
+
 from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue, load_query
@@ -88,6 +90,13 @@ def text_of(row: dict[str, Term], key: str) -> str | None:
     """The lexical value of ``key`` in a result row, or None when unbound."""
     value = row.get(key)
     return None if value is None else value.value
+
+
+def iri_of(row: dict[str, Term], key: str) -> NamedNode | None:
+    """The IRI ``key`` holds in a result row, as the term itself (None when unbound or not an
+    IRI): bound into the next query as it is, with no text to check again."""
+    value = row.get(key)
+    return value if isinstance(value, NamedNode) else None
 
 
 def is_true(row: dict[str, Term], key: str) -> bool:

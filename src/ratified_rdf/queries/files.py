@@ -26,8 +26,10 @@ from ratified_rdf.graph.vocab import XSD
 from ratified_rdf.resources import resource_dir
 
 ParamKind = TypingLiteral["iri", "string", "integer"]
-ParamValue = str | int | tuple[str | int, ...]
-"""A value, or a tuple of values: tuples bind one ``VALUES`` row each (all of one length)."""
+ParamValue = str | int | NamedNode | tuple[str | int | NamedNode, ...]
+"""A value, or a tuple of values: tuples bind one ``VALUES`` row each (all of one length). An
+IRI may come as text (checked here) or as the :class:`~pyoxigraph.NamedNode` a query returned
+(pyoxigraph checked it when it made it, so it binds as it is)."""
 
 _PARAM = re.compile(r"^#\s*Param\s+\?(\w+)\s+(iri|string|integer)\s*:\s*(.*)$")
 _ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
@@ -69,6 +71,8 @@ class QueryFile(BaseModel):
     """The query describes everything its graphs hold (``# Whole graph: …``), so its cost
     grows with them; a brain keeps its rows per set of graphs, which never change once a run
     has written them."""
+    placeholder: tuple[str, ...] = ()
+    """The variables of its ``VALUES`` placeholder row, in the order the row names them."""
 
     def bind(self, values: dict[str, ParamValue]) -> str:
         """The query text with ``values`` bound into its ``VALUES`` placeholder."""
@@ -85,7 +89,7 @@ class QueryFile(BaseModel):
         if len(lengths) > 1:
             raise QueryError(f"{self.name}: parameters given as lists must be of one length")
         count = lengths.pop() if lengths else 1
-        order = [(declared[name], values[name]) for name in self._order()]
+        order = [(declared[name], values[name]) for name in self.placeholder]
         rows = " ".join(
             "("
             + " ".join(
@@ -99,19 +103,20 @@ class QueryFile(BaseModel):
             lambda m: f"VALUES ({m.group(1).strip()}) {{ {rows} }}", self.text, count=1
         )
 
-    def _order(self) -> list[str]:
-        match = _PLACEHOLDER.search(self.text)
-        assert match is not None  # checked when the file was loaded
-        return [v.lstrip("?$") for v in match.group(1).split()]
 
-
-def render(param: Param, value: str | int) -> str:
+def render(param: Param, value: str | int | NamedNode) -> str:
     """A parameter value as an RDF term in SPARQL syntax, by its declared kind.
 
     Raises :class:`QueryError` for a value that does not fit: an IRI that is not absolute or
     that pyoxigraph refuses (bad percent-encoding, brackets outside a host …), a number that is
     not whole, or text holding a lone surrogate (it is not Unicode text, and has no RDF form).
     """
+    if isinstance(value, NamedNode):
+        # A term pyoxigraph made is a valid IRI (no ">" or blank can be in it): a card binds
+        # the IRIs its first queries returned, dozens per card, without checking them again.
+        if param.kind != "iri":
+            raise QueryError(f"?{param.name} is {param.kind}, not an IRI")
+        return str(value)
     if param.kind == "iri":
         text = str(value)
         if not _IRI.fullmatch(text) or not _is_unicode(text):
@@ -173,12 +178,13 @@ def parse_query_file(name: str, text: str) -> QueryFile:
             answers.append(line.lstrip("# ").strip())
     if not answers:
         raise QueryError(f"{name}.rq has no '# Answers:' header saying what it answers")
+    placeholder: tuple[str, ...] = ()
     if params:
         match = _PLACEHOLDER.search(text)
         if match is None:
             raise QueryError(f"{name}.rq declares parameters but has no VALUES placeholder")
-        named = sorted(v.lstrip("?$") for v in match.group(1).split())
-        if named != sorted(p.name for p in params):
+        placeholder = tuple(v.lstrip("?$") for v in match.group(1).split())
+        if sorted(placeholder) != sorted(p.name for p in params):
             raise QueryError(f"{name}.rq: the VALUES placeholder does not match its Param lines")
     return QueryFile(
         name=name,
@@ -187,6 +193,7 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         text=text,
         reads=sources,
         whole_graph=whole_graph,
+        placeholder=placeholder,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
+from pyoxigraph import NamedNode
 
 from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries.files import ParamValue, load_query
@@ -31,6 +32,11 @@ def source_of(graph: str) -> str:
     return graph.rsplit("/", 1)[-1].split("-", 1)[0]
 
 
+def _shown(value: str | int | NamedNode) -> str:
+    """A parameter value as the record shows it: an IRI as its text, without brackets."""
+    return value.value if isinstance(value, NamedNode) else str(value)
+
+
 def run_query(
     store: Queryable,
     graphs: Sequence[str] | None,
@@ -48,7 +54,8 @@ def run_query(
         name=name,
         sparql=sparql,
         params={
-            k: ", ".join(map(str, v)) if isinstance(v, tuple) else str(v) for k, v in values.items()
+            k: ", ".join(map(_shown, v)) if isinstance(v, tuple) else _shown(v)
+            for k, v in values.items()
         },
         rows=len(result.rows),
         engine_ms=round(result.engine_ms, 3),

@@ -501,10 +501,12 @@ class Brain:
         if target.topic:
             return self._by_heading(session, question, target.intent)
         if target.intent is Intent.WHO_TO_ASK:
-            return people.who_to_ask(session, question, target.rfc, target.section or "")
+            known = self._indexed_section(session, target.rfc, target.section)
+            return people.who_to_ask(session, question, target.rfc, target.section or "", known)
         if target.intent in {Intent.DISCUSSION, Intent.COUNT}:
+            known = self._indexed_section(session, target.rfc, target.section)
             return discussion.discussion(
-                session, question, target.rfc, target.section or "", count=target.count
+                session, question, target.rfc, target.section or "", target.count, known
             )
         if target.intent is Intent.SECTION_HISTORY:
             return sections.section_history(session, question, target.rfc, target.section or "")
@@ -546,6 +548,22 @@ class Brain:
         ]
         self._cache.headings[key] = (HeadingIndex.build(entries), run)
         return self._cache.headings[key]
+
+    def _indexed_section(
+        self, session: Session, rfc: int | None, number: str | None
+    ) -> HeadingEntry | None:
+        """An RFC section asked for by number, from the heading index when this reader has
+        built it already (``ratified serve`` builds it before it listens), so a card starts
+        from the index's row as a card found by heading does; None otherwise, and the card
+        looks the section up itself (building the index costs more than that lookup)."""
+        built = self._cache.headings.get(tuple(session.graphs))
+        if built is None or rfc is None or not number:
+            return None
+        index, run = built
+        entry = index.rfc_section(rfc, number)
+        if entry is not None:
+            session.queries.append(run.model_copy(update={"reused": True}))
+        return entry
 
     def _by_heading(self, session: Session, question: str, intent: Intent) -> Answer:
         """Find the section a question is about by its heading, then answer for it."""

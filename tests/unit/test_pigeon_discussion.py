@@ -207,12 +207,43 @@ def test_a_question_without_a_number_finds_its_section_by_heading(brain: Brain) 
 
 
 def test_a_card_found_by_heading_takes_its_link_from_the_index(brain: Brain) -> None:
-    by_heading = brain.ask("why does the take-off rule look like this?")
-    by_number = brain.ask("who discussed RFC 9999 section 3.1?")
-    assert "rfc_section" not in [q.name for q in by_heading.queries]
+    # A reader of its own, whose heading index nobody has built: asked by number, the card
+    # looks its section up.
+    fresh = Brain(brain._store, brain.brain_id, tenant=brain.tenant)
+    by_number = fresh.ask("who discussed RFC 9999 section 3.1?")
     assert "rfc_section" in [q.name for q in by_number.queries]
+    by_heading = brain.ask("why does the take-off rule look like this?")
+    assert "rfc_section" not in [q.name for q in by_heading.queries]
     assert by_heading.evidence[0].url and by_heading.evidence[0].url.startswith("https://")
     assert by_heading.evidence[0] == by_number.evidence[0]
+
+
+@pytest.mark.parametrize(
+    "question", ["who discussed RFC 9999 section 3.1?", "who should I ask about RFC 9999 §3.1?"]
+)
+def test_a_card_asked_by_number_starts_from_the_index_once_it_is_built(
+    brain: Brain, question: str
+) -> None:
+    fresh = Brain(brain._store, brain.brain_id, tenant=brain.tenant)
+    looked_up = fresh.ask(question)
+    brain.heading_index()
+    indexed = brain.ask(question)
+    names = [q.name for q in indexed.queries]
+    assert "rfc_section" in [q.name for q in looked_up.queries]
+    assert "rfc_section" not in names and names[0] == "headings" and indexed.queries[0].reused
+    # The same card either way: results, evidence and what it says.
+    assert indexed.verdict is Verdict.ANSWERED
+    assert (indexed.results, indexed.evidence, indexed.summary) == (
+        looked_up.results,
+        looked_up.evidence,
+        looked_up.summary,
+    )
+    assert indexed.trust and looked_up.trust
+    assert indexed.trust.content_hash == looked_up.trust.content_hash
+    # A number the RFC lacks is not in the index: the card looks it up and says so.
+    missing = brain.ask(question.replace("3.1", "77.7"))
+    assert missing.verdict is Verdict.UNKNOWN
+    assert "rfc_section" in [q.name for q in missing.queries]
 
 
 def test_a_topic_no_heading_matches_is_unknown(brain: Brain) -> None:

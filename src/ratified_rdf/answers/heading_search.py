@@ -318,10 +318,12 @@ class HeadingIndex:
         headings: tuple[str, ...],
         analyses: tuple[_Analysis, ...],
         groups: tuple[_Group, ...],
+        numbered: Mapping[tuple[str, str], HeadingEntry],
     ) -> None:
         """Use :meth:`build`; this stores what it computed."""
         self._headings = headings
         self._groups = groups
+        self._numbered = numbered
         self._frequencies = tuple(Counter(a.terms) for a in analyses)
         count = len(headings)
         lengths = [len(a.terms) for a in analyses]
@@ -365,11 +367,21 @@ class HeadingIndex:
         position = {key: i for i, key in enumerate(keys)}
         groups = tuple(_group(key, group, position) for key, group in sorted(members.items()))
         headings = tuple(wordings[key] for key in keys)
-        return cls(headings, tuple(_analyse(h) for h in headings), groups)
+        numbered = {
+            (entry.document, entry.number): entry
+            for entry in unique.values()
+            if entry.is_rfc and entry.number
+        }
+        return cls(headings, tuple(_analyse(h) for h in headings), groups, numbered)
 
     def __len__(self) -> int:
         """Number of concepts (groups) indexed."""
         return len(self._groups)
+
+    def rfc_section(self, rfc: int, number: str) -> HeadingEntry | None:
+        """Section ``number`` of RFC ``rfc`` as the index holds it (IRI, heading, link), or
+        None when no such section carries a heading."""
+        return self._numbered.get((f"RFC {rfc}", number))
 
     def search(self, question: str, *, limit: int = 10) -> SearchResult:
         """The concepts whose headings share a term with ``question``, best first."""

@@ -319,7 +319,10 @@ class Brain:
     def _session(self, as_of: datetime | None = None) -> Session:
         if as_of is None:
             return Session(
-                self._cache.reads(self._store, self.read_graphs), self.read_graphs, self._cache.kept
+                self._cache.reads(self._store, self.read_graphs),
+                self.read_graphs,
+                self._cache.kept,
+                self._cache.headings.get(tuple(self.read_graphs)),
             )
         run = self._run_at(as_of)
         if run is None:
@@ -556,18 +559,14 @@ class Brain:
         built it already (``ratified serve`` builds it before it listens), so a card starts
         from the index's row as a card found by heading does; None otherwise, and the card
         looks the section up itself (building the index costs more than that lookup)."""
-        built = self._cache.headings.get(tuple(session.graphs))
-        if built is None or rfc is None or not number:
+        if rfc is None or not number:
             return None
-        index, run = built
-        entry = index.rfc_section(rfc, number)
-        if entry is not None:
-            session.queries.append(run.model_copy(update={"reused": True}))
-        return entry
+        return session.from_index(lambda index: index.rfc_section(rfc, number))
 
     def _by_heading(self, session: Session, question: str, intent: Intent) -> Answer:
         """Find the section a question is about by its heading, then answer for it."""
         index, run = self.heading_index(session.graphs)
+        session.headings = (index, run)
         found = index.search(question)
         session.queries.append(run)
         rfc_hits = [h for h in found.hits if h.entry.is_rfc and h.entry.number]

@@ -263,3 +263,27 @@ def test_limit() -> None:
     index = HeadingIndex.build(FLOCK)
     assert len(index.search("feather", limit=2).hits) == 2
     assert index.search("feather", limit=0).hits == ()
+
+
+def test_the_index_finds_a_section_by_rfc_and_number_and_any_section_s_place() -> None:
+    nest = draft(2, "2.4", "Nest Building", became="3")
+    unnumbered = HeadingEntry(
+        section=f"{DRAFT}/02/section/acks",
+        heading="Acknowledgements",
+        number=None,
+        document="draft-example-pigeon-02",
+        is_rfc=False,
+        final=None,
+    )
+    index = HeadingIndex.build([*FLOCK, nest, unnumbered])
+    found = index.rfc_section(9999, "3")
+    assert found is not None and found.heading == "Nest Building"
+    assert found.section == f"{RFC}/section/3"
+    assert index.rfc_section(9999, "3.9") is None
+    assert index.rfc_section(9998, "3") is None
+    # A draft's section is never found by an RFC's number.
+    assert index.rfc_section(9999, "2.4") is None
+    assert index.place(nest.section) == ("draft-example-pigeon-02", "2.4")
+    assert index.place(found.section) == ("RFC 9999", "3")
+    assert index.place(unnumbered.section) == ("draft-example-pigeon-02", None)
+    assert index.place(f"{DRAFT}/02/section/9.9") is None

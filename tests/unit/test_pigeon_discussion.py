@@ -219,10 +219,14 @@ def test_a_card_found_by_heading_takes_its_link_from_the_index(brain: Brain) -> 
 
 
 @pytest.mark.parametrize(
-    "question", ["who discussed RFC 9999 section 3.1?", "who should I ask about RFC 9999 §3.1?"]
+    ("question", "places"),
+    [
+        ("who discussed RFC 9999 section 3.1?", True),
+        ("who should I ask about RFC 9999 §3.1?", False),
+    ],
 )
 def test_a_card_asked_by_number_starts_from_the_index_once_it_is_built(
-    brain: Brain, question: str
+    brain: Brain, question: str, places: bool
 ) -> None:
     fresh = Brain(brain._store, brain.brain_id, tenant=brain.tenant)
     looked_up = fresh.ask(question)
@@ -231,6 +235,10 @@ def test_a_card_asked_by_number_starts_from_the_index_once_it_is_built(
     names = [q.name for q in indexed.queries]
     assert "rfc_section" in [q.name for q in looked_up.queries]
     assert "rfc_section" not in names and names[0] == "headings" and indexed.queries[0].reused
+    # Where the why card's posts and commits sit comes from the index too: it holds every
+    # section with a heading.
+    assert ("section_places" in [q.name for q in looked_up.queries]) is places
+    assert "section_places" not in names
     # The same card either way: results, evidence and what it says.
     assert indexed.verdict is Verdict.ANSWERED
     assert (indexed.results, indexed.evidence, indexed.summary) == (

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ratified_rdf.answers.heading_search import HeadingEntry
+from pyoxigraph import NamedNode
+
+from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Answer,
@@ -63,12 +65,16 @@ def discussion(
     sections = tuple(
         dict.fromkeys(s for r in [*post_rows, *commit_rows] if (s := iri_of(r, "section")))
     )
+    # Where each section sits: from the heading index when the reader has built it, which
+    # holds every section with a heading; the rest, or all without the index, by query.
+    indexed = session.from_index(lambda index: _indexed_places(index, sections)) or {}
+    unplaced = tuple(s for s in sections if s.value not in indexed)
     # Each lookup below runs only when the rows above name something to look up.
     wanted: dict[str, Call] = {
         name: call
         for name, call, needed in (
             ("authors", ("post_authors", {"post": posts_seen}), posts_seen),
-            ("places", ("section_places", {"section": sections}), sections),
+            ("places", ("section_places", {"section": unplaced}), unplaced),
             ("pulls", ("pull_requests", {"pr": pull_iris}), pull_iris),
             ("details", ("commit_details", {"commit": latest[:LISTED_COMMITS]}), latest),
         )
@@ -76,7 +82,7 @@ def discussion(
     }
     looked_up = dict(zip(wanted, session.run_together(*wanted.values()), strict=True))
     authors = _authors(looked_up.get("authors", []))
-    places = _places(looked_up.get("places", []))
+    places = {**_places(looked_up.get("places", [])), **indexed}
     posts = _posts(post_rows, authors, places)
     pull_rows = looked_up.get("pulls", [])
     commits = _commits(commit_rows, pull_rows, looked_up.get("details", []), places)
@@ -210,6 +216,14 @@ def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:
         if name:
             names.setdefault(text_of(row, "post") or "", name)
     return names
+
+
+def _indexed_places(
+    index: HeadingIndex, sections: tuple[NamedNode, ...]
+) -> dict[str, tuple[str, str | None]]:
+    """Section IRI → (its document's label, its number there), for the sections the heading
+    index holds."""
+    return {s.value: place for s in sections if (place := index.place(s.value))}
 
 
 def _places(rows: list[dict[str, Term]]) -> dict[str, tuple[str, str | None]]:

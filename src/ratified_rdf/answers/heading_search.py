@@ -319,11 +319,13 @@ class HeadingIndex:
         analyses: tuple[_Analysis, ...],
         groups: tuple[_Group, ...],
         numbered: Mapping[tuple[str, str], HeadingEntry],
+        places: Mapping[str, tuple[str, str | None]],
     ) -> None:
         """Use :meth:`build`; this stores what it computed."""
         self._headings = headings
         self._groups = groups
         self._numbered = numbered
+        self._places = places
         self._frequencies = tuple(Counter(a.terms) for a in analyses)
         count = len(headings)
         lengths = [len(a.terms) for a in analyses]
@@ -372,11 +374,18 @@ class HeadingIndex:
             for entry in unique.values()
             if entry.is_rfc and entry.number
         }
-        return cls(headings, tuple(_analyse(h) for h in headings), groups, numbered)
+        places = {entry.section: (entry.document, entry.number) for entry in unique.values()}
+        return cls(headings, tuple(_analyse(h) for h in headings), groups, numbered, places)
 
     def __len__(self) -> int:
         """Number of concepts (groups) indexed."""
         return len(self._groups)
+
+    def place(self, section: str) -> tuple[str, str | None] | None:
+        """Where section ``section`` (an IRI) sits: its document's label and its number there
+        (None for an unnumbered section), as ``section_places.rq`` gives them; None when the
+        index does not hold the section."""
+        return self._places.get(section)
 
     def rfc_section(self, rfc: int, number: str) -> HeadingEntry | None:
         """Section ``number`` of RFC ``rfc`` as the index holds it (IRI, heading, link), or

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from pyoxigraph import NamedNode
 
+from ratified_rdf.answers.heading_search import HeadingIndex
 from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue, load_query
@@ -21,6 +23,8 @@ KEPT_AT_MOST = 64
 
 Call = tuple[str, Mapping[str, ParamValue]]
 """A query's name and its parameters, for :meth:`Session.run_together`."""
+
+Found = TypeVar("Found")
 
 _CORES = os.cpu_count() or 1
 _POOL = (
@@ -39,11 +43,32 @@ class Session:
     change once written, so the same query on the same graphs gives the same rows, and later
     answers reuse them, saying so (``QueryRun.reused``)."""
 
-    def __init__(self, store: Queryable, graphs: Sequence[str], kept: Kept | None = None) -> None:
+    def __init__(
+        self,
+        store: Queryable,
+        graphs: Sequence[str],
+        kept: Kept | None = None,
+        headings: tuple[HeadingIndex, QueryRun] | None = None,
+    ) -> None:
         self.store = store
         self.graphs = list(graphs)
         self.queries: list[QueryRun] = []
         self.kept = kept
+        self.headings = headings
+        """The heading index of these graphs, when the reader has built it, and the run of the
+        query it was built from: a card may take a section's place from it instead of asking."""
+
+    def from_index(self, lookup: Callable[[HeadingIndex], Found]) -> Found | None:
+        """What ``lookup`` finds in the heading index, when the reader has built it. When it
+        finds something, the index's query joins this session's queries (as reused, once), so
+        the card shows where it came from."""
+        if self.headings is None:
+            return None
+        index, run = self.headings
+        found = lookup(index)
+        if found and not any(query.name == run.name for query in self.queries):
+            self.queries.append(run.model_copy(update={"reused": True}))
+        return found
 
     def has_reviews(self) -> bool:
         """Whether the reader may see any graph of reviews (no query is needed otherwise)."""

@@ -100,6 +100,12 @@ def test_why_early_data_resolves_by_heading_with_a_runner_up(tls_brain: Brain) -
     assert any(
         e.url == "https://www.rfc-editor.org/rfc/rfc8446#section-4.2.10" for e in answer.evidence
     )
+    # The TLS records name no chair or area director: the card checks once and skips the
+    # section's group, and its editors come from the drafts' author lists.
+    names = [q.name for q in answer.queries]
+    assert "group_officers" in names and "section_group" not in names
+    editors = [r for r in answer.results if isinstance(r, Expert) and r.role == "editor"]
+    assert "Eric Rescorla" in {e.name for e in editors}
 
 
 def test_who_to_ask_about_key_share_ranks_real_people(tls_brain: Brain) -> None:

@@ -287,6 +287,8 @@ def test_why_card_names_editors_and_the_group_from_records_and_drafts_a_question
         ("Dana Example", "chair"),
         ("Erin Example", "area director"),
     } <= contacts
+    # The records name officers, so the card asks for the section's group.
+    assert {"group_officers", "section_group"} <= {q.name for q in answer.queries}
     drafted = next(r for r in answer.results if isinstance(r, DraftedQuestion))
     assert "Carol Example" in drafted.to and "Alice Example" in drafted.to
     assert "why does the take-off rule look like this?" in drafted.text

@@ -58,7 +58,7 @@ def discussion(
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
-    post_rows, commit_rows, editor_rows, group_rows = around
+    post_rows, commit_rows, *contact_rows = around
     posts_seen = tuple(dict.fromkeys(p for r in post_rows if (p := iri_of(r, "post"))))
     pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := iri_of(r, "pr"))))
     latest = tuple(dict.fromkeys(c for r in reversed(commit_rows) if (c := iri_of(r, "commit"))))
@@ -165,7 +165,7 @@ def discussion(
             else ""
         )
     )
-    officers = contacts_from(editor_rows, group_rows)
+    officers = contacts_from(*contact_rows)
     results: list = [*people, *officers, *posts, *commits]
     if officers and count is None:
         names = ", ".join(dict.fromkeys(f"{c.name} ({c.role})" for c in officers))
@@ -199,12 +199,13 @@ def discussion(
     )
 
 
-def _around_calls(final: str) -> list[Call]:
-    """The lookups that start from the RFC section: its posts, commits, editors and group."""
+def _around_calls(session: Session, final: str) -> list[Call]:
+    """The lookups that start from the RFC section: its posts, commits, editors and (when the
+    records name officers) group."""
     return [
         ("section_posts", {"final": final}),
         ("section_commits", {"final": final}),
-        *contact_calls(final),
+        *contact_calls(session, final),
     ]
 
 

@@ -38,7 +38,7 @@ def who_to_ask(
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
-    ranked, editor_rows, group_rows = around
+    ranked, *contact_rows = around
     experts: list[Expert] = []
     for rank, row in enumerate(ranked, start=1):
         posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
@@ -58,7 +58,7 @@ def who_to_ask(
                 betweenness=float(text_of(row, "betweenness") or 0),
             )
         )
-    experts += contacts_from(editor_rows, group_rows)
+    experts += contacts_from(*contact_rows)
     evidence = [Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section")]
     if not experts:
         return Answer(
@@ -152,18 +152,23 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
     )
 
 
-def _around_calls(final: str) -> list[Call]:
+def _around_calls(session: Session, final: str) -> list[Call]:
     """The lookups that start from the RFC section: its experts, editors and group."""
-    return [("section_experts", {"final": final}), *contact_calls(final)]
+    return [("section_experts", {"final": final}), *contact_calls(session, final)]
 
 
-def contact_calls(final: str) -> tuple[Call, Call]:
-    """The two lookups :func:`contacts_from` reads, for a card that runs them with others."""
-    return ("section_editors", {"final": final}), ("section_group", {"final": final})
+def contact_calls(session: Session, final: str) -> list[Call]:
+    """The lookups :func:`contacts_from` reads, for a card that runs them with others: the
+    editors, and the group's officers when the records name any officer at all (a whole-graph
+    question, answered once per set of graphs and shown as reused after)."""
+    calls: list[Call] = [("section_editors", {"final": final})]
+    if session.run("group_officers"):
+        calls.append(("section_group", {"final": final}))
+    return calls
 
 
 def contacts_from(
-    editor_rows: list[dict[str, Term]], group_rows: list[dict[str, Term]]
+    editor_rows: list[dict[str, Term]], group_rows: list[dict[str, Term]] | None = None
 ) -> list[Expert]:
     """The drafts' editors, then the group's chairs and area directors when records hold
     them, from the rows of :func:`contact_calls`."""
@@ -176,7 +181,7 @@ def contacts_from(
         )
         for row in editor_rows
     ]
-    for row in group_rows:
+    for row in group_rows or []:
         role = text_of(row, "role") or ""
         group = text_of(row, "group")
         found.append(

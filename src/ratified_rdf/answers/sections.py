@@ -467,7 +467,7 @@ def rfc_section_and(
     session: Session,
     rfc: int,
     section: str,
-    around: Callable[[str], list[Call]],
+    around: Callable[[Session, str], list[Call]],
     known: HeadingEntry | None = None,
 ) -> tuple[list[dict[str, Term]], list[list[dict[str, Term]]]]:
     """Section ``section`` of RFC ``rfc`` (its IRI, ``heading`` and ``page``), and the rows of
@@ -482,8 +482,8 @@ def rfc_section_and(
             "heading": Literal(known.heading),
             "page": NamedNode(known.page),
         }
-        return [row], session.run_together(*around(known.section))
+        return [row], session.run_together(*around(session, known.section))
     found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
     if not found:
         return [], []
-    return found, session.run_together(*around(text_of(found[0], "section") or ""))
+    return found, session.run_together(*around(session, text_of(found[0], "section") or ""))

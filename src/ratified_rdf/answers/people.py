@@ -153,7 +153,8 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
 
 
 def _around_calls(session: Session, final: str) -> list[Call]:
-    """The lookups that start from the RFC section: its experts, editors and group."""
+    """The lookups that start from the RFC section: its experts, editors and (when the records
+    name officers) group."""
     return [("section_experts", {"final": final}), *contact_calls(session, final)]
 
 

@@ -330,7 +330,10 @@ class Brain:
                 f"The brain had no complete build by {as_of.isoformat()}; its first run ended "
                 f"{self.runs[0].ended.isoformat() if self.runs else 'never'}."
             )
-        return Session(self._store, self._split(run)[0], self._cache.kept)
+        graphs = self._split(run)[0]
+        return Session(
+            self._store, graphs, self._cache.kept, self._cache.headings.get(tuple(graphs))
+        )
 
     def ask(
         self, question: str, *, as_of: datetime | None = None, valid_at: datetime | None = None

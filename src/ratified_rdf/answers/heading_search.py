@@ -318,7 +318,7 @@ class HeadingIndex:
         headings: tuple[str, ...],
         analyses: tuple[_Analysis, ...],
         groups: tuple[_Group, ...],
-        numbered: Mapping[tuple[str, str], HeadingEntry],
+        numbered: Mapping[tuple[int, str], HeadingEntry],
         places: Mapping[str, tuple[str, str | None]],
     ) -> None:
         """Use :meth:`build`; this stores what it computed."""
@@ -370,7 +370,7 @@ class HeadingIndex:
         groups = tuple(_group(key, group, position) for key, group in sorted(members.items()))
         headings = tuple(wordings[key] for key in keys)
         numbered = {
-            (entry.document, entry.number): entry
+            (_rfc_number(entry.document), entry.number): entry
             for entry in unique.values()
             if entry.is_rfc and entry.number
         }
@@ -390,7 +390,7 @@ class HeadingIndex:
     def rfc_section(self, rfc: int, number: str) -> HeadingEntry | None:
         """Section ``number`` of RFC ``rfc`` as the index holds it (IRI, heading, link), or
         None when no such section carries a heading."""
-        return self._numbered.get((f"RFC {rfc}", number))
+        return self._numbered.get((rfc, number))
 
     def search(self, question: str, *, limit: int = 10) -> SearchResult:
         """The concepts whose headings share a term with ``question``, best first."""

@@ -3,6 +3,8 @@ drafts' editors and group officers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
@@ -169,7 +171,7 @@ def contact_calls(session: Session, final: str) -> list[Call]:
 
 
 def contacts_from(
-    editor_rows: list[dict[str, Term]], group_rows: list[dict[str, Term]] | None = None
+    editor_rows: list[dict[str, Term]], group_rows: Sequence[dict[str, Term]] = ()
 ) -> list[Expert]:
     """The drafts' editors, then the group's chairs and area directors when records hold
     them, from the rows of :func:`contact_calls`."""
@@ -182,7 +184,7 @@ def contacts_from(
         )
         for row in editor_rows
     ]
-    for row in group_rows or []:
+    for row in group_rows:
         role = text_of(row, "role") or ""
         group = text_of(row, "group")
         found.append(

@@ -68,3 +68,43 @@ def test_one_core_runs_them_one_after_another(monkeypatch: pytest.MonkeyPatch) -
     session = Session(MeetingStore(meet=1), GRAPHS)
     session.run_together(AUTHORS, ("documents", {}))
     assert [q.name for q in session.queries] == ["post_authors", "documents"]
+
+
+@pytest.mark.usefixtures("two_threads")
+def test_a_started_query_runs_beside_the_next_and_is_recorded_when_taken() -> None:
+    store = MeetingStore(meet=2)
+    session = Session(store, GRAPHS)
+    documents = session.start("documents")
+    authors = session.run("post_authors", post="https://example.org/post/1")
+    assert [q.name for q in session.queries] == ["post_authors"]
+    assert [row["x"].value for row in documents.rows()] == ["documents"]
+    assert documents.rows() is documents.rows()
+    assert [row["x"].value for row in authors] == ["post_authors"]
+    assert [q.name for q in session.queries] == ["post_authors", "documents"]
+
+
+class ClosedStore:
+    """Fails every query, as a store closed under a card would."""
+
+    def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
+        raise RuntimeError("the store is closed")
+
+
+@pytest.mark.usefixtures("two_threads")
+def test_a_started_query_that_failed_raises_when_its_rows_are_taken() -> None:
+    pending = Session(ClosedStore(), GRAPHS).start("documents")
+    with pytest.raises(RuntimeError, match="the store is closed"):
+        pending.rows()
+
+
+def test_one_core_runs_a_started_query_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_module, "_POOL", None)
+    store = MeetingStore(meet=1)
+    session = Session(store, GRAPHS)
+    documents = session.start("documents")
+    assert store.order == ["documents"]
+    assert session.queries == []
+    documents.rows()
+    assert [q.name for q in session.queries] == ["documents"]
+    with pytest.raises(RuntimeError, match="the store is closed"):
+        Session(ClosedStore(), GRAPHS).start("documents")

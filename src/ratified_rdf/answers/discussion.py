@@ -18,8 +18,8 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.answers.people import contact_calls, contacts_from
-from ratified_rdf.answers.sections import rfc_section_and, which_rfc
-from ratified_rdf.answers.session import Call, Session, iri_of, is_true, text_of
+from ratified_rdf.answers.sections import rfc_section_row, which_rfc
+from ratified_rdf.answers.session import Session, iri_of, is_true, text_of
 from ratified_rdf.graph.store import Term
 
 LISTED_COMMITS = 12
@@ -53,13 +53,19 @@ def discussion(
             answer = which_rfc(session, question, section)
             return answer.model_copy(update={"intent": "discussion"})
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
-    found, around = rfc_section_and(session, rfc, section, _around_calls, known)
+    found = rfc_section_row(session, rfc, section, known)
     if not found:
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
-    post_rows, commit_rows, *contact_rows = around
+    # The commits are the longest lookup, and half the others need its rows: it runs on a
+    # worker thread while this one looks up the posts, their authors and the editors.
+    changes = session.start("section_commits", final=final)
+    post_rows = session.run("section_posts", final=final)
     posts_seen = tuple(dict.fromkeys(p for r in post_rows if (p := iri_of(r, "post"))))
+    author_rows = session.run("post_authors", post=posts_seen) if posts_seen else []
+    contact_rows = [session.run(name, **params) for name, params in contact_calls(session, final)]
+    commit_rows = changes.rows()
     pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := iri_of(r, "pr"))))
     latest = tuple(dict.fromkeys(c for r in reversed(commit_rows) if (c := iri_of(r, "commit"))))
     sections = tuple(
@@ -70,22 +76,14 @@ def discussion(
     indexed = session.from_index(lambda index: _indexed_places(index, sections)) or {}
     unplaced = tuple(s for s in sections if s.value not in indexed)
     # Each lookup below runs only when the rows above name something to look up.
-    wanted: dict[str, Call] = {
-        name: call
-        for name, call, needed in (
-            ("authors", ("post_authors", {"post": posts_seen}), posts_seen),
-            ("places", ("section_places", {"section": unplaced}), unplaced),
-            ("pulls", ("pull_requests", {"pr": pull_iris}), pull_iris),
-            ("details", ("commit_details", {"commit": latest[:LISTED_COMMITS]}), latest),
-        )
-        if needed
-    }
-    looked_up = dict(zip(wanted, session.run_together(*wanted.values()), strict=True))
-    authors = _authors(looked_up.get("authors", []))
-    places = {**_places(looked_up.get("places", [])), **indexed}
+    details = session.start("commit_details", commit=latest[:LISTED_COMMITS]) if latest else None
+    pull_rows = session.run("pull_requests", pr=pull_iris) if pull_iris else []
+    place_rows = session.run("section_places", section=unplaced) if unplaced else []
+    detail_rows = details.rows() if details is not None else []
+    authors = _authors(author_rows)
+    places = {**_places(place_rows), **indexed}
     posts = _posts(post_rows, authors, places)
-    pull_rows = looked_up.get("pulls", [])
-    commits = _commits(commit_rows, pull_rows, looked_up.get("details", []), places)
+    commits = _commits(commit_rows, pull_rows, detail_rows, places)
     distinct_commits = {text_of(r, "commit") for r in commit_rows}
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
@@ -197,16 +195,6 @@ def discussion(
         queries=session.queries,
         note=DISCUSSION_NOTE,
     )
-
-
-def _around_calls(session: Session, final: str) -> list[Call]:
-    """The lookups that start from the RFC section: its posts, commits, editors and (when the
-    records name officers) group."""
-    return [
-        ("section_posts", {"final": final}),
-        ("section_commits", {"final": final}),
-        *contact_calls(session, final),
-    ]
 
 
 def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:

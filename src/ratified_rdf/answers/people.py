@@ -15,7 +15,7 @@ from ratified_rdf.answers.models import (
     SectionActivity,
     Verdict,
 )
-from ratified_rdf.answers.sections import rfc_section_and, which_rfc
+from ratified_rdf.answers.sections import rfc_section_row, which_rfc
 from ratified_rdf.answers.session import Call, Session, text_of
 from ratified_rdf.graph.store import Term
 
@@ -35,12 +35,14 @@ def who_to_ask(
         if len(holders) != 1:
             return which_rfc(session, question, section).model_copy(update={"intent": "who_to_ask"})
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
-    found, around = rfc_section_and(session, rfc, section, _around_calls, known)
+    found = rfc_section_row(session, rfc, section, known)
     if not found:
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
-    ranked, *contact_rows = around
+    ranked, *contact_rows = session.run_together(
+        ("section_experts", {"final": final}), *contact_calls(session, final)
+    )
     experts: list[Expert] = []
     for rank, row in enumerate(ranked, start=1):
         posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
@@ -152,12 +154,6 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         queries=session.queries,
         note="Activity in the record: posts and commits, not a measure of knowledge.",
     )
-
-
-def _around_calls(session: Session, final: str) -> list[Call]:
-    """The lookups that start from the RFC section: its experts, editors and (when the records
-    name officers) group."""
-    return [("section_experts", {"final": final}), *contact_calls(session, final)]
 
 
 def contact_calls(session: Session, final: str) -> list[Call]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 from pyoxigraph import Literal, NamedNode
@@ -20,7 +19,7 @@ from ratified_rdf.answers.models import (
     SectionText,
     Verdict,
 )
-from ratified_rdf.answers.session import Call, Session, is_true, text_of
+from ratified_rdf.answers.session import Session, is_true, text_of
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
@@ -463,27 +462,21 @@ def _appeared(row: dict[str, Term]) -> datetime:
     return datetime.fromisoformat(f"{text_of(row, 'issued')}-01T00:00:00+00:00")
 
 
-def rfc_section_and(
-    session: Session,
-    rfc: int,
-    section: str,
-    around: Callable[[Session, str], list[Call]],
-    known: HeadingEntry | None = None,
-) -> tuple[list[dict[str, Term]], list[list[dict[str, Term]]]]:
-    """Section ``section`` of RFC ``rfc`` (its IRI, ``heading`` and ``page``), and the rows of
-    the lookups ``around`` makes from its IRI (none when the section is not found).
+def rfc_section_row(
+    session: Session, rfc: int, section: str, known: HeadingEntry | None = None
+) -> list[dict[str, Term]]:
+    """Section ``section`` of RFC ``rfc``: one row of its IRI, ``heading`` and ``page`` (none
+    when the graph holds no such section).
 
     ``known`` is the section as the heading index found it: the index's rows (``headings``,
-    already in the session's queries) hold its IRI, heading and link, so only the lookups
-    run. Otherwise ``rfc_section`` looks the section up first."""
+    already in the session's queries) hold its IRI, heading and link, so nothing runs.
+    Otherwise ``rfc_section`` looks the section up."""
     if known is not None and known.page:
-        row: dict[str, Term] = {
-            "section": NamedNode(known.section),
-            "heading": Literal(known.heading),
-            "page": NamedNode(known.page),
-        }
-        return [row], session.run_together(*around(session, known.section))
-    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
-    if not found:
-        return [], []
-    return found, session.run_together(*around(session, text_of(found[0], "section") or ""))
+        return [
+            {
+                "section": NamedNode(known.section),
+                "heading": Literal(known.heading),
+                "page": NamedNode(known.page),
+            }
+        ]
+    return session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from pyoxigraph import NamedNode
@@ -15,7 +15,10 @@ from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue, load_query
 from ratified_rdf.queries.run import source_of
 
-Kept = dict[tuple[object, ...], tuple[list[dict[str, Term]], QueryRun]]
+Fetched = tuple[list[dict[str, Term]], QueryRun]
+"""A query's rows and the record of its run."""
+
+Kept = dict[tuple[object, ...], Fetched]
 """Rows of whole-graph queries, by query, graphs and parameters (see :class:`Session`)."""
 
 KEPT_AT_MOST = 64
@@ -80,23 +83,24 @@ class Session:
         self.queries.append(record)
         return rows
 
+    def start(self, name: str, **params: ParamValue) -> Pending:
+        """Start ``sparql/<name>.rq`` on a worker thread and go on; :meth:`Pending.rows`
+        waits for its rows and keeps its record then, so records follow the order rows are
+        taken in. Oxigraph lets go of the GIL while it evaluates, so on more than one core a
+        card's longest lookup runs beside the lookups that do not need its rows; on a single
+        core it runs here, now."""
+        if _POOL is None:
+            return Pending(self, self._fetch(name, params))
+        return Pending(self, _POOL.submit(self._fetch, name, params))
+
     def run_together(self, *calls: Call) -> list[list[dict[str, Term]]]:
-        """Run queries that do not depend on one another at once; rows and records come back
-        in the order of ``calls``.
+        """Run queries that do not depend on one another at once (the first here, the others
+        started on worker threads); rows and records come back in the order of ``calls``."""
+        later = [self.start(name, **params) for name, params in calls[1:]]
+        first = [self.run(name, **params) for name, params in calls[:1]]
+        return [*first, *(pending.rows() for pending in later)]
 
-        Oxigraph lets go of the GIL while it evaluates, so on a machine with more than one
-        core a card's independent lookups overlap instead of queueing (a why card's four
-        lookups from its section: 6.1 → 4.8 ms on two busy cores)."""
-        if len(calls) < 2 or _POOL is None:
-            return [self.run(name, **params) for name, params in calls]
-        later = [_POOL.submit(self._fetch, name, params) for name, params in calls[1:]]
-        fetched = [self._fetch(*calls[0]), *(future.result() for future in later)]
-        self.queries.extend(record for _rows, record in fetched)
-        return [rows for rows, _record in fetched]
-
-    def _fetch(
-        self, name: str, params: Mapping[str, ParamValue]
-    ) -> tuple[list[dict[str, Term]], QueryRun]:
+    def _fetch(self, name: str, params: Mapping[str, ParamValue]) -> Fetched:
         """Rows and record of one query: run now, or kept from an earlier whole-graph run."""
         if self.kept is None or not load_query(name).whole_graph:
             return run_query(self.store, self.graphs, name, dict(params))
@@ -109,6 +113,25 @@ class Session:
             self.kept.clear()
         self.kept[key] = (rows, record)
         return list(rows), record
+
+
+class Pending:
+    """A query a session started (:meth:`Session.start`), its rows not taken yet."""
+
+    def __init__(self, session: Session, fetched: Future[Fetched] | Fetched) -> None:
+        self._session = session
+        self._fetched = fetched
+        self._rows: list[dict[str, Term]] | None = None
+
+    def rows(self) -> list[dict[str, Term]]:
+        """The query's rows, once it has run (its error, if it failed); the first call adds
+        its record to the session's queries."""
+        if self._rows is None:
+            fetched = self._fetched
+            rows, record = fetched.result() if isinstance(fetched, Future) else fetched
+            self._session.queries.append(record)
+            self._rows = rows
+        return self._rows
 
 
 def text_of(row: dict[str, Term], key: str) -> str | None:

@@ -33,20 +33,18 @@ def content_hash(answer: Answer) -> str:
     """SHA-256 of the RFC 8785 canonical JSON of what the card says."""
     data = answer.model_dump(mode="json", include={"intent", "verdict", "results", "evidence"})
     # The drafted question quotes the question asked: wording, not content.
-    data["results"] = [r for r in data["results"] if r["kind"] != "drafted_question"]
-    return _sha256(canonical_json(_floats_as_text(data), "answer card"))
+    data["results"] = [
+        _scores_as_text(r) for r in data["results"] if r["kind"] != "drafted_question"
+    ]
+    return _sha256(canonical_json(data, "answer card"))
 
 
-def _floats_as_text(value: JsonValue) -> JsonValue:
-    """Scores and similarities as their shortest round-trip decimal text, so a card's hash
-    needs no float formatting rules (and takes RFC 8785's fast path)."""
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, list):
-        return [_floats_as_text(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _floats_as_text(item) for key, item in value.items()}
-    return value
+def _scores_as_text(result: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """A result with its scores and similarities as their shortest round-trip decimal text,
+    so a card's hash needs no float formatting rules (and takes RFC 8785's fast path). They
+    are the only floats a card holds, each a field of a result of its own (a test checks the
+    models), so no deeper walk is needed."""
+    return {key: repr(value) if type(value) is float else value for key, value in result.items()}
 
 
 def card_title(answer: Answer) -> str:

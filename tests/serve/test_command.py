@@ -14,15 +14,18 @@ from click.testing import CliRunner
 from ratified_rdf import Brain
 from ratified_rdf.graph.memory import MemoryDataset
 from ratified_rdf.graph.store import OxigraphStore
-from ratified_rdf.surfaces.server import Limits, serve_command
+from ratified_rdf.surfaces.server import YOUNG_OBJECTS, Limits, serve_command
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
 @pytest.fixture(autouse=True)
 def _thawed() -> Iterator[None]:
-    """``serve_command`` freezes the heap for the server it starts; this process goes on."""
+    """``serve_command`` freezes the heap and raises the collector's threshold for the server
+    it starts; this process goes on as it was."""
+    threshold = gc.get_threshold()
     yield
     gc.unfreeze()
+    gc.set_threshold(*threshold)
 
 
 def test_serve_runs_uvicorn_with_the_limits_given(
@@ -33,10 +36,12 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     brain.close()
     calls: list[tuple[Any, dict[str, Any]]] = []
     frozen: list[int] = []
+    young: list[int] = []
 
     def run(app: Any, **options: Any) -> None:
         calls.append((app, options))
         frozen.append(gc.get_freeze_count())
+        young.append(gc.get_threshold()[0])
 
     monkeypatch.setattr(uvicorn, "run", run)
     result = CliRunner().invoke(
@@ -52,9 +57,11 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     # A server answers from a copy of the reader's graphs in memory unless told otherwise.
     assert isinstance(app.state.brain._session().store, MemoryDataset)
     assert "answers from a copy in memory" in result.output
-    # … with its heading index built and the heap frozen before the first question.
+    # … with its heading index built, the heap frozen and room for a card's young objects
+    # before the first question.
     assert tuple(app.state.brain.read_graphs) in app.state.brain._cache.headings
     assert frozen[0] > 0
+    assert young == [YOUNG_OBJECTS] and YOUNG_OBJECTS > 700
 
 
 def test_serve_on_disk_reads_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pyoxigraph import NamedNode
 
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
@@ -66,10 +68,11 @@ def discussion(
     author_rows = session.run("post_authors", post=posts_seen) if posts_seen else []
     contact_rows = [session.run(name, **params) for name, params in contact_calls(session, final)]
     commit_rows = changes.rows()
-    pull_iris = tuple(dict.fromkeys(p for r in commit_rows if (p := iri_of(r, "pr"))))
-    latest = tuple(dict.fromkeys(c for r in reversed(commit_rows) if (c := iri_of(r, "commit"))))
+    changed = _changes(commit_rows)
+    pull_iris = tuple(changed.pulls)
+    latest = changed.latest
     sections = tuple(
-        dict.fromkeys(s for r in [*post_rows, *commit_rows] if (s := iri_of(r, "section")))
+        dict.fromkeys([*(s for r in post_rows if (s := iri_of(r, "section"))), *changed.sections])
     )
     # Where each section sits: from the heading index when the reader has built it, which
     # holds every section with a heading; the rest, or all without the index, by query.
@@ -84,13 +87,13 @@ def discussion(
     places = {**_places(place_rows), **indexed}
     posts = _posts(post_rows, authors, places)
     commits = _commits(commit_rows, pull_rows, detail_rows, places)
-    distinct_commits = {text_of(r, "commit") for r in commit_rows}
+    distinct_commits = changed.authors
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
     threads = {p.thread_url: p for p in changing}
-    pulls = _pull_requests(commit_rows, pull_rows)
+    pulls = _pull_requests(changed, pull_rows)
     issues = _fixed_issues(pull_rows)
-    people = _people(changing, commit_rows)
+    people = _people(changing, changed)
     title = f"RFC {rfc} §{section} {heading}"
     evidence = [
         Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section"),
@@ -141,7 +144,7 @@ def discussion(
     documents = list(
         dict.fromkeys(
             [p.document for p in changing]
-            + [places.get(text_of(r, "section") or "", ("", None))[0] for r in commit_rows]
+            + [places.get(s.value, ("", None))[0] for s in changed.sections]
         )
     )
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
@@ -195,6 +198,36 @@ def discussion(
         queries=session.queries,
         note=DISCUSSION_NOTE,
     )
+
+
+@dataclass(frozen=True)
+class _Changes:
+    """What a card reads off its commit rows, in one pass over them."""
+
+    authors: dict[str, str | None]
+    """Each commit (IRI) → its author's name (from its last row), in the order of the rows."""
+    pulls: dict[NamedNode, None]
+    """The pull requests the commits came through, in the order of the rows."""
+    sections: dict[NamedNode, None]
+    """The sections the commits changed, in the order of the rows."""
+    latest: tuple[NamedNode, ...]
+    """The commits, the most recent first."""
+
+
+def _changes(rows: list[dict[str, Term]]) -> _Changes:
+    authors: dict[str, str | None] = {}
+    pulls: dict[NamedNode, None] = {}
+    sections: dict[NamedNode, None] = {}
+    for row in rows:
+        commit, section, pull, author = (row.get(k) for k in ("commit", "section", "pr", "author"))
+        if isinstance(commit, NamedNode):
+            authors[commit.value] = None if author is None else author.value
+        if isinstance(section, NamedNode):
+            sections[section] = None
+        if isinstance(pull, NamedNode):
+            pulls[pull] = None
+    latest = tuple(dict.fromkeys(c for r in reversed(rows) if (c := iri_of(r, "commit"))))
+    return _Changes(authors=authors, pulls=pulls, sections=sections, latest=latest)
 
 
 def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:
@@ -324,12 +357,10 @@ def _fixed_issues(pulls: list[dict[str, Term]]) -> list[Evidence]:
     ]
 
 
-def _pull_requests(
-    rows: list[dict[str, Term]], pulls: list[dict[str, Term]]
-) -> dict[int, dict[str, Term]]:
+def _pull_requests(changed: _Changes, pulls: list[dict[str, Term]]) -> dict[int, dict[str, Term]]:
     """Pull request number → its row (title, link), for the pull requests the commits came
     through."""
-    through = {text_of(r, "pr") for r in rows}
+    through = {pr.value for pr in changed.pulls}
     return {
         int(text_of(p, "prNumber") or 0): p
         for p in pulls
@@ -337,15 +368,12 @@ def _pull_requests(
     }
 
 
-def _people(
-    posts: list[DiscussionPost], commit_rows: list[dict[str, Term]]
-) -> list[PersonActivity]:
+def _people(posts: list[DiscussionPost], changed: _Changes) -> list[PersonActivity]:
     tally: dict[str, list[int]] = {}
     for post in posts:
         if post.author:
             tally.setdefault(post.author, [0, 0])[0] += 1
-    authors = {text_of(r, "commit"): text_of(r, "author") for r in commit_rows}
-    for author in authors.values():
+    for author in changed.authors.values():
         if author:
             tally.setdefault(author, [0, 0])[1] += 1
     return sorted(

@@ -219,8 +219,9 @@ def _changes(rows: list[dict[str, Term]]) -> _Changes:
     pulls: dict[NamedNode, None] = {}
     sections: dict[NamedNode, None] = {}
     for row in rows:
-        commit, section, pull, author = (row.get(k) for k in ("commit", "section", "pr", "author"))
+        commit, section, pull = row.get("commit"), row.get("section"), row.get("pr")
         if isinstance(commit, NamedNode):
+            author = row.get("author")
             authors[commit.value] = None if author is None else author.value
         if isinstance(section, NamedNode):
             sections[section] = None

@@ -87,7 +87,7 @@ def discussion(
     places = {**_places(place_rows), **indexed}
     posts = _posts(post_rows, authors, places)
     commits = _commits(commit_rows, pull_rows, detail_rows, places)
-    distinct_commits = changed.authors
+    commit_count = len(changed.authors)
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
     threads = {p.thread_url: p for p in changing}
@@ -150,11 +150,11 @@ def discussion(
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
     summary = (
         f"{title} was discussed while still changing in {len(changing)} posts across "
-        f"{len(threads)} threads, and changed by {len(distinct_commits)} commits through "
+        f"{len(threads)} threads, and changed by {commit_count} commits through "
         f"{len(pulls)} pull requests{span}"
         + (
             f" (the {LISTED_COMMITS} most recent commits are listed)."
-            if len(distinct_commits) > LISTED_COMMITS
+            if commit_count > LISTED_COMMITS
             else "."
         )
         + (f" {len(later)} more posts referred to it after publication." if later else "")
@@ -177,7 +177,7 @@ def discussion(
         counts = {
             "posts": len(changing),
             "threads": len(threads),
-            "commits": len(distinct_commits),
+            "commits": commit_count,
             "pull requests": len(pulls),
             "people": len(people),
         }
@@ -215,6 +215,7 @@ class _Changes:
 
 
 def _changes(rows: list[dict[str, Term]]) -> _Changes:
+    """Read the rows of ``section_commits.rq`` (oldest first) once."""
     authors: dict[str, str | None] = {}
     pulls: dict[NamedNode, None] = {}
     sections: dict[NamedNode, None] = {}

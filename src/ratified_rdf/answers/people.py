@@ -157,9 +157,9 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
 
 
 def contact_calls(session: Session, final: str) -> list[Call]:
-    """The lookups :func:`contacts_from` reads, for a card that runs them with others: the
-    editors, and the group's officers when the records name any officer at all (a whole-graph
-    question, answered once per set of graphs and shown as reused after)."""
+    """The lookups :func:`contacts_from` reads, for a card to run beside its own: the editors,
+    and the group's officers when the records name any officer at all (a whole-graph question,
+    answered once per set of graphs and shown as reused after)."""
     calls: list[Call] = [("section_editors", {"final": final})]
     if session.run("group_officers"):
         calls.append(("section_group", {"final": final}))

@@ -781,11 +781,13 @@ class Brain:
             self.audit.append(DetailSidecar(annotates=record.id, detail=detail), durable=False)
 
     def close(self) -> None:
-        """Sign the audit log's tree head, then flush and release the store and the log."""
+        """Sign the audit log's tree head, then flush and release the store, the log and the
+        copies in memory."""
         if self.audit is not None:
             self.audit.sign_tree_head()
             self.audit.close()
         self._store.close()
+        self._cache.drop_copies()
 
     def __enter__(self) -> Brain:
         return self
@@ -865,7 +867,7 @@ class _SharedCache:
         with self._copying:
             if key not in self.copies:
                 while len(self.copies) >= self.MAX_COPIES:
-                    del self.copies[next(iter(self.copies))]
+                    self.copies.pop(next(iter(self.copies))).close()
                 self.copies[key] = MemoryDataset(store, key)
             return self.copies[key]
 
@@ -873,8 +875,14 @@ class _SharedCache:
         """Forget every copy and kept rows after a write: the next read copies the graphs
         afresh and runs whole-graph queries again."""
         with self._copying:
-            self.copies.clear()
+            self.drop_copies()
             self.kept.clear()
+
+    def drop_copies(self) -> None:
+        """Let go of every copy (each one's holding thread ends; queries still running on
+        one finish first)."""
+        while self.copies:
+            self.copies.popitem()[1].close()
 
 
 def _brain_ids(store: TripleStore, tenant: TenantId) -> list[str]:

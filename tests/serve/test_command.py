@@ -37,9 +37,11 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     calls: list[tuple[Any, dict[str, Any]]] = []
     frozen: list[int] = []
     young: list[int] = []
+    stores: list[object] = []
 
     def run(app: Any, **options: Any) -> None:
         calls.append((app, options))
+        stores.append(app.state.brain._session().store)
         frozen.append(gc.get_freeze_count())
         young.append(gc.get_threshold()[0])
 
@@ -55,8 +57,9 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     assert app.state.brain.brain_id == "pigeon"
     assert "Serving brain 'pigeon'" in result.output
     # A server answers from a copy of the reader's graphs in memory unless told otherwise.
-    assert isinstance(app.state.brain._session().store, MemoryDataset)
+    assert isinstance(stores[0], MemoryDataset)
     assert "answers from a copy in memory" in result.output
+    assert not app.state.brain._cache.copies  # let go when the server stopped
     # … with its heading index built, the heap frozen and room for a card's young objects
     # before the first question.
     assert tuple(app.state.brain.read_graphs) in app.state.brain._cache.headings

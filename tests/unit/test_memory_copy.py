@@ -3,6 +3,7 @@ the store on disk, never an older state after a write, and nothing beyond the re
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from ratified_rdf import Brain, BrainError
 from ratified_rdf.graph.memory import MemoryDataset
-from ratified_rdf.graph.store import StoreError
+from ratified_rdf.graph.store import OxigraphStore, StoreError
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 QUESTIONS = (
@@ -94,3 +95,37 @@ def test_readers_on_many_threads_share_one_copy(folder: Path) -> None:
         assert len({id(store) for store in stores}) == 1
         assert len(brain._cache.copies) == 1
         assert len(summaries) == 1
+
+
+def _holders() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "ratified-copy"]
+
+
+def _ended(holders: list[threading.Thread]) -> bool:
+    for holder in holders:
+        holder.join(timeout=10)
+    return not any(holder.is_alive() for holder in holders)
+
+
+def test_a_copy_is_held_by_a_thread_of_its_own_until_let_go(folder: Path) -> None:
+    before = _holders()
+    brain = Brain.open(folder, in_memory=True)
+    try:
+        first = [t for t in _holders() if t not in before]
+        assert len(first) == 1  # loaded there, so its blocks stay out of answering threads
+        brain._cache.wrote()  # a write forgets the copy, and its thread ends
+        assert _ended(first)
+        assert brain.ask(QUESTIONS[0]).verdict.value == "answered"  # copied afresh
+        second = [t for t in _holders() if t not in before]
+        assert len(second) == 1
+    finally:
+        brain.close()
+    assert _ended(second)
+    assert not brain._cache.copies
+
+
+def test_a_copy_that_cannot_be_made_says_why(folder: Path) -> None:
+    store = OxigraphStore(folder)
+    store.close()
+    with pytest.raises(StoreError, match="is closed"):
+        MemoryDataset(store, ["https://example.org/graph"])

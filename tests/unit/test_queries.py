@@ -115,12 +115,15 @@ def test_a_query_name_is_never_a_path() -> None:
 
 
 def test_whole_graph_queries_are_marked_in_their_header() -> None:
-    # What the graph holds is counted over everything; those rows are kept per set of graphs.
+    # What the graph holds is counted over everything, and the headings, pull requests and
+    # commits are listed whole; those rows are kept per set of graphs.
     assert {q.name for q in all_queries() if q.whole_graph} == {
+        "commit_details",
         "documents",
         "group_officers",
         "headings",
         "holdings",
+        "pull_requests",
     }
     marked = parse_query_file("x", "# Answers: everything\n# Whole graph: counts it all\nASK {}")
     assert marked.whole_graph and not parse_query_file("y", "# Answers: y\nASK {}").whole_graph

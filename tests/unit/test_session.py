@@ -7,11 +7,12 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from pyoxigraph import Literal
+from pyoxigraph import Literal, NamedNode
 
 from ratified_rdf.answers import session as session_module
 from ratified_rdf.answers.session import Session
 from ratified_rdf.graph.store import QueryResult
+from ratified_rdf.queries.files import QueryError
 
 AUTHORS = ("post_authors", {"post": "https://example.org/post/1"})
 GRAPHS = ["https://example.org/graph/fictional/spec", "https://example.org/graph/fictional/github"]
@@ -108,3 +109,51 @@ def test_one_core_runs_a_started_query_at_once(monkeypatch: pytest.MonkeyPatch) 
     assert [q.name for q in session.queries] == ["documents"]
     with pytest.raises(RuntimeError, match="the store is closed"):
         Session(ClosedStore(), GRAPHS).start("documents")
+
+
+class PullRequestStore:
+    """Holds three fictional pull requests, one of which fixed two issues; counts its runs."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
+        self.runs += 1
+        pr = "https://example.org/pull/"
+        rows = (
+            {"pr": NamedNode(pr + "1"), "prNumber": Literal("1")},
+            {"pr": NamedNode(pr + "2"), "prNumber": Literal("2")},
+            {"pr": NamedNode(pr + "2"), "issue": NamedNode("https://example.org/issue/7")},
+            {"pr": NamedNode(pr + "2"), "issue": NamedNode("https://example.org/issue/8")},
+            {"pr": NamedNode(pr + "3"), "prNumber": Literal("3")},
+            {"issue": NamedNode("https://example.org/issue/9")},
+        )
+        return QueryResult(variables=("pr", "prNumber", "issue"), rows=rows, engine_ms=2.0)
+
+
+def test_rows_about_some_things_come_from_rows_read_once() -> None:
+    store = PullRequestStore()
+    first = Session(store, GRAPHS, kept={})
+    wanted = (NamedNode("https://example.org/pull/3"), NamedNode("https://example.org/pull/2"))
+    rows = first.rows_about("pull_requests", "pr", wanted)
+    # Every row about each wanted one, in the order asked; rows without the key left out.
+    assert [(r["pr"].value[-1], "issue" in r) for r in rows] == [
+        ("3", False),
+        ("2", False),
+        ("2", True),
+        ("2", True),
+    ]
+    assert first.rows_about("pull_requests", "pr", (NamedNode("https://example.org/x"),)) == []
+    later = Session(store, GRAPHS, kept=first.kept)
+    assert len(later.rows_about("pull_requests", "pr", wanted[1:])) == 3
+    assert store.runs == 1
+    assert [(q.name, q.reused, q.rows) for q in [*first.queries, *later.queries]] == [
+        ("pull_requests", False, 6),
+        ("pull_requests", True, 6),
+        ("pull_requests", True, 6),
+    ]
+
+
+def test_rows_about_needs_a_whole_graph_query() -> None:
+    with pytest.raises(QueryError, match="post_authors is not a whole-graph query"):
+        Session(PullRequestStore(), GRAPHS, kept={}).rows_about("post_authors", "post", ())

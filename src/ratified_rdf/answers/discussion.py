@@ -78,11 +78,12 @@ def discussion(
     # holds every section with a heading; the rest, or all without the index, by query.
     indexed = session.from_index(lambda index: _indexed_places(index, sections)) or {}
     unplaced = tuple(s for s in sections if s.value not in indexed)
-    # Each lookup below runs only when the rows above name something to look up.
-    details = session.start("commit_details", commit=latest[:LISTED_COMMITS]) if latest else None
-    pull_rows = session.run("pull_requests", pr=pull_iris) if pull_iris else []
+    # The pull requests' and commits' details come from rows read once per set of graphs.
+    pull_rows = session.rows_about("pull_requests", "pr", pull_iris) if pull_iris else []
+    detail_rows = (
+        session.rows_about("commit_details", "commit", latest[:LISTED_COMMITS]) if latest else []
+    )
     place_rows = session.run("section_places", section=unplaced) if unplaced else []
-    detail_rows = details.rows() if details is not None else []
     authors = _authors(author_rows)
     places = {**_places(place_rows), **indexed}
     posts = _posts(post_rows, authors, places)

@@ -12,13 +12,37 @@ from pyoxigraph import NamedNode
 from ratified_rdf.answers.heading_search import HeadingIndex
 from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries import QueryRun, run_query
-from ratified_rdf.queries.files import ParamValue, load_query
+from ratified_rdf.queries.files import ParamValue, QueryError, load_query
 from ratified_rdf.queries.run import source_of
 
 Fetched = tuple[list[dict[str, Term]], QueryRun]
 """A query's rows and the record of its run."""
 
-Kept = dict[tuple[object, ...], Fetched]
+
+class KeptRows:
+    """The rows of a whole-graph query on one set of graphs, kept with the record of the run
+    that read them, and indexed by a variable once a card looks rows up by it."""
+
+    def __init__(self, rows: list[dict[str, Term]], record: QueryRun) -> None:
+        self.rows = rows
+        self.record = record
+        self._by: dict[str, dict[str, list[dict[str, Term]]]] = {}
+
+    def by(self, key: str) -> dict[str, list[dict[str, Term]]]:
+        """The rows by the value of ``key`` (rows without it left out), built on first use.
+        Two threads may build it at once; both build the same index, and either is kept."""
+        index = self._by.get(key)
+        if index is None:
+            index = {}
+            for row in self.rows:
+                value = row.get(key)
+                if value is not None:
+                    index.setdefault(value.value, []).append(row)
+            self._by[key] = index
+        return index
+
+
+Kept = dict[tuple[object, ...], KeptRows]
 """Rows of whole-graph queries, by query, graphs and parameters (see :class:`Session`)."""
 
 KEPT_AT_MOST = 64
@@ -100,19 +124,42 @@ class Session:
         first = [self.run(name, **params) for name, params in calls[:1]]
         return [*first, *(pending.rows() for pending in later)]
 
+    def rows_about(self, name: str, key: str, wanted: Sequence[NamedNode]) -> list[dict[str, Term]]:
+        """The rows of the whole-graph query ``sparql/<name>.rq`` whose ``key`` is one of
+        ``wanted``, in the order of ``wanted``: the rows a bound query would have given, from
+        the query's kept rows (read once per set of graphs, indexed by ``key`` once). Its
+        record joins this session's queries, as reused after the first run."""
+        kept, record = self._kept(name)
+        self.queries.append(record)
+        index = kept.by(key)
+        return [row for term in wanted for row in index.get(term.value, ())]
+
     def _fetch(self, name: str, params: Mapping[str, ParamValue]) -> Fetched:
         """Rows and record of one query: run now, or kept from an earlier whole-graph run."""
         if self.kept is None or not load_query(name).whole_graph:
             return run_query(self.store, self.graphs, name, dict(params))
+        kept, record = self._kept(name, params)
+        return list(kept.rows), record
+
+    def _kept(
+        self, name: str, params: Mapping[str, ParamValue] | None = None
+    ) -> tuple[KeptRows, QueryRun]:
+        """A whole-graph query's kept rows and this session's record of them: run now when
+        not kept yet (kept from then on, unless the session keeps nothing), else reused."""
+        params = params or {}
+        if not load_query(name).whole_graph:
+            raise QueryError(f"{name} is not a whole-graph query, so its rows are not kept")
         key = (name, tuple(self.graphs), tuple(sorted(params.items())))
-        if key in self.kept:
-            rows, record = self.kept[key]
-            return list(rows), record.model_copy(update={"reused": True})
+        found = None if self.kept is None else self.kept.get(key)
+        if found is not None:
+            return found, found.record.model_copy(update={"reused": True})
         rows, record = run_query(self.store, self.graphs, name, dict(params))
-        if len(self.kept) >= KEPT_AT_MOST:  # graphs of runs long gone; clear is atomic
-            self.kept.clear()
-        self.kept[key] = (rows, record)
-        return list(rows), record
+        found = KeptRows(rows, record)
+        if self.kept is not None:
+            if len(self.kept) >= KEPT_AT_MOST:  # graphs of runs long gone; clear is atomic
+                self.kept.clear()
+            self.kept[key] = found
+        return found, record
 
 
 class Pending:

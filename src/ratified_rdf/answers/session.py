@@ -66,9 +66,10 @@ class Session:
     """The queries run for one answer, over one reader's graphs.
 
     ``kept`` holds the rows of queries marked ``# Whole graph:`` (what the graph holds, for
-    "the graph doesn't know"), which cost as much as the graphs are large: a run's graphs never
-    change once written, so the same query on the same graphs gives the same rows, and later
-    answers reuse them, saying so (``QueryRun.reused``)."""
+    "the graph doesn't know"; every pull request and commit, for :meth:`rows_about`), which
+    cost as much as the graphs are large: a run's graphs never change once written, so the
+    same query on the same graphs gives the same rows, and later answers reuse them, saying so
+    (``QueryRun.reused``)."""
 
     def __init__(
         self,

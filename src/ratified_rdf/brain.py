@@ -556,6 +556,13 @@ class Brain:
         self._cache.headings[key] = (HeadingIndex.build(entries), run)
         return self._cache.headings[key]
 
+    def read_lookups(self) -> None:
+        """Build now what the first questions would for this reader: the heading index, and
+        the rows why cards look their pull requests and commits up in. A server does it before
+        it listens, so no question waits for it."""
+        self.heading_index()
+        discussion.read_lookups(self._session())
+
     def _indexed_section(
         self, session: Session, rfc: int | None, number: str | None
     ) -> HeadingEntry | None:

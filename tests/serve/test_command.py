@@ -63,6 +63,7 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     # … with its heading index built, the heap frozen and room for a card's young objects
     # before the first question.
     assert tuple(app.state.brain.read_graphs) in app.state.brain._cache.headings
+    assert {key[0] for key in app.state.brain._cache.kept} >= {"pull_requests", "commit_details"}
     assert frozen[0] > 0
     assert young == [YOUNG_OBJECTS] and YOUNG_OBJECTS > 700
 

@@ -27,6 +27,11 @@ from ratified_rdf.graph.store import Term
 LISTED_COMMITS = 12
 """A card counts every commit but lists (and links) only the most recent ones."""
 
+PULL_REQUESTS = ("pull_requests", "pr")
+COMMITS = ("commit_details", "commit")
+"""The whole-graph queries a card finds its pull requests' and commits' details in, each with
+the variable it looks them up by (:meth:`Session.rows_about`)."""
+
 DISCUSSION_NOTE = (
     "Connection, not causation: these posts referred to the section, and these commits "
     "changed it, while its text was still changing (or, where marked, after the RFC was "
@@ -79,10 +84,8 @@ def discussion(
     indexed = session.from_index(lambda index: _indexed_places(index, sections)) or {}
     unplaced = tuple(s for s in sections if s.value not in indexed)
     # The pull requests' and commits' details come from rows read once per set of graphs.
-    pull_rows = session.rows_about("pull_requests", "pr", pull_iris) if pull_iris else []
-    detail_rows = (
-        session.rows_about("commit_details", "commit", latest[:LISTED_COMMITS]) if latest else []
-    )
+    pull_rows = session.rows_about(*PULL_REQUESTS, pull_iris) if pull_iris else []
+    detail_rows = session.rows_about(*COMMITS, latest[:LISTED_COMMITS]) if latest else []
     place_rows = session.run("section_places", section=unplaced) if unplaced else []
     authors = _authors(author_rows)
     places = {**_places(place_rows), **indexed}
@@ -199,6 +202,13 @@ def discussion(
         queries=session.queries,
         note=DISCUSSION_NOTE,
     )
+
+
+def read_lookups(session: Session) -> None:
+    """Read now the rows a card looks its pull requests and commits up in (kept per set of
+    graphs), as the first card would."""
+    for name, key in (PULL_REQUESTS, COMMITS):
+        session.rows_about(name, key, ())
 
 
 @dataclass(frozen=True)

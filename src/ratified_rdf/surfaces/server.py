@@ -1019,9 +1019,10 @@ def create_app(
 
 
 def settle_for_serving(brain: Brain) -> None:
-    """Build what the first question would (the reader's heading index; ``Brain.open`` with
-    ``in_memory`` has made the copy already), then freeze the heap for Python's collector and
-    let the youngest generation grow before it is collected.
+    """Build what the first questions would (:meth:`Brain.read_lookups`: the reader's heading
+    index and the rows why cards look details up in; ``Brain.open`` with ``in_memory`` has made
+    the copy already), then freeze the heap for Python's collector and let the youngest
+    generation grow before it is collected.
 
     A brain in a server keeps about a hundred thousand long-lived objects (the heading index,
     kept rows), and a card allocates enough to set off collections during most asks; every
@@ -1032,7 +1033,7 @@ def settle_for_serving(brain: Brain) -> None:
     so with room for 20,000 young objects instead of 700 the collector almost never runs
     during a card (a why card spent 0.13 ms a question in it; now about none), and garbage in
     cycles still goes within 20,000 allocations."""
-    brain.heading_index()
+    brain.read_lookups()
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_OBJECTS, *gc.get_threshold()[1:])

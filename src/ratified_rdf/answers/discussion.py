@@ -27,10 +27,10 @@ from ratified_rdf.graph.store import Term
 LISTED_COMMITS = 12
 """A card counts every commit but lists (and links) only the most recent ones."""
 
+# The whole-graph queries a card finds its pull requests' and commits' details in, each with
+# the variable it looks them up by (Session.rows_about).
 PULL_REQUESTS = ("pull_requests", "pr")
 COMMITS = ("commit_details", "commit")
-"""The whole-graph queries a card finds its pull requests' and commits' details in, each with
-the variable it looks them up by (:meth:`Session.rows_about`)."""
 
 DISCUSSION_NOTE = (
     "Connection, not causation: these posts referred to the section, and these commits "
@@ -230,17 +230,21 @@ def _changes(rows: list[dict[str, Term]]) -> _Changes:
     authors: dict[str, str | None] = {}
     pulls: dict[NamedNode, None] = {}
     sections: dict[NamedNode, None] = {}
+    last_seen: dict[NamedNode, None] = {}  # each commit moved to the end on every row of it
     for row in rows:
         commit, section, pull = row.get("commit"), row.get("section"), row.get("pr")
         if isinstance(commit, NamedNode):
             author = row.get("author")
             authors[commit.value] = None if author is None else author.value
+            last_seen.pop(commit, None)
+            last_seen[commit] = None
         if isinstance(section, NamedNode):
             sections[section] = None
         if isinstance(pull, NamedNode):
             pulls[pull] = None
-    latest = tuple(dict.fromkeys(c for r in reversed(rows) if (c := iri_of(r, "commit"))))
-    return _Changes(authors=authors, pulls=pulls, sections=sections, latest=latest)
+    return _Changes(
+        authors=authors, pulls=pulls, sections=sections, latest=tuple(reversed(last_seen))
+    )
 
 
 def _authors(rows: list[dict[str, Term]]) -> dict[str, str]:

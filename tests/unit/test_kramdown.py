@@ -327,3 +327,32 @@ def test_yaml_front_matter_keeps_dates_as_written_and_nesting_up_to_the_limit() 
     assert doc.title == "Cats & Dogs * 2"
     nested = parse_kramdown("---\ntitle: " + "[" * 49 + "x" + "]" * 49 + f"\n---{_BODY}")
     assert nested.title is not None
+
+
+_BODY = "\n--- middle\n\n# Scope\n\nText.\n"
+
+
+@pytest.mark.parametrize("depth", [51, 1001, 5000])
+def test_a_front_matter_nested_past_the_limit_is_refused_whatever_yaml_does(depth: int) -> None:
+    # PyYAML 6.0.4's libyaml stops at 1,000 levels in its scanner with a YAMLError of its own;
+    # that must be the same refusal, never swallowed into the line-by-line fallback.
+    text = "---\ntitle: " + "[" * depth + "]" * depth + "\n---" + _BODY
+    with pytest.raises(ParseError, match="more than 50 deep"):
+        parse_kramdown(text)
+
+
+def test_a_library_nesting_error_is_reported_not_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import yaml
+
+    def refusing(*_args: object, **_kwargs: object) -> None:
+        raise yaml.scanner.ScannerError(problem="exceeded maximum nesting depth")
+
+    monkeypatch.setattr(yaml, "parse", refusing)
+    with pytest.raises(ParseError, match="more than 50 deep"):
+        parse_kramdown("---\ntitle: [[x]]\n---" + _BODY)
+
+
+def test_invalid_yaml_front_matter_still_falls_back_to_its_lines() -> None:
+    header = '---\ntitle: "Pigeons: a guide\ndocname: draft-pigeon-00\n---'
+    document = parse_kramdown(header + _BODY)
+    assert document.title.startswith("Pigeons")

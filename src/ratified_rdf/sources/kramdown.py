@@ -317,6 +317,52 @@ def _load_yaml(raw: str) -> Any:
             f"{YAML_HEADER_LIMIT:,} for kramdown-rfc metadata; shorten it, or move long "
             "lists into the document body."
         )
+    if _bracket_depth(raw) > YAML_DEPTH_LIMIT:
+        raise _too_deep()
+    try:
+        _check_events(raw)
+    except yaml.YAMLError as error:
+        # Some libyaml builds (PyYAML 6.0.4's) stop at a nesting depth of their own, in the
+        # scanner, before any event reaches the check: that is the same refusal, not a header
+        # that is merely invalid YAML, so it must not fall through to the line-by-line read.
+        if "nesting depth" in str(error):
+            raise _too_deep() from None
+        raise
+    try:
+        return yaml.load(raw, Loader=_HeaderLoader) or {}
+    except (ValueError, RecursionError) as error:
+        # A number too long for int() (over 4,300 digits) is a ValueError; nesting is capped
+        # above, so a RecursionError would mean the cap is too generous for this interpreter.
+        raise ParseError(
+            f"The YAML header holds a value that cannot be read ({type(error).__name__}: "
+            f"{str(error)[:200]}); fix that value in the header."
+        ) from None
+
+
+def _too_deep() -> ParseError:
+    return ParseError(
+        f"The YAML header nests lists or mappings more than {YAML_DEPTH_LIMIT} "
+        "deep; kramdown-rfc metadata nests a few levels, so fix the header."
+    )
+
+
+def _bracket_depth(raw: str) -> int:
+    """The deepest run of unclosed ``[`` and ``{`` in ``raw``, counted on the bare text.
+
+    Quotes and comments are not told apart, so this can only overstate the nesting of flow
+    collections, never miss it: it refuses a deep header whatever the YAML library does."""
+    depth = deepest = 0
+    for char in raw:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def _check_events(raw: str) -> None:
+    """Walk the parser's events, refusing anchors, aliases and nesting past the limit."""
     depth = 0
     for event in yaml.parse(raw, Loader=_HeaderLoader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
@@ -327,21 +373,9 @@ def _load_yaml(raw: str) -> Any:
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > YAML_DEPTH_LIMIT:
-                raise ParseError(
-                    f"The YAML header nests lists or mappings more than {YAML_DEPTH_LIMIT} "
-                    "deep; kramdown-rfc metadata nests a few levels, so fix the header."
-                )
+                raise _too_deep()
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
-    try:
-        return yaml.load(raw, Loader=_HeaderLoader) or {}
-    except (ValueError, RecursionError) as error:
-        # A number too long for int() (over 4,300 digits) is a ValueError; nesting is capped
-        # above, so a RecursionError would mean the cap is too generous for this interpreter.
-        raise ParseError(
-            f"The YAML header holds a value that cannot be read ({type(error).__name__}: "
-            f"{str(error)[:200]}); fix that value in the header."
-        ) from None
 
 
 def _has_entries(lines: list[str], start: int) -> bool:

@@ -143,6 +143,7 @@ def first_containing(repo: GitRepository, ordered_refs: list[tuple[str, str]]) -
             ["git", "--git-dir", str(repo.git_dir), "rev-list", ref],
             capture_output=True,
             text=True,
+            errors="replace",
             check=False,
         )
         if out.returncode != 0:
@@ -158,6 +159,7 @@ def branch_commits(repo: GitRepository, merge_commit: str) -> list[str]:
         ["git", "--git-dir", str(repo.git_dir), "rev-list", f"{merge_commit}^1..{merge_commit}^2"],
         capture_output=True,
         text=True,
+        errors="replace",  # git's messages quote bytes that need not be UTF-8
         check=False,
     )
     return out.stdout.split() if out.returncode == 0 else []
@@ -169,6 +171,7 @@ def commit_parents(repo: GitRepository, refs: list[str]) -> dict[str, tuple[str,
         ["git", "--git-dir", str(repo.git_dir), "rev-list", "--parents", *refs],
         capture_output=True,
         text=True,
+        errors="replace",  # git's messages quote bytes that need not be UTF-8
         check=False,
     )
     if out.returncode != 0:

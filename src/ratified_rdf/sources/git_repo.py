@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 from datetime import datetime
 from pathlib import Path
@@ -57,29 +58,51 @@ class GitRepository:
                 f"The source {text} is neither a folder, a file nor a URL. "
                 "Pass a git URL, a local clone or a bundle file with --source."
             )
+        bundle = local.is_file()
+        if bundle:
+            _check_bundle(local)
+        remedy = _BUNDLE_REMEDY if bundle else _SOURCE_REMEDY
         origin = str(local.resolve()) if local.exists() else text
-        cache = (cache_dir or default_cache_dir()) / hashlib.sha256(origin.encode()).hexdigest()[
-            :16
-        ]
-        if (cache / "HEAD").exists():
-            _run(
-                [
-                    "git",
-                    "--git-dir",
-                    str(cache),
-                    "fetch",
-                    "--quiet",
-                    "--force",
-                    "--tags",
-                    origin,
-                    "+refs/heads/*:refs/heads/*",
-                ],
-                text,
-            )
-        else:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            _run(["git", "clone", "--quiet", "--bare", origin, str(cache)], text)
-        return cls(cache, text)
+        cache = (cache_dir or default_cache_dir()) / hashlib.sha256(
+            origin.encode("utf-8", "surrogateescape")
+        ).hexdigest()[:16]
+        fresh = not (cache / "HEAD").exists()
+        try:
+            if fresh:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                _run(["git", "clone", "--quiet", "--bare", origin, str(cache)], text, remedy)
+            else:
+                _run(
+                    [
+                        "git",
+                        "--git-dir",
+                        str(cache),
+                        "fetch",
+                        "--quiet",
+                        "--force",
+                        "--tags",
+                        origin,
+                        "+refs/heads/*:refs/heads/*",
+                    ],
+                    text,
+                    remedy,
+                )
+            repository = cls(cache, text)
+            if not repository._git("for-each-ref", "--count=1").strip():
+                raise SourceError(
+                    f"The source {text} holds no branches or tags: "
+                    + (
+                        "the bundle is cut short or was made from an empty repository. "
+                        if bundle
+                        else "the repository is empty. "
+                    )
+                    + remedy
+                )
+        except SourceError:
+            if fresh:  # a later, good copy of the same source must clone afresh
+                shutil.rmtree(cache, ignore_errors=True)
+            raise
+        return repository
 
     def tags(self) -> dict[str, TagInfo]:
         """Every tag, peeled to its commit, with the commit's date."""
@@ -120,15 +143,60 @@ class GitRepository:
         return _run(["git", "--git-dir", str(self.git_dir), *args], self.source)
 
 
-def _run(command: list[str], source: str) -> str:
+_BUNDLE_SIGNATURES = (b"# v2 git bundle\n", b"# v3 git bundle\n")
+_BUNDLE_REMEDY = (
+    "Make the bundle again in the repository (git bundle create FILE --all), or pass a local "
+    "clone or a URL with --source."
+)
+_SOURCE_REMEDY = "Check the source, or pass a local clone or a bundle file with --source."
+
+
+def _check_bundle(path: Path) -> None:
+    """Raise :class:`SourceError` unless ``path`` starts as a git bundle does."""
     try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        with path.open("rb") as handle:
+            head = handle.read(len(_BUNDLE_SIGNATURES[0]))
+    except OSError as error:
+        raise SourceError(
+            f"The bundle {path} cannot be read ({error.strerror}); check that it is there and "
+            "that you may read it."
+        ) from None
+    if not head:
+        raise SourceError(f"The bundle {path} is an empty file. {_BUNDLE_REMEDY}")
+    if head not in _BUNDLE_SIGNATURES:
+        raise SourceError(
+            f"{path} is not a git bundle: a bundle starts with '# v2 git bundle' or "
+            f"'# v3 git bundle'. {_BUNDLE_REMEDY}"
+        )
+
+
+def _run(command: list[str], source: str, remedy: str = _SOURCE_REMEDY) -> str:
+    try:
+        result = subprocess.run(command, capture_output=True, check=False)
     except FileNotFoundError:
         raise SourceError("git is not installed; install git to read a repository.") from None
+    # git prints what it read (a bundle's header, a path) as bytes, which need not be UTF-8.
+    stderr = result.stderr.decode("utf-8", errors="replace")
     if result.returncode != 0:
-        reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
-        raise SourceError(f"git could not read {source}: {reason}")
-    return result.stdout
+        raise SourceError(f"git could not read {source}: {_reason(stderr)}. {remedy}")
+    return result.stdout.decode("utf-8", errors="replace")
+
+
+def _reason(stderr: str) -> str:
+    """git's own reason for a failure: its first ``error:`` or ``fatal:`` line (later lines
+    are generic advice such as "Please make sure you have the correct access rights")."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        for prefix in ("error: ", "fatal: "):
+            if line.startswith(prefix):
+                return _printable(line.removeprefix(prefix).rstrip("."))
+    return _printable(lines[-1].rstrip(".")) if lines else "no reason given"
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (ANSI escapes a bundle could smuggle in) shown as
+    escapes, not sent to the terminal."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)[:300]
 
 
 def load_commit_map(path: Path) -> dict[str, str]:

@@ -3,9 +3,15 @@
 Validating the whole store on each write is too slow (pyshacl manages about 30k triples/s) and
 validating the batch alone is wrong (referenced nodes arrive untyped, so ``sh:class`` fails). The
 gate therefore validates the batch together with what it references: the stored description of
-the batch's own subjects (and, for inverse paths such as a section's one ``rr:hasSection``,
-the triples pointing at them through those predicates) and the types of every node it points
-at, with pyshacl's focus nodes set to the batch's subjects.
+every node the batch touches (its subjects, and the objects of its triples through predicates a
+shape reads backwards, such as a section's one ``rr:hasSection``; with, for those inverse paths,
+the triples pointing at them) and the types of every node it points at, with pyshacl's focus
+nodes set to the touched nodes.
+
+The description is read from the graphs of the whole state the write leaves, never from the
+batch's graph alone: a run's batches against the staged run (and the brain's reviews graphs,
+which outlive runs), a single write against every graph of the brain's current state
+(``Writer.state_graphs``), so a value written beside one stored in another graph is seen.
 """
 
 from __future__ import annotations
@@ -131,12 +137,12 @@ class ShaclGate:
         removing: Sequence[Triple] = (),
     ) -> PreparedBatch:
         """Gather what ``batch`` must be validated with: its triples, the stored description
-        of its subjects and the types of what it references, as one N-Triples document.
+        of the nodes it touches and the types of what it references, as one N-Triples document.
 
         ``removing`` lists stored triples the same transaction deletes, so the check sees the
         state after the write (a switched pointer, not the old and new one side by side).
         """
-        subjects = {t.subject.value for t in batch.triples if isinstance(t.subject, NamedNode)}
+        subjects = self.touched(batch)
         gone = set(removing)
         described = [
             t
@@ -156,6 +162,20 @@ class ShaclGate:
             focus_nodes=tuple(sorted(subjects)),
         )
 
+    def touched(self, batch: Batch) -> set[str]:
+        """The nodes whose conformance ``batch`` can change: the subjects of its triples, and
+        the objects of its triples through a predicate some shape reads backwards (a section
+        given a second ``rr:hasSection`` parent breaks the section, not the parent). Each is
+        validated with its stored description."""
+        inverse = set(self.inverse_predicates)
+        touched = {t.subject.value for t in batch.triples if isinstance(t.subject, NamedNode)}
+        touched.update(
+            t.object.value
+            for t in batch.triples
+            if t.predicate.value in inverse and isinstance(t.object, NamedNode)
+        )
+        return touched
+
     def check(
         self,
         batch: Batch,
@@ -163,7 +183,19 @@ class ShaclGate:
         context_graphs: Sequence[str],
         removing: Sequence[Triple] = (),
     ) -> None:
-        """Raise :class:`GateRejected` unless ``batch`` conforms."""
+        """Raise :class:`GateRejected` unless ``batch`` conforms together with the stored
+        description, in ``context_graphs``, of every node it touches (:meth:`touched`).
+
+        ``context_graphs`` is the whole state the write leaves (for a single write to a brain,
+        :meth:`~ratified_rdf.graph.writer.Writer.state_graphs`), and must include the graph
+        the batch is written to: a batch checked without its own graph's triples would pass
+        a second value beside a stored one."""
+        if batch.graph not in context_graphs:
+            raise ValueError(
+                f"The gate was asked to check a batch for {batch.graph} without that graph in "
+                "its context; this is a bug in the caller: pass the whole state the write "
+                "leaves (Writer.state_graphs())."
+            )
         violations = _validate(self.shapes, self.prepare(batch, store, context_graphs, removing))
         if violations:
             raise GateRejected(batch.source, violations)

@@ -116,9 +116,15 @@ class Writer:
         progress: Callable[[], None] | None,
     ) -> list[str]:
         """Stage the run, then validate each batch against it; returns the batches' sources
-        in order (what the later passes must map again)."""
+        in order (what the later passes must map again).
+
+        The brain's reviews graphs are staged beside the run: they outlive every run, so the
+        state a run leaves is its own graphs and them."""
         sources: list[str] = []
         graphs = set(self._written)
+        for reviews in self.review_graphs():
+            staging.add(reviews, list(self.store.triples([reviews])))
+            graphs.add(reviews)
         for batch in again():
             staging.add(batch.graph, batch.triples)
             sources.append(batch.source)
@@ -129,6 +135,35 @@ class Writer:
         )
         self.gate.check_all(prepared, progress=progress)
         return sources
+
+    def review_graphs(self) -> list[str]:
+        """The brain's reviews graphs that exist, one per clearance level written at."""
+        names = {v.reviews_graph(self.tenant, self.brain_id, level.value) for level in Clearance}
+        return sorted(g for g in self.store.graphs() if g in names)
+
+    def state_graphs(self) -> list[str]:
+        """Every graph of the brain's current state, whoever reads it: the current run's
+        graphs (every clearance level), every reviews graph and the catalog. What any reader
+        validates is part of this union, so a batch that conforms in it leaves every reader's
+        graphs conforming."""
+        current = [
+            g
+            for r in read_runs(self.store, self.tenant, self.brain_id)
+            if r.current
+            for g in r.graphs
+        ]
+        return sorted({*current, *self.review_graphs(), self.catalog})
+
+    def write_batch(self, batch: Batch, removing: Sequence[Triple] = ()) -> None:
+        """Write one batch outside a run (a review, say) in one atomic update, removing
+        ``removing`` from its graph: validated first by the gate with the stored description
+        of every node it touches across :meth:`state_graphs` and the batch's own graph, so it
+        cannot leave the brain non-conforming for any reader. Raises
+        :class:`~ratified_rdf.graph.gate.GateRejected`, writing nothing, when it would."""
+        graphs = sorted({*self.state_graphs(), batch.graph})
+        self.gate.check(batch, self.store, graphs, removing=removing)
+        with self._audited(batch):
+            self.store.replace(batch.graph, list(removing), batch.triples)
 
     def _audited(self, batch: Batch) -> AbstractContextManager:
         if self.audit is None:

@@ -8,6 +8,7 @@ from ratified_rdf.answers.models import Alternative, Answer, Evidence, Verdict
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.build import BuildReport
 from ratified_rdf.graph.gate import GateRejected, Violation
+from ratified_rdf.graph.reviews import ReviewError
 from ratified_rdf.queries import QueryRun
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "Evidence",
     "GateRejected",
     "QueryRun",
+    "ReviewError",
     "Verdict",
     "Violation",
     "__version__",

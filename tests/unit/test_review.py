@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ratified_rdf import Brain, BrainError, GateRejected
+from ratified_rdf import Brain, BrainError, ReviewError
 from ratified_rdf.brain import audit_dir
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
@@ -66,7 +66,7 @@ def test_a_ratified_card_shows_its_state_and_reviewer(brain: Brain) -> None:
 def test_a_review_of_a_card_that_changed_since_it_was_read_is_refused(brain: Brain) -> None:
     with pytest.raises(BrainError, match="has changed since it was read"):
         brain.review(QUESTION, reviewer="Dana", verdict="ratified", content_hash="0" * 64)
-    with pytest.raises(GateRejected):
+    with pytest.raises(ReviewError, match="name is empty"):
         brain.review(QUESTION, reviewer="", verdict="ratified")  # a reviewer must have a name
     assert brain.ask(QUESTION).trust.state == "derived"
 
@@ -127,3 +127,38 @@ def test_a_derived_claim_can_be_disputed_and_filtered_on(brain: Brain) -> None:
     assert [c["card"].value for c in brain.cards_in_state("disputed")] == [alignment]
     with pytest.raises(BrainError, match="holds nothing about"):
         brain.review_claim("https://example.org/nothing", reviewer="Dana", verdict="disputed")
+
+
+def test_reviews_at_two_levels_leave_each_reader_one_state(brain: Brain) -> None:
+    public = brain.reader(clearance="public")
+    card = public.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified").trust.card
+    brain.review(QUESTION, reviewer="dana reviewer", verdict="disputed")  # later, higher level
+    assert [c["card"].value for c in public.cards_in_state("ratified")] == [card]
+    assert [c["card"].value for c in brain.cards_in_state("disputed")] == [card]
+    assert brain.cards_in_state("ratified") == []  # the later review is the state
+    (row,) = brain.cards_in_state("disputed")
+    assert (row["name"].value, row["title"].value) == ("dana reviewer", card_title_of(brain))
+    assert public.validate() == [] and brain.validate() == []
+
+
+def card_title_of(brain: Brain) -> str:
+    from ratified_rdf.answers.trust import card_title
+
+    return card_title(brain.ask(QUESTION))
+
+
+def test_a_claim_on_an_rfc_section_leaves_the_section_one_heading(brain: Brain) -> None:
+    section = (
+        brain.query(
+            "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> SELECT ?s WHERE "
+            "{ ?r rr:rfcNumber 9999 ; rr:hasSection ?s . ?s rr:sectionNumber '3.1' }"
+        )
+        .rows[0]["s"]
+        .value
+    )
+    before = sorted(map(str, brain.describe(section)))
+    for reader in (brain.reader(clearance="public"), brain):
+        reader.review_claim(section, reviewer="Dana Reviewer", verdict="disputed", note="why?")
+    assert sorted(map(str, brain.describe(section))) == before  # nothing written onto it
+    assert [c["card"].value for c in brain.cards_in_state("disputed")] == [section]
+    assert brain.validate() == [] and brain.reader(clearance="public").validate() == []

@@ -136,8 +136,11 @@ def review_iri(review_id: str) -> str:
 
 
 def reviewer_iri(name: str) -> str:
-    """A reviewer, by name."""
-    return f"{ID}reviewer/{_slug(name)}"
+    """A reviewer, by name: a slug to read, then a hash of the exact name, so two names never
+    share an IRI ("Dana Reviewer" and "dana reviewer", or two names in a script the slug drops
+    would otherwise be one reviewer with two names)."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{ID}reviewer/{_slug(name)[:60].strip('-')}-{digest}"
 
 
 def clearance_iri(level: str) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ratified_rdf.audit import (
-    PRIVATE_KEY_FILE,
     RECORDS_FILE,
     Anchoring,
     AnchorRejected,
@@ -22,10 +22,10 @@ from ratified_rdf.audit import (
     AuditRecord,
     HttpTransparencyAnchor,
     LocalWitnessAnchor,
+    SignedTreeHead,
     canonical_bytes,
     check_transition,
     generate_key,
-    load_private_key,
     sign_tree_head,
     verify_cosignature,
     verify_log,
@@ -41,11 +41,22 @@ def _record(n: int) -> AuditRecord:
 
 
 @pytest.fixture
-def log(tmp_path: Path) -> Iterator[AuditLog]:
-    opened = AuditLog.open(tmp_path / "log")
+def key() -> Ed25519PrivateKey:
+    return generate_key()
+
+
+@pytest.fixture
+def log(tmp_path: Path, key: Ed25519PrivateKey) -> Iterator[AuditLog]:
+    opened = AuditLog.open(tmp_path / "log", key=key)
     opened.append(_record(0))
     yield opened
     opened.close()
+
+
+def _signed(log: AuditLog) -> SignedTreeHead:
+    head = log.sign_tree_head()
+    assert head is not None, log.signing_problem
+    return head
 
 
 def _steps(log: AuditLog) -> list[tuple[str, S]]:
@@ -88,11 +99,11 @@ def witness(tmp_path: Path, log: AuditLog) -> LocalWitnessAnchor:
 
 def test_the_witness_cosigns_consistent_heads(log: AuditLog, witness: LocalWitnessAnchor) -> None:
     anchoring = Anchoring(log, witness)
-    first = log.sign_tree_head()
+    first = _signed(log)
     assert anchoring.anchor(first) is S.ANCHORED
     for n in range(1, 6):
         log.append(_record(n))
-    second = log.sign_tree_head()
+    second = _signed(log)
     assert anchoring.anchor(second) is S.ANCHORED
     assert [seen.tree_head for seen in witness.seen()] == [first, second]
     assert _steps(log) == [("local-witness", s) for s in (S.PENDING, S.COMMITTED, S.ANCHORED)] * 2
@@ -101,28 +112,32 @@ def test_the_witness_cosigns_consistent_heads(log: AuditLog, witness: LocalWitne
     assert verify_cosignature(second, receipt, witness.public_key)
     assert not verify_cosignature(first, receipt, witness.public_key)
     assert not verify_cosignature(second, receipt, generate_key().public_key())
+    # The anchoring steps came after the second head: a verifier counts them as unsigned
+    # until a tree head covers them.
+    problem = verify_log(log.directory, log.public_key).problem
+    assert problem is not None and problem.startswith("3 of 12 records (lines 10 to 12 ")
+    _signed(log)
     assert verify_log(log.directory, log.public_key).ok
 
 
 def test_the_witness_answers_the_same_head_twice_without_storing_it_again(
     log: AuditLog, witness: LocalWitnessAnchor
 ) -> None:
-    head = log.sign_tree_head()
+    head = _signed(log)
     first = witness.submit(head, log.consistency_proof)
     assert witness.submit(head, log.consistency_proof) == first
     assert len(witness.seen()) == 1
 
 
 def test_the_witness_refuses_a_fork(
-    tmp_path: Path, log: AuditLog, witness: LocalWitnessAnchor
+    tmp_path: Path, log: AuditLog, witness: LocalWitnessAnchor, key: Ed25519PrivateKey
 ) -> None:
-    witness.submit(log.sign_tree_head(), log.consistency_proof)
+    witness.submit(_signed(log), log.consistency_proof)
     # The same key over other records: what a rewritten history looks like to the witness.
-    key = load_private_key(log.directory / PRIVATE_KEY_FILE)
     with AuditLog.open(tmp_path / "fork", key=key) as fork:
         for n in range(3):
             fork.append(_record(n + 10))
-        forked = fork.sign_tree_head()
+        forked = _signed(fork)
         with pytest.raises(AnchorRejected, match="not consistent with the tree head of size 1"):
             witness.submit(forked, fork.consistency_proof)
     stranger = sign_tree_head(generate_key(), forked.tree_size, forked.root)
@@ -134,10 +149,10 @@ def test_the_witness_refuses_a_fork(
 def test_the_witness_refuses_a_head_the_log_cannot_prove(
     log: AuditLog, witness: LocalWitnessAnchor
 ) -> None:
-    first = log.sign_tree_head()
+    first = _signed(log)
     witness.submit(first, log.consistency_proof)
     log.append(_record(1))
-    second = log.sign_tree_head()
+    second = _signed(log)
 
     def lost_records(old: int, new: int) -> list[bytes]:
         raise ValueError("The tree has 1 leaves, so it has no tree head of size 2")
@@ -147,9 +162,9 @@ def test_the_witness_refuses_a_head_the_log_cannot_prove(
 
 
 def test_the_witness_refuses_a_rollback(log: AuditLog, witness: LocalWitnessAnchor) -> None:
-    old = log.sign_tree_head()
+    old = _signed(log)
     log.append(_record(1))
-    witness.submit(log.sign_tree_head(), log.consistency_proof)
+    witness.submit(_signed(log), log.consistency_proof)
     anchoring = Anchoring(log, witness)
     assert anchoring.anchor(old) is S.FAILED
     failed = [e for e in log.entries() if isinstance(e, AnchorSidecar)][-1]
@@ -162,7 +177,7 @@ def test_a_broken_witness_queues_the_head_until_it_is_repaired(
     seen = witness.directory / "seen.jsonl"
     seen.write_bytes(b'{"tree_head":')  # A witness that crashed mid-write.
     anchoring = Anchoring(log, witness)
-    head = log.sign_tree_head()
+    head = _signed(log)
     assert anchoring.anchor(head) is S.REPLAY_QUEUED
     seen.unlink()
     assert anchoring.drain() == {head: S.ANCHORED}
@@ -177,7 +192,7 @@ def test_anchoring_the_same_head_twice_is_illegal(
     log: AuditLog, witness: LocalWitnessAnchor
 ) -> None:
     anchoring = Anchoring(log, witness)
-    head = log.sign_tree_head()
+    head = _signed(log)
     anchoring.anchor(head)
     with pytest.raises(AnchorStateError, match="An anchoring that is anchored cannot become"):
         anchoring.anchor(head)
@@ -206,7 +221,7 @@ def _receipt(request: httpx.Request) -> httpx.Response:
 
 
 def test_a_good_receipt_anchors_and_is_kept_in_the_log(log: AuditLog) -> None:
-    head = log.sign_tree_head()
+    head = _signed(log)
     sent: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -227,7 +242,7 @@ def test_an_unreachable_service_queues_the_head(log: AuditLog) -> None:
         raise httpx.ConnectError("connection refused", request=request)
 
     anchoring = Anchoring(log, _http(handler))
-    head = log.sign_tree_head()
+    head = _signed(log)
     assert anchoring.anchor(head) is S.REPLAY_QUEUED
     detail = [e for e in log.entries() if isinstance(e, AnchorSidecar)][-1].detail
     assert detail is not None and "could not be reached (connection refused)" in detail
@@ -240,16 +255,17 @@ def test_a_503_then_success_is_anchored_by_drain(log: AuditLog) -> None:
         return next(answers) or _receipt(request)
 
     anchoring = Anchoring(log, _http(handler))
-    head = log.sign_tree_head()
+    head = _signed(log)
     assert anchoring.anchor(head) is S.REPLAY_QUEUED
     assert anchoring.drain() == {head: S.ANCHORED}
     assert anchoring.drain() == {}
+    _signed(log)
     assert verify_log(log.directory, log.public_key).ok
 
 
 def test_a_400_fails_for_good(log: AuditLog) -> None:
     anchoring = Anchoring(log, _http(lambda request: httpx.Response(400, text="bad tree head")))
-    head = log.sign_tree_head()
+    head = _signed(log)
     assert anchoring.anchor(head) is S.FAILED
     assert anchoring.drain() == {}
     failed = [e for e in log.entries() if isinstance(e, AnchorSidecar)][-1]
@@ -269,7 +285,8 @@ def test_a_success_without_a_usable_receipt_is_a_refusal(
     log: AuditLog, answer: httpx.Response
 ) -> None:
     anchoring = Anchoring(log, _http(lambda request: answer))
-    assert anchoring.anchor(log.sign_tree_head()) is S.FAILED
+    assert anchoring.anchor(_signed(log)) is S.FAILED
+    _signed(log)
     assert verify_log(log.directory, log.public_key).ok
 
 
@@ -281,7 +298,7 @@ def test_429_is_retried_not_refused() -> None:
 
 def test_the_retry_budget_ends_in_a_visible_failure(log: AuditLog) -> None:
     anchoring = Anchoring(log, _http(lambda request: httpx.Response(503)), max_attempts=2)
-    head = log.sign_tree_head()
+    head = _signed(log)
     assert anchoring.anchor(head) is S.REPLAY_QUEUED
     assert anchoring.drain() == {head: S.FAILED}
     failed = [e for e in log.entries() if isinstance(e, AnchorSidecar)][-1]
@@ -289,7 +306,7 @@ def test_the_retry_budget_ends_in_a_visible_failure(log: AuditLog) -> None:
 
 
 def test_states_survive_a_restart_and_a_cut_short_attempt_is_replayed(log: AuditLog) -> None:
-    head = log.sign_tree_head()
+    head = _signed(log)
     for state in (S.PENDING, S.COMMITTED):  # The process died while the anchor was called.
         log.append(
             AnchorSidecar(
@@ -310,7 +327,7 @@ def test_states_survive_a_restart_and_a_cut_short_attempt_is_replayed(log: Audit
 
 
 def test_verify_catches_a_broken_anchoring_lifecycle(log: AuditLog) -> None:
-    Anchoring(log, _http(_receipt)).anchor(log.sign_tree_head())
+    Anchoring(log, _http(_receipt)).anchor(_signed(log))
     path = log.directory / RECORDS_FILE
     lines = path.read_bytes().split(b"\n")
     del lines[2]  # The "committed" step: pending would jump straight to anchored.

@@ -4,21 +4,31 @@ tenant and clearance) before it runs, and the log verifies from scratch."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from ratified_rdf import Brain
-from ratified_rdf.audit import AuditError, AuditLog, load_public_key, verify_log
+from ratified_rdf.audit import KEY_ENV, AuditError, AuditLog, load_public_key, verify_log
 from ratified_rdf.brain import audit_dir
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.surfaces.cli import main
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
+@pytest.fixture(scope="module", autouse=True)
+def operator_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The signing key the operator keeps outside the log's folder, named by the env."""
+    path = tmp_path_factory.mktemp("operator") / "audit-key.pem"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KEY_ENV, str(path))
+        yield path
+
+
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def store(tmp_path_factory: pytest.TempPathFactory, operator_key: Path) -> Path:
     folder = tmp_path_factory.mktemp("audited")
     repo = make_pigeon_repo(folder / "git")
     brain, _ = Brain.build(MANIFEST, path=folder / "brain", source=str(repo), actor="builder")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ratified_rdf.audit import (
+    KEY_ENV,
     PRIVATE_KEY_FILE,
     PUBLIC_KEY_FILE,
     RECORDS_FILE,
@@ -27,19 +28,30 @@ from ratified_rdf.audit import (
     capture,
     generate_key,
     leaf_hash,
+    load_private_key,
     load_public_key,
     parse_entry,
+    save_private_key,
     verify_consistency,
     verify_inclusion,
     verify_log,
     verify_tree_head,
 )
+from ratified_rdf.audit.log import public_key_path
 
 
 def _record(n: int = 0) -> AuditRecord:
     return AuditRecord(
         kind="query", tenant="acme", clearance="internal", actor="bob", subject={"n": n}
     )
+
+
+@pytest.fixture(autouse=True)
+def signing_key(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The operator's signing key: a file outside every log's folder, named by the env."""
+    path = tmp_path_factory.mktemp("operator") / "audit-key.pem"
+    monkeypatch.setenv(KEY_ENV, str(path))
+    return path
 
 
 @pytest.fixture
@@ -49,12 +61,20 @@ def log(tmp_path: Path) -> Iterator[AuditLog]:
     opened.close()
 
 
-def test_a_new_log_makes_its_files_and_keys(log: AuditLog) -> None:
+def test_a_new_log_makes_its_files_and_its_key_outside_its_folder(
+    log: AuditLog, signing_key: Path
+) -> None:
+    # The key used to be made inside the folder (log-key.pem), where whoever could rewrite
+    # the log could re-sign it: now only a copy of the public key is kept there.
     folder = log.directory
     assert (folder / RECORDS_FILE).exists() and (folder / TREE_HEADS_FILE).exists()
-    assert stat.S_IMODE((folder / PRIVATE_KEY_FILE).stat().st_mode) == 0o600
-    public = load_public_key(folder / PUBLIC_KEY_FILE)
-    assert public.public_bytes_raw() == log.public_key.public_bytes_raw()
+    assert not (folder / PRIVATE_KEY_FILE).exists()
+    assert stat.S_IMODE(signing_key.stat().st_mode) == 0o600
+    raw = log.public_key.public_bytes_raw()
+    assert load_private_key(signing_key).public_key().public_bytes_raw() == raw
+    assert load_public_key(public_key_path(signing_key)).public_bytes_raw() == raw
+    assert load_public_key(folder / PUBLIC_KEY_FILE).public_bytes_raw() == raw
+    assert log.can_sign and log.signing_problem is None
 
 
 def test_each_line_is_exactly_the_leaf(log: AuditLog) -> None:
@@ -95,6 +115,9 @@ def test_reopening_restores_the_tree_and_heads(tmp_path: Path) -> None:
         assert log.root() == head.root
         assert log.tree_heads == (head,)
         log.append(_record(4))
+        # A record no tree head covers fails verification (it used to pass): sign it.
+        assert not verify_log(tmp_path, log.public_key).ok
+        log.sign_tree_head()
     assert verify_log(tmp_path, load_public_key(tmp_path / PUBLIC_KEY_FILE)).ok
 
 
@@ -107,6 +130,7 @@ def test_a_second_process_cannot_open_the_same_log(log: AuditLog) -> None:
 def test_a_torn_last_line_is_reported_or_set_aside(tmp_path: Path) -> None:
     with AuditLog.open(tmp_path) as log:
         log.append(_record())
+        log.sign_tree_head()
     with (tmp_path / RECORDS_FILE).open("ab") as records:
         records.write(b'{"actor":"bo')
     with pytest.raises(AuditError, match=r"torn last line in records.jsonl \(line 2\)"):
@@ -115,6 +139,7 @@ def test_a_torn_last_line_is_reported_or_set_aside(tmp_path: Path) -> None:
     with AuditLog.open(tmp_path) as log:
         assert log.size == 1
         log.append(_record())
+        log.sign_tree_head()
     [aside] = tmp_path.glob(f"{RECORDS_FILE}.torn-*")
     assert aside.read_bytes() == b'{"actor":"bo'
     assert verify_log(tmp_path, load_public_key(tmp_path / PUBLIC_KEY_FILE)).ok
@@ -130,12 +155,99 @@ def test_records_that_no_longer_match_the_latest_head_stop_the_log(tmp_path: Pat
         AuditLog.open(tmp_path)
 
 
-def test_a_log_without_its_key_is_not_opened(tmp_path: Path) -> None:
+def test_a_log_whose_key_is_lost_is_not_opened_with_a_new_one(
+    tmp_path: Path, signing_key: Path
+) -> None:
     with AuditLog.open(tmp_path) as log:
         log.append(_record())
-    (tmp_path / PRIVATE_KEY_FILE).unlink()
-    with pytest.raises(AuditError, match="has no signing key"):
+        log.sign_tree_head()
+    signing_key.unlink()
+    with pytest.raises(AuditError, match=f"There is no signing key at {signing_key}, and the"):
         AuditLog.open(tmp_path)
+    assert not signing_key.exists()
+
+
+def test_a_log_without_a_key_appends_but_cannot_sign_and_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv(KEY_ENV)
+    with AuditLog.open(tmp_path / "audit") as log:
+        log.append(_record(1))
+        assert log.sign_tree_head() is None and log.checkpoint() is None
+        log.append(_record(2))
+        assert not log.can_sign and log.tree_heads == ()
+    said = [r.getMessage() for r in caplog.records if r.name == "ratified_rdf.audit"]
+    assert len(said) == 1
+    assert said[0].startswith(f"The audit log at {tmp_path / 'audit'} was opened without a ")
+    assert f"Set {KEY_ENV} to a key file outside the log's folder" in said[0]
+    assert not list((tmp_path / "audit").glob("*.pem"))
+    with pytest.raises(AuditError, match="opened without a signing key"):
+        _ = log.public_key
+
+
+def test_a_key_left_in_the_log_folder_is_not_used_and_the_message_says_how_to_move_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv(KEY_ENV)
+    old = generate_key()  # A log from before the key moved out.
+    save_private_key(old, tmp_path / PRIVATE_KEY_FILE)
+    with AuditLog.open(tmp_path, key=old) as log:
+        log.append(_record())
+        log.sign_tree_head()
+    with AuditLog.open(tmp_path) as log:
+        log.append(_record(2))
+        assert log.sign_tree_head() is None
+        assert log.signing_problem is not None
+    assert f"keeps its signing key in its own folder ({tmp_path / PRIVATE_KEY_FILE})" in (
+        log.signing_problem
+    )
+    assert f"mv {tmp_path / PRIVATE_KEY_FILE} ~/.config/ratified-rdf/audit-key.pem" in (
+        log.signing_problem
+    )
+    assert f"export {KEY_ENV}=" in log.signing_problem
+    assert log.signing_problem in caplog.text
+    # Pointing the variable at the key in the folder is refused outright.
+    monkeypatch.setenv(KEY_ENV, str(tmp_path / PRIVATE_KEY_FILE))
+    with pytest.raises(AuditError, match="is inside the audit log's folder"):
+        AuditLog.open(tmp_path)
+    # Moved out, it signs again (the records written meanwhile only once adopted).
+    moved = tmp_path.parent / f"{tmp_path.name}-key.pem"
+    (tmp_path / PRIVATE_KEY_FILE).rename(moved)
+    monkeypatch.setenv(KEY_ENV, str(moved))
+    with AuditLog.open(tmp_path, adopt_unsigned=True) as log:
+        head = log.sign_tree_head()
+    assert head is not None and head.tree_size == 2
+    assert verify_log(tmp_path, old.public_key()).ok
+
+
+def test_records_no_tree_head_covered_at_open_are_not_signed_over_unless_adopted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with AuditLog.open(tmp_path) as log:
+        log.append(_record(1))
+        log.sign_tree_head()
+        log.append(_record(2))  # killed before it signed: or someone appended it
+    with AuditLog.open(tmp_path) as log:
+        assert not log.can_sign and log.sign_tree_head() is None
+        log.append(_record(3))  # still written
+    assert log.signing_problem is not None
+    assert "ends with 1 record that no signed tree head covers" in log.signing_problem
+    assert "`ratified audit sign --adopt-unsigned`" in log.signing_problem
+    assert log.signing_problem in caplog.text
+    with AuditLog.open(tmp_path, adopt_unsigned=True) as log:
+        head = log.sign_tree_head()
+    assert head is not None and head.tree_size == 3
+    with AuditLog.open(tmp_path) as log:  # nothing unsigned now: signs as usual
+        assert log.can_sign
+
+
+def test_checkpoint_signs_only_what_is_new(log: AuditLog) -> None:
+    assert log.checkpoint() is None  # nothing to sign
+    log.append(_record())
+    head = log.checkpoint()
+    assert head is not None and head.tree_size == 1 and log.unsigned == 0
+    assert log.checkpoint() is None
+    assert log.tree_heads == (head,)
 
 
 def test_a_log_is_not_opened_with_another_key(tmp_path: Path) -> None:

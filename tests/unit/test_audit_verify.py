@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 import rfc8785
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ratified_rdf.audit import (
+    KEY_ENV,
     PUBLIC_KEY_FILE,
     RECORDS_FILE,
     TREE_HEADS_FILE,
@@ -34,10 +35,20 @@ def _record(n: int) -> AuditRecord:
     )
 
 
+@pytest.fixture(autouse=True)
+def no_key_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(KEY_ENV, raising=False)
+
+
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
+def key() -> Ed25519PrivateKey:
+    return generate_key()
+
+
+@pytest.fixture
+def folder(tmp_path: Path, key: Ed25519PrivateKey) -> Path:
     """A log of 6 records (two with outcomes) and 3 signed tree heads, then 1 more record."""
-    with AuditLog.open(tmp_path) as log:
+    with AuditLog.open(tmp_path, key=key) as log:
         log.append(_record(0))
         log.sign_tree_head()
         for n in (1, 2):
@@ -63,21 +74,53 @@ def _write_lines(path: Path, lines: list[bytes]) -> None:
     path.write_bytes(b"".join(line + b"\n" for line in lines))
 
 
-def test_a_good_log_verifies(folder: Path, public_key: Ed25519PublicKey) -> None:
+def test_a_record_no_tree_head_covers_fails_with_the_count(
+    folder: Path, public_key: Ed25519PublicKey
+) -> None:
+    # This used to pass as "OK" with a note: an appended record went unnoticed.
     report = verify_log(folder, public_key)
-    assert report.ok, report.problem
+    assert not report.ok
     assert (report.records, report.tree_heads, report.unsigned) == (7, 3, 1)
     assert report.latest is not None and report.latest.tree_size == 6
-    assert str(report).startswith(f"OK: the audit log at {folder} holds 7 records")
-    assert "The last 1 records are not covered" in str(report)
+    assert report.problem is not None
+    assert report.problem.startswith(
+        "1 of 7 records (lines 7 to 7 of records.jsonl) are not covered by a signed tree head; "
+        f"the latest, line 3 of {folder / TREE_HEADS_FILE}, covers 6."
+    )
+    assert str(report).startswith("FAILED: 1 of 7 records")
 
 
-def test_an_empty_new_log_verifies(tmp_path: Path) -> None:
-    with AuditLog.open(tmp_path) as log:
+def test_a_good_log_verifies(folder: Path, key: Ed25519PrivateKey) -> None:
+    with AuditLog.open(folder, key=key, adopt_unsigned=True) as log:
+        log.sign_tree_head()
+    report = verify_log(folder, key.public_key())
+    assert report.ok and report.verified, report.problem
+    assert (report.records, report.tree_heads, report.unsigned) == (7, 4, 0)
+    assert str(report).startswith(
+        f"VERIFIED: the audit log at {folder} holds 7 records, every one covered by its "
+        "latest of 4 signed tree heads"
+    )
+    assert "Not checked, as no witness was given: that this is the latest history" in str(report)
+
+
+def test_without_a_trusted_key_a_sound_log_is_not_verified(
+    folder: Path, key: Ed25519PrivateKey
+) -> None:
+    with AuditLog.open(folder, key=key, adopt_unsigned=True) as log:
+        log.sign_tree_head()
+    for public_key in (key.public_key(), None):
+        report = verify_log(folder, public_key, key_checked=False)
+        assert report.ok and not report.verified
+        assert str(report).startswith("NOT VERIFIED: ")
+        assert "Give --public-key with a copy kept elsewhere" in str(report)
+
+
+def test_an_empty_new_log_verifies(tmp_path: Path, key: Ed25519PrivateKey) -> None:
+    with AuditLog.open(tmp_path, key=key) as log:
         pass
     report = verify_log(tmp_path, log.public_key)
     assert report.ok and report.records == 0
-    assert "no signed tree head vouches for them yet" in str(report)
+    assert "holds no records yet" in str(report)
 
 
 def test_a_missing_log_is_reported(tmp_path: Path) -> None:
@@ -280,7 +323,7 @@ def test_an_unreadable_file_is_reported(folder: Path, public_key: Ed25519PublicK
 def test_every_single_bit_flip_anywhere_is_caught(tmp_path: Path) -> None:
     """Exhaustive: a log whose every record a tree head covers, each byte of each file
     flipped in turn (one bit), fails verification every time."""
-    with AuditLog.open(tmp_path) as log:
+    with AuditLog.open(tmp_path, key=generate_key()) as log:
         for n in range(3):
             with capture(log, "ask", {"n": n}, tenant="acme", clearance="public", actor="a"):
                 pass

@@ -4,8 +4,11 @@ Records are frozen pydantic models whose RFC 8785 canonical JSON is both their l
 ``records.jsonl`` and their Merkle leaf; the tree is RFC 9162's (RFC 6962's) with its
 inclusion and consistency proofs; tree heads are signed with Ed25519; ``verify_log`` checks a
 log with nothing but its files and its public key; anchors (a witness directory, a
-transparency service over HTTP) keep tree heads outside the log. ``capture`` wraps an
-operation so that it is recorded before it runs and its outcome after.
+transparency service over HTTP) keep tree heads outside the log, and ``verify_log`` checks
+the log against the tree head a witness last saw. ``capture`` wraps an operation so that it
+is recorded before it runs and its outcome after; ``PeriodicSigner`` signs a long-running
+process's tree heads as it goes. The signing key lives outside the log's folder
+(``$RATIFIED_AUDIT_KEY``).
 """
 
 from ratified_rdf.audit.anchor import Anchor, Anchoring, ConsistencyProver, Receipt
@@ -19,6 +22,7 @@ from ratified_rdf.audit.errors import (
 from ratified_rdf.audit.http_anchor import HttpTransparencyAnchor
 from ratified_rdf.audit.lifecycle import AnchorState, check_transition
 from ratified_rdf.audit.log import (
+    KEY_ENV,
     PRIVATE_KEY_FILE,
     PUBLIC_KEY_FILE,
     RECORDS_FILE,
@@ -44,6 +48,12 @@ from ratified_rdf.audit.records import (
     canonical_bytes,
     parse_entry,
 )
+from ratified_rdf.audit.signer import (
+    DEFAULT_INTERVAL_S,
+    DEFAULT_MAX_UNSIGNED,
+    PeriodicSigner,
+    stop_on_sigterm,
+)
 from ratified_rdf.audit.signing import (
     SignedTreeHead,
     generate_key,
@@ -56,10 +66,18 @@ from ratified_rdf.audit.signing import (
     verify_tree_head,
 )
 from ratified_rdf.audit.verify import VerificationReport, verify_log
-from ratified_rdf.audit.witness import LocalWitnessAnchor, WitnessedHead, verify_cosignature
+from ratified_rdf.audit.witness import (
+    LocalWitnessAnchor,
+    WitnessedHead,
+    last_seen,
+    verify_cosignature,
+)
 
 __all__ = [
+    "DEFAULT_INTERVAL_S",
+    "DEFAULT_MAX_UNSIGNED",
     "EMPTY_ROOT",
+    "KEY_ENV",
     "PRIVATE_KEY_FILE",
     "PUBLIC_KEY_FILE",
     "RECORDS_FILE",
@@ -83,6 +101,7 @@ __all__ = [
     "LogEntry",
     "MerkleTree",
     "OutcomeSidecar",
+    "PeriodicSigner",
     "Receipt",
     "SignedTreeHead",
     "VerificationReport",
@@ -92,6 +111,7 @@ __all__ = [
     "check_transition",
     "generate_key",
     "key_id",
+    "last_seen",
     "leaf_hash",
     "load_private_key",
     "load_public_key",
@@ -100,6 +120,7 @@ __all__ = [
     "save_private_key",
     "save_public_key",
     "sign_tree_head",
+    "stop_on_sigterm",
     "verify_consistency",
     "verify_cosignature",
     "verify_inclusion",

@@ -1,16 +1,20 @@
 """``AuditLog``: an append-only, signed, crash-safe audit log in one directory.
 
 The directory holds ``records.jsonl`` (one RFC 8785 canonical JSON entry per line: exactly
-the bytes of its Merkle leaf), ``sth.jsonl`` (the signed tree heads issued, oldest first),
-and the log's Ed25519 key pair (``log-key.pem``, mode 0600, and ``log-key.pub.pem``) unless
-the caller keeps the private key elsewhere. Anyone holding the public key can check the
+the bytes of its Merkle leaf), ``sth.jsonl`` (the signed tree heads issued, oldest first) and
+a copy of the log's public key (``log-key.pub.pem``). The private signing key never lives
+there: whoever can rewrite the folder could re-sign it. It is a file the operator chooses
+(``key_path``, else ``$RATIFIED_AUDIT_KEY``), made on first use; a log opened without one
+appends records but signs nothing, and says so. Anyone holding the public key can check the
 directory with ``verify_log``.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -46,9 +50,15 @@ RECORDS_FILE = "records.jsonl"
 TREE_HEADS_FILE = "sth.jsonl"
 """The log's signed tree heads, oldest first."""
 PRIVATE_KEY_FILE = "log-key.pem"
-"""The log's Ed25519 signing key (PKCS#8 PEM, mode 0600)."""
+"""Where logs made before the key moved out kept their signing key; never used to sign."""
 PUBLIC_KEY_FILE = "log-key.pub.pem"
-"""The log's public key: what a verifier is given."""
+"""A copy of the log's public key; a verifier is given its own copy, kept elsewhere."""
+KEY_ENV = "RATIFIED_AUDIT_KEY"
+"""The environment variable naming the signing key's file, outside every log's folder."""
+EXAMPLE_KEY_PATH = "~/.config/ratified-rdf/audit-key.pem"
+"""Where the messages suggest keeping the signing key."""
+
+logger = logging.getLogger("ratified_rdf.audit")
 
 VERIFY_HINT = "run `ratified audit verify` on it to find out more"
 """The end of every error that means the log's files are damaged."""
@@ -63,18 +73,51 @@ def torn_line_message(path: Path, lines: Lines) -> str:
     )
 
 
+def public_key_path(key_path: Path) -> Path:
+    """Where the public half of the signing key at ``key_path`` is written: ``x.pem`` gives
+    ``x.pub.pem``."""
+    name = key_path.name.removesuffix(".pem")
+    return key_path.with_name(f"{name}.pub.pem")
+
+
+def _move_key_hint(folder: Path) -> str:
+    return (
+        f"Move it out of the folder and point {KEY_ENV} at it, for example: mkdir -p "
+        f"~/.config/ratified-rdf && mv {folder / PRIVATE_KEY_FILE} {EXAMPLE_KEY_PATH} && "
+        f"export {KEY_ENV}={EXAMPLE_KEY_PATH}"
+    )
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.expanduser().resolve().is_relative_to(folder.resolve())
+
+
 class AuditLog:
     """An open audit log; appends and tree heads are thread-safe and one process owns it.
 
     Open it with ``AuditLog.open`` and close it (or use it as a context manager) to release
-    the directory for another process.
+    the directory for another process. A log without a signing key, or one that found
+    records no tree head covered when it was opened (and was not told to adopt them), still
+    appends but signs nothing: ``can_sign`` is False and ``signing_problem`` says why.
     """
 
-    def __init__(self, directory: Path, key: Ed25519PrivateKey, *, recover: bool = True) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        key: Ed25519PrivateKey | None,
+        *,
+        recover: bool = True,
+        adopt_unsigned: bool = False,
+        keyless_reason: str | None = None,
+        warn: bool = True,
+    ) -> None:
         """Take ``directory`` for this process and load it; use ``AuditLog.open`` instead."""
         self.directory = directory
         self._key = key
+        self._public_key = key.public_key() if key is not None else None
         self._lock = threading.Lock()
+        self._listeners: list[Callable[[], None]] = []
+        self._closed = False
         try:
             self._records = AppendOnlyFile(directory / RECORDS_FILE)
         except BlockingIOError as exc:
@@ -89,9 +132,36 @@ class AuditLog:
                 for name in (RECORDS_FILE, TREE_HEADS_FILE):
                     set_aside_torn_line(directory / name, stamp)
             self._tree, self._record_ids, self._tree_heads = self._load()
+            if key is not None:
+                self._publish_public_key(key.public_key())
         except BaseException:
             self.close()
             raise
+        self.signing_problem: str | None = None
+        """Why this log signs no tree head, or None when it can sign."""
+        unsigned = self.unsigned
+        if key is None:
+            self.signing_problem = keyless_reason or (
+                f"The audit log at {directory} was opened without a signing key: records are "
+                "appended, but no tree head is signed, so `ratified audit verify` fails on "
+                f"them. Set {KEY_ENV} to a key file outside the log's folder (it is made on "
+                f"first use), for example: export {KEY_ENV}={EXAMPLE_KEY_PATH}"
+            )
+        elif unsigned and not adopt_unsigned:
+            self.signing_problem = (
+                f"The audit log at {directory} ends with {_count(unsigned, 'record')} that no "
+                "signed tree head covers: a process stopped before it signed them, or someone "
+                "appended them. This process appends but will not sign over them. Check them "
+                "(`ratified audit verify` counts them), then vouch for them with `ratified "
+                "audit sign --adopt-unsigned`."
+            )
+        if self.signing_problem is not None and warn:
+            logger.warning("%s", self.signing_problem)
+
+    def _publish_public_key(self, key: Ed25519PublicKey) -> None:
+        path = self.directory / PUBLIC_KEY_FILE
+        if not path.exists():
+            save_public_key(key, path)
 
     @classmethod
     def open(
@@ -99,20 +169,80 @@ class AuditLog:
         directory: str | Path,
         key: Ed25519PrivateKey | None = None,
         *,
+        key_path: str | Path | None = None,
         recover: bool = True,
+        adopt_unsigned: bool = False,
+        warn: bool = True,
     ) -> AuditLog:
-        """Open the log in ``directory``, creating the directory and a key pair when new.
+        """Open the log in ``directory``, creating the directory when new.
 
-        ``key`` is the log's signing key when it is kept outside the directory; without it
-        the key is read from ``log-key.pem`` (made on first use). A torn last line (a process
-        killed mid-append: its call never started, or its outcome was never confirmed) is
-        moved aside into ``<file>.torn-<time>`` when ``recover``, and reported otherwise. A
-        log with a damaged line, or whose latest tree head no longer matches its records, is
-        not opened: appending to it would bury the damage.
+        The signing key is ``key``, else the file ``key_path``, else the file named by
+        ``$RATIFIED_AUDIT_KEY``; a file that does not exist yet is made (mode 0600, its
+        public half beside it as ``*.pub.pem``) for a log that has signed nothing yet. A key
+        file inside ``directory`` is refused, and a log whose key still sits there (the old
+        ``log-key.pem``) is opened without it. Without a key the log appends but signs
+        nothing, and says so once (a warning on the ``ratified_rdf.audit`` logger, unless
+        not ``warn``: for a caller that reports ``signing_problem`` itself).
+
+        Records that no tree head covered when the log is opened (a process stopped before
+        signing, or someone appended them) are not signed over unless ``adopt_unsigned``.
+        A torn last line (a process killed mid-append: its call never started, or its
+        outcome was never confirmed) is moved aside into ``<file>.torn-<time>`` when
+        ``recover``, and reported otherwise. A log with a damaged line, or whose latest tree
+        head no longer matches its records, is not opened: appending to it would bury the
+        damage.
         """
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
-        return cls(folder, key or cls._stored_key(folder), recover=recover)
+        reason = None
+        if key is None:
+            chosen = key_path if key_path is not None else os.environ.get(KEY_ENV) or None
+            if chosen is not None:
+                key = cls._key_file(folder, Path(chosen).expanduser())
+            elif (folder / PRIVATE_KEY_FILE).exists():
+                reason = (
+                    f"The audit log at {folder} keeps its signing key in its own folder "
+                    f"({folder / PRIVATE_KEY_FILE}), where whoever can rewrite the log can also "
+                    "re-sign it, so it is not used: records are appended, but no tree head is "
+                    f"signed. {_move_key_hint(folder)}"
+                )
+        return cls(
+            folder,
+            key,
+            recover=recover,
+            adopt_unsigned=adopt_unsigned,
+            keyless_reason=reason,
+            warn=warn,
+        )
+
+    @staticmethod
+    def _key_file(folder: Path, path: Path) -> Ed25519PrivateKey:
+        if _inside(path, folder):
+            raise AuditError(
+                f"The audit signing key {path} is inside the audit log's folder {folder}, "
+                "where whoever can rewrite the log could re-sign it. Move it to a folder of "
+                f"its own (for example {EXAMPLE_KEY_PATH}) and give that path ({KEY_ENV} or "
+                "--key)."
+            )
+        if path.exists():
+            return load_private_key(path)
+        if read_lines(folder / TREE_HEADS_FILE).complete:
+            raise AuditError(
+                f"There is no signing key at {path}, and the audit log at {folder} has signed "
+                "tree heads already, so a new key would not match them. Restore its key to "
+                f"{path}, or give the path where it is ({KEY_ENV} or --key)."
+                + (
+                    f" Its old key is still in the log's folder: {_move_key_hint(folder)}"
+                    if (folder / PRIVATE_KEY_FILE).exists()
+                    else ""
+                )
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        made = generate_key()
+        save_private_key(made, path)
+        save_public_key(made.public_key(), public_key_path(path))
+        logger.info("Made the audit signing key %s (public key %s).", path, public_key_path(path))
+        return made
 
     def _load(self) -> tuple[MerkleTree, set[str], list[SignedTreeHead]]:
         records = read_lines(self._records.path)
@@ -131,10 +261,10 @@ class AuditLog:
         tree = MerkleTree(records.complete)
         if tree_heads:
             latest = tree_heads[-1]
-            if latest.key_id != key_id(self.public_key):
+            if self._public_key is not None and latest.key_id != key_id(self._public_key):
                 raise AuditError(
                     f"The audit log at {self.directory} was signed with the key {latest.key_id}, "
-                    f"not with the key given ({key_id(self.public_key)}). Open it with its own "
+                    f"not with the key given ({key_id(self._public_key)}). Open it with its own "
                     "key: tree heads signed by two keys would not verify."
                 )
             if latest.tree_size > tree.size or latest.root != tree.root(latest.tree_size):
@@ -146,25 +276,32 @@ class AuditLog:
         record_ids = {entry.id for entry in entries if isinstance(entry, AuditRecord)}
         return tree, record_ids, tree_heads
 
-    @staticmethod
-    def _stored_key(folder: Path) -> Ed25519PrivateKey:
-        path = folder / PRIVATE_KEY_FILE
-        if path.exists():
-            return load_private_key(path)
-        if (folder / RECORDS_FILE).exists():
-            raise AuditError(
-                f"The audit log at {folder} has no signing key ({path} is missing). Restore "
-                "the key, or pass the log's key to AuditLog.open."
-            )
-        key = generate_key()
-        save_private_key(key, path)
-        save_public_key(key.public_key(), folder / PUBLIC_KEY_FILE)
-        return key
-
     @property
     def public_key(self) -> Ed25519PublicKey:
-        """The key that checks this log's tree heads."""
-        return self._key.public_key()
+        """The key that checks this log's tree heads; an AuditError without a signing key."""
+        if self._public_key is None:
+            raise AuditError(self.signing_problem or "This audit log has no signing key.")
+        return self._public_key
+
+    @property
+    def can_sign(self) -> bool:
+        """Whether ``sign_tree_head`` signs (see ``signing_problem`` when it does not)."""
+        return self.signing_problem is None
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` was called."""
+        return self._closed
+
+    @property
+    def unsigned(self) -> int:
+        """How many entries the latest signed tree head does not cover."""
+        with self._lock:
+            return self._tree.size - (self._tree_heads[-1].tree_size if self._tree_heads else 0)
+
+    def on_append(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` (with no lock held) after every append, e.g. to wake a signer."""
+        self._listeners.append(listener)
 
     @property
     def size(self) -> int:
@@ -198,7 +335,10 @@ class AuditLog:
                 ) from exc
             if isinstance(entry, AuditRecord):
                 self._record_ids.add(entry.id)
-            return self._tree.append(leaf)
+            index = self._tree.append(leaf)
+        for listener in self._listeners:
+            listener()
+        return index
 
     def _check_reference(self, entry: LogEntry) -> None:
         if (
@@ -225,9 +365,17 @@ class AuditLog:
             lines = read_lines(self.directory / RECORDS_FILE).complete
         return map(parse_entry, lines)
 
-    def sign_tree_head(self) -> SignedTreeHead:
-        """Sign the current tree head, record it in ``sth.jsonl`` and return it."""
+    def sign_tree_head(self) -> SignedTreeHead | None:
+        """Sign the current tree head, record it in ``sth.jsonl`` and return it; None when
+        this log cannot sign (``signing_problem`` says why; it was said when it opened)."""
+        if self._key is None or self.signing_problem is not None:
+            return None
         with self._lock:
+            if self._closed:
+                raise AuditError(
+                    f"The audit log at {self.directory} is closed, so no tree head was signed. "
+                    "Open it again to sign."
+                )
             # A tree head may only cover records already on disk.
             self._records.sync()
             # Tree heads must not go back in time even if the clock does.
@@ -244,6 +392,19 @@ class AuditLog:
                 ) from exc
             self._tree_heads.append(head)
             return head
+
+    def checkpoint(self) -> SignedTreeHead | None:
+        """Sign a tree head if any entry is not covered by one yet (and this log can sign);
+        return it, or None when nothing was signed."""
+        if self.closed or not self.can_sign or not self.unsigned:
+            return None
+        return self.sign_tree_head()
+
+    def adopt_unsigned(self) -> None:
+        """Let this log sign over the records no tree head covered when it was opened: the
+        operator has checked them. A log without a key still cannot sign."""
+        if self._key is not None:
+            self.signing_problem = None
 
     def root(self, size: int | None = None) -> bytes:
         """The Merkle root of the first ``size`` entries (all by default)."""
@@ -263,6 +424,7 @@ class AuditLog:
     def close(self) -> None:
         """Release the files and the directory's lock."""
         with self._lock:
+            self._closed = True
             self._records.close()
             self._heads.close()
 
@@ -276,3 +438,7 @@ class AuditLog:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

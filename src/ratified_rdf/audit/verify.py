@@ -4,7 +4,15 @@ Every line must be the RFC 8785 canonical form of itself and fit the schema, rec
 be unique, sidecars must point back at what they annotate, and anchoring steps must follow
 their lifecycle. Every signed tree head must carry a good signature by the given key, match
 the Merkle root recomputed from the records, and be consistent (RFC 9162 §2.1.4) with the
-tree head before it. The first problem found is reported as a sentence saying what to do.
+tree head before it. The first such problem stops the check.
+
+A log that passes those checks still fails when it proves less than it should: records no
+signed tree head covers (appended after the last signature, or tree heads cut from the end),
+records without any tree head, a private key kept in the log's own folder, and, given the
+tree head a witness last saw, a log shorter than it (rolled back), different from it
+(forked or rewritten) or missing it. Each is reported with its count, as a sentence saying
+what to do. What a log can prove on its own, and what only a witness can, is in the README
+("What the audit log proves").
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -23,6 +32,7 @@ from ratified_rdf.audit._files import Lines, read_lines
 from ratified_rdf.audit.errors import AnchorStateError
 from ratified_rdf.audit.lifecycle import AnchorState, check_transition
 from ratified_rdf.audit.log import (
+    PRIVATE_KEY_FILE,
     PUBLIC_KEY_FILE,
     RECORDS_FILE,
     TREE_HEADS_FILE,
@@ -46,80 +56,191 @@ _RESTORE = "Restore the file from a backup and compare it with the witness's cop
 
 @dataclass(frozen=True)
 class VerificationReport:
-    """What ``verify_log`` found: counts, the latest good tree head, and the first problem."""
+    """What ``verify_log`` found: counts, the latest good tree head, and every problem."""
 
     directory: Path
     records: int
     tree_heads: int
     latest: SignedTreeHead | None
-    problem: str | None
+    problems: tuple[str, ...] = ()
+    key_checked: bool = True
+    """Whether the signatures were checked with a public key obtained apart from the log."""
+    witnessed: SignedTreeHead | None = None
+    """The tree head a witness last saw, when one was given and the log extends it."""
+
+    @property
+    def problem(self) -> str | None:
+        """The first problem found, or None."""
+        return self.problems[0] if self.problems else None
 
     @property
     def ok(self) -> bool:
-        """Whether the log passed every check."""
-        return self.problem is None
+        """Whether the log passed every check that was made."""
+        return not self.problems
+
+    @property
+    def verified(self) -> bool:
+        """Whether the log passed, checked with a public key obtained apart from it."""
+        return self.ok and self.key_checked
 
     @property
     def unsigned(self) -> int:
-        """How many records no signed tree head covers yet."""
+        """How many records no signed tree head covers."""
         return self.records - (self.latest.tree_size if self.latest else 0)
 
     def __str__(self) -> str:
-        if self.problem is not None:
-            return f"FAILED: {self.problem}"
-        if self.latest is None:
+        if self.problems:
+            return "\n".join(f"FAILED: {problem}" for problem in self.problems)
+        if self.records == 0:
+            holds = f"the audit log at {self.directory} holds no records yet"
+        else:
+            assert self.latest is not None
+            holds = (
+                f"the audit log at {self.directory} holds {_count(self.records, 'record')}, "
+                f"every one covered by its latest of {_count(self.tree_heads, 'signed tree head')} "
+                f"(root {self.latest.root_hash}); all are consistent"
+            )
+        if not self.key_checked:
             return (
-                f"OK: the audit log at {self.directory} holds {self.records} well-formed "
-                "records, but no signed tree head vouches for them yet."
+                f"NOT VERIFIED: {holds}, but no public key was given, so the signatures were "
+                "checked at most against the copy in the log's own folder, which whoever can "
+                "rewrite the log can replace. Give --public-key with a copy kept elsewhere."
             )
-        text = (
-            f"OK: the audit log at {self.directory} holds {self.records} records and "
-            f"{self.tree_heads} signed tree heads, all verified and consistent. The latest "
-            f"covers {self.latest.tree_size} records with root {self.latest.root_hash}."
+        text = f"VERIFIED: {holds}, and signed by the key given."
+        if self.witnessed is not None:
+            return (
+                f"{text} It extends the tree head of size {self.witnessed.tree_size} the "
+                f"witness last saw ({_when(self.witnessed)})."
+            )
+        return (
+            f"{text} Not checked, as no witness was given: that this is the latest history. "
+            "A copy cut back to an earlier signed tree head, or an older copy, passes this "
+            "check too; give --witness DIR to rule that out."
         )
-        if self.unsigned:
-            text += (
-                f" The last {self.unsigned} records are not covered by a signed tree head "
-                "yet: sign one to vouch for them."
-            )
-        return text
 
 
 class _Problem(Exception):
     """The first thing found wrong; its message is the report's sentence."""
 
 
-def verify_log(directory: str | Path, public_key: Ed25519PublicKey) -> VerificationReport:
-    """Check the audit log in ``directory`` against the log's ``public_key``."""
+def verify_log(
+    directory: str | Path,
+    public_key: Ed25519PublicKey | None,
+    *,
+    key_checked: bool = True,
+    witness: SignedTreeHead | None = None,
+) -> VerificationReport:
+    """Check the audit log in ``directory`` against the log's ``public_key``.
+
+    ``key_checked`` says whether ``public_key`` was obtained apart from the log (pass False
+    for the copy in its folder); with no key at all the signatures are not checked, only
+    that every tree head names the same key. ``witness`` is the tree head a witness last
+    saw: the log must still hold it, and records that match it.
+    """
     checker = _Checker(Path(directory), public_key)
     try:
         checker.run()
     except _Problem as problem:
-        return checker.report(str(problem))
+        return checker.report((str(problem),), key_checked)
     except OSError as exc:
         return checker.report(
-            f"The audit log at {directory} cannot be read ({exc}). Check the path and its "
-            "permissions."
+            (
+                f"The audit log at {directory} cannot be read ({exc}). Check the path and its "
+                "permissions.",
+            ),
+            key_checked,
         )
-    return checker.report(None)
+    problems = [*checker.coverage_problems()]
+    if witness is not None:
+        problems += checker.witness_problems(witness)
+    return checker.report(
+        tuple(problems), key_checked, witness if witness is not None and not problems else None
+    )
 
 
 class _Checker:
-    def __init__(self, directory: Path, public_key: Ed25519PublicKey) -> None:
+    def __init__(self, directory: Path, public_key: Ed25519PublicKey | None) -> None:
         self.directory = directory
         self.public_key = public_key
         self.tree = MerkleTree()
         self.heads: list[SignedTreeHead] = []
         self.anchor_steps: list[tuple[int, AnchorSidecar]] = []
 
-    def report(self, problem: str | None) -> VerificationReport:
+    def report(
+        self,
+        problems: tuple[str, ...],
+        key_checked: bool,
+        witnessed: SignedTreeHead | None = None,
+    ) -> VerificationReport:
         return VerificationReport(
             directory=self.directory,
             records=self.tree.size,
             tree_heads=len(self.heads),
             latest=self.heads[-1] if self.heads else None,
-            problem=problem,
+            problems=problems,
+            key_checked=key_checked and self.public_key is not None,
+            witnessed=witnessed,
         )
+
+    def coverage_problems(self) -> list[str]:
+        """What a log whose every line and tree head is sound can still fail to prove."""
+        problems = []
+        private = self.directory / PRIVATE_KEY_FILE
+        if private.exists():
+            problems.append(
+                f"The log's folder holds a private signing key ({private}): whoever can "
+                "rewrite the log can re-sign it with that key, so its signatures prove "
+                "nothing. Move the key out of the folder (see `ratified audit sign --help`) "
+                "and check the log against a witness (--witness) for the time it sat there."
+            )
+        records, signed = self.tree.size, self.heads[-1].tree_size if self.heads else 0
+        heads_file = self.directory / TREE_HEADS_FILE
+        if records and not self.heads:
+            problems.append(
+                f"{heads_file} holds no signed tree head, so none of the "
+                f"{_count(records, 'record')} in {RECORDS_FILE} is covered by a signature: the "
+                "tree heads were deleted, or the log was written without a signing key. "
+                f"{_RESTORE}"
+            )
+        elif records > signed:
+            problems.append(
+                f"{records - signed:,} of {_count(records, 'record')} (lines {signed + 1} to "
+                f"{records} of {RECORDS_FILE}) are not covered by a signed tree head; the "
+                f"latest, line {len(self.heads)} of {heads_file}, covers {signed:,}. Records "
+                "were appended after the last signature, tree heads were cut from the end of "
+                f"{TREE_HEADS_FILE}, or the writer stopped without signing. If a process still "
+                "writes the log, sign it first (`ratified audit sign`) and verify again; "
+                f"otherwise {_RESTORE[0].lower()}{_RESTORE[1:]}"
+            )
+        return problems
+
+    def witness_problems(self, seen: SignedTreeHead) -> list[str]:
+        """How the log disagrees with the tree head a witness last saw, if it does."""
+        saw = f"the tree head of size {seen.tree_size} the witness last saw ({_when(seen)})"
+        if self.public_key is not None and not verify_tree_head(seen, self.public_key):
+            return [
+                f"{saw[0].upper()}{saw[1:]} is not signed by the key given ({seen.key_id} "
+                "signed it): the witness follows another log, or this log's key was replaced. "
+                "Check which witness belongs to this log."
+            ]
+        if seen.tree_size > self.tree.size:
+            return [
+                f"The log holds {_count(self.tree.size, 'record')}, but {saw} covers "
+                f"{seen.tree_size:,}: {seen.tree_size - self.tree.size:,} are missing, so the "
+                f"log was rolled back to an older copy or cut short. {_RESTORE}"
+            ]
+        if self.tree.root(seen.tree_size) != seen.root:
+            return [
+                f"The first {_count(seen.tree_size, 'record')} differ from those of {saw}: the "
+                f"log was forked or rewritten after the witness saw it. {_RESTORE}"
+            ]
+        key = (seen.tree_size, seen.timestamp, seen.root_hash)
+        if all((h.tree_size, h.timestamp, h.root_hash) != key for h in self.heads):
+            return [
+                f"{self.directory / TREE_HEADS_FILE} lacks {saw}: tree heads were removed or "
+                f"replaced. {_RESTORE}"
+            ]
+        return []
 
     def run(self) -> None:
         records = self.directory / RECORDS_FILE
@@ -172,17 +293,23 @@ class _Checker:
             self.tree.append(line)
 
     def check_tree_heads(self, path: Path) -> None:
-        expected = key_id(self.public_key)
+        expected = key_id(self.public_key) if self.public_key is not None else None
         for number, line in enumerate(_complete_lines(path), start=1):
             head = _parse(path, number, line, SignedTreeHead.model_validate_json)
             where = f"The tree head on {path}, line {number}"
-            if head.key_id != expected:
+            if expected is None and self.heads and head.key_id != self.heads[0].key_id:
+                raise _Problem(
+                    f"{where} was signed by the key {head.key_id}, but the first by "
+                    f"{self.heads[0].key_id}: one log has one key, so one of them is forged. "
+                    f"{_RESTORE}"
+                )
+            if expected is not None and head.key_id != expected:
                 raise _Problem(
                     f"{where} was signed by the key {head.key_id}, but the public key given is "
                     f"{expected}. Give the log's public key ({PUBLIC_KEY_FILE}); if you did, "
                     "the tree head is forged."
                 )
-            if not verify_tree_head(head, self.public_key):
+            if self.public_key is not None and not verify_tree_head(head, self.public_key):
                 raise _Problem(
                     f"{where} has a signature that does not verify: the tree head was forged "
                     f"or edited. {_RESTORE}"
@@ -274,3 +401,12 @@ def _parse(path: Path, number: int, line: bytes, parse: Callable[[bytes], _M]) -
             f"or a default left out): it was edited after it was written. {_RESTORE}"
         )
     return model
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _when(head: SignedTreeHead) -> str:
+    moment = datetime.fromtimestamp(head.timestamp / 1000, UTC)
+    return f"signed {moment.strftime('%Y-%m-%d %H:%M:%S')} UTC"

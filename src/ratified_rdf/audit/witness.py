@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from ratified_rdf.audit._files import AppendOnlyFile, read_lines
 from ratified_rdf.audit.anchor import ConsistencyProver, Receipt
-from ratified_rdf.audit.errors import AnchorRejected, AnchorUnreachable
+from ratified_rdf.audit.errors import AnchorRejected, AnchorUnreachable, AuditError
 from ratified_rdf.audit.merkle import verify_consistency
 from ratified_rdf.audit.records import canonical_bytes
 from ratified_rdf.audit.signing import (
@@ -18,6 +18,7 @@ from ratified_rdf.audit.signing import (
     generate_key,
     key_id,
     load_private_key,
+    load_public_key,
     save_private_key,
     save_public_key,
     sign_payload,
@@ -64,6 +65,44 @@ def verify_cosignature(sth: SignedTreeHead, receipt: Receipt, witness: Ed25519Pu
         and isinstance(signature, str)
         and verify_payload(witness, cosignature_payload(sth), signature)
     )
+
+
+def last_seen(directory: str | Path) -> SignedTreeHead:
+    """The latest tree head the witness in ``directory`` accepted, read without changing the
+    folder, with its cosignature checked against the witness's public key when it is there.
+    Raises ``AuditError`` when the folder is no witness or has seen nothing yet."""
+    folder = Path(directory)
+    path = folder / SEEN_FILE
+    if not path.is_file():
+        raise AuditError(
+            f"There is no witness at {folder} ({SEEN_FILE} is missing). Give the folder that "
+            "`ratified audit anchor --witness` writes to."
+        )
+    lines = read_lines(path)
+    if lines.torn is not None or not lines.complete:
+        raise AuditError(
+            f"The witness at {folder} has "
+            + ("a torn last line" if lines.torn is not None else "seen no tree head yet")
+            + ": anchor a tree head there first (`ratified audit anchor --witness "
+            f"{folder}`), then verify again."
+        )
+    try:
+        latest = WitnessedHead.model_validate_json(lines.complete[-1])
+    except ValidationError as exc:
+        raise AuditError(
+            f"The last line of {path} is damaged, so the witness cannot be used. Restore the "
+            "witness's folder from a backup."
+        ) from exc
+    key_path = folder / WITNESS_PUBLIC_KEY_FILE
+    if key_path.is_file():
+        witness_key = load_public_key(key_path)
+        receipt: Receipt = {"witness": key_id(witness_key), "cosignature": latest.cosignature}
+        if not verify_cosignature(latest.tree_head, receipt, witness_key):
+            raise AuditError(
+                f"The witness's cosignature on the last line of {path} does not verify with "
+                f"{key_path}: the witness's record was edited. Restore it from a backup."
+            )
+    return latest.tree_head
 
 
 class LocalWitnessAnchor:

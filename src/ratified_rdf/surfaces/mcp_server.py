@@ -43,7 +43,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 from ratified_rdf._version import __version__
 from ratified_rdf.answers.models import Answer
 from ratified_rdf.answers.router import Intent, route
-from ratified_rdf.audit import AuditError
+from ratified_rdf.audit import AuditError, PeriodicSigner
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph.store import QueryResult, StoreError
 from ratified_rdf.graph.vocab import PREFIXES
@@ -556,7 +556,8 @@ def mcp_command(
     except (*_EXPECTED, OSError) as error:
         raise _CommandError(str(error)) from None
     try:
-        serve_stdio(brain)
+        with PeriodicSigner(brain.audit):  # a tree head every 30 s or 1,000 records
+            serve_stdio(brain)
     except (*_EXPECTED, OSError) as error:
         # Closing signs the audit log's tree head; if that fails the user must hear of it.
         raise _CommandError(str(error)) from None

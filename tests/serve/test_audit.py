@@ -1,15 +1,34 @@
 """``/sparql`` is audited as ``Brain.query`` is: recorded before it runs, refused without a
-record, and every refusal or timeout ends as a failed outcome."""
+record, and every refusal or timeout ends as a failed outcome; and ``ratified serve`` signs
+a last tree head over everything it wrote when it is stopped by SIGTERM or SIGINT."""
 
 from __future__ import annotations
 
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
+from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from ratified_rdf import Brain
-from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, OutcomeSidecar
+from ratified_rdf.audit import (
+    KEY_ENV,
+    RECORDS_FILE,
+    AuditLog,
+    AuditRecord,
+    DetailSidecar,
+    OutcomeSidecar,
+)
+from ratified_rdf.audit.log import public_key_path
+from ratified_rdf.brain import audit_dir
+from ratified_rdf.surfaces.cli import main
 from ratified_rdf.surfaces.server import create_app
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
@@ -63,3 +82,55 @@ def test_no_audit_record_no_query(audited: tuple[Brain, AuditLog]) -> None:
         ask = client.get("/api/ask", params={"q": "what does the graph hold?"})
         assert ask.status_code == 503
         assert "could not be written" in ask.json()["error"]
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_clean_stop_signs_every_record_the_server_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int
+) -> None:
+    """`ratified serve` used to sign nothing while it ran and skip the last tree head on
+    SIGTERM; now a stop by either signal leaves a log that verifies with the public key."""
+    key = tmp_path / "operator" / "audit-key.pem"
+    monkeypatch.setenv(KEY_ENV, str(key))
+    store = tmp_path / "store"
+    brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
+    brain.close()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "ratified_rdf.surfaces.server", "--store", str(store)]
+    server = subprocess.Popen(
+        [*command, "--port", str(port), "--on-disk"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(600):  # a bound for a loaded machine, not a timing assertion
+            if server.poll() is not None:
+                break
+            try:
+                if httpx.get(f"{base}/api/holdings", timeout=2).is_success:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        for question in ("who discussed RFC 9999 section 3.1?", "history of RFC 9999"):
+            assert httpx.get(f"{base}/api/ask", params={"q": question}, timeout=30).is_success
+        assert httpx.get(f"{base}/sparql", params={"query": QUERY}, timeout=30).is_success
+        server.send_signal(number)
+        _, errors = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert server.returncode == 0, errors
+    folder = audit_dir(store)
+    entries = [json.loads(line) for line in (folder / RECORDS_FILE).read_text().splitlines()]
+    assert sum(1 for e in entries if e.get("kind") == "ask") >= 2
+    records = len(entries)
+    verified = CliRunner().invoke(
+        main, ["audit", "verify", str(folder), "--public-key", str(public_key_path(key))]
+    )
+    assert verified.exit_code == 0, verified.output
+    assert f"holds {records} records, every one covered" in verified.output

@@ -101,6 +101,7 @@ def test_stop_signs_whatever_is_left_and_a_clean_stop_leaves_nothing_unsigned(
     assert log.unsigned == 0 and [h.tree_size for h in log.tree_heads] == [3]
     assert verify_log(log.directory, log.public_key).ok
     assert signer.stop() is None  # stopping twice signs nothing more
+    assert log._listeners == []  # a stopped signer is no longer woken by appends
 
 
 def test_the_thread_is_woken_by_the_mth_record(log: AuditLog) -> None:

@@ -303,6 +303,11 @@ class AuditLog:
         """Call ``listener`` (with no lock held) after every append, e.g. to wake a signer."""
         self._listeners.append(listener)
 
+    def off_append(self, listener: Callable[[], None]) -> None:
+        """Stop calling ``listener`` after appends; one never added is ignored."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     @property
     def size(self) -> int:
         """How many entries (leaves) the log holds."""
@@ -336,7 +341,7 @@ class AuditLog:
             if isinstance(entry, AuditRecord):
                 self._record_ids.add(entry.id)
             index = self._tree.append(leaf)
-        for listener in self._listeners:
+        for listener in tuple(self._listeners):
             listener()
         return index
 

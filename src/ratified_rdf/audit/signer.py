@@ -130,6 +130,8 @@ class PeriodicSigner:
             self._thread.join()
             self._thread = None
         log = self._log
+        if log is not None:
+            log.off_append(self._appended)
         if log is None or log.closed or not log.can_sign or not log.unsigned:
             return None
         return self._sign()

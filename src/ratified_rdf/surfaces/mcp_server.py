@@ -48,6 +48,7 @@ from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph.store import QueryResult, StoreError
 from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.files import QueryError
+from ratified_rdf.queries.guard import QueryRefused
 from ratified_rdf.trust import (
     Clearance,
     ClearanceError,
@@ -103,25 +104,6 @@ SectionNumber = Annotated[
     ),
 ]
 """The two parameters the section tools share, with the schema an agent sees."""
-
-# Strings, IRIs and comments, blanked before looking for an update keyword, so that a word
-# inside a literal or an IRI is never mistaken for one.
-_NOT_CODE = re.compile(
-    r"""
-      '''(?:[^'\\]|\\.|'(?!''))*'''
-    | \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-    | '(?:[^'\\\n]|\\.)*'
-    | "(?:[^"\\\n]|\\.)*"
-    | <[^<>"{}|^`\\\s]*>
-    | \#[^\n]*
-    """,
-    re.VERBOSE,
-)
-_UPDATE = re.compile(
-    r"^\s*(?:(?:BASE|PREFIX\s+[^\s:]*:)\s*)*"
-    r"(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
-    re.IGNORECASE,
-)
 
 UPDATE_REFUSED = (
     "This tool only reads: SPARQL updates (INSERT, DELETE, LOAD, CLEAR, DROP, …) are refused. "
@@ -360,13 +342,20 @@ def _parse_day(text: str) -> datetime:
 
 
 def _run_sparql(brain: Brain, query: str) -> SparqlResults:
-    """``query`` through ``Brain.query`` (audited, dataset-scoped, SERVICE refused), as JSON."""
+    """``query`` through ``Brain.query`` (audited, checked by its parse tree, run sealed off
+    the network), as JSON."""
     try:
         result = brain.query(query)
-    except SyntaxError as error:
-        # An update reaches the engine's query parser, which cannot read it; say why.
-        if _UPDATE.match(_NOT_CODE.sub(" ", query)):
+    except QueryRefused as refused:
+        if refused.reason == "update":
             raise ToolFailure(UPDATE_REFUSED) from None
+        if refused.reason == "syntax":
+            raise ToolFailure(
+                f"The query is not valid SPARQL ({refused}). Correct it and send it again: a "
+                "SELECT or ASK query, with a PREFIX declaration for every prefix it uses."
+            ) from None
+        raise ToolFailure(str(refused)) from None
+    except SyntaxError as error:
         raise ToolFailure(
             f"The query is not valid SPARQL ({error}). Correct it and send it again: a SELECT "
             "or ASK query, with a PREFIX declaration for every prefix it uses."

@@ -10,17 +10,13 @@ One Starlette app, run by uvicorn, with four faces:
   303 to ``/doc/…``, a description in HTML, Turtle, N-Triples or JSON-LD.
 - ``/``: one small page that asks questions and shows the cards with their links and SPARQL.
 
-Limits of ``/sparql``, honestly: pyoxigraph (0.5) has no query timeout or cancellation in its
-Python API. Queries are therefore evaluated lazily on a worker thread (Oxigraph releases the
-GIL while it evaluates, so the event loop keeps serving), pulling one row at a time and
-checking a deadline and a row limit between rows. Oxigraph streams scans, joins, filters and
-unions, so such queries stop within a row of their deadline. Some operators read their whole
-input before the first row comes out: ORDER BY, GROUP BY and aggregates, ASK, and the side of
-a join or MINUS that the engine hashes first. For those the client still gets its 503 at the
-deadline, but the worker runs on until the engine hands back a row (or finishes), holding one
-of the few worker slots. A query's time budget includes waiting for a free worker, so while
-every slot is held by such a query, new queries get 503 and Retry-After within their own
-timeout rather than hanging.
+Bounds of ``/sparql``: every reader query runs in a worker process of the query sandbox
+(:mod:`ratified_rdf.queries.sandbox`), sealed off the network, checked by its parse tree, and
+ended (killed and replaced) past its deadline or its memory ceiling, so an expensive query
+costs the server one worker for at most ``--query-timeout`` seconds and never the server's own
+memory. One client holds at most ``--per-client`` workers at a time; request bodies are capped
+(413), and so are questions. Answer cards run in the server process, on its own hand-written
+queries, at a higher priority than the workers.
 """
 
 from __future__ import annotations
@@ -31,12 +27,8 @@ import gc
 import hashlib
 import html
 import os
-import re
 import threading
-import time
-import traceback
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -48,13 +40,9 @@ from pyoxigraph import (
     BlankNode,
     Literal,
     NamedNode,
-    QueryBoolean,
     QueryResultsFormat,
-    QuerySolutions,
-    QueryTriples,
     RdfFormat,
     Triple,
-    parse_query_results,
     serialize,
 )
 from starlette.applications import Starlette
@@ -72,11 +60,19 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ratified_rdf.audit import AuditError, DetailSidecar, capture
+from ratified_rdf.audit.signer import PeriodicSigner, stop_on_sigterm
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import StoreError
-from ratified_rdf.queries.files import QueryError
-from ratified_rdf.queries.guard import refuse_service
+from ratified_rdf.queries.guard import audited_text
+from ratified_rdf.queries.offline import NETWORK_SEALED
+from ratified_rdf.queries.sandbox import (
+    QueryReply,
+    QueryRequest,
+    QuerySandbox,
+    SandboxError,
+    SandboxLimits,
+)
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.surfaces.access import AccessList, load_access
 
@@ -85,6 +81,12 @@ YOUNG_OBJECTS = 20_000
 """The collector's youngest-generation threshold in a settled server (Python's default: 700)."""
 MAX_QUESTION_CHARS = 500
 """Longer questions are refused: the router reads a sentence, not a document."""
+UNSEALED_WARNING = (
+    "; WARNING: this platform cannot seal query workers off the network, so the parse-tree "
+    "guard against SERVICE stands alone"
+)
+MAX_BODY_BYTES = 512 * 1024
+"""Largest request body read (a query form or text); a larger one is refused with 413 unread."""
 INCOMING_LIMIT = 200
 """How many incoming links a resource page lists."""
 
@@ -163,14 +165,6 @@ class EndpointError(Exception):
         self.status = status
         self.message = message
         self.headers = dict(headers or {})
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How long one ``/sparql`` query may run, and how many rows (or triples) it may return."""
-
-    query_timeout_s: float
-    max_rows: int
 
 
 # --- which brain serves a request -----------------------------------------------------------
@@ -282,55 +276,7 @@ def _not_acceptable(form: str, offers: Iterable[tuple[str, object]]) -> Endpoint
     )
 
 
-# --- the query text -------------------------------------------------------------------------
-
-_NOT_CODE = re.compile(
-    r"""
-      '''(?:[^'\\]|\\.|'(?!''))*'''
-    | \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-    | '(?:[^'\\\n\r]|\\.)*'
-    | "(?:[^"\\\n\r]|\\.)*"
-    | <[^<>"{}|^`\\\s]*>
-    | \#[^\n\r]*
-    """,
-    re.VERBOSE,
-)
-_DATASET_CLAUSE = re.compile(r"(?<![\w?$:-])FROM(?![\w:-])", re.IGNORECASE)
-# Matched on the text with comments, strings and IRIs blanked out.
-_UPDATE_START = re.compile(
-    r"^\s*(?:(?:PREFIX\s+[^\s:]*:|BASE)\s*)*"
-    r"(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
-    re.IGNORECASE,
-)
-_CODEPOINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
-
-
-def _unescape_codepoints(sparql: str) -> str:
-    """The text as the SPARQL grammar reads it: ``\\uXXXX`` escapes are decoded before
-    parsing (SPARQL 1.1 §19.2), so a keyword could hide behind them."""
-    return _CODEPOINT.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), sparql)
-
-
-def _check_query_text(sparql: str) -> None:
-    """Refuse, before anything runs, what this endpoint does not do: updates, SERVICE, FROM."""
-    for text in {sparql, _unescape_codepoints(sparql)}:
-        code = _NOT_CODE.sub(" ", text)
-        if _UPDATE_START.match(code):
-            raise _update_refused()
-        try:
-            refuse_service(text)
-        except QueryError as error:
-            raise EndpointError(400, str(error)) from None
-        # Oxigraph replaces the dataset a query names with the one it is given, so FROM
-        # cannot widen what a reader sees; it is refused anyway because silently answering
-        # over a different dataset than the text describes would mislead the client.
-        if _DATASET_CLAUSE.search(code):
-            raise EndpointError(
-                400,
-                "This endpoint answers over a fixed dataset (the brain's current graphs), so "
-                "FROM and FROM NAMED are refused; remove them, and use GRAPH inside the query "
-                "to pick one of its graphs.",
-            )
+# --- refusals ------------------------------------------------------------------------------
 
 
 def _update_refused() -> EndpointError:
@@ -345,276 +291,115 @@ def _update_refused() -> EndpointError:
     )
 
 
-# --- evaluation -----------------------------------------------------------------------------
-
-
-class QueryTimeout(Exception):
-    """The query ran past its deadline."""
-
-
-def _timeout_error(limits: Limits) -> EndpointError:
-    return EndpointError(
-        503,
-        f"The query ran longer than the {limits.query_timeout_s:g} s this endpoint allows "
-        "(waiting for a free worker included) and was abandoned. Make it more selective (bind "
-        "more of the pattern, add a LIMIT) or ask the operator for a longer --query-timeout.",
-    )
-
-
-@dataclass(frozen=True)
-class Payload:
-    """A serialised result, its media type, and how many rows (or triples) it holds."""
-
-    body: bytes
-    media_type: str
-    rows: int = 0
-
-
 @dataclass(frozen=True)
 class _Choice:
     results: tuple[str, QueryResultsFormat] | None
     graph: tuple[str, RdfFormat] | None
 
 
-def _pull(
-    items: Iterable[_T], deadline: float, cancelled: threading.Event, max_rows: int, what: str
-) -> Iterable[_T]:
-    """``items`` one at a time, stopping at the deadline, on cancellation or past the limit."""
-    for count, item in enumerate(items, 1):
-        if cancelled.is_set() or time.monotonic() > deadline:
-            raise QueryTimeout
-        if count > max_rows:
-            # An error, not a truncated result: a protocol client cannot tell a silently
-            # cut result from a complete one. 422: the query is valid, yet asks for more
-            # than this endpoint returns, so the client has to change it.
-            raise EndpointError(
-                422,
-                f"The result has more than {max_rows:,} {what}, the most this endpoint returns. "
-                "Add a LIMIT (and ORDER BY with OFFSET to page through it) or a more selective "
-                "pattern.",
+def _client_key(request: Request) -> str:
+    """Who a request counts against for the fair share of query workers: its bearer token
+    (by digest), or else the address it came from."""
+    header = request.headers.get("authorization")
+    if header:
+        return "token:" + hashlib.sha256(header.encode("utf-8", "replace")).hexdigest()
+    return "address:" + (request.client.host if request.client else "unknown")
+
+
+def _sandbox_for(request: Request, brain: Brain) -> QuerySandbox:
+    """The query workers for ``brain``'s store, started on first use."""
+    state = request.app.state
+    with state.sandbox_lock:
+        if state.sandbox is None:
+            state.sandbox = QuerySandbox(
+                export=state.brain.export,
+                limits=state.sandbox_limits,
+                generation=lambda: state.brain.write_generation,
             )
-        yield item
-    if cancelled.is_set():
-        raise QueryTimeout
+        sandbox: QuerySandbox = state.sandbox
+    return sandbox
 
 
-def _term_tsv(term: object) -> str:
-    # str() of a pyoxigraph term is its N-Triples form with tabs and newlines escaped, which
-    # is exactly a term of the SPARQL TSV results format.
-    return "" if term is None else str(term)
-
-
-def _evaluate(
-    brain: Brain,
-    sparql: str,
-    choice: _Choice,
-    limits: Limits,
-    cancelled: threading.Event,
-    deadline: float,
-) -> Payload:
-    """Run ``sparql`` over ``brain``'s graphs (default graph: their union; named graphs:
-    them) and serialise it, before ``deadline`` (``time.monotonic``) and within the row
-    limit."""
-    try:
-        result = brain.evaluate(sparql)
-        if isinstance(result, QueryBoolean):
-            if choice.results is None:
-                raise _not_acceptable("boolean (ASK)", _RESULTS.values())
-            media, results_format = choice.results
-            return Payload(result.serialize(format=results_format), media)
-        if isinstance(result, QuerySolutions):
-            if choice.results is None:
-                raise _not_acceptable("SELECT", _RESULTS.values())
-            media, results_format = choice.results
-            names = [variable.value for variable in result.variables]
-            # pyoxigraph serialises only the engine's own result iterator, which cannot be
-            # checked row by row; so rows are pulled here under the deadline and limit,
-            # written as TSV (lossless: terms in N-Triples syntax), and pyoxigraph parses that
-            # and writes the format asked for.
-            lines = ["\t".join(f"?{name}" for name in names)]
-            lines += (
-                "\t".join(_term_tsv(term) for term in solution)
-                for solution in _pull(result, deadline, cancelled, limits.max_rows, "rows")
-            )
-            tsv = ("\n".join(lines) + "\n").encode()
-            solutions = parse_query_results(tsv, QueryResultsFormat.TSV)
-            return Payload(solutions.serialize(format=results_format), media, len(lines) - 1)
-        if isinstance(result, QueryTriples):
-            if choice.graph is None:
-                raise _not_acceptable("CONSTRUCT or DESCRIBE", _GRAPHS.values())
-            media, rdf_format = choice.graph
-            triples = list(_pull(result, deadline, cancelled, limits.max_rows, "triples"))
-            body = serialize(triples, format=rdf_format, prefixes=v.PREFIXES)
-            return Payload(body, media, len(triples))
-    except SyntaxError as error:
-        raise EndpointError(400, f"The query is not valid SPARQL: {error}.") from None
-    except BrainError as error:
-        raise EndpointError(501, str(error)) from None
-    except OSError as error:
-        raise EndpointError(
-            500, f"The store failed while evaluating the query: {error}. Try again."
-        ) from None
-    raise EndpointError(500, "The engine returned a result of an unknown kind.")
-
-
-def _audited_evaluation(
-    brain: Brain,
-    sparql: str,
-    choice: _Choice,
-    limits: Limits,
-    cancelled: threading.Event,
-    deadline: float,
-) -> Payload:
-    """Check and evaluate ``sparql`` for ``brain``'s reader, audited as ``Brain.query`` is:
-    the record is written before anything runs (no record, no query), refusals and timeouts
-    end as failed outcomes, and the row count follows in a detail sidecar."""
+async def _audited_evaluation(
+    request: Request, brain: Brain, sparql: str, choice: _Choice
+) -> QueryReply:
+    """Evaluate ``sparql`` for ``brain``'s reader in the query sandbox, audited as
+    ``Brain.query`` is: the record is written before anything runs (no record, no query),
+    refusals, timeouts and ended queries end as failed outcomes, and the row count follows in
+    a detail sidecar. A long text is recorded by digest and length, not copied."""
     subject: dict[str, JsonValue] = {
-        "sparql": sparql,
-        "sparql_sha256": hashlib.sha256(sparql.encode()).hexdigest(),
+        **audited_text(sparql),
         "brain": brain.brain_id,
         "via": "/sparql",
     }
     audit = brain.audit
-    with (
-        capture(
-            audit,
-            "query",
-            subject,
-            tenant=brain.tenant,
-            clearance=brain.clearance.value,
-            actor=brain.actor,
+    stack = contextlib.ExitStack()
+    record = None
+    if audit is not None:
+        record = await asyncio.to_thread(
+            stack.enter_context,
+            capture(
+                audit,
+                "query",
+                subject,
+                tenant=brain.tenant,
+                clearance=brain.clearance.value,
+                actor=brain.actor,
+            ),
         )
-        if audit is not None
-        else contextlib.nullcontext()
-    ) as record:
-        _check_query_text(sparql)
-        payload = _evaluate(brain, sparql, choice, limits, cancelled, deadline)
+    query = QueryRequest(
+        sparql=sparql,
+        graphs=tuple(brain.read_graphs),
+        results_media=choice.results[0] if choice.results else None,
+        graph_media=choice.graph[0] if choice.graph else None,
+    )
+    try:
+        reply = await _sandbox_for(request, brain).run(_client_key(request), query)
+    except BaseException as error:
+        if not await asyncio.to_thread(stack.__exit__, type(error), error, error.__traceback__):
+            raise
+        raise  # pragma: no cover - capture never swallows
+    try:
         if audit is not None and record is not None:
-            audit.append(DetailSidecar(annotates=record.id, detail={"rows": payload.rows}))
-        return payload
+            sidecar = DetailSidecar(annotates=record.id, detail={"rows": reply.rows})
+            await asyncio.to_thread(audit.append, sidecar)
+    finally:
+        await asyncio.to_thread(stack.close)
+    return reply
 
 
-def _released(error: BaseException) -> BaseException:
-    """``error`` with the frames of its tracebacks cleared, on the thread that raised it.
-
-    A frame can hold a pyoxigraph result iterator, which may only be released on the thread
-    that made it: left in a traceback, it would be freed on the event loop's thread and fail.
-    """
-    pending: list[BaseException | None] = [error]
-    seen: set[int] = set()
-    while pending:
-        current = pending.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        if current.__traceback__ is not None:
-            traceback.clear_frames(current.__traceback__)
-        pending += [current.__cause__, current.__context__]
-    return error
-
-
-class _Workers:
-    """At most ``size`` SPARQL evaluations at once, each on a daemon thread of its own.
-
-    Daemon threads, not a pool: an abandoned evaluation cannot be interrupted, and it must
-    not keep the process from exiting when the server stops. A request waits for a free
-    worker within its own time budget; the slots are handed over under a lock, not with an
-    asyncio primitive, because workers release them from their own threads.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._busy = 0
-        self._lock = threading.Lock()
-        self._waiting: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
-
-    @property
-    def busy(self) -> int:
-        """How many evaluations are running now (abandoned ones included)."""
-        with self._lock:
-            return self._busy
-
-    async def _acquire(self, deadline: float) -> None:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._busy < self.size:
-                self._busy += 1
-                return
-            turn: asyncio.Future[None] = loop.create_future()
-            self._waiting.append((loop, turn))
-        try:
-            await asyncio.wait_for(turn, max(0.0, deadline - time.monotonic()))
-        except TimeoutError:
-            with self._lock:
-                if (loop, turn) not in self._waiting:
-                    return  # a worker handed its slot over just as the wait ran out
-                self._waiting.remove((loop, turn))
-            raise EndpointError(
-                503,
-                f"All {self.size} query workers stayed busy for as long as this query may run "
-                "(a query that overran its time limit may still be finishing); try again in "
-                "a few seconds.",
-                {"Retry-After": "5"},
-            ) from None
-
-    def _release(self) -> None:
-        """Give the slot to the longest waiter, or free it."""
-        while True:
-            with self._lock:
-                if not self._waiting:
-                    self._busy -= 1
-                    return
-                loop, turn = self._waiting.popleft()
-            try:
-                loop.call_soon_threadsafe(_grant, turn)
-                return
-            except RuntimeError:  # that waiter's loop is closed: try the next one
-                continue
-
-    async def run(self, job: Callable[[threading.Event, float], _T], timeout_s: float) -> _T:
-        """Run ``job(cancelled, deadline)`` on a worker; raise :class:`QueryTimeout` when
-        ``timeout_s`` (waiting for a worker included) has passed."""
-        deadline = time.monotonic() + timeout_s
-        await self._acquire(deadline)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[_T] = loop.create_future()
-        cancelled = threading.Event()
-
-        def settle(value: _T | None, error: BaseException | None) -> None:
-            if future.done():
-                return
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(value)  # type: ignore[arg-type]
-
-        def work() -> None:
-            value: _T | None = None
-            error: BaseException | None = None
-            try:
-                value = job(cancelled, deadline)
-            except BaseException as caught:
-                error = _released(caught)
-            finally:
-                self._release()
-            # The loop is closed when the server stopped while this query was running.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(settle, value, error)
-
-        threading.Thread(target=work, name="sparql-query", daemon=True).start()
-        try:
-            return await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()))
-        except TimeoutError:
-            cancelled.set()
-            raise QueryTimeout from None
-
-
-def _grant(turn: asyncio.Future[None]) -> None:
-    if not turn.done():
-        turn.set_result(None)
+def _sandbox_refusal(error: SandboxError) -> EndpointError:
+    if error.reason == "not-acceptable":
+        offers = _RESULTS.values() if "SELECT" in error.message or "ASK" in error.message else None
+        return _not_acceptable(error.message, offers or _GRAPHS.values())
+    if error.reason == "update":
+        return _update_refused()
+    return EndpointError(error.status, error.message, error.headers)
 
 
 # --- /sparql --------------------------------------------------------------------------------
+
+
+async def _bounded_body(request: Request) -> bytes:
+    """The request body, read up to :data:`MAX_BODY_BYTES`; past that, 413 before the rest is
+    read (a declared Content-Length over the limit is refused before anything is read)."""
+    too_large = EndpointError(
+        413,
+        f"The request body is over the {MAX_BODY_BYTES // 1024:,} KiB this endpoint reads; send "
+        "a shorter query (split long VALUES lists over several queries).",
+        {"Connection": "close"},
+    )
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _one(values: Sequence[str], name: str) -> str | None:
@@ -637,7 +422,7 @@ async def _protocol_request(request: Request) -> tuple[str, list[str]]:
         media = media.lower()
         if media == "application/x-www-form-urlencoded":
             try:
-                body = (await request.body()).decode("utf-8")
+                body = (await _bounded_body(request)).decode("utf-8")
             except UnicodeDecodeError:
                 raise EndpointError(400, "The form body is not valid UTF-8.") from None
             # Parsed here: Starlette's own form parser needs python-multipart.
@@ -653,7 +438,7 @@ async def _protocol_request(request: Request) -> tuple[str, list[str]]:
                     415, "Send the query as UTF-8 (Content-Type: application/sparql-query)."
                 )
             try:
-                query = (await request.body()).decode("utf-8")
+                query = (await _bounded_body(request)).decode("utf-8")
             except UnicodeDecodeError:
                 raise EndpointError(400, "The query body is not valid UTF-8.") from None
         elif media == "application/sparql-update":
@@ -695,8 +480,6 @@ def _error_response(error: EndpointError) -> Response:
 
 async def sparql_endpoint(request: Request) -> Response:
     """The SPARQL 1.1 Protocol query operation, read-only, over the reader's graphs."""
-    state = request.app.state
-    limits: Limits = state.limits
     try:
         sparql, formats = await _protocol_request(request)
         accept = request.headers.get("accept")
@@ -708,19 +491,14 @@ async def sparql_endpoint(request: Request) -> Response:
             raise _not_acceptable("query", [*_RESULTS.values(), *_GRAPHS.values()])
         brain = _reader(request)
         try:
-            payload = await state.workers.run(
-                lambda cancelled, deadline: _audited_evaluation(
-                    brain, sparql, choice, limits, cancelled, deadline
-                ),
-                limits.query_timeout_s,
-            )
-        except QueryTimeout:
-            raise _timeout_error(limits) from None
+            reply = await _audited_evaluation(request, brain, sparql, choice)
+        except SandboxError as error:
+            raise _sandbox_refusal(error) from None
         except AuditError as error:
             raise _audit_unavailable(error) from None
     except EndpointError as error:
         return _error_response(error)
-    return Response(payload.body, media_type=payload.media_type, headers={"Vary": "Accept"})
+    return Response(reply.body, media_type=reply.media_type, headers={"Vary": "Accept"})
 
 
 # --- the answer API -------------------------------------------------------------------------
@@ -978,22 +756,28 @@ def create_app(
     query_timeout_s: float = 10.0,
     max_rows: int = 10_000,
     query_workers: int | None = None,
+    per_client: int | None = None,
+    query_memory_mib: int = 1_024,
     access: AccessList | None = None,
 ) -> Starlette:
     """The ASGI app serving ``brain``: run it with uvicorn.
 
-    ``query_timeout_s`` and ``max_rows`` bound each ``/sparql`` query (the time includes
-    waiting for a worker); ``query_workers`` is how many may evaluate at once (default: one
-    per CPU, at least two). ``access`` maps bearer tokens to readers; without a token a
-    request reads as ``brain``.
+    ``query_timeout_s``, ``max_rows`` and ``query_memory_mib`` bound each ``/sparql`` query
+    (the time includes waiting for a worker; memory is what its worker may grow by);
+    ``query_workers`` is how many run at once (default: one per CPU, at least two) and
+    ``per_client`` how many of them one client may hold (default: half, at least one).
+    ``access`` maps bearer tokens to readers; without a token a request reads as ``brain``.
     """
     workers = query_workers if query_workers is not None else max(2, os.cpu_count() or 2)
-    if query_timeout_s <= 0:
-        raise ValueError("query_timeout_s must be a positive number of seconds.")
-    if max_rows < 1:
-        raise ValueError("max_rows must be at least 1.")
     if workers < 1:
         raise ValueError("query_workers must be at least 1.")
+    limits = SandboxLimits(
+        timeout_s=query_timeout_s,
+        max_rows=max_rows,
+        memory_mib=query_memory_mib,
+        workers=workers,
+        per_client=per_client if per_client is not None else max(1, workers // 2),
+    )
     app = Starlette(
         routes=[
             Route("/", index, methods=["GET"]),
@@ -1013,8 +797,10 @@ def create_app(
     app.state.brain = brain
     app.state.access = access
     app.state.readers = {}
-    app.state.limits = Limits(query_timeout_s=query_timeout_s, max_rows=max_rows)
-    app.state.workers = _Workers(workers)
+    app.state.limits = limits
+    app.state.sandbox = None
+    app.state.sandbox_limits = limits
+    app.state.sandbox_lock = threading.Lock()
     return app
 
 
@@ -1065,6 +851,23 @@ def settle_for_serving(brain: Brain) -> None:
     help="Most rows (or triples) a /sparql query may return; more is refused with 422.",
 )
 @click.option(
+    "--query-memory",
+    default=1_024,
+    show_default=True,
+    type=click.IntRange(min=16),
+    help="MiB a /sparql query's worker may grow by; past that it is ended with 503.",
+)
+@click.option(
+    "--query-workers",
+    type=click.IntRange(min=1),
+    help="Worker processes for /sparql queries [default: one per CPU, at least two].",
+)
+@click.option(
+    "--per-client",
+    type=click.IntRange(min=1),
+    help="Workers one client (token or address) may hold at once [default: half of them].",
+)
+@click.option(
     "--access",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Access list (TOML): bearer tokens' SHA-256 mapped to tenant, clearance and name. "
@@ -1084,6 +887,9 @@ def serve_command(
     port: int,
     query_timeout: float,
     max_rows: int,
+    query_memory: int,
+    query_workers: int | None,
+    per_client: int | None,
     access: Path | None,
     in_memory: bool,
 ) -> None:
@@ -1099,20 +905,31 @@ def serve_command(
     except (BrainError, StoreError, ManifestError) as error:
         raise click.ClickException(str(error)) from None
     with brain:
-        app = create_app(brain, query_timeout_s=query_timeout, max_rows=max_rows, access=grants)
+        app = create_app(
+            brain,
+            query_timeout_s=query_timeout,
+            max_rows=max_rows,
+            query_memory_mib=query_memory,
+            query_workers=query_workers,
+            per_client=per_client,
+            access=grants,
+        )
         click.echo("Building the heading index …", err=True)
         settle_for_serving(brain)
         where = "a copy in memory" if in_memory else "the store on disk"
         click.echo(
             f"Serving brain '{brain.brain_id}' from {store} at http://{host}:{port}/ "
             f"(answers from {where}; SPARQL at /sparql; queries stop after "
-            f"{query_timeout:g} s or {max_rows:,} rows).",
+            f"{query_timeout:g} s, {max_rows:,} rows or {query_memory:,} MiB"
+            f"{'' if NETWORK_SEALED else UNSEALED_WARNING}).",
             err=True,
         )
-        uvicorn.run(app, host=host, port=port, log_level="info")
+        # A tree head every 30 s or 1,000 records, and a last one on SIGTERM or SIGINT.
+        with stop_on_sigterm(), PeriodicSigner(brain.audit):
+            uvicorn.run(app, host=host, port=port, log_level="info")
 
 
-__all__ = ["EndpointError", "Limits", "create_app", "serve_command", "settle_for_serving"]
+__all__ = ["EndpointError", "create_app", "serve_command", "settle_for_serving"]
 
 if __name__ == "__main__":
     serve_command()

@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,15 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus" / "tls13-spec"
 BUNDLE = CORPUS / "tls13-spec.bundle"
 MANIFEST = REPO / "records" / "tls13"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Sign audit logs with a key outside every log's folder, as an operator sets
+    ``RATIFIED_AUDIT_KEY``; servers the tests start inherit it. A test of the keyless case
+    removes it with monkeypatch."""
+    if "RATIFIED_AUDIT_KEY" not in os.environ:
+        folder = Path(tempfile.mkdtemp(prefix="ratified-test-key-"))
+        os.environ["RATIFIED_AUDIT_KEY"] = str(folder / "audit-signing-key.pem")
 
 
 def _missing(message: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import hashlib
+import io
 import os
 import re
 import threading
@@ -29,13 +30,14 @@ from ratified_rdf.graph import void
 from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
 from ratified_rdf.graph.memory import MemoryDataset
 from ratified_rdf.graph.remote import SparqlProtocolStore
-from ratified_rdf.graph.reviews import VERDICTS, write_review
+from ratified_rdf.graph.reviews import VERDICTS, check_review, write_review
 from ratified_rdf.graph.store import OxigraphStore, Queryable, QueryResult, Term, TripleStore
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.graph.writer import RunRecord, Writer, read_runs
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
-from ratified_rdf.queries.guard import refuse_service
+from ratified_rdf.queries.guard import audited_text, check_reader_query
+from ratified_rdf.queries.offline import run_offline
 from ratified_rdf.queries.run import source_of
 from ratified_rdf.trust import Clearance, RedactionPolicy, TenantId, can_read
 
@@ -359,6 +361,7 @@ class Brain:
     ) -> Answer:
         """Every answer's path: audited as an ask, answered in one session, with the card's
         trust state and, under the acknowledge policy, whether more exists."""
+        check_question(question)
         subject: dict[str, JsonValue] = {"question": question}
         if as_of is not None:
             subject["as_of"] = as_of.isoformat()
@@ -399,6 +402,7 @@ class Brain:
         since, nothing is written. The review is kept at the reviewer's clearance level, so
         only readers cleared as far see it, and it is audited.
         """
+        check_review(reviewer=reviewer, verdict=verdict, note=note)
         card = self.ask(question)
         assert card.trust is not None
         if content_hash is not None and content_hash != card.trust.content_hash:
@@ -415,7 +419,7 @@ class Brain:
         }
         with self._audited("review", subject) as record:
             review = write_review(
-                self._store,
+                self._review_writer(),
                 v.reviews_graph(self.tenant, self.brain_id, self.clearance.value),
                 card=card.trust.card,
                 title=card_title(card),
@@ -433,7 +437,9 @@ class Brain:
         self, claim: str, *, reviewer: str, verdict: str, note: str | None = None
     ) -> Trust:
         """Record a person's verdict on a derived claim (an alignment record, a score): its
-        hash is over the claim's own triples as the reader sees them now."""
+        hash is over the claim's own triples as the reader sees them now. The review is
+        written about the claim, never onto it: the claim's own description is the build's."""
+        check_review(reviewer=reviewer, verdict=verdict, note=note, claim=claim)
         triples = self._store.describe([claim], self.read_graphs)
         if not triples:
             raise BrainError(f"The graph holds nothing about {claim} that you may read.")
@@ -447,7 +453,7 @@ class Brain:
         }
         with self._audited("review", subject) as record:
             review = write_review(
-                self._store,
+                self._review_writer(),
                 v.reviews_graph(self.tenant, self.brain_id, self.clearance.value),
                 card=claim,
                 title=claim,
@@ -469,6 +475,11 @@ class Brain:
             note=note,
             reviewed_state=verdict,  # type: ignore[arg-type]
         )
+
+    def _review_writer(self) -> Writer:
+        """The writer a review goes through: its gate checks the review against every graph
+        of the brain's current state (every clearance level), not the reader's alone."""
+        return Writer(self._store, ShaclGate(), self.brain_id, self.tenant)
 
     def cards_in_state(self, state: str) -> list[dict[str, Term]]:
         """The cards (and derived claims) whose latest review put them in ``state``."""
@@ -658,13 +669,22 @@ class Brain:
             return rows, run
 
     def query(self, sparql: str, *, as_of: datetime | None = None) -> QueryResult:
-        """Run your own read-only SELECT or ASK over the reader's graphs. The dataset is the
-        reader's whatever the text says (FROM and GRAPH cannot reach further), and a query
-        that would call out to another endpoint (SERVICE) is refused."""
-        with self._audited("query", {"sparql": sparql, "sparql_sha256": _sha256(sparql)}) as record:
-            refuse_service(sparql)
+        """Run your own read-only SELECT or ASK over the reader's graphs.
+
+        The text is checked by its parse tree first (:func:`~ratified_rdf.queries.guard.
+        check_reader_query`): updates, SERVICE, FROM / FROM NAMED and text that is not SPARQL
+        1.1 raise :class:`~ratified_rdf.queries.guard.QueryRefused`. An embedded store then
+        runs it on a thread sealed off the network, so the engine cannot fetch from anywhere
+        whatever the text says; the dataset is the reader's graphs in any case."""
+        with self._audited("query", audited_text(sparql)) as record:
+            check_reader_query(sparql)
             session = self._session(as_of)
-            result = session.store.query(sparql, session.graphs)
+            store, graphs = session.store, session.graphs
+            if isinstance(store, OxigraphStore | MemoryDataset):
+                result = run_offline(lambda: store.query(sparql, graphs))
+            else:
+                # A remote engine runs the text itself; the guard above is what stands there.
+                result = store.query(sparql, graphs)
             self._detail(record, {"rows": len(result.rows)})
             return result
 
@@ -673,6 +693,11 @@ class Brain:
         forgotten. Only a reader cleared for every graph may prune."""
         if self.withheld_graphs:
             raise BrainError("Pruning forgets whole runs; only a restricted-clearance reader may.")
+        if isinstance(keep, bool) or not isinstance(keep, int) or not 0 < keep <= _MAX_KEEP:
+            raise BrainError(
+                f"Say how many runs to keep as a whole number from 1 to {_MAX_KEEP:,}, not "
+                f"{str(keep)[:40]}; the current run is always kept."
+            )
         with self._audited("build", {"prune_keep": keep}) as record:
             writer = Writer(self._store, ShaclGate(), self.brain_id, self.tenant)
             forgotten = writer.prune(keep)
@@ -684,9 +709,11 @@ class Brain:
     def evaluate(self, sparql: str) -> QuerySolutions | QueryBoolean | QueryTriples:
         """The engine's lazy result of your own read query over the reader's graphs (SELECT,
         ASK, CONSTRUCT or DESCRIBE), for a caller that streams rows under a deadline (the
-        SPARQL endpoint); SERVICE is refused as in :meth:`query`. Not audited here: the caller
-        records the call (see ``surfaces/server.py``). Only the embedded store streams."""
-        refuse_service(sparql)
+        SPARQL endpoint); the text is checked as in :meth:`query`. Not audited here: the caller
+        records the call. Only the embedded store streams. The engine computes rows as they are
+        pulled, on the pulling thread: pull them on a thread sealed off the network
+        (:func:`~ratified_rdf.queries.offline.forbid_network`), as the query sandbox does."""
+        check_reader_query(sparql)
         if not isinstance(self._store, OxigraphStore):
             raise BrainError(
                 "Only a brain in the embedded Oxigraph store streams query results; this one "
@@ -696,6 +723,23 @@ class Brain:
         if isinstance(reads, MemoryDataset):
             return reads.evaluate(sparql, self.read_graphs)
         return self._store.evaluate(sparql, self.read_graphs)
+
+    @property
+    def write_generation(self) -> int:
+        """A number that changes with every write through this brain or its readers (a
+        review, a prune, a build): a copy of graphs taken before it is stale."""
+        return self._cache.generation
+
+    def export(self, graphs: Sequence[str]) -> bytes:
+        """``graphs`` as N-Quads, for a copy kept elsewhere (the SPARQL endpoint's workers).
+        Every graph must be one of :attr:`read_graphs` (what this reader's queries see); the
+        export itself is not audited (the queries run over the copy are)."""
+        allowed = set(self.read_graphs)
+        if not set(graphs) <= allowed:
+            raise BrainError("Only graphs this reader may read can be exported.")
+        output = io.BytesIO()
+        self._store.dump(output, list(graphs), RdfFormat.N_QUADS)
+        return output.getvalue()
 
     def describe_dataset(
         self,
@@ -788,10 +832,10 @@ class Brain:
             self.audit.append(DetailSidecar(annotates=record.id, detail=detail), durable=False)
 
     def close(self) -> None:
-        """Sign the audit log's tree head, then flush and release the store, the log and the
-        copies in memory."""
+        """Sign the audit log's tree head over what is not signed yet (if the log has its
+        key), then flush and release the store, the log and the copies in memory."""
         if self.audit is not None:
-            self.audit.sign_tree_head()
+            self.audit.checkpoint()
             self.audit.close()
         self._store.close()
         self._cache.drop_copies()
@@ -801,6 +845,25 @@ class Brain:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def check_question(question: str) -> None:
+    """Raise :class:`BrainError` unless ``question`` is text that UTF-8 can hold.
+
+    A command line with bytes that are not UTF-8 reaches Python as lone surrogates (its
+    ``surrogateescape`` decoding); such a string can be neither audited nor matched, so it is
+    refused with where the bad byte is, before anything runs."""
+    if not isinstance(question, str):
+        raise BrainError(f"A question is text, not {type(question).__name__}.")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as error:
+        char = ord(question[error.start])
+        byte = f" (byte 0x{char - 0xDC00:02X})" if 0xDC80 <= char <= 0xDCFF else ""
+        raise BrainError(
+            f"The question is not UTF-8 text: character {error.start + 1}{byte} is not "
+            "UTF-8. Type it again in a UTF-8 terminal, or save it as UTF-8."
+        ) from None
 
 
 def audit_dir(store: Path) -> Path:
@@ -840,6 +903,9 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_MAX_KEEP = 2**53 - 1
+"""The most runs ``prune`` can be told to keep: the largest count an audit record holds exactly."""
+
 _WRITES = frozenset({"build", "write_batch", "review"})
 """Audited kinds that change a brain: their records are fsynced before the work runs."""
 
@@ -861,6 +927,8 @@ class _SharedCache:
         self.kept: Kept = {}
         self.in_memory = in_memory
         self.copies: dict[tuple[str, ...], MemoryDataset] = {}
+        self.generation = 0
+        """Counts writes through this brain's readers: what was copied before is stale."""
         # The server answers on several threads: one copy per graph set, and a write's
         # ``wrote`` waits for a copy being made, so no copy outlives the write.
         self._copying = threading.Lock()
@@ -882,6 +950,7 @@ class _SharedCache:
         """Forget every copy and kept rows after a write: the next read copies the graphs
         afresh and runs whole-graph queries again."""
         with self._copying:
+            self.generation += 1
             self.drop_copies()
             self.kept.clear()
 

@@ -8,6 +8,7 @@ that computes the expected answers is opened only while no server runs.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -29,8 +30,12 @@ SERVER_MODULE = "ratified_rdf.surfaces.mcp_server"
 
 def server_parameters(store: Path, *extra: str) -> StdioServerParameters:
     """How a client starts the server on ``store``: this Python, the module, its options."""
+    # A real client passes the server only the environment it is given: here, the tests'
+    # own (which names the audit signing key, RATIFIED_AUDIT_KEY).
     return StdioServerParameters(
-        command=sys.executable, args=["-m", SERVER_MODULE, "--store", str(store), *extra]
+        command=sys.executable,
+        args=["-m", SERVER_MODULE, "--store", str(store), *extra],
+        env=dict(os.environ),
     )
 
 

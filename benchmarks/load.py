@@ -6,7 +6,12 @@ Prints, side by side per kind of call: requests, throughput, p50/p99, status cod
 and the server's resident memory sampled through the run (first, last, peak), to show whether
 it stays flat. Stops by itself: bounded in time and in requests per client.
 
-    python benchmarks/load.py --store DIR [--clients 16] [--seconds 60]
+With ``--hostile`` the same run is made twice in one invocation, side by side: first the
+clients alone, then the clients plus one hostile client that sends the three-way cross join
+with ORDER BY (issue 18's exhaustion attack) over and over; the report gives each call's p99
+under attack over its p99 alone, and the peak memory of the server with its query workers.
+
+    python benchmarks/load.py --store DIR [--clients 16] [--seconds 60] [--hostile]
 """
 
 from __future__ import annotations
@@ -45,12 +50,24 @@ def log(message: str) -> None:
     print(f"[load] {message}", file=sys.stderr, flush=True)
 
 
+HOSTILE = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?a ?d ?g"
+
+
 def rss_mib(pid: int) -> float:
-    """Resident memory of process ``pid`` (Linux /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of process ``pid`` and its children (its query workers), Linux /proc."""
+    total = 0.0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pending += [int(child) for child in children]
+    return total
 
 
 def start_server(store: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -84,8 +101,11 @@ def start_server(store: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise BenchError(f"ratified serve did not come up for {store}; is the store built?")
 
 
-def run(base: str, pid: int, clients: int, seconds: float) -> str:
-    """Drive the mix from ``clients`` threads for ``seconds``; the report section."""
+def run(
+    base: str, pid: int, clients: int, seconds: float, hostile: bool = False
+) -> tuple[str, dict[str, float]]:
+    """Drive the mix from ``clients`` threads for ``seconds`` (plus the hostile client when
+    asked); the report section and each call's p99 in ms."""
     times: dict[str, list[float]] = defaultdict(list)
     codes: dict[str, Counter[int]] = defaultdict(Counter)
     wrong: Counter[str] = Counter()
@@ -111,13 +131,26 @@ def run(base: str, pid: int, clients: int, seconds: float) -> str:
                     if response.status_code != expected:
                         wrong[kind] += 1
 
+    def attacker() -> None:
+        with httpx.Client(base_url=base, timeout=120) as http:
+            while time.monotonic() < stop:
+                started = time.perf_counter()
+                response = http.get("/sparql", params={"query": HOSTILE})
+                with lock:
+                    times["hostile join"].append((time.perf_counter() - started) * 1000)
+                    codes["hostile join"][response.status_code] += 1
+
     threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
+    if hostile:
+        threads.append(threading.Thread(target=attacker, daemon=True))
     for thread in threads:
         thread.start()
     while any(t.is_alive() for t in threads):
         time.sleep(1)
         memory.append(rss_mib(pid))
         log(f"{sum(len(v) for v in times.values())} requests, server RSS {memory[-1]:.0f} MiB")
+    hostile_calls = times.pop("hostile join", [])
+    hostile_codes = codes.pop("hostile join", Counter())
     total = sum(len(v) for v in times.values())
     errors = sum(n for c in codes.values() for code, n in c.items() if code >= 500)
     rows = [
@@ -133,13 +166,23 @@ def run(base: str, pid: int, clients: int, seconds: float) -> str:
         for kind, *_ in MIX
         if times[kind]
     ]
+    attack = (
+        f" Hostile client: {len(hostile_calls)} joins, status "
+        + ", ".join(f"{code}×{n}" for code, n in sorted(hostile_codes.items()))
+        + "."
+        if hostile
+        else ""
+    )
+    p99 = {kind: percentile(values, 99) for kind, values in times.items() if values}
     return "\n".join(
         [
-            f"## {clients} clients for {seconds:g} s",
+            f"## {clients} clients for {seconds:g} s"
+            + (" plus one hostile client" if hostile else ""),
             "",
             f"{total:,} requests, {total / seconds:.1f} per second; 5xx: {errors} (target 0); "
             f"unexpected status: {sum(wrong.values())}. Server RSS: first {memory[0]:.0f} MiB, "
-            f"last {memory[-1]:.0f} MiB, peak {max(memory):.0f} MiB.",
+            f"last {memory[-1]:.0f} MiB, peak {max(memory):.0f} MiB (server and its query "
+            f"workers).{attack}",
             "",
             table(
                 ["call", "requests", "per s", "p50 ms", "p99 ms", "status", "unexpected"],
@@ -147,7 +190,7 @@ def run(base: str, pid: int, clients: int, seconds: float) -> str:
                 right=(1, 2, 3, 4, 6),
             ),
         ]
-    )
+    ), p99
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -156,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, required=True, help="a built brain")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument(
+        "--hostile", action="store_true", help="a second run with one hostile client beside"
+    )
     args = parser.parse_args(argv)
     try:
         server, base = start_server(args.store)
@@ -163,7 +209,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     try:
-        section = run(base, server.pid, args.clients, args.seconds)
+        section, alone = run(base, server.pid, args.clients, args.seconds)
+        if args.hostile:
+            log("again, with one hostile client")
+            attacked, under = run(base, server.pid, args.clients, args.seconds, hostile=True)
+            ratios = table(
+                ["call", "p99 alone ms", "p99 under attack ms", "ratio (target ≤ 3)"],
+                [
+                    [kind, ms(alone[kind]), ms(under[kind]), f"{under[kind] / alone[kind]:.2f}"]
+                    for kind in alone
+                    if kind in under
+                ],
+                right=(1, 2, 3),
+            )
+            section += f"\n\n{attacked}\n\n## p99 side by side\n\n{ratios}"
     finally:
         server.terminate()
         server.wait(timeout=60)

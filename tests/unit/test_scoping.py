@@ -15,6 +15,7 @@ from ratified_rdf.answers.models import Answer, DiscussionPost
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries.files import QueryError
+from ratified_rdf.queries.guard import QueryRefused
 from ratified_rdf.trust import TENANT_ID_MESSAGES, TenantIdError
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
@@ -119,10 +120,12 @@ def test_tenants_never_see_each_other(repo: Path, tmp_path: Path) -> None:
     globex = Brain.from_store(store, tenant="globex", clearance="restricted")
     assert all("/tenant/acme/" in g for g in acme.read_graphs + acme.graphs)
     assert all("/tenant/globex/" in g for g in globex.read_graphs + globex.graphs)
-    # The other tenant's graphs are out of reach by name, through FROM, GRAPH or a reader.
+    # The other tenant's graphs are out of reach by name, through GRAPH or a reader; FROM is
+    # refused outright.
     theirs = next(g for g in globex.read_graphs if g.endswith("/github"))
+    with pytest.raises(QueryRefused, match="FROM"):
+        acme.query(f"SELECT * FROM <{theirs}> WHERE {{ ?s ?p ?o }}")
     for sparql in (
-        f"SELECT * FROM <{theirs}> WHERE {{ ?s ?p ?o }}",
         f"SELECT * WHERE {{ GRAPH <{theirs}> {{ ?s ?p ?o }} }}",
         "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }",
     ):

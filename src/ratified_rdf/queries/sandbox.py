@@ -43,6 +43,8 @@ IDLE_EXIT_S: Final = 600.0
 WARM_UP_S: Final = 300.0
 """How long a worker may take to start and load the graphs a query names."""
 _WATCH_S: Final = 0.02
+Exporter = Callable[[Sequence[str]], bytes]
+"""Graphs as N-Quads, from the reader whose query needs them."""
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -142,20 +144,15 @@ def _rss(pid: int) -> int:
 class QuerySandbox:
     """A pool of worker processes running readers' queries under :class:`SandboxLimits`.
 
-    ``export(graphs)`` returns those graphs as N-Quads (the server's store); ``generation()``
-    returns a number that changes whenever the store is written, so workers reload what
-    changed. Workers start on first use; :meth:`close` stops them (so does collecting the
-    sandbox, and a worker left idle for :data:`IDLE_EXIT_S`).
+    ``generation()`` returns a number that changes whenever the store is written, so workers
+    reload what changed; each query brings the reader's own ``export(graphs)`` (those graphs
+    as N-Quads), so a worker is only ever sent graphs the asking reader may read. Workers
+    start on first use; :meth:`close` stops them (so does collecting the sandbox, and a
+    worker left idle for :data:`IDLE_EXIT_S`).
     """
 
-    def __init__(
-        self,
-        export: Callable[[Sequence[str]], bytes],
-        limits: SandboxLimits,
-        generation: Callable[[], int] = lambda: 0,
-    ) -> None:
+    def __init__(self, limits: SandboxLimits, generation: Callable[[], int] = lambda: 0) -> None:
         self.limits = limits
-        self._export = export
         self._generation = generation
         self._free: list[_Worker] = [_Worker() for _ in range(limits.workers)]
         self._all = list(self._free)
@@ -230,9 +227,10 @@ class QuerySandbox:
 
     # running ----------------------------------------------------------------------------------
 
-    async def run(self, client: str, request: QueryRequest) -> QueryReply:
-        """Run ``request`` for ``client`` (a token digest or an address) on a worker; raise
-        :class:`SandboxError` when it is refused, fails, or is ended."""
+    async def run(self, client: str, request: QueryRequest, export: Exporter) -> QueryReply:
+        """Run ``request`` for ``client`` (a token digest or an address) on a worker, sending
+        it graphs it lacks through ``export``; raise :class:`SandboxError` when the query is
+        refused, fails, or is ended."""
         deadline = time.monotonic() + self.limits.timeout_s
         await self._acquire(client, deadline)
         with self._lock:
@@ -240,7 +238,7 @@ class QuerySandbox:
         try:
             if time.monotonic() >= deadline:  # the slot came as the time ran out
                 raise self._busy_error()
-            return await asyncio.to_thread(self._exchange, worker, request, deadline)
+            return await asyncio.to_thread(self._exchange, worker, request, export, deadline)
         finally:
             with self._lock:
                 self._free.append(worker)
@@ -260,7 +258,7 @@ class QuerySandbox:
             worker.conn = Connection(os.dup(ours.fileno()))
         worker.process = process
 
-    def _warm(self, worker: _Worker, graphs: Sequence[str]) -> None:
+    def _warm(self, worker: _Worker, graphs: Sequence[str], export: Exporter) -> None:
         """Start ``worker`` if it is not running and send it the graphs it lacks."""
         if not worker.alive():
             self._start(worker)
@@ -269,7 +267,7 @@ class QuerySandbox:
         if not missing and worker.base_rss:
             return
         assert worker.conn is not None and worker.process is not None
-        data = self._export(missing) if missing else b""
+        data = export(missing) if missing else b""
         worker.conn.send(("load", tuple(missing), data))
         reply = self._receive(worker, time.monotonic() + WARM_UP_S, watch_memory=False)
         if reply[0] != "loaded":
@@ -278,9 +276,11 @@ class QuerySandbox:
         worker.loaded.update(dict.fromkeys(missing, generation))
         worker.base_rss = _rss(worker.process.pid)
 
-    def _exchange(self, worker: _Worker, request: QueryRequest, deadline: float) -> QueryReply:
+    def _exchange(
+        self, worker: _Worker, request: QueryRequest, export: Exporter, deadline: float
+    ) -> QueryReply:
         warming = time.monotonic()
-        self._warm(worker, request.graphs)
+        self._warm(worker, request.graphs, export)
         # Starting a worker and loading graphs is the server's cost, not the query's.
         deadline += time.monotonic() - warming
         assert worker.conn is not None

@@ -312,7 +312,6 @@ def _sandbox_for(request: Request, brain: Brain) -> QuerySandbox:
     with state.sandbox_lock:
         if state.sandbox is None:
             state.sandbox = QuerySandbox(
-                export=state.brain.export,
                 limits=state.sandbox_limits,
                 generation=lambda: state.brain.write_generation,
             )
@@ -354,7 +353,7 @@ async def _audited_evaluation(
         graph_media=choice.graph[0] if choice.graph else None,
     )
     try:
-        reply = await _sandbox_for(request, brain).run(_client_key(request), query)
+        reply = await _sandbox_for(request, brain).run(_client_key(request), query, brain.export)
     except BaseException as error:
         if not await asyncio.to_thread(stack.__exit__, type(error), error, error.__traceback__):
             raise
@@ -769,6 +768,10 @@ def create_app(
     ``access`` maps bearer tokens to readers; without a token a request reads as ``brain``.
     """
     workers = query_workers if query_workers is not None else max(2, os.cpu_count() or 2)
+    if query_timeout_s <= 0:
+        raise ValueError("query_timeout_s must be a positive number of seconds.")
+    if max_rows < 1:
+        raise ValueError("max_rows must be at least 1.")
     if workers < 1:
         raise ValueError("query_workers must be at least 1.")
     limits = SandboxLimits(

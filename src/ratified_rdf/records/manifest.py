@@ -60,9 +60,14 @@ class DraftEntry(BaseModel):
 
     name: str
     file: str
+    """The draft's document (a path in the repository) at each of its tags, unless
+    :attr:`moved` says it lives elsewhere from some revision on."""
     revisions: str
     became: str | None = None
     replaced_by: str | None = None
+    moved: dict[str, str] = {}
+    """Where the document moved to between revisions: ``{"05" = "archive/x.md"}`` says that
+    from revision 05 on (until a later entry) the document is ``archive/x.md``."""
 
     @field_validator("name")
     @classmethod
@@ -70,6 +75,56 @@ class DraftEntry(BaseModel):
         if not _DRAFT_NAME.match(value):
             raise ValueError(f"{value!r} is not an Internet-Draft name (draft-<words>)")
         return value
+
+    @field_validator("file")
+    @classmethod
+    def _file(cls, value: str) -> str:
+        return _repository_path(value, "file")
+
+    @field_validator("moved")
+    @classmethod
+    def _moved(cls, value: dict[str, str]) -> dict[str, str]:
+        for revision, path in value.items():
+            if not re.fullmatch(r"\d{2}", revision):
+                raise ValueError(
+                    f"moved names revision {revision!r}; write each revision as two digits, "
+                    'as in moved = { "05" = "archive/draft-x.md" }'
+                )
+            _repository_path(path, f"moved.{revision}")
+        return dict(sorted(value.items()))
+
+    @model_validator(mode="after")
+    def _moves_within_revisions(self) -> DraftEntry:
+        first = self.expected_revisions()[0]
+        for revision, path in self.moved.items():
+            if revision <= first:
+                raise ValueError(
+                    f"moved says the document moved at revision {revision}, but the revisions "
+                    f"start at {first}: put that path in 'file' instead"
+                )
+            if path == self.file_at(f"{int(revision) - 1:02d}"):
+                raise ValueError(
+                    f"moved says the document moved to {path} at revision {revision}, where it "
+                    "already was; remove that entry"
+                )
+        return self
+
+    def file_at(self, revision: str) -> str:
+        """The document's path at revision ``revision`` (two digits): ``file``, or the last
+        ``moved`` path whose revision is not after it."""
+        path = self.file
+        for start, moved_to in self.moved.items():
+            if start <= revision:
+                path = moved_to
+        return path
+
+    def document_files(self) -> tuple[str, ...]:
+        """Every path the draft's document had at its tags: ``file``, then each move's."""
+        paths = [self.file]
+        for moved_to in self.moved.values():
+            if moved_to not in paths:
+                paths.append(moved_to)
+        return tuple(paths)
 
     @field_validator("revisions")
     @classmethod
@@ -86,6 +141,19 @@ class DraftEntry(BaseModel):
         first = int(match.group(1))
         last = int(match.group(2) or match.group(1))
         return [f"{n:02d}" for n in range(first, last + 1)]
+
+
+def _repository_path(value: str, field: str) -> str:
+    """``value`` if it is a relative path inside a repository, else a ValueError naming
+    ``field``."""
+    parts = value.split("/")
+    if not value.strip() or value.startswith("/") or "\\" in value or ".." in parts or "" in parts:
+        raise ValueError(
+            f"{field} {value!r} is not a file path inside the repository; write it relative "
+            "to the repository's top folder with '/' between folders, as in "
+            "'archive/draft-x.md'"
+        )
+    return value
 
 
 class RfcEntry(BaseModel):

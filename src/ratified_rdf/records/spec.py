@@ -66,9 +66,9 @@ def read_spec(
                     draft=entry.name,
                     number=number,
                     tag=tag.name,
-                    file=entry.file,
+                    file=entry.file_at(number),
                     commit=_commit(tag, commit_map),
-                    document=_read(repo, tag, entry.file),
+                    document=_read(repo, tag, entry.file_at(number)),
                 )
             )
     rfcs: list[RfcRecord] = []

@@ -32,6 +32,18 @@ class TagInfo(BaseModel):
     committed_at: datetime
 
 
+class FileChange(BaseModel):
+    """A file a commit (or range of commits) added, modified, deleted, renamed or copied."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: str
+    """git's status letter: A, M, D, R (renamed or moved), C (copied), T (type changed)."""
+    path: str
+    old_path: str | None = None
+    """For a rename or copy, the path it came from."""
+
+
 def default_cache_dir() -> Path:
     """Where cloned repositories are kept between builds."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -138,6 +150,83 @@ class GitRepository:
         if result.returncode != 0:
             return None
         return result.stdout.decode("utf-8", errors="replace")
+
+    def default_branch(self) -> str | None:
+        """The branch HEAD names (a bundle's or clone's default branch), or None when HEAD is
+        detached or names no branch."""
+        result = subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), "symbolic-ref", "--quiet", "--short", "HEAD"],
+            capture_output=True,
+            check=False,
+        )
+        name = result.stdout.decode("utf-8", errors="replace").strip()
+        if result.returncode != 0 or not name or name not in self.branches():
+            return None
+        return name
+
+    def branches(self) -> list[str]:
+        """The names of every local branch, sorted."""
+        out = self._git("for-each-ref", "--format=%(refname:short)", "refs/heads")
+        return sorted(line for line in out.splitlines() if line)
+
+    def remote_url(self) -> str | None:
+        """Where a local clone's ``origin`` remote points, if it has one."""
+        result = subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), "config", "--get", "remote.origin.url"],
+            capture_output=True,
+            check=False,
+        )
+        url = result.stdout.decode("utf-8", errors="replace").strip()
+        return url if result.returncode == 0 and url else None
+
+    def list_files(self, ref: str) -> list[str]:
+        """Every file path in the tree of ``ref`` (a branch, tag or commit), sorted."""
+        out = self._git("ls-tree", "-r", "-z", "--name-only", f"{ref}^{{commit}}", "--")
+        return sorted(path for path in out.split("\0") if path)
+
+    def changed_files(self, old: str | None, new: str) -> list[FileChange]:
+        """The files that differ between commits ``old`` and ``new``, renames and moves found
+        by content; with ``old`` None, what commit ``new`` itself changed."""
+        if old is None:
+            out = self._git("diff-tree", "-r", "-z", "-M", "--root", "--name-status", new, "--")
+        else:
+            out = self._git("diff", "-z", "-M", "--name-status", old, new, "--")
+        fields = [f for f in out.split("\0") if f]
+        if old is None and fields and len(fields[0]) == 40:
+            fields = fields[1:]  # diff-tree first prints the commit id
+        changes: list[FileChange] = []
+        index = 0
+        while index < len(fields):
+            status = fields[index]
+            if status[:1] in {"R", "C"}:
+                before, after = fields[index + 1], fields[index + 2]
+                changes.append(FileChange(status=status[0], path=after, old_path=before))
+                index += 3
+            else:
+                changes.append(FileChange(status=status[0], path=fields[index + 1]))
+                index += 2
+        return changes
+
+    def former_paths(self, ref: str, path: str) -> list[str]:
+        """The names ``path`` had before, following renames back through its history at
+        ``ref`` (most recent first), without ``path`` itself."""
+        out = self._git(
+            "log",
+            "--follow",
+            "-M",
+            "--diff-filter=R",
+            "--format=",
+            "--name-status",
+            ref,
+            "--",
+            path,
+        )
+        former: list[str] = []
+        for line in out.splitlines():
+            parts = line.split("\t")
+            if len(parts) == 3 and parts[0].startswith("R") and parts[1] not in former:
+                former.append(parts[1])
+        return [p for p in former if p != path]
 
     def _git(self, *args: str) -> str:
         return _run(["git", "--git-dir", str(self.git_dir), *args], self.source)

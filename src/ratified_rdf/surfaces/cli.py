@@ -779,6 +779,77 @@ def fetch_mail(
         click.echo(f"{mbox} (add it to the manifest as a [[discussion.mail]] file)")
 
 
+@main.command("init")
+@click.argument("source")
+@click.option(
+    "--name",
+    help="The brain's id (lower-case letters, digits and dashes); default: from the source's name.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the manifest (default: records/<name>/manifest.toml).",
+)
+def init_command(source: str, name: str | None, out: Path | None) -> None:
+    """Write a manifest for a repository (git URL, local clone or bundle) from its tags and
+    files, with a FILL IN comment for each fact no repository holds."""
+    import re
+
+    from ratified_rdf.sources.git_repo import GitRepository
+    from ratified_rdf.sources.init_manifest import brain_name_for, init_manifest
+
+    name = name or brain_name_for(source)
+    if name is None or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", name):
+        given = f"'{name}'" if name else "nothing usable"
+        raise _Mistake(
+            f"The brain's name must be lower-case letters, digits and dashes (up to 63), "
+            f"starting with a letter or digit; {given} is not. Pass one with --name."
+        )
+    target = out or Path("records") / name / "manifest.toml"
+    if target.exists():
+        raise _Mistake(
+            f"{target} already exists; pass --out to write the new manifest elsewhere, or "
+            "move the old one away first."
+        )
+    local = Path(source).expanduser()
+    folder = local if local.is_dir() else local.parent
+    commit_map = (
+        "commit-map.tsv" if local.exists() and (folder / "commit-map.tsv").is_file() else None
+    )
+    result = init_manifest(GitRepository.open(source), name=name, commit_map=commit_map)
+    survey = result.survey
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(result.text, encoding="utf-8")
+    click.echo(
+        f"Read {source}: default branch {survey.default_branch or '(none: HEAD is detached)'}."
+    )
+    click.echo(f"{len(survey.drafts)} draft series:")
+    for series in survey.drafts:
+        first, last = series.promised
+        span = f"{first}-{last}" if first != last else first
+        extra = f", replaced by {series.replaced_by} (a guess)" if series.replaced_by else ""
+        click.echo(f"  {series.name} {span} in {series.file or '(file unknown)'}{extra}")
+    if survey.rfcs:
+        click.echo("RFC texts: " + ", ".join(f"{r.name} ({r.ref}:{r.path})" for r in survey.rfcs))
+    else:
+        click.echo(
+            "No RFC text in the repository: the build will read the draft chains, but their "
+            "sections cannot be followed into an RFC."
+        )
+    click.echo(
+        f"GitHub archive: {survey.github_archive}"
+        if survey.github_archive
+        else "No GitHub archive (archive.json on gh-pages): discussion is the git history alone."
+    )
+    click.echo(f"Wrote {target}.")
+    if result.to_fill:
+        click.echo("Fill in (the FILL IN lines; `ratified fetch datatracker <draft>` has most):")
+        for item in result.to_fill:
+            click.echo(f"  - {item}")
+    if result.complete:
+        click.echo(f"Build it with: ratified build {target.parent} --source {source}")
+
+
 main.add_command(mcp_command, "mcp")
 main.add_command(serve_command, "serve")
 

@@ -356,3 +356,47 @@ def test_invalid_yaml_front_matter_still_falls_back_to_its_lines() -> None:
     header = '---\ntitle: "Pigeons: a guide\ndocname: draft-pigeon-00\n---'
     document = parse_kramdown(header + _BODY)
     assert document.title.startswith("Pigeons")
+
+
+_GENERATED = {"References", "Normative References", "Informative References"}
+_KRAMDOWN_FIXTURES = sorted(
+    [
+        *(Path(__file__).resolve().parents[1] / "fixtures" / "kramdown").glob("*.md"),
+        *(Path(__file__).resolve().parents[1] / "fixtures" / "pigeon").glob("*.md"),
+    ]
+)
+
+
+@pytest.mark.parametrize("path", _KRAMDOWN_FIXTURES, ids=lambda p: p.name)
+def test_the_outline_has_the_parsers_headings_on_their_own_lines(path: Path) -> None:
+    from ratified_rdf.sources.kramdown import heading_outline
+
+    text = path.read_text()
+    try:
+        parsed = parse_kramdown(text)
+    except ParseError:
+        pytest.fail(f"{path.name} is a fixture the parser reads")
+    outline = heading_outline(text)
+    expected = [(s.heading, s.appendix) for s in parsed.sections if s.heading not in _GENERATED]
+    assert [(h.heading, h.appendix) for h in outline] == expected
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for heading in outline:
+        assert lines[heading.line].lstrip("%").startswith("#" * heading.level)
+        assert heading.heading.split()[0] in lines[heading.line]
+
+
+def test_the_outline_skips_fences_comments_and_the_front_matter() -> None:
+    from ratified_rdf.sources.kramdown import heading_outline
+
+    text = (
+        "---\ntitle: x\n# not a heading: YAML comment\n---\n\n--- middle\n\n# One\n\n~~~\n"
+        "# in a fence\n~~~\n\n<!--\n# in a comment\n-->\n\n  ```\n# fenced too\n  ```\n\n"
+        "## Two\n\n--- back\n\n# Three\n"
+    )
+    outline = heading_outline(text)
+    assert [(h.heading, h.level, h.appendix) for h in outline] == [
+        ("One", 1, False),
+        ("Two", 2, False),
+        ("Three", 1, True),
+    ]
+    assert [text.split("\n")[h.line] for h in outline] == ["# One", "## Two", "# Three"]

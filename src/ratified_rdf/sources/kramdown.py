@@ -8,8 +8,9 @@ column 0), figures contain lines that look like headings, and headings carry ``{
 
 from __future__ import annotations
 
+import bisect
 import re
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import yaml
 
@@ -103,6 +104,95 @@ def parse_kramdown(text: str) -> ParsedDocument:
         authors=tuple(header.get("authors", ())),
         sections=assemble_sections(headings),
     )
+
+
+class OutlineHeading(NamedTuple):
+    """A section heading of a kramdown-rfc text and the line it stands on."""
+
+    line: int
+    """0-based index of the heading's line in the text."""
+    level: int
+    """The heading's level as written (number of ``#``)."""
+    heading: str
+    appendix: bool
+    """Whether it is in the back matter."""
+
+
+def heading_outline(text: str) -> list[OutlineHeading]:
+    """Every heading :func:`parse_kramdown` makes a section of, with its line, in order.
+
+    The same reading of the text (front matter, ``--- middle`` and ``--- back``, comments and
+    code fences are skipped the same way), without reading the YAML metadata or any section's
+    body, and looking only at the lines that can matter (headings, part markers, fences,
+    comment marks): fast enough to run on the text of every commit, to place a diff's lines in
+    the sections of the text *at that commit*."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    starts: set[int] = set()
+    for mark in _OUTLINE_MARKS:
+        at_start = mark.startswith("\n")
+        found = text.find(mark)
+        while found >= 0:
+            starts.add(found + 1 if at_start else text.rfind("\n", 0, found) + 1)
+            found = text.find(mark, found + 1)
+    if text[:1] in ("#", "%", "-"):
+        starts.add(0)
+    lines: dict[int, str] = {}
+    number, last = 0, 0
+    for start in sorted(starts):
+        number += text.count("\n", last, start)
+        last = start
+        end = text.find("\n", start)
+        lines[number] = text[start : end if end >= 0 else len(text)]
+    first = lines.get(0)
+    body_start = 0
+    if first is not None and first.strip() == "---":
+        body_start = next((i for i in sorted(lines) if i > 0 and lines[i].startswith("---")), 0)
+        if body_start == 0:
+            return []
+    fenced = _fenced_lines(lines)
+    part = "middle" if body_start == 0 else "front"
+    in_comment = False
+    found: list[OutlineHeading] = []
+    for index in sorted(lines):
+        if index < body_start or index in fenced:
+            continue
+        line = lines[index]
+        if in_comment or line.lstrip().startswith("<!--"):
+            in_comment = "-->" not in line
+            continue
+        if line.startswith("---"):
+            marker = _PART.match(line)
+            if marker:
+                part = {"back": "back", "middle": "middle"}.get(marker.group(1), "front")
+                continue
+        if part == "front" or not line or line[0] not in "#%":
+            continue
+        heading = _heading(line)
+        if heading is not None:
+            fields = _heading_fields(*heading, appendix=part == "back")
+            found.append(OutlineHeading(index, heading[0], fields["heading"], part == "back"))
+    return found
+
+
+# Every line that can change the outline holds one of these: a heading or a part marker starts
+# a line; fences and comment marks may be indented (any line holding one is looked at).
+_OUTLINE_MARKS = ("\n#", "\n%", "\n---", "~~~", "```", "<!--", "-->")
+
+
+def _fenced_lines(lines: dict[int, str]) -> set[int]:
+    """The indices, among ``lines``, that :func:`_fence_mask` marks as inside a fence."""
+    fences = [index for index in sorted(lines) if _FENCE.match(lines[index])]
+    if len(fences) % 2:
+        # An unbalanced file: the full rule, on the lines as they are (rare, so not optimised).
+        size = max(lines) + 1
+        mask = _fence_mask([lines.get(i, "") for i in range(size)])
+        return {index for index in lines if mask[index]}
+    ordered = sorted(lines)
+    inside: set[int] = set()
+    for opener, closer in zip(fences[::2], fences[1::2], strict=True):
+        first = bisect.bisect_left(ordered, opener)
+        inside.update(ordered[first : bisect.bisect_right(ordered, closer, lo=first)])
+    return inside
 
 
 def heading_of(line: str) -> str | None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import get_args
 
 from pydantic import BaseModel, ConfigDict, JsonValue
@@ -38,6 +40,7 @@ from ratified_rdf.sources.git_history import (
     branch_commits,
     commit_parents,
     first_containing,
+    place_changes,
     read_history,
 )
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
@@ -285,13 +288,56 @@ def read_discussion_sources(
         spec,
         threads,
         history,
-        first_containing(repo, order),
+        _landing(repo, manifest, spec),
         commit_map,
         _branch_commits_of(repo, refs),
         people,
         [_read_mail(entry, folder) for entry in manifest.discussion.mail],
         facts or {},
+        place_changes(repo, history),
     )
+
+
+@dataclass(frozen=True)
+class _Landing:
+    """Which text a commit's change to a file landed in, draft by draft.
+
+    A file is the document of the drafts (and RFC texts) the manifest says it is, by name
+    wherever it sits (a draft moved into ``archive/`` is the same document); a change to it
+    landed in the first revision *of that draft* whose tag contains the commit, else in the
+    RFC text whose ref contains it, else nowhere (a commit after that draft's last revision).
+    """
+
+    documents_of: dict[str, tuple[str, ...]]
+    """A file's name to the drafts (first) and RFCs whose document it is."""
+    first_in: dict[str, dict[str, str]]
+    """For a draft or RFC: each commit to the first of its texts that contains it."""
+
+    def __call__(self, commit: str, file: str) -> str | None:
+        for series in self.documents_of.get(PurePosixPath(file).name, ()):
+            found = self.first_in[series].get(commit)
+            if found is not None:
+                return found
+        return None
+
+
+def _landing(repo: GitRepository, manifest: Manifest, spec: SpecRecords) -> _Landing:
+    documents_of: dict[str, list[str]] = defaultdict(list)
+    first_in: dict[str, dict[str, str]] = {}
+    for draft in manifest.draft:
+        for path in dict.fromkeys([draft.file, *getattr(draft, "moved", {}).values()]):
+            documents_of[PurePosixPath(path).name].append(draft.name)
+        revisions = sorted(
+            (r for r in spec.revisions if r.draft == draft.name), key=lambda r: r.number
+        )
+        first_in[draft.name] = first_containing(
+            repo, [(r.name, r.commit.commit) for r in revisions]
+        )
+    for rfc in spec.rfcs:
+        entry = next(e for e in manifest.rfc if e.name == rfc.name)
+        documents_of[PurePosixPath(entry.file).name].append(rfc.name)
+        first_in[rfc.name] = first_containing(repo, [(rfc.name, rfc.commit.commit)])
+    return _Landing({k: tuple(v) for k, v in documents_of.items()}, first_in)
 
 
 def _draft_facts(manifest: Manifest, folder: Path) -> dict[str, DraftFacts]:

@@ -150,7 +150,7 @@ def _read(threads: list[GitHubThread], messages: list[MailMessage] = ()) -> Disc
         spec,
         GitHubArchive(repository="example/r", timestamp=None, threads=tuple(threads)),
         [],
-        {},
+        lambda _commit, _file: None,
         {},
         lambda _merge: [],
         PeopleTable(people=()),

@@ -29,7 +29,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -38,8 +38,13 @@ from ratified_rdf.records.citations import Citation, drafts_named, find_citation
 from ratified_rdf.records.identity import PeopleTable
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.records.models import SpecRecords
-from ratified_rdf.sources.document import ParsedDocument, normalise_heading
-from ratified_rdf.sources.git_history import CommitRecord
+from ratified_rdf.sources.document import (
+    ParsedDocument,
+    SectionKey,
+    normalise_heading,
+    section_keys,
+)
+from ratified_rdf.sources.git_history import ChangePlace, CommitRecord
 from ratified_rdf.sources.github_archive import GitHubArchive, GitHubThread
 from ratified_rdf.sources.mail import MailMessage, MailProblem, MailReadResult
 from ratified_rdf.sources.online.datatracker import DraftFacts
@@ -108,7 +113,11 @@ class CommitEvidence(BaseModel):
     commit: CommitRecord
     public_commit: str | None
     landed_in: str | None
+    """The revision (or RFC text) its first credited change landed in."""
     sections: tuple[SectionRef, ...] = ()
+    """Sections it changed while they were still changing (before the RFC was published)."""
+    after_publication: tuple[SectionRef, ...] = ()
+    """Sections it changed after the RFC they became was published: not "while changing"."""
     unresolved_headings: tuple[str, ...] = ()
     pull_requests: tuple[int, ...] = ()
 
@@ -190,6 +199,12 @@ def revision_windows(
     return windows
 
 
+def _month_after(year_month: str) -> datetime:
+    """The first instant after the month ``YYYY-MM``."""
+    year, month = (int(p) for p in year_month.split("-"))
+    return datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+
+
 def _month_start(year_month: str) -> datetime:
     year, month = (int(p) for p in year_month.split("-"))
     return datetime(year, month, 1, tzinfo=UTC)
@@ -250,6 +265,7 @@ class _Resolver:
         self.chain_of: dict[str, str] = {
             d.name: final for d in manifest.draft if (final := manifest.final_rfc(d.name))
         }
+        self.published_ends = {r.name: _month_after(r.published) for r in spec.rfcs}
         self.labels: dict[str, str] = {}
         for name in self.chain_of:
             self.labels[name] = self.labels[name.removeprefix("draft-")] = name
@@ -260,6 +276,15 @@ class _Resolver:
             tuple(sorted(c for c, (first, last) in spans.items() if first <= t < last))
             for t in self.boundaries
         ]
+
+    def published_end(self, document: str) -> datetime | None:
+        """When the RFC a document's text became had been published (the end of its
+        publication month): from then on, changing it is no longer "while it was changing".
+        For an RFC's own text, its own publication; None for a draft that became no RFC."""
+        final = document if document in self.published_ends else None
+        if final is None:
+            final = self.chain_of.get(self.draft_of.get(document, ""))
+        return self.published_ends.get(final or "")
 
     def current_in(self, chain: str, when: datetime) -> RevisionWindow | None:
         """The revision of ``chain`` current at ``when`` (the latest window that had started,
@@ -427,12 +452,13 @@ def read_discussion(
     spec: SpecRecords,
     archive: GitHubArchive,
     commits: list[CommitRecord],
-    landed: dict[str, str],
+    landed: Landing,
     public_ids: dict[str, str],
     branch_commits: Callable[[str], list[str]],
     people: PeopleTable,
     mail: Sequence[MailReadResult] = (),
     facts: Mapping[str, DraftFacts] | None = None,
+    places: Mapping[str, Sequence[ChangePlace]] | None = None,
 ) -> DiscussionRecords:
     """Resolve every post's and message's citations and every commit's touched headings.
 
@@ -495,18 +521,30 @@ def read_discussion(
         archive=archive,
         windows=tuple(windows),
         commits=tuple(
-            _commit_evidence(resolver, archive, commits, landed, public_ids, branch_commits)
+            _commit_evidence(
+                resolver, archive, commits, landed, places or {}, public_ids, branch_commits
+            )
         ),
         citations=tuple(citations),
         people=people,
     )
 
 
+class Landing(Protocol):
+    """Which document text a commit's change to a file landed in (a revision's name, or an
+    RFC's), or None when that file is no document the manifest follows."""
+
+    def __call__(self, commit: str, file: str) -> str | None:
+        """The revision or RFC text ``commit``'s change to ``file`` landed in."""
+        ...
+
+
 def _commit_evidence(
     resolver: _Resolver,
     archive: GitHubArchive,
     commits: list[CommitRecord],
-    landed: dict[str, str],
+    landed: Landing,
+    places: Mapping[str, Sequence[ChangePlace]],
     public_ids: dict[str, str],
     branch_commits: Callable[[str], list[str]],
 ) -> list[CommitEvidence]:
@@ -530,32 +568,67 @@ def _commit_evidence(
                 for local in branch_commits(commit.commit):
                     pulls[local].add(commit.pull_request)
     evidence: list[CommitEvidence] = []
-    headings: dict[str, dict[str, int]] = {}
+    keys: dict[str, dict[SectionKey, int]] = {}
+    headings: dict[str, dict[str, list[int]]] = {}
     for commit in commits:
-        revision = landed.get(commit.commit)
-        document = resolver.documents.get(revision or "")
-        sections: list[SectionRef] = []
+        files = dict.fromkeys(
+            [*(c.file for c in commit.changes), *(t.file for t in commit.touched)]
+        )
+        landed_in: str | None = None
+        changing: list[SectionRef] = []
+        later: list[SectionRef] = []
         unresolved: list[str] = []
-        if document is not None and revision is not None:
-            if revision not in headings:
-                headings[revision] = {
-                    normalise_heading(s.heading): s.position for s in document.sections
-                }
-            by_heading = headings[revision]
-            for touched in commit.touched:
-                position = by_heading.get(normalise_heading(touched.heading))
-                if position is None:
-                    unresolved.append(touched.heading)
-                else:
-                    sections.append(SectionRef(document=revision, position=position))
-        else:
-            unresolved += [t.heading for t in commit.touched]
+        for file in files:
+            document_name = landed(commit.commit, file)
+            document = resolver.documents.get(document_name or "")
+            file_places = [p for p in places.get(commit.commit, ()) if p.file == file]
+            file_headings = [t.heading for t in commit.touched if t.file == file]
+            if document is None or document_name is None:
+                unresolved += [p.heading for p in file_places] or file_headings
+                continue
+            landed_in = landed_in or document_name
+            if document_name not in keys:
+                keys[document_name] = section_keys(document.sections)
+                by_heading: dict[str, list[int]] = defaultdict(list)
+                for section in document.sections:
+                    by_heading[normalise_heading(section.heading)].append(section.position)
+                headings[document_name] = by_heading
+            found: list[int] = []
+            if file_places:
+                # By position: the section the change sat in at that commit, found in the
+                # landed text by its place in the outline (heading path and rank), never by its
+                # heading alone; a heading that is unique in the landed text is the fallback
+                # for a section whose parent was renamed in between.
+                for place in file_places:
+                    position = keys[document_name].get(place.key)
+                    if position is None:
+                        same = headings[document_name].get(place.key[1][-1], [])
+                        position = same[0] if len(same) == 1 else None
+                    if position is None:
+                        unresolved.append(place.heading)
+                    else:
+                        found.append(position)
+            else:
+                # A file whose outline could not be read: git's heading names, where unique.
+                for heading in file_headings:
+                    same = headings[document_name].get(normalise_heading(heading), [])
+                    if len(same) == 1:
+                        found.append(same[0])
+                    else:
+                        unresolved.append(heading)
+            refs = [SectionRef(document=document_name, position=p) for p in found]
+            published = resolver.published_end(document_name)
+            if published is not None and commit.committed_at >= published:
+                later += refs
+            else:
+                changing += refs
         evidence.append(
             CommitEvidence(
                 commit=commit,
                 public_commit=public_ids.get(commit.commit),
-                landed_in=revision,
-                sections=tuple(dict.fromkeys(sections)),
+                landed_in=landed_in,
+                sections=tuple(dict.fromkeys(changing)),
+                after_publication=tuple(dict.fromkeys(later)),
                 unresolved_headings=tuple(dict.fromkeys(unresolved)),
                 pull_requests=tuple(sorted(pulls.get(commit.commit, ()))),
             )

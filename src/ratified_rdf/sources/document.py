@@ -9,8 +9,9 @@ sections marked unnumbered (and everything below them) carry no number.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -129,6 +130,51 @@ def _letter(n: int) -> str:
         n, rem = divmod(n - 1, 26)
         out = chr(ord("A") + rem) + out
     return out
+
+
+SectionKey = tuple[bool, tuple[str, ...], int]
+"""A section's identity within one text, independent of its number: whether it is in the back
+matter, its heading path from the top (normalised headings), and which of the sections with
+that path it is (0 for the first). Two sections with one heading have different keys."""
+
+
+class _Headed(Protocol):
+    level: int
+    heading: str
+    appendix: bool
+
+
+def outline_keys(headings: Sequence[_Headed]) -> list[SectionKey]:
+    """The :data:`SectionKey` of each heading of a text, in order (parents found by level, as
+    :func:`assemble_sections` nests them)."""
+    keys: list[SectionKey] = []
+    stack: list[tuple[int, str]] = []
+    seen: dict[tuple[bool, tuple[str, ...]], int] = {}
+    for heading in headings:
+        while stack and stack[-1][0] >= heading.level:
+            stack.pop()
+        stack.append((heading.level, normalise_heading(heading.heading)))
+        path = (heading.appendix, tuple(name for _, name in stack))
+        keys.append((*path, seen.get(path, 0)))
+        seen[path] = seen.get(path, 0) + 1
+    return keys
+
+
+def section_keys(sections: Sequence[ParsedSection]) -> dict[SectionKey, int]:
+    """Each section's :data:`SectionKey` mapped to its position, for a parsed document."""
+    by_position = {s.position: s for s in sections}
+    keys: dict[SectionKey, int] = {}
+    seen: dict[tuple[bool, tuple[str, ...]], int] = {}
+    for section in sections:
+        names: list[str] = []
+        current: ParsedSection | None = section
+        while current is not None:
+            names.append(normalise_heading(current.heading))
+            current = by_position.get(current.parent) if current.parent is not None else None
+        path = (section.appendix, tuple(reversed(names)))
+        keys[(*path, seen.get(path, 0))] = section.position
+        seen[path] = seen.get(path, 0) + 1
+    return keys
 
 
 _WS = re.compile(r"\s+")

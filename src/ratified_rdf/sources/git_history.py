@@ -1,25 +1,36 @@
-"""Commits as evidence: which headings each commit's diff touched, and what it belongs to.
+"""Commits as evidence: where in the text each commit's diff changed it, and what it belongs to.
 
-One ``git log -p --unified=0`` over the document files gives every hunk; a diff driver whose
-``xfuncname`` matches markdown headings makes git print, on each hunk line, the heading the
-change sits under. Headings added or removed by the hunk count as touched too. The diff driver
-is set through ``core.attributesFile`` and ``-c``, so nothing is written into the repository.
+One ``git log --raw -p --unified=0`` over the document files gives, per commit and file, the
+blobs before and after and the line ranges of every hunk. Where a change sits is then read by
+position: the hunk's lines are placed in the sections of the text *at that commit* (the new
+text for lines added or changed, the old one for lines only removed), from that text's own
+heading outline (:func:`place_changes`). So two sections with one heading stay two sections.
+
+A diff driver whose ``xfuncname`` matches markdown headings also makes git print, on each hunk
+line, the heading the change sits under; those headings are kept as the fallback for files
+whose outline cannot be read (not kramdown-rfc markdown). The driver is set through
+``core.attributesFile`` and ``-c``, so nothing is written into the repository.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from ratified_rdf.sources.document import SectionKey, outline_keys
 from ratified_rdf.sources.git_repo import GitRepository, SourceError
-from ratified_rdf.sources.kramdown import heading_of
+from ratified_rdf.sources.kramdown import OutlineHeading, heading_of, heading_outline
 
-_HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
+_RAW = re.compile(r"^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) (\w+)\t([^\t]+)(?:\t(.+))?$")
+_NO_BLOB = re.compile(r"^0+$")
 _MERGED_PR = re.compile(r"Merge pull request #(\d+)")
 _SQUASHED_PR = re.compile(r"\(#(\d+)\)\s*$")
 _HEADING_FUNCNAME = r"^(%%)?#{1,6}[ \t].*$"
@@ -32,6 +43,30 @@ class TouchedHeading(BaseModel):
 
     file: str
     heading: str
+
+
+class Hunk(BaseModel):
+    """One hunk of a diff: where its lines were in the old text and are in the new one
+    (1-based first lines, and counts; a count of 0 means the hunk only adds or only removes)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    old_start: int
+    old_lines: int
+    new_start: int
+    new_lines: int
+
+
+class FileChange(BaseModel):
+    """What one commit did to one document file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    """The file's path after the commit (before it, for a file the commit deleted)."""
+    old_blob: str | None
+    new_blob: str | None
+    hunks: tuple[Hunk, ...] = ()
 
 
 class CommitRecord(BaseModel):
@@ -48,6 +83,8 @@ class CommitRecord(BaseModel):
     subject: str
     message: str
     touched: tuple[TouchedHeading, ...] = ()
+    """The headings git names for each hunk: the fallback where a file's outline is unread."""
+    changes: tuple[FileChange, ...] = ()
     pull_request: int | None = None
     """The pull request a merge or squash commit names in its message."""
 
@@ -69,6 +106,8 @@ def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list
             *refs,
             "--reverse",
             "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%B%x1d",
+            "--raw",
+            "--no-abbrev",
             "-p",
             "--unified=0",
             "--no-color",
@@ -91,12 +130,23 @@ def _commit(record: str) -> CommitRecord:
     header, _, diff = record.partition("\x1d")
     commit, parents, name, email, authored, committed, message = header.split("\x1f", 6)
     touched: dict[tuple[str, str], None] = {}
+    blobs: dict[str, tuple[str | None, str | None]] = {}
+    hunks: dict[str, list[Hunk]] = {}
     current_file = ""
     context: str | None = None
     for line in diff.splitlines():
+        raw = _RAW.match(line)
+        if raw:
+            old, new, _status, path, renamed = raw.groups()
+            blobs[renamed or path] = (
+                None if _NO_BLOB.match(old) else old,
+                None if _NO_BLOB.match(new) else new,
+            )
+            continue
         if line.startswith("+++ "):
             path = line[4:].strip()
-            current_file = path[2:] if path.startswith("b/") else path
+            if path != "/dev/null":
+                current_file = path[2:] if path.startswith("b/") else path
             continue
         if line.startswith("--- "):
             path = line[4:].strip()
@@ -105,9 +155,18 @@ def _commit(record: str) -> CommitRecord:
             continue
         hunk = _HUNK.match(line)
         if hunk:
+            old_start, old_count, new_start, new_count, funcname = hunk.groups()
+            hunks.setdefault(current_file, []).append(
+                Hunk(
+                    old_start=int(old_start),
+                    old_lines=1 if old_count is None else int(old_count),
+                    new_start=int(new_start),
+                    new_lines=1 if new_count is None else int(new_count),
+                )
+            )
             # The heading git names is the last one *above* the hunk. It is the touched section
             # unless the hunk starts on a heading line, in which case that section is.
-            context = heading_of(hunk.group(1).strip())
+            context = heading_of(funcname.strip())
             continue
         if line[:1] in {"+", "-"}:
             heading = heading_of(line[1:])
@@ -128,19 +187,120 @@ def _commit(record: str) -> CommitRecord:
         subject=subject,
         message=message.strip(),
         touched=tuple(TouchedHeading(file=f, heading=h) for f, h in touched),
+        changes=tuple(
+            FileChange(file=path, old_blob=old, new_blob=new, hunks=tuple(hunks.get(path, ())))
+            for path, (old, new) in blobs.items()
+        ),
         pull_request=int(pr.group(1)) if pr else None,
     )
+
+
+class ChangePlace(BaseModel):
+    """A section a commit changed, as the text at that commit has it: its heading path from
+    the top (normalised headings) and which of the sections with that path it is, in the
+    middle or the back matter."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    key: SectionKey
+    heading: str
+
+
+def place_changes(
+    repo: GitRepository, commits: Sequence[CommitRecord]
+) -> dict[str, list[ChangePlace]]:
+    """For each commit, the sections its hunks changed, placed by line in the text at that
+    commit: a hunk that adds or changes lines in the new text's sections it covers, one that
+    only removes lines in the old text's. Files whose outline cannot be read (not markdown, or
+    no heading found) get no places: their ``touched`` headings stand in."""
+    wanted = {
+        blob
+        for commit in commits
+        for change in commit.changes
+        if change.file.endswith(".md")
+        for blob in (change.old_blob, change.new_blob)
+        if blob
+    }
+    outlines = _outlines(repo, wanted)
+    places: dict[str, list[ChangePlace]] = {}
+    for commit in commits:
+        found: dict[tuple[str, SectionKey], ChangePlace] = {}
+        for change in commit.changes:
+            for hunk in change.hunks:
+                if hunk.new_lines:
+                    side, first, count = change.new_blob, hunk.new_start, hunk.new_lines
+                else:
+                    side, first, count = change.old_blob, hunk.old_start, hunk.old_lines
+                outline = outlines.get(side or "")
+                if not outline:
+                    continue
+                for key, heading in outline.covering(first - 1, first - 1 + max(count, 1)):
+                    found.setdefault(
+                        (change.file, key), ChangePlace(file=change.file, key=key, heading=heading)
+                    )
+        places[commit.commit] = list(found.values())
+    return places
+
+
+class _Outline:
+    """A text's headings with their lines and section keys, for placing line ranges."""
+
+    def __init__(self, headings: Sequence[OutlineHeading]) -> None:
+        self.lines = [h.line for h in headings]
+        self.keys = outline_keys(headings)
+        self.headings = [h.heading for h in headings]
+
+    def __bool__(self) -> bool:
+        return bool(self.lines)
+
+    def covering(self, start: int, end: int) -> list[tuple[SectionKey, str]]:
+        """The sections holding lines ``start`` to ``end - 1`` (0-based): the one the first line
+        sits in, and every section whose heading lies in the range. Lines above the first
+        heading (the front matter) are in no section."""
+        first = bisect.bisect_right(self.lines, start) - 1
+        last = bisect.bisect_left(self.lines, end) - 1
+        return [(self.keys[i], self.headings[i]) for i in range(max(first, 0), last + 1) if i >= 0]
+
+
+def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
+    """The outline of each blob, read with one ``git cat-file --batch``."""
+    if not blobs:
+        return {}
+    ordered = sorted(blobs)
+    result = subprocess.run(
+        ["git", "--git-dir", str(repo.git_dir), "cat-file", "--batch"],
+        input="".join(f"{blob}\n" for blob in ordered).encode(),
+        capture_output=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise SourceError(f"git could not read the document texts of {repo.source}.")
+    out, offset, outlines = result.stdout, 0, {}
+    for blob in ordered:
+        end = out.index(b"\n", offset)
+        header = out[offset:end].split()
+        offset = end + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        text = out[offset : offset + size].decode("utf-8", errors="replace")
+        offset += size + 1
+        outlines[blob] = _Outline(heading_outline(text))
+    return outlines
 
 
 def first_containing(repo: GitRepository, ordered_refs: list[tuple[str, str]]) -> dict[str, str]:
     """For every commit, the name of the first ref (in the given order) that contains it.
 
     ``ordered_refs`` is (name, ref) in revision order, e.g. ("draft-ietf-tls-tls13-00", tag).
+    Each ref lists only what no earlier ref holds (``rev-list ref --not earlier…``).
     """
     landed: dict[str, str] = {}
+    earlier: list[str] = []
     for name, ref in ordered_refs:
         out = subprocess.run(
-            ["git", "--git-dir", str(repo.git_dir), "rev-list", ref],
+            ["git", "--git-dir", str(repo.git_dir), "rev-list", ref, "--not", *earlier],
             capture_output=True,
             text=True,
             errors="replace",
@@ -150,6 +310,7 @@ def first_containing(repo: GitRepository, ordered_refs: list[tuple[str, str]]) -
             raise SourceError(f"git cannot list the history of {ref} in {repo.source}.")
         for commit in out.stdout.split():
             landed.setdefault(commit, name)
+        earlier.append(ref)
     return landed
 
 

@@ -1,0 +1,251 @@
+"""Commits credited by position, draft by draft, and only while the text was changing.
+
+A fictional repository holds two drafts (the Heron and Egret protocols never existed), each in
+its own file, tagged in interleaved order, and the Heron RFC's text. The Heron draft has two
+sections headed "Wire Format", one in the body and one in an appendix; one commit after the RFC
+was published edits its text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ratified_rdf import Brain
+from ratified_rdf.graph import vocab as v
+from tests.pigeon import _git
+
+HERON = """---
+title: The Heron Protocol
+docname: draft-example-heron-{rev}
+author:
+  - name: Alice Example
+    email: alice@example.com
+---
+
+--- abstract
+
+Herons, in flight.
+
+--- middle
+
+# Introduction
+
+Herons fly over water.
+
+# Wire Format
+
+The wire carries one heron per frame{body}.
+
+# Security Considerations
+
+Herons bite.
+
+--- back
+
+# Wire Format
+
+The appendix lists the frame table{appendix}.
+"""
+
+EGRET = """---
+title: The Egret Protocol
+docname: draft-example-egret-{rev}
+author:
+  - name: Erin Example
+    email: erin@example.org
+---
+
+--- abstract
+
+Egrets, wading.
+
+--- middle
+
+# Introduction
+
+Egrets wade{intro}.
+
+# Wire Format
+
+Egrets need no wire.
+"""
+
+MANIFEST = """[brain]
+id = "herons"
+title = "Heron and Egret protocols (fictional test brain)"
+repository = "https://github.com/example/birds"
+working_group = "birds"
+
+[[draft]]
+name = "draft-example-heron"
+file = "draft-example-heron.md"
+revisions = "00-01"
+became = "rfc9990"
+
+[[draft]]
+name = "draft-example-egret"
+file = "draft-example-egret.md"
+revisions = "00-01"
+became = "rfc9991"
+
+[[rfc]]
+number = 9990
+title = "The Heron Protocol"
+published = "2031-02"
+ref = "main"
+file = "rfc9990.md"
+
+[[rfc]]
+number = 9991
+title = "The Egret Protocol"
+published = "2031-02"
+ref = "main"
+file = "rfc9991.md"
+
+[discussion]
+document_files = ["*.md"]
+
+[licence]
+spec = "https://example.org/licences/fictional-birds"
+"""
+
+ERIN = ("Erin Example", "erin@example.org")
+
+
+def _commit(repo: Path, path: str, text: str, message: str, date: str, **kw: object) -> None:
+    (repo / path).write_text(text)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message, date=date, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def birds(tmp_path_factory: pytest.TempPathFactory) -> Brain:
+    folder = tmp_path_factory.mktemp("birds")
+    repo = folder / "birds"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    heron = {"body": "", "appendix": ""}
+    egret = {"intro": ""}
+    _commit(
+        repo,
+        "draft-example-heron.md",
+        HERON.format(rev="00", **heron),
+        "heron 00",
+        "2030-01-05T10:00:00+00:00",
+    )
+    _git(repo, "tag", "draft-example-heron-00")
+    _commit(
+        repo,
+        "draft-example-egret.md",
+        EGRET.format(rev="00", **egret),
+        "egret 00",
+        "2030-01-06T10:00:00+00:00",
+        author=ERIN,
+    )
+    _git(repo, "tag", "draft-example-egret-00")
+    # Between the -00s and the -01s, in interleaved order: the body's Wire Format, Egret's
+    # introduction, then the appendix's Wire Format.
+    heron["body"] = ", and one egret at most"
+    _commit(
+        repo,
+        "draft-example-heron.md",
+        HERON.format(rev="00", **heron),
+        "Limit egrets per frame",
+        "2030-02-01T10:00:00+00:00",
+    )
+    egret["intro"] = " in shallow water"
+    _commit(
+        repo,
+        "draft-example-egret.md",
+        EGRET.format(rev="00", **egret),
+        "Shallow water only",
+        "2030-02-02T10:00:00+00:00",
+        author=ERIN,
+    )
+    heron["appendix"] = " with a column for wingspan"
+    _commit(
+        repo,
+        "draft-example-heron.md",
+        HERON.format(rev="00", **heron),
+        "Add wingspan column",
+        "2030-02-03T10:00:00+00:00",
+    )
+    _commit(
+        repo,
+        "draft-example-egret.md",
+        EGRET.format(rev="01", **egret),
+        "egret 01",
+        "2030-03-01T10:00:00+00:00",
+        author=ERIN,
+    )
+    _git(repo, "tag", "draft-example-egret-01")
+    _commit(
+        repo,
+        "draft-example-heron.md",
+        HERON.format(rev="01", **heron),
+        "heron 01",
+        "2030-04-01T10:00:00+00:00",
+    )
+    _git(repo, "tag", "draft-example-heron-01")
+    # The RFCs' texts, then an edit to the Heron RFC's body after it was published (2031-02).
+    rfc = HERON.format(rev="01", **heron).replace("docname: draft-example-heron-01", "number: 9990")
+    _commit(repo, "rfc9990.md", rfc, "As published", "2031-02-10T10:00:00+00:00")
+    egret_rfc = EGRET.format(rev="01", **egret).replace(
+        "docname: draft-example-egret-01", "number: 9991"
+    )
+    _commit(repo, "rfc9991.md", egret_rfc, "Egret as published", "2031-02-11T10:00:00+00:00")
+    _commit(
+        repo,
+        "rfc9990.md",
+        rfc.replace("Herons bite.", "Herons bite hard."),
+        "Erratum: bites",
+        "2032-05-01T10:00:00+00:00",
+    )
+    manifest = folder / "manifest.toml"
+    manifest.write_text(MANIFEST)
+    brain, _report = Brain.build(manifest, source=str(repo))
+    return brain
+
+
+def _changed(brain: Brain, document: str) -> dict[str, set[str]]:
+    """Commit subject -> the numbers of the sections of ``document`` it changed."""
+    rows = brain.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX dcterms: <http://purl.org/dc/terms/> "
+        "SELECT ?title ?section WHERE { ?commit rr:changedSection ?section ; dcterms:title ?title }"
+    ).rows
+    found: dict[str, set[str]] = {}
+    prefix = f"{document}/section/"
+    for row in rows:
+        section = row["section"].value
+        if section.startswith(prefix):
+            found.setdefault(row["title"].value, set()).add(section.removeprefix(prefix))
+    return found
+
+
+def test_two_sections_with_one_heading_are_two_sections(birds: Brain) -> None:
+    heron_01 = _changed(birds, v.revision_iri("draft-example-heron", "01"))
+    assert heron_01["Limit egrets per frame"] == {"2"}  # the body's Wire Format
+    assert heron_01["Add wingspan column"] == {"A"}  # the appendix's Wire Format
+
+
+def test_each_commit_is_credited_to_its_own_drafts_revision(birds: Brain) -> None:
+    egret_01 = _changed(birds, v.revision_iri("draft-example-egret", "01"))
+    heron_01 = _changed(birds, v.revision_iri("draft-example-heron", "01"))
+    # Egret's edit came before heron-01 was tagged, yet it is Egret's, in Egret's -01.
+    assert egret_01["Shallow water only"] == {"1"}
+    assert "Shallow water only" not in heron_01
+    assert not set(egret_01) & {"Limit egrets per frame", "Add wingspan column"}
+
+
+def test_a_change_after_publication_is_not_a_change_while_it_was_changing(birds: Brain) -> None:
+    rfc = _changed(birds, v.document_iri("rfc9990"))
+    assert "Erratum: bites" not in rfc
+    landed = birds.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX dcterms: <http://purl.org/dc/terms/> "
+        'SELECT ?doc WHERE { ?c dcterms:title "Erratum: bites" ; rr:landedIn ?doc }'
+    ).rows
+    assert [r["doc"].value for r in landed] == [v.document_iri("rfc9990")]

@@ -29,6 +29,7 @@ cost grows with the number of (section, participant pair)s, not with sections ×
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from itertools import combinations
 
 import networkx as nx
@@ -84,15 +85,23 @@ Activity = dict[tuple[str, SectionRef], tuple[int, int]]
 """(person key, final RFC section) → (posts, commits) while the text was changing."""
 
 
+Totals = Mapping[str, tuple[int, int]]
+"""person key → (distinct posts, distinct commits) over all sections while text was changing."""
+
+
 def compute_expertise(discussion: DiscussionRecords, spec: SpecRecords) -> ExpertiseRecords:
     """Rank people overall and per RFC section from posts and commits while text changed."""
-    return rank_activity(_activity(discussion, spec))
+    activity, totals = _activity(discussion, spec)
+    return rank_activity(activity, totals)
 
 
-def rank_activity(activity: Activity) -> ExpertiseRecords:
+def rank_activity(activity: Activity, totals: Totals | None = None) -> ExpertiseRecords:
     """Score every person overall and on every section they were active on (see the module
     docstring); the same activity, in any order, always gives the same scores. Entries with
-    neither posts nor commits are not activity and are left out."""
+    neither posts nor commits are not activity and are left out.
+
+    A person's overall counts are ``totals`` (distinct posts and commits: a commit that
+    changed three sections is one commit) when given; otherwise the sum over sections."""
     activity = {key: counts for key, counts in activity.items() if sum(counts) > 0}
     sections: dict[SectionRef, Counter[str]] = defaultdict(Counter)
     for (person, section), (posts, commits) in activity.items():
@@ -109,20 +118,24 @@ def rank_activity(activity: Activity) -> ExpertiseRecords:
     graph.add_weighted_edges_from((a, b, weight) for (a, b), weight in sorted(shared.items()))
     overall = nx.pagerank(graph, alpha=0.85, weight="weight")
     between = _betweenness(graph)
-    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    summed: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for (person, _section), (posts, commits) in activity.items():
-        totals[person][0] += posts
-        totals[person][1] += commits
+        summed[person][0] += posts
+        summed[person][1] += commits
+    overall_counts = {
+        person: (totals[person] if totals and person in totals else (counts[0], counts[1]))
+        for person, counts in summed.items()
+    }
     scores = [
         ExpertiseScore(
             person=person,
             section=None,
-            posts=totals[person][0],
-            commits=totals[person][1],
+            posts=overall_counts[person][0],
+            commits=overall_counts[person][1],
             pagerank=round(overall[person], 6),
             betweenness=round(between.get(person, 0.0), 6),
         )
-        for person in sorted(totals)
+        for person in sorted(overall_counts)
     ]
     for section in sorted(sections, key=lambda s: (s.document, s.position)):
         participants = sections[section]
@@ -160,8 +173,9 @@ def _betweenness(graph: nx.Graph) -> dict[str, float]:
     )
 
 
-def _activity(discussion: DiscussionRecords, spec: SpecRecords) -> Activity:
-    """Who was active on which final RFC section while its text was changing."""
+def _activity(discussion: DiscussionRecords, spec: SpecRecords) -> tuple[Activity, Totals]:
+    """Who was active on which final RFC section while its text was changing, and each
+    person's distinct posts and commits over all of them."""
     people = PeopleLookup(discussion.people)
     final_of = {
         (a.source_document, a.source_position): SectionRef(
@@ -178,6 +192,8 @@ def _activity(discussion: DiscussionRecords, spec: SpecRecords) -> Activity:
     for message in discussion.mail:
         authors[f"mail/{message.message_id}"] = people.email(message.sender_address)
     posts: Counter[tuple[str, SectionRef]] = Counter()
+    distinct_posts: dict[str, set[str]] = defaultdict(set)
+    distinct_commits: dict[str, set[str]] = defaultdict(set)
     seen: set[tuple[str, str, SectionRef]] = set()
     for citation in discussion.citations:
         person = authors.get(citation.post)
@@ -187,6 +203,7 @@ def _activity(discussion: DiscussionRecords, spec: SpecRecords) -> Activity:
         if key not in seen:  # a post citing a section twice is one post
             seen.add(key)
             posts[(person, citation.final)] += 1
+            distinct_posts[person].add(citation.post)
     commits: Counter[tuple[str, SectionRef]] = Counter()
     for evidence in discussion.commits:
         commit = evidence.commit
@@ -202,9 +219,16 @@ def _activity(discussion: DiscussionRecords, spec: SpecRecords) -> Activity:
         for final in finals - {None}:
             assert final is not None
             commits[(person, final)] += 1
-    return {
+            distinct_commits[person].add(commit.commit)
+    activity = {
         key: (posts.get(key, 0), commits.get(key, 0))
         for key in sorted(
             set(posts) | set(commits), key=lambda k: (k[0], k[1].document, k[1].position)
         )
     }
+    people_active = set(distinct_posts) | set(distinct_commits)
+    totals = {
+        person: (len(distinct_posts.get(person, ())), len(distinct_commits.get(person, ())))
+        for person in people_active
+    }
+    return activity, totals

@@ -114,7 +114,10 @@ def run(
     stop = time.monotonic() + seconds
 
     def client(offset: int) -> None:
-        with httpx.Client(base_url=base, timeout=60) as http:
+        # Each client from an address of its own on loopback (127.0.1.N), as distinct users
+        # are to the server's fair share of query workers; the hostile client has its own.
+        local = httpx.HTTPTransport(local_address=f"127.0.1.{offset % 250 + 1}")
+        with httpx.Client(base_url=base, timeout=60, transport=local) as http:
             step = offset
             while time.monotonic() < stop and step < offset + 100_000:
                 kind, path, params, expected = MIX[step % len(MIX)]
@@ -132,7 +135,8 @@ def run(
                         wrong[kind] += 1
 
     def attacker() -> None:
-        with httpx.Client(base_url=base, timeout=120) as http:
+        local = httpx.HTTPTransport(local_address="127.0.2.1")
+        with httpx.Client(base_url=base, timeout=120, transport=local) as http:
             while time.monotonic() < stop:
                 started = time.perf_counter()
                 response = http.get("/sparql", params={"query": HOSTILE})

@@ -72,6 +72,10 @@ class BuildReport(BaseModel):
     """Distinct triples written (a commit shared by two batches counts once)."""
     problems: tuple[str, ...] = ()
     """Records reported and skipped (a malformed mail message, say), as sentences."""
+    notes: tuple[str, ...] = ()
+    """What the build decided that a reader of its answers should know, as sentences: dates
+    that ran backwards along a chain, drafts whose sections cannot be followed into an RFC,
+    changes made after publication."""
     read_seconds: float
     write_seconds: float
     total_seconds: float
@@ -212,10 +216,44 @@ def _build(
         batches=counted[0],
         triples=triples,
         problems=tuple(p.reason for p in discussion.mail_problems) if discussion else (),
+        notes=build_notes(manifest, records, discussion),
         read_seconds=round(read_done - started, 3),
         write_seconds=round(done - read_done, 3),
         total_seconds=round(done - started, 3),
     )
+
+
+def build_notes(
+    manifest: Manifest, records: SpecRecords, discussion: DiscussionRecords | None
+) -> tuple[str, ...]:
+    """The sentences of :attr:`BuildReport.notes`."""
+    notes = [
+        f"{draft.name} became no RFC in the records, so its sections cannot be followed into "
+        "an RFC: its revisions and their history are built, and its discussion is not "
+        "credited to any RFC section. Add 'became' to its [[draft]] entry when it has one."
+        for draft in manifest.draft
+        if manifest.final_rfc(draft.name) is None
+    ]
+    if discussion is None:
+        return tuple(notes)
+    commit_of = {r.name: r.commit for r in records.revisions}
+    for window in discussion.windows:
+        if window.dated_by == "spread":
+            tagged = commit_of[window.revision].committed_at.date().isoformat()
+            notes.append(
+                f"{window.revision}'s tag is on a commit dated {tagged}, not after the revision "
+                "before it, so its window was placed by the one rule for dates that run "
+                f"backwards (spread evenly to the next revision): from "
+                f"{window.start.date().isoformat()} to {window.end.date().isoformat()}. Record "
+                "its posting date (ratified fetch datatracker) to use that instead."
+            )
+    later = sum(1 for c in discussion.commits if c.after_publication)
+    if later:
+        notes.append(
+            f"{later:,} commits changed a document after the RFC it became was published; they "
+            "are kept, but not counted as changing a section while it was changing."
+        )
+    return tuple(notes)
 
 
 def _run_batches(

@@ -8,11 +8,12 @@ was published edits its text.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from ratified_rdf import Brain
+from ratified_rdf import Brain, BuildReport
 from ratified_rdf.graph import vocab as v
 from tests.pigeon import _git
 
@@ -87,7 +88,7 @@ became = "rfc9990"
 [[draft]]
 name = "draft-example-egret"
 file = "draft-example-egret.md"
-revisions = "00-01"
+revisions = "00-02"
 became = "rfc9991"
 
 [[rfc]]
@@ -121,7 +122,7 @@ def _commit(repo: Path, path: str, text: str, message: str, date: str, **kw: obj
 
 
 @pytest.fixture(scope="module")
-def birds(tmp_path_factory: pytest.TempPathFactory) -> Brain:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Brain, BuildReport]:
     folder = tmp_path_factory.mktemp("birds")
     repo = folder / "birds"
     repo.mkdir()
@@ -181,6 +182,8 @@ def birds(tmp_path_factory: pytest.TempPathFactory) -> Brain:
         author=ERIN,
     )
     _git(repo, "tag", "draft-example-egret-01")
+    # Tagged on an older commit than -01 (as draft-ietf-tls-tls13-18 was): dates run backwards.
+    _git(repo, "tag", "draft-example-egret-02", "HEAD~1")
     _commit(
         repo,
         "draft-example-heron.md",
@@ -205,8 +208,12 @@ def birds(tmp_path_factory: pytest.TempPathFactory) -> Brain:
     )
     manifest = folder / "manifest.toml"
     manifest.write_text(MANIFEST)
-    brain, _report = Brain.build(manifest, source=str(repo))
-    return brain
+    return Brain.build(manifest, source=str(repo))
+
+
+@pytest.fixture(scope="module")
+def birds(built: tuple[Brain, BuildReport]) -> Brain:
+    return built[0]
 
 
 def _changed(brain: Brain, document: str) -> dict[str, set[str]]:
@@ -249,3 +256,26 @@ def test_a_change_after_publication_is_not_a_change_while_it_was_changing(birds:
         'SELECT ?doc WHERE { ?c dcterms:title "Erratum: bites" ; rr:landedIn ?doc }'
     ).rows
     assert [r["doc"].value for r in landed] == [v.document_iri("rfc9990")]
+
+
+def test_dates_that_run_backwards_keep_every_window_open(built: tuple[Brain, BuildReport]) -> None:
+    _brain, report = built
+    (note,) = [n for n in report.notes if "draft-example-egret-02" in n]
+    assert "not after the revision before it" in note and "spread evenly" in note
+    start, end = re.search(r"from (\S+) to (\S+?)\.", note).groups()  # type: ignore[union-attr]
+    # -01 keeps its month (from its tag, 2030-03-01) and -02 gets the span up to publication.
+    assert "2030-03-01" < start < end <= "2031-02-01"
+    assert not [n for n in report.notes if "draft-example-heron" in n]
+
+
+def test_the_spreading_rule_never_empties_or_overlaps_a_window() -> None:
+    from datetime import UTC, datetime
+
+    from ratified_rdf.records.discussion import _spread_backwards
+
+    day = [datetime(2016, month, dom, tzinfo=UTC) for month, dom in ((9, 22), (10, 20), (10, 16))]
+    starts, spread = _spread_backwards([*day, datetime(2017, 3, 10, tzinfo=UTC)], day[0])
+    assert spread == {2}
+    assert starts == sorted(starts) and len(set(starts)) == len(starts)
+    starts, spread = _spread_backwards([day[1], day[0], day[2]], datetime(2017, 1, 1, tzinfo=UTC))
+    assert spread == {1, 2} and starts == sorted(starts) and len(set(starts)) == 3

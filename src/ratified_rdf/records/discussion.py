@@ -72,6 +72,9 @@ class RevisionWindow(BaseModel):
     """The next revision's start, or the final RFC's publication month."""
     final_rfc: str
     published: datetime
+    dated_by: Literal["datatracker", "tag", "spread"] = "tag"
+    """Where its start came from: the Datatracker's posting time, its tag's commit date, or,
+    when that date ran backwards along the chain, the rule of :func:`revision_windows`."""
 
 
 def github_post_key(thread: int, index: int) -> str:
@@ -160,8 +163,11 @@ def revision_windows(
     """Each revision's window of being current, chain by chain.
 
     A revision starts when the Datatracker says it was posted, when the records hold that;
-    otherwise at its tagged commit's date. Tag dates can run backwards (draft-ietf-tls-tls13-18's
-    tagged commit is older than -17's), so a window starts no earlier than the one before it.
+    otherwise at its tagged commit's date. Tag dates can run backwards: the tag of
+    draft-ietf-tls-tls13-18 is on a commit older than -17's. One rule then keeps every window
+    open and none overlapping: the revisions whose dates ran backwards are spread evenly over
+    the span from the last revision dated in order to the next one (or to publication), in
+    revision order, and are marked ``dated_by="spread"`` so the build can say so.
     """
     posted = {
         f"{name}-{revision.rev}": revision.time.astimezone(UTC)
@@ -169,7 +175,7 @@ def revision_windows(
         for revision in draft_facts.revisions
     }
     published = {r.name: _month_start(r.published) for r in spec.rfcs}
-    chains: dict[str, list[tuple[str, datetime]]] = defaultdict(list)
+    chains: dict[str, list[tuple[str, datetime, bool]]] = defaultdict(list)
     # Replaced drafts first: their revisions come before the replacing draft's.
     for draft in sorted((d.name for d in manifest.draft), key=lambda n: -manifest.replacements(n)):
         final = manifest.final_rfc(draft)
@@ -178,14 +184,13 @@ def revision_windows(
         for revision in sorted(
             (r for r in spec.revisions if r.draft == draft), key=lambda r: r.number
         ):
+            known = revision.name in posted
             date = posted.get(revision.name, revision.commit.committed_at.astimezone(UTC))
-            chains[final].append((revision.name, date))
+            chains[final].append((revision.name, date, known))
     windows: list[RevisionWindow] = []
     for final, revisions in chains.items():
-        starts: list[datetime] = []
-        for _name, date in revisions:
-            starts.append(max(date, starts[-1]) if starts else date)
-        for index, (name, _date) in enumerate(revisions):
+        starts, spread = _spread_backwards([date for _, date, _ in revisions], published[final])
+        for index, (name, _date, known) in enumerate(revisions):
             end = starts[index + 1] if index + 1 < len(revisions) else published[final]
             windows.append(
                 RevisionWindow(
@@ -194,9 +199,35 @@ def revision_windows(
                     end=max(end, starts[index]),
                     final_rfc=final,
                     published=published[final],
+                    dated_by="spread" if index in spread else "datatracker" if known else "tag",
                 )
             )
     return windows
+
+
+def _spread_backwards(dates: list[datetime], last: datetime) -> tuple[list[datetime], set[int]]:
+    """Starts for revisions dated ``dates`` (in revision order): a date not after the last
+    one kept in order ran backwards, and each run of those shares, evenly and in order, the
+    span from the revision before the run to the next date in order (or to ``last``)."""
+    starts = list(dates)
+    spread: set[int] = set()
+    kept = 0  # index of the last date kept in order
+    index = 1
+    while index < len(dates):
+        if dates[index] > starts[kept]:
+            kept = index
+            index += 1
+            continue
+        run_end = index
+        while run_end < len(dates) and dates[run_end] <= starts[kept]:
+            run_end += 1
+        until = dates[run_end] if run_end < len(dates) else max(last, starts[kept])
+        step = (until - starts[kept]) / (run_end - index + 1)
+        for offset, position in enumerate(range(index, run_end), 1):
+            starts[position] = starts[kept] + step * offset
+            spread.add(position)
+        kept, index = run_end - 1, run_end
+    return starts, spread
 
 
 def _month_after(year_month: str) -> datetime:

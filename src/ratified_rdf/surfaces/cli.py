@@ -212,6 +212,8 @@ def build_command(manifest: Path, source: str | None, store: Path, quiet: bool) 
     brain.close()
     for problem in report.problems:
         click.echo(f"Skipped: {problem}", err=True)
+    for note in report.notes:
+        click.echo(f"Note: {note}", err=True)
     click.echo(
         f"Built brain '{report.brain_id}' in {store} (run {report.run_id}): "
         f"{report.revisions} revisions, {report.rfcs} RFCs, {report.sections:,} sections, "

@@ -49,7 +49,7 @@ def test_card_lists_real_pulls_issues_and_commits_tied_to_revisions(
     assert len(commits) <= LISTED_COMMITS
     pulls = {e.url for e in answer.evidence if e.role == "pull-request"}
     assert f"{GITHUB}/pull/{known_pull}" in pulls
-    changed = re.search(r"changed by (\d+) commits through (\d+) pull requests", answer.summary)
+    changed = re.search(r"changed by (\d+) commits? through (\d+) pull requests?", answer.summary)
     assert changed and int(changed[2]) == len(pulls) and int(changed[1]) >= len(commits)
     posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
     assert posts, "no post referred to the section"
@@ -116,3 +116,58 @@ def test_who_to_ask_about_key_share_ranks_real_people(tls_brain: Brain) -> None:
     assert experts[0].name == "Eric Rescorla" and experts[0].commits > 10
     assert len(experts) >= 5
     assert all(e.reason and e.pagerank is not None for e in experts)
+
+
+RR = "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+RFC8446 = "https://w3id.org/ratified-rdf/id/doc/rfc8446/section/"
+
+
+def _commits_per_section(brain: Brain) -> dict[str, int]:
+    rows = brain.query(
+        RR + "SELECT ?final (COUNT(DISTINCT ?commit) AS ?n) WHERE { ?section rr:alignsWith? ?final "
+        f'. ?commit rr:changedSection ?section . FILTER(STRSTARTS(STR(?final), "{RFC8446}")) }} '
+        "GROUP BY ?final"
+    ).rows
+    return {r["final"].value.removeprefix(RFC8446): int(r["n"].value) for r in rows}
+
+
+def test_body_sections_keep_their_commits_from_the_appendix_of_the_same_heading(
+    tls_brain: Brain,
+) -> None:
+    # §5.1 and B.1 are both "Record Layer", §4.1 and B.3.1 "Key Exchange Messages", §4.4 and
+    # B.3.3 "Authentication Messages": each change is credited where its lines were.
+    counts = _commits_per_section(tls_brain)
+    for body in ("4.1", "4.4", "5.1"):
+        assert counts.get(body, 0) > 0, body
+    # Commit 30bb500 (bundle id; the TLSPlaintext length) changed §5.1, in the body.
+    rows = tls_brain.query(
+        RR + "SELECT ?section ?final WHERE { ?commit rr:commitId ?id ; rr:changedSection ?section "
+        '. OPTIONAL { ?section rr:alignsWith ?final } FILTER(STRSTARTS(?id, "0da599f")) }'
+    ).rows
+    finals = {r["final"].value.removeprefix(RFC8446) for r in rows if r.get("final")}
+    assert finals == {"5.1"}
+
+
+def test_no_commit_after_publication_counts_as_changing_rfc_8446(tls_brain: Brain) -> None:
+    rows = tls_brain.query(
+        RR + "PREFIX prov: <http://www.w3.org/ns/prov#> "
+        "SELECT (COUNT(DISTINCT ?commit) AS ?n) WHERE { ?section rr:alignsWith? ?final . "
+        "?commit rr:changedSection ?section ; prov:generatedAtTime ?date . "
+        f'FILTER(STRSTARTS(STR(?final), "{RFC8446}")) '
+        'FILTER(?date >= "2018-09-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>) }'
+    ).rows
+    assert int(rows[0]["n"].value) == 0
+
+
+def test_the_supported_versions_card_says_what_each_person_rests_on(tls_brain: Brain) -> None:
+    from ratified_rdf.answers.models import PersonActivity
+
+    answer = tls_brain.ask("who discussed RFC 8446 section 4.2.1?")
+    people = [r for r in answer.results if isinstance(r, PersonActivity)]
+    assert people and all(p.rests_on for p in people)
+    kinds = {kind for p in people for kind in p.rests_on}
+    assert {"cited it", "changed it"} <= kinds
+    for person in people:
+        assert ("cited it" in person.rests_on) == (person.posts > 0)
+        assert ("changed it" in person.rests_on) == (person.commits > 0)
+    assert "How it counts" in (answer.note or "")

@@ -109,7 +109,7 @@ def test_posts_after_publication_are_a_separate_relation(brain: Brain) -> None:
     assert [(p.thread_number, p.while_changing, p.about_published) for p in posts] == [
         (3, False, True)
     ]
-    assert "1 more posts referred to it after publication" in answer.summary
+    assert "1 more post referred to it after publication" in answer.summary
 
 
 def test_counting_question_returns_the_number_and_the_list(brain: Brain) -> None:

@@ -31,11 +31,17 @@ LISTED_COMMITS = 12
 # the variable it looks them up by (Session.rows_about).
 PULL_REQUESTS = ("pull_requests", "pr")
 COMMITS = ("commit_details", "commit")
+PULL_REQUEST_PEOPLE = ("pull_request_people", "pr")
 
 DISCUSSION_NOTE = (
     "Connection, not causation: these posts referred to the section, and these commits "
     "changed it, while its text was still changing (or, where marked, after the RFC was "
-    "published). That they are linked does not mean they caused the final wording."
+    "published). That they are linked does not mean they caused the final wording. How it "
+    "counts: a post once however often it cites the section; a commit once however many "
+    "sections it changed (commits whose diff changed this section, placed by line, in the "
+    "revision they landed in, before publication); a pull request once; people once each, "
+    "with what their entry rests on (cited it, changed it, or commented on a pull request "
+    "that changed it)."
 )
 
 
@@ -85,6 +91,7 @@ def discussion(
     unplaced = tuple(s for s in sections if s.value not in indexed)
     # The pull requests' and commits' details come from rows read once per set of graphs.
     pull_rows = session.rows_about(*PULL_REQUESTS, pull_iris) if pull_iris else []
+    reviewer_rows = session.rows_about(*PULL_REQUEST_PEOPLE, pull_iris) if pull_iris else []
     detail_rows = session.rows_about(*COMMITS, latest[:LISTED_COMMITS]) if latest else []
     place_rows = session.run("section_places", section=unplaced) if unplaced else []
     authors = _authors(author_rows)
@@ -97,7 +104,7 @@ def discussion(
     threads = {p.thread_url: p for p in changing}
     pulls = _pull_requests(changed, pull_rows)
     issues = _fixed_issues(pull_rows)
-    people = _people(changing, changed)
+    people = _people(changing, changed, reviewer_rows)
     title = f"RFC {rfc} §{section} {heading}"
     evidence = [
         Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section"),
@@ -153,22 +160,25 @@ def discussion(
     )
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
     summary = (
-        f"{title} was discussed while still changing in {len(changing)} posts across "
-        f"{len(threads)} threads, and changed by {commit_count} commits through "
-        f"{len(pulls)} pull requests{span}"
+        f"{title} was discussed while still changing in {_plural(len(changing), 'post')} "
+        f"across {_plural(len(threads), 'thread')}, and changed by "
+        f"{_plural(commit_count, 'commit')} through {_plural(len(pulls), 'pull request')}{span}"
         + (
             f" (the {LISTED_COMMITS} most recent commits are listed)."
             if commit_count > LISTED_COMMITS
             else "."
         )
-        + (f" {len(later)} more posts referred to it after publication." if later else "")
         + (
-            " Most involved: "
-            + ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:5])
-            + "."
+            f" {_plural(len(later), 'more post')} referred to it after publication."
+            if later
+            else ""
+        )
+        + (
+            " Most involved: " + ", ".join(_involvement(p) for p in people[:5]) + "."
             if people
             else ""
         )
+        + _coverage(len(changing), commit_count, len(pulls), people)
     )
     officers = contacts_from(*contact_rows)
     results: list = [*people, *officers, *posts, *commits]
@@ -207,7 +217,7 @@ def discussion(
 def read_lookups(session: Session) -> None:
     """Read now the rows a card looks its pull requests and commits up in (kept per set of
     graphs), as the first card would."""
-    for name, key in (PULL_REQUESTS, COMMITS):
+    for name, key in (PULL_REQUESTS, COMMITS, PULL_REQUEST_PEOPLE):
         session.rows_about(name, key, ())
 
 
@@ -385,18 +395,78 @@ def _pull_requests(changed: _Changes, pulls: list[dict[str, Term]]) -> dict[int,
     }
 
 
-def _people(posts: list[DiscussionPost], changed: _Changes) -> list[PersonActivity]:
+def _people(
+    posts: list[DiscussionPost], changed: _Changes, reviewer_rows: list[dict[str, Term]]
+) -> list[PersonActivity]:
+    """Everyone connected to the section, once each, with what their entry rests on: posts
+    that cited it, commits that changed it, and pull requests that changed it in whose
+    threads they wrote (counted after the first two, never instead of them)."""
     tally: dict[str, list[int]] = {}
     for post in posts:
         if post.author:
-            tally.setdefault(post.author, [0, 0])[0] += 1
+            tally.setdefault(post.author, [0, 0, 0])[0] += 1
     for author in changed.authors.values():
         if author:
-            tally.setdefault(author, [0, 0])[1] += 1
+            tally.setdefault(author, [0, 0, 0])[1] += 1
+    discussed: dict[str, set[str]] = {}
+    for row in reviewer_rows:
+        name = text_of(row, "personName") or text_of(row, "login")
+        if name:
+            discussed.setdefault(name, set()).add(text_of(row, "pr") or "")
+    for name, pulls in discussed.items():
+        tally.setdefault(name, [0, 0, 0])[2] = len(pulls)
+    kinds = ("cited it", "changed it", "commented on a pull request that changed it")
     return sorted(
-        (PersonActivity(name=n, posts=p, commits=c) for n, (p, c) in tally.items()),
-        key=lambda person: (-(person.posts + person.commits), person.name),
+        (
+            PersonActivity(
+                name=name,
+                posts=p,
+                commits=c,
+                pull_requests_discussed=r,
+                rests_on=tuple(kind for kind, n in zip(kinds, (p, c, r), strict=True) if n),
+            )
+            for name, (p, c, r) in tally.items()
+        ),
+        key=lambda person: (
+            -(person.posts + person.commits),
+            -person.pull_requests_discussed,
+            person.name,
+        ),
     )
+
+
+def _plural(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 post``, ``2 posts``, ``1 person``, ``2 people``."""
+    return f"{count:,} " + (noun if count == 1 else plural or f"{noun}s")
+
+
+def _involvement(person: PersonActivity) -> str:
+    """One person's share, in the words of what it rests on."""
+    parts = [_plural(person.posts, "post")] if person.posts else []
+    parts += [_plural(person.commits, "commit")] if person.commits else []
+    if not parts:
+        parts = [f"commented on {_plural(person.pull_requests_discussed, 'pull request')}"]
+    return f"{person.name} ({', '.join(parts)})"
+
+
+def _coverage(posts: int, commits: int, pulls: int, people: list[PersonActivity]) -> str:
+    """The card's statement of thin evidence, or nothing when posts and commits both stand."""
+    if posts and commits:
+        return ""
+    if commits:
+        commenters = sum(1 for p in people if p.rests_on == (PR_KIND,))
+        more = f", and {_plural(commenters, 'person', 'people')} who commented on them" if commenters else ""
+        return (
+            " Partial: no post refers to this section while it was changing; the evidence is "
+            f"{_plural(commits, 'commit')} through {_plural(pulls, 'pull request')}{more}."
+        )
+    return (
+        " Partial: no commit is recorded as changing this section; the evidence is "
+        f"{_plural(posts, 'post')} referring to it."
+    )
+
+
+PR_KIND = "commented on a pull request that changed it"
 
 
 def _drafted_question(

@@ -173,6 +173,10 @@ class CommitChange(BaseModel):
     pull_request_url: str | None = None
 
 
+EvidenceKind = Literal["cited it", "changed it", "commented on a pull request that changed it"]
+"""The kinds of evidence a person's entry on a why card can rest on."""
+
+
 class PersonActivity(BaseModel):
     """Someone who wrote posts or commits about the section while it was changing."""
 
@@ -182,6 +186,11 @@ class PersonActivity(BaseModel):
     name: str
     posts: int
     commits: int
+    pull_requests_discussed: int = 0
+    """Pull requests that changed the section in whose threads they wrote."""
+    rests_on: tuple[EvidenceKind, ...] = ()
+    """What their entry rests on: ``cited it`` (posts referring to the section), ``changed
+    it`` (commits), ``commented on a pull request that changed it``."""
 
 
 class Expert(BaseModel):

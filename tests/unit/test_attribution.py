@@ -173,10 +173,22 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Brain, BuildReport]
         "Add wingspan column",
         "2030-02-03T10:00:00+00:00",
     )
+    # One commit to both drafts' files: it landed once in each draft's next revision.
+    (repo / "draft-example-heron.md").write_text(
+        HERON.format(rev="00", **heron).replace("Herons bite.", "Herons bite softly.")
+    )
     _commit(
         repo,
         "draft-example-egret.md",
-        EGRET.format(rev="01", **egret),
+        EGRET.format(rev="00", **egret).replace("no wire.", "no wire at all."),
+        "Touch both",
+        "2030-02-04T10:00:00+00:00",
+    )
+    heron_text = (repo / "draft-example-heron.md").read_text()
+    _commit(
+        repo,
+        "draft-example-egret.md",
+        EGRET.format(rev="01", **egret).replace("no wire.", "no wire at all."),
         "egret 01",
         "2030-03-01T10:00:00+00:00",
         author=ERIN,
@@ -187,22 +199,26 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Brain, BuildReport]
     _commit(
         repo,
         "draft-example-heron.md",
-        HERON.format(rev="01", **heron),
+        heron_text.replace("heron-00", "heron-01"),
         "heron 01",
         "2030-04-01T10:00:00+00:00",
     )
     _git(repo, "tag", "draft-example-heron-01")
     # The RFCs' texts, then an edit to the Heron RFC's body after it was published (2031-02).
-    rfc = HERON.format(rev="01", **heron).replace("docname: draft-example-heron-01", "number: 9990")
+    rfc = heron_text.replace("heron-00", "heron-01").replace(
+        "docname: draft-example-heron-01", "number: 9990"
+    )
     _commit(repo, "rfc9990.md", rfc, "As published", "2031-02-10T10:00:00+00:00")
-    egret_rfc = EGRET.format(rev="01", **egret).replace(
-        "docname: draft-example-egret-01", "number: 9991"
+    egret_rfc = (
+        (repo / "draft-example-egret.md")
+        .read_text()
+        .replace("docname: draft-example-egret-01", "number: 9991")
     )
     _commit(repo, "rfc9991.md", egret_rfc, "Egret as published", "2031-02-11T10:00:00+00:00")
     _commit(
         repo,
         "rfc9990.md",
-        rfc.replace("Herons bite.", "Herons bite hard."),
+        rfc.replace("Herons bite softly.", "Herons bite hard."),
         "Erratum: bites",
         "2032-05-01T10:00:00+00:00",
     )
@@ -279,3 +295,17 @@ def test_the_spreading_rule_never_empties_or_overlaps_a_window() -> None:
     assert starts == sorted(starts) and len(set(starts)) == len(starts)
     starts, spread = _spread_backwards([day[1], day[0], day[2]], datetime(2017, 1, 1, tzinfo=UTC))
     assert spread == {1, 2} and starts == sorted(starts) and len(set(starts)) == 3
+
+
+def test_a_commit_to_two_drafts_files_landed_in_each(birds: Brain) -> None:
+    assert _changed(birds, v.revision_iri("draft-example-heron", "01"))["Touch both"] == {"3"}
+    assert _changed(birds, v.revision_iri("draft-example-egret", "01"))["Touch both"] == {"2"}
+    landed = birds.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX dcterms: <http://purl.org/dc/terms/> "
+        'SELECT ?doc WHERE { ?c dcterms:title "Touch both" ; rr:landedIn ?doc }'
+    ).rows
+    assert {r["doc"].value for r in landed} == {
+        v.revision_iri("draft-example-heron", "01"),
+        v.revision_iri("draft-example-egret", "01"),
+    }

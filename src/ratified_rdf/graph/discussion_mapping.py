@@ -275,8 +275,8 @@ def _commit(
     )
     if person is not None:
         batch.add(iri, "dcterms:creator", person)
-    if evidence.landed_in:
-        batch.add(iri, "rr:landedIn", sections.document(evidence.landed_in))
+    for landed in evidence.landed or ((evidence.landed_in,) if evidence.landed_in else ()):
+        batch.add(iri, "rr:landedIn", sections.document(landed))
     for section in evidence.sections:
         batch.add(iri, "rr:changedSection", sections(section))
     for number in evidence.pull_requests:

@@ -117,6 +117,8 @@ class CommitEvidence(BaseModel):
     public_commit: str | None
     landed_in: str | None
     """The revision (or RFC text) its first credited change landed in."""
+    landed: tuple[str, ...] = ()
+    """Every revision (or RFC text) it landed in: one per draft whose file it changed."""
     sections: tuple[SectionRef, ...] = ()
     """Sections it changed while they were still changing (before the RFC was published)."""
     after_publication: tuple[SectionRef, ...] = ()
@@ -606,6 +608,7 @@ def _commit_evidence(
             [*(c.file for c in commit.changes), *(t.file for t in commit.touched)]
         )
         landed_in: str | None = None
+        landed_all: list[str] = []
         changing: list[SectionRef] = []
         later: list[SectionRef] = []
         unresolved: list[str] = []
@@ -618,6 +621,7 @@ def _commit_evidence(
                 unresolved += [p.heading for p in file_places] or file_headings
                 continue
             landed_in = landed_in or document_name
+            landed_all.append(document_name)
             if document_name not in keys:
                 keys[document_name] = section_keys(document.sections)
                 by_heading: dict[str, list[int]] = defaultdict(list)
@@ -658,6 +662,7 @@ def _commit_evidence(
                 commit=commit,
                 public_commit=public_ids.get(commit.commit),
                 landed_in=landed_in,
+                landed=tuple(dict.fromkeys(landed_all)),
                 sections=tuple(dict.fromkeys(changing)),
                 after_publication=tuple(dict.fromkeys(later)),
                 unresolved_headings=tuple(dict.fromkeys(unresolved)),

@@ -123,6 +123,7 @@ def test_whole_graph_queries_are_marked_in_their_header() -> None:
         "group_officers",
         "headings",
         "holdings",
+        "pull_request_people",
         "pull_requests",
     }
     marked = parse_query_file("x", "# Answers: everything\n# Whole graph: counts it all\nASK {}")

@@ -22,6 +22,7 @@ from ratified_rdf.answers.models import (
 from ratified_rdf.answers.people import contact_calls, contacts_from
 from ratified_rdf.answers.sections import rfc_section_row, which_rfc
 from ratified_rdf.answers.session import Session, iri_of, is_true, text_of
+from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph.store import Term
 
 LISTED_COMMITS = 12
@@ -160,19 +161,15 @@ def discussion(
     )
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
     summary = (
-        f"{title} was discussed while still changing in {_plural(len(changing), 'post')} "
-        f"across {_plural(len(threads), 'thread')}, and changed by "
-        f"{_plural(commit_count, 'commit')} through {_plural(len(pulls), 'pull request')}{span}"
+        f"{title} was discussed while still changing in {plural(len(changing), 'post')} "
+        f"across {plural(len(threads), 'thread')}, and changed by "
+        f"{plural(commit_count, 'commit')} through {plural(len(pulls), 'pull request')}{span}"
         + (
             f" (the {LISTED_COMMITS} most recent commits are listed)."
             if commit_count > LISTED_COMMITS
             else "."
         )
-        + (
-            f" {_plural(len(later), 'more post')} referred to it after publication."
-            if later
-            else ""
-        )
+        + (f" {plural(len(later), 'more post')} referred to it after publication." if later else "")
         + (
             " Most involved: " + ", ".join(_involvement(p) for p in people[:5]) + "."
             if people
@@ -435,17 +432,12 @@ def _people(
     )
 
 
-def _plural(count: int, noun: str, plural: str | None = None) -> str:
-    """``1 post``, ``2 posts``, ``1 person``, ``2 people``."""
-    return f"{count:,} " + (noun if count == 1 else plural or f"{noun}s")
-
-
 def _involvement(person: PersonActivity) -> str:
     """One person's share, in the words of what it rests on."""
-    parts = [_plural(person.posts, "post")] if person.posts else []
-    parts += [_plural(person.commits, "commit")] if person.commits else []
+    parts = [plural(person.posts, "post")] if person.posts else []
+    parts += [plural(person.commits, "commit")] if person.commits else []
     if not parts:
-        parts = [f"commented on {_plural(person.pull_requests_discussed, 'pull request')}"]
+        parts = [f"commented on {plural(person.pull_requests_discussed, 'pull request')}"]
     return f"{person.name} ({', '.join(parts)})"
 
 
@@ -455,14 +447,18 @@ def _coverage(posts: int, commits: int, pulls: int, people: list[PersonActivity]
         return ""
     if commits:
         commenters = sum(1 for p in people if p.rests_on == (PR_KIND,))
-        more = f", and {_plural(commenters, 'person', 'people')} who commented on them" if commenters else ""
+        more = (
+            f", and {plural(commenters, 'person', 'people')} who commented on them"
+            if commenters
+            else ""
+        )
         return (
             " Partial: no post refers to this section while it was changing; the evidence is "
-            f"{_plural(commits, 'commit')} through {_plural(pulls, 'pull request')}{more}."
+            f"{plural(commits, 'commit')} through {plural(pulls, 'pull request')}{more}."
         )
     return (
         " Partial: no commit is recorded as changing this section; the evidence is "
-        f"{_plural(posts, 'post')} referring to it."
+        f"{plural(posts, 'post')} referring to it."
     )
 
 

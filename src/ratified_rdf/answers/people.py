@@ -17,6 +17,7 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.sections import rfc_section_row, which_rfc
 from ratified_rdf.answers.session import Call, Session, text_of
+from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph.store import Term
 
 
@@ -123,7 +124,7 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
     overall = next((r for r in rows if text_of(r, "section") is None), None)
     sections = [
         SectionActivity(
-            section=text_of(r, "sectionTitle") or "",
+            section=_section_label(r),
             url=text_of(r, "sectionPage") or "",
             posts=int(text_of(r, "posts") or 0),
             commits=int(text_of(r, "commits") or 0),
@@ -135,11 +136,15 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
     if overall is None:
         summary = f"The graph knows {name}, but records no posts or commits by them on a section."
     else:
-        top = ", ".join(f"{s.section} ({s.posts} posts, {s.commits} commits)" for s in sections[:5])
-        posts, commits = text_of(overall, "posts"), text_of(overall, "commits")
+        top = ", ".join(
+            f"{s.section} ({plural(s.posts, 'post')}, {plural(s.commits, 'commit')})"
+            for s in sections[:5]
+        )
+        posts = int(text_of(overall, "posts") or 0)
+        commits = int(text_of(overall, "commits") or 0)
         summary = (
-            f"{name} wrote {posts} posts and {commits} commits on sections while they were "
-            f"changing; most on {top}."
+            f"{name} wrote {plural(posts, 'post')} and {plural(commits, 'commit')} on sections "
+            f"while they were changing (each post and commit counted once); most on {top}."
         )
     return Answer(
         question=question,
@@ -154,6 +159,15 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         queries=session.queries,
         note="Activity in the record: posts and commits, not a measure of knowledge.",
     )
+
+
+def _section_label(row: dict[str, Term]) -> str:
+    """``RFC 9000 §10.1 Idle Timeout``: a heading alone is ambiguous across RFCs."""
+    title = text_of(row, "sectionTitle") or ""
+    rfc, number = text_of(row, "rfcNumber"), text_of(row, "sectionNumber")
+    if rfc and number:
+        return f"RFC {rfc} §{number} {title}"
+    return f"RFC {rfc} {title}" if rfc else title
 
 
 def contact_calls(session: Session, final: str) -> list[Call]:

@@ -122,8 +122,13 @@ def _commit(repo: Path, path: str, text: str, message: str, date: str, **kw: obj
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Brain, BuildReport]:
-    folder = tmp_path_factory.mktemp("birds")
+def birds_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("birds")
+
+
+@pytest.fixture(scope="module")
+def built(birds_folder: Path) -> tuple[Brain, BuildReport]:
+    folder = birds_folder
     repo = folder / "birds"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
@@ -309,3 +314,25 @@ def test_a_commit_to_two_drafts_files_landed_in_each(birds: Brain) -> None:
         v.revision_iri("draft-example-heron", "01"),
         v.revision_iri("draft-example-egret", "01"),
     }
+
+
+def test_coverage_counts_sections_discussed_changed_only_and_untraced(
+    built: tuple[Brain, BuildReport], birds_folder: Path, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from ratified_rdf.surfaces.cli import main
+
+    store = tmp_path / "store"
+    Brain.build(birds_folder / "manifest.toml", source=str(birds_folder / "birds"), path=store)[
+        0
+    ].close()
+    result = CliRunner().invoke(main, ["coverage", "9990", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    # RFC 9990 has 4 sections, each changed by a commit while the text was changing (the one
+    # that wrote the file first changed them all), and no post refers to any.
+    assert "RFC 9990: 4 sections. 0 with discussion" in result.output
+    assert "4 with changes only (commits, no post), 0 with nothing traced." in result.output
+    assert "nothing:" not in result.output
+    missing = CliRunner().invoke(main, ["coverage", "1234", "--store", str(store)])
+    assert missing.exit_code != 0 and "holds no RFC 1234" in missing.output

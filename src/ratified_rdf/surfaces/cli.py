@@ -444,6 +444,44 @@ def validate_command(store: Path, tenant: str | None, clearance: str, redaction:
     click.echo(f"The brain conforms to shapes/ ({graphs} graphs validated).")
 
 
+@main.command("coverage")
+@store_option
+@reader_options
+@click.argument("rfc", type=click.IntRange(min=1))
+def coverage_command(
+    rfc: int, store: Path, tenant: str | None, clearance: str, redaction: str
+) -> None:
+    """How much of RFC NUMBER the brain traces: its sections with discussion, with changes
+    only, and with nothing (posts that referred to a section and commits that changed it
+    while its text was still changing)."""
+    from pyoxigraph import NamedNode
+
+    from ratified_rdf.graph.vocab import document_iri
+
+    with _open(store, tenant, clearance, redaction) as brain:
+        rows, run = brain.run("rfc_coverage", rfc=NamedNode(document_iri(f"rfc{rfc}")))
+    if not rows:
+        raise click.ClickException(
+            f'The brain holds no RFC {rfc}; `ratified ask "what does the graph hold?"` '
+            "lists the RFCs it has."
+        )
+    kinds: dict[str, list[str]] = {"discussed": [], "changes only": [], "nothing": []}
+    for row in rows:
+        posts, commits = int(row["posts"].value), int(row["commits"].value)
+        number = row["number"].value if row.get("number") else ""
+        label = f"§{number} {row['title'].value}".strip()
+        kind = "discussed" if posts else "changes only" if commits else "nothing"
+        kinds[kind].append(label)
+    click.echo(
+        f"RFC {rfc}: {len(rows)} sections. {len(kinds['discussed'])} with discussion (a post "
+        f"referred to it while it was changing), {len(kinds['changes only'])} with changes "
+        f"only (commits, no post), {len(kinds['nothing'])} with nothing traced."
+    )
+    for label in kinds["nothing"]:
+        click.echo(f"  nothing: {label}")
+    click.echo(f"(rfc_coverage.rq: {run.rows} rows in {run.engine_ms:.1f} ms)", err=True)
+
+
 @main.command("dump")
 @store_option
 @click.option("--format", "fmt", type=click.Choice(sorted(_FORMATS)), default="nquads")

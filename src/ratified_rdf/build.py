@@ -363,11 +363,14 @@ def _landing(repo: GitRepository, manifest: Manifest, spec: SpecRecords) -> _Lan
     documents_of: dict[str, list[str]] = defaultdict(list)
     first_in: dict[str, dict[str, str]] = {}
     for draft in manifest.draft:
-        for path in dict.fromkeys([draft.file, *getattr(draft, "moved", {}).values()]):
-            documents_of[PurePosixPath(path).name].append(draft.name)
         revisions = sorted(
             (r for r in spec.revisions if r.draft == draft.name), key=lambda r: r.number
         )
+        # The names its document had before its first revision count too (git's renames:
+        # draft-ietf-quic-transport-protocol.md became draft-ietf-quic-transport.md).
+        former = repo.former_paths(revisions[0].commit.commit, draft.file) if revisions else []
+        for path in dict.fromkeys([*draft.document_files(), *former]):
+            documents_of[PurePosixPath(path).name].append(draft.name)
         first_in[draft.name] = first_containing(
             repo, [(r.name, r.commit.commit) for r in revisions]
         )

@@ -274,7 +274,7 @@ def test_person_lookup_by_name_or_login(brain: Brain) -> None:
     by_name = brain.ask("what did Bob Example work on?")
     by_login = brain.ask("who is bob-example?")
     assert by_name.verdict is Verdict.ANSWERED and by_login.summary == by_name.summary
-    assert "Take-off (0 posts, 1 commits)" in by_name.summary
+    assert "RFC 9999 §3.1 Take-off (0 posts, 1 commit)" in by_name.summary
 
 
 def test_why_card_names_editors_and_the_group_from_records_and_drafts_a_question(

@@ -104,6 +104,9 @@ def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list
             f"diff.rfcdoc.xfuncname={_HEADING_FUNCNAME}",
             "log",
             *refs,
+            # Every commit that changed a file, not git's simplified history: a change and its
+            # revert on a merged branch leave the tree as it was, and would be skipped.
+            "--full-history",
             "--reverse",
             "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%B%x1d",
             "--raw",

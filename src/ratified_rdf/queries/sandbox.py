@@ -367,6 +367,11 @@ def _worker_main(conn: Connection) -> None:
         os.nice(10)
     from pyoxigraph import Store
 
+    from ratified_rdf.queries.guard import check_reader_query
+
+    # Read the parser in now, while the server counts this as the worker's start and not as
+    # the first query's time (its import and first parse take a good part of a second).
+    check_reader_query("ASK {}")
     store = Store()
     while True:
         try:

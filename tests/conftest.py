@@ -25,6 +25,9 @@ from ratified_rdf import Brain, BuildReport
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus" / "tls13-spec"
 BUNDLE = CORPUS / "tls13-spec.bundle"
+QUIC_CORPUS = REPO.parent / "shared" / "corpus" / "quic-base-drafts"
+QUIC_BUNDLE = QUIC_CORPUS / "base-drafts.bundle"
+QUIC_MANIFEST = REPO / "records" / "quic"
 MANIFEST = REPO / "records" / "tls13"
 
 
@@ -123,3 +126,25 @@ def tls_build(
 def tls_brain(tls_build: tuple[Path, BuildReport]) -> Brain:
     """The TLS brain, open for reading."""
     return Brain.open(tls_build[0])
+
+
+@pytest.fixture(scope="session")
+def quic_bundle() -> Path:
+    """Path of the real quicwg/base-drafts git bundle (a failure under CI=true if missing)."""
+    if not QUIC_BUNDLE.is_file():
+        message = f"The QUIC corpus is missing: {QUIC_BUNDLE} does not exist."
+        if os.environ.get("CI") == "true":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return QUIC_BUNDLE
+
+
+@pytest.fixture(scope="session")
+def quic_build(
+    quic_bundle: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, BuildReport]:
+    """The QUIC brain (six drafts in one repository) built once per session, on disk."""
+    store = tmp_path_factory.mktemp("quic-brain") / "store"
+    brain, report = Brain.build(QUIC_MANIFEST, path=store, source=str(quic_bundle))
+    brain.close()
+    return store, report

@@ -3,7 +3,6 @@ and the TLS one, whose manifest it must agree with on every fact a repository ho
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from tests.conftest import MANIFEST, REPO
 
 pytestmark = pytest.mark.corpus
 
-QUIC_BUNDLE = REPO.parent / "shared" / "corpus" / "quic-base-drafts" / "base-drafts.bundle"
 QUIC_RFCS = {
     "transport": 9000,
     "tls": 9001,
@@ -25,17 +23,6 @@ QUIC_RFCS = {
     "http": 9114,
     "qpack": 9204,
 }
-
-
-@pytest.fixture(scope="module")
-def quic_bundle() -> Path:
-    """The QUIC bundle, or a skip (a failure under CI=true) saying it is missing."""
-    if not QUIC_BUNDLE.is_file():
-        message = f"The QUIC corpus is missing: {QUIC_BUNDLE} does not exist."
-        if os.environ.get("CI") == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return QUIC_BUNDLE
 
 
 def _init(source: Path, name: str, folder: Path) -> tuple[str, dict, str]:

@@ -59,3 +59,34 @@ def _serving(app: Starlette) -> Iterator[str]:
 def serve() -> Callable[[Starlette], AbstractContextManager[str]]:
     """``with serve(app) as base_url:`` runs ``app`` on a free loopback port meanwhile."""
     return _serving
+
+
+@pytest.fixture()
+def listener() -> Iterator[tuple[str, list[bytes]]]:
+    """The attacker's endpoint: a loopback listener that records every connection."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    sock.settimeout(0.1)
+    seen: list[bytes] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = sock.accept()
+            except OSError:
+                continue
+            with connection:
+                connection.settimeout(1)
+                try:
+                    seen.append(connection.recv(4096))
+                except OSError:
+                    seen.append(b"")
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/sparql", seen
+    stop.set()
+    thread.join(timeout=2)
+    sock.close()

@@ -5,7 +5,6 @@ loopback (the attacker's endpoint) must see no connection at all."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -83,37 +82,6 @@ UPDATES = [
     "\\u0049NSERT DATA { <http://e/s> <http://e/p> 1 }",
     "WITH <http://e/g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }",
 ]
-
-
-@pytest.fixture()
-def listener() -> Iterator[tuple[str, list[bytes]]]:
-    """The attacker's endpoint: a loopback listener that records every connection."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    sock.settimeout(0.1)
-    seen: list[bytes] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                connection, _ = sock.accept()
-            except OSError:
-                continue
-            with connection:
-                connection.settimeout(1)
-                try:
-                    seen.append(connection.recv(4096))
-                except OSError:
-                    seen.append(b"")
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/sparql", seen
-    stop.set()
-    thread.join(timeout=2)
-    sock.close()
 
 
 @pytest.fixture(scope="module")

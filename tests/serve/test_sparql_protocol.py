@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -304,42 +303,10 @@ def test_graph_names_are_only_the_read_graphs(client: TestClient, pigeon_brain: 
     assert graphs == set(pigeon_brain.read_graphs)
 
 
-@pytest.fixture()
-def listener() -> Iterator[tuple[int, list[bytes]]]:
-    """A loopback TCP listener that records every connection made to it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    sock.settimeout(0.2)
-    seen: list[bytes] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                connection, _ = sock.accept()
-            except OSError:
-                continue
-            with connection:
-                connection.settimeout(1)
-                try:
-                    seen.append(connection.recv(4096))
-                except OSError:
-                    seen.append(b"")
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield sock.getsockname()[1], seen
-    stop.set()
-    thread.join(timeout=2)
-    sock.close()
-
-
 def test_service_never_reaches_out(
-    client: TestClient, pigeon_brain: Brain, listener: tuple[int, list[bytes]]
+    client: TestClient, pigeon_brain: Brain, listener: tuple[str, list[bytes]]
 ) -> None:
-    port, seen = listener
-    endpoint = f"http://127.0.0.1:{port}/sparql"
+    endpoint, seen = listener
     queries = [
         f"SELECT * WHERE {{ SERVICE <{endpoint}> {{ ?s ?p ?o }} }}",
         f"select * where {{ service silent <{endpoint}> {{ ?s ?p ?o }} }}",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from ratified_rdf import Brain
 from ratified_rdf.graph.memory import MemoryDataset
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries.sandbox import SandboxLimits
-from ratified_rdf.surfaces.server import YOUNG_OBJECTS, serve_command
+from ratified_rdf.surfaces.server import YOUNG_OBJECTS, default_query_workers, serve_command
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
@@ -56,7 +55,7 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     ((app, options),) = calls
     assert options == {"host": "127.0.0.1", "port": 8123, "log_level": "info"}
     assert app.state.limits == SandboxLimits(
-        timeout_s=2.5, max_rows=99, workers=max(2, os.cpu_count() or 2)
+        timeout_s=2.5, max_rows=99, workers=default_query_workers()
     )
     assert app.state.brain.brain_id == "pigeon"
     assert "Serving brain 'pigeon'" in result.output

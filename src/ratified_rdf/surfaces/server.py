@@ -749,6 +749,13 @@ async def _internal_error(request: Request, error: Exception) -> Response:
     return PlainTextResponse(message + "\n", 500)
 
 
+def default_query_workers() -> int:
+    """Query workers by default: two per CPU, at least four. They run at a lower priority than
+    the server and spend much of a query's life waiting on it, so more workers than CPUs keep
+    one slow query from holding up everyone else's; each holds its own copy of the graphs."""
+    return max(4, 2 * (os.cpu_count() or 1))
+
+
 def create_app(
     brain: Brain,
     *,
@@ -763,11 +770,12 @@ def create_app(
 
     ``query_timeout_s``, ``max_rows`` and ``query_memory_mib`` bound each ``/sparql`` query
     (the time includes waiting for a worker; memory is what its worker may grow by);
-    ``query_workers`` is how many run at once (default: one per CPU, at least two) and
-    ``per_client`` how many of them one client may hold (default: half, at least one).
+    ``query_workers`` is how many run at once (default :func:`default_query_workers`) and
+    ``per_client`` how many of them one client may hold (default one: a client's further
+    queries wait for its own turn, so one client never holds more than its share).
     ``access`` maps bearer tokens to readers; without a token a request reads as ``brain``.
     """
-    workers = query_workers if query_workers is not None else max(2, os.cpu_count() or 2)
+    workers = query_workers if query_workers is not None else default_query_workers()
     if query_timeout_s <= 0:
         raise ValueError("query_timeout_s must be a positive number of seconds.")
     if max_rows < 1:
@@ -779,7 +787,7 @@ def create_app(
         max_rows=max_rows,
         memory_mib=query_memory_mib,
         workers=workers,
-        per_client=per_client if per_client is not None else max(1, workers // 2),
+        per_client=per_client if per_client is not None else 1,
     )
     app = Starlette(
         routes=[
@@ -863,12 +871,12 @@ def settle_for_serving(brain: Brain) -> None:
 @click.option(
     "--query-workers",
     type=click.IntRange(min=1),
-    help="Worker processes for /sparql queries [default: one per CPU, at least two].",
+    help="Worker processes for /sparql queries [default: two per CPU, at least four].",
 )
 @click.option(
     "--per-client",
     type=click.IntRange(min=1),
-    help="Workers one client (token or address) may hold at once [default: half of them].",
+    help="Workers one client (token or address) may hold at once [default: 1].",
 )
 @click.option(
     "--access",
@@ -932,7 +940,13 @@ def serve_command(
             uvicorn.run(app, host=host, port=port, log_level="info")
 
 
-__all__ = ["EndpointError", "create_app", "serve_command", "settle_for_serving"]
+__all__ = [
+    "EndpointError",
+    "create_app",
+    "default_query_workers",
+    "serve_command",
+    "settle_for_serving",
+]
 
 if __name__ == "__main__":
     serve_command()

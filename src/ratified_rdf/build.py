@@ -23,7 +23,7 @@ from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import Batch, RunContext, spec_batches
 from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.graph.writer import Writer
-from ratified_rdf.records.discussion import DiscussionRecords, read_discussion
+from ratified_rdf.records.discussion import DiscussionRecords, github_post_key, read_discussion
 from ratified_rdf.records.expertise import ExpertiseRecords, compute_expertise
 from ratified_rdf.records.identity import (
     Identity,
@@ -37,10 +37,13 @@ from ratified_rdf.records.manifest import MailEntry, Manifest, Source, load_mani
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
 from ratified_rdf.sources.git_history import (
+    ChangePlace,
+    ReviewLine,
     branch_commits,
     commit_parents,
     first_containing,
     place_changes,
+    place_review_lines,
     read_history,
 )
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
@@ -320,20 +323,74 @@ def read_discussion_sources(
     )
     order = _text_order(manifest, spec)
     refs = sorted({ref for _, ref in order})
-    history = read_history(repo, refs, list(manifest.discussion.document_files))
+    files = list(manifest.discussion.document_files)
+    history = read_history(repo, refs, files)
+    landing = _landing(repo, manifest, spec)
     return read_discussion(
         manifest,
         spec,
         threads,
         history,
-        _landing(repo, manifest, spec),
+        landing,
         commit_map,
         _branch_commits_of(repo, refs),
         people,
         [_read_mail(entry, folder) for entry in manifest.discussion.mail],
         facts or {},
         place_changes(repo, history),
+        _review_lines(repo, threads, commit_map, files, landing),
     )
+
+
+def _review_lines(
+    repo: GitRepository,
+    archive: GitHubArchive,
+    public_ids: dict[str, str],
+    files: list[str],
+    landing: _Landing,
+) -> dict[str, tuple[ChangePlace, str]]:
+    """Where each review comment's line sits, and the revision its change landed in (the
+    reviewed commit's, else the pull request's merge commit's), by post key."""
+    local_of = {public: local for local, public in public_ids.items()}
+    by_prefix: dict[str, list[str]] = defaultdict(list)
+    for public in local_of:
+        by_prefix[public[:7]].append(public)
+
+    def local(commit: str | None) -> str | None:
+        if not commit:
+            return None
+        if not local_of:  # the repository's own ids are GitHub's
+            return commit
+        if commit in local_of:
+            return local_of[commit]
+        matches = [p for p in by_prefix.get(commit[:7], []) if p.startswith(commit)]
+        return local_of[matches[0]] if len(matches) == 1 else None
+
+    wanted: list[ReviewLine] = []
+    merged: dict[str, str | None] = {}
+    reviewed: dict[str, str] = {}
+    for thread in archive.threads:
+        base = local(thread.base_commit)
+        if thread.kind != "pull" or base is None:
+            continue
+        for post in thread.posts:
+            commit = local(post.review_commit)
+            if post.kind != "review-comment" or post.diff_position is None or commit is None:
+                continue
+            key = github_post_key(thread.number, post.index)
+            wanted.append(
+                ReviewLine(key=key, base=base, commit=commit, position=post.diff_position)
+            )
+            merged[key], reviewed[key] = local(thread.merge_commit), commit
+    places = place_review_lines(repo, wanted, files)
+    lines: dict[str, tuple[ChangePlace, str]] = {}
+    for key, place in places.items():
+        landed = landing(reviewed[key], place.file)
+        if landed is None and merged[key] is not None:
+            landed = landing(merged[key] or "", place.file)
+        if landed is not None:
+            lines[key] = (place, landed)
+    return lines
 
 
 @dataclass(frozen=True)

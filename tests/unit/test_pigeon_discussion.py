@@ -56,16 +56,25 @@ def test_posts_resolve_through_the_revision_current_when_written(brain: Brain) -
     assert answer.verdict is Verdict.ANSWERED
     posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
     # Issue #1 (February 2029) and Alice's review (March 2029) both say "Section 2.1": in
-    # -00, current then, that is Take-off, which became RFC 9999 §3.1.
-    assert [(p.thread_number, p.post_kind, p.document, p.section_number) for p in posts] == [
+    # -00, current then, that is Take-off, which became RFC 9999 §3.1. Her review's comment
+    # sits on a line of the diff, in Take-off of the text reviewed, which landed in -01.
+    cited = [p for p in posts if p.rule != "review-line"]
+    assert [(p.thread_number, p.post_kind, p.document, p.section_number) for p in cited] == [
         (1, "opening", "draft-example-pigeon-00", "2.1"),
         (None, "message", "draft-example-pigeon-00", "2.1"),
         (2, "review", "draft-example-pigeon-00", "2.1"),
     ]
-    assert all(p.while_changing and p.rule == "current-revision" for p in posts)
-    assert posts[2].post_url == "https://github.com/example/pigeon-spec/pull/2#pullrequestreview-42"
+    assert all(p.while_changing and p.rule == "current-revision" for p in cited)
+    (line,) = [p for p in posts if p.rule == "review-line"]
+    assert (line.thread_number, line.post_kind, line.document, line.section_number) == (
+        2,
+        "review-comment",
+        "draft-example-pigeon-01",
+        "3.1",
+    )
+    assert cited[2].post_url == "https://github.com/example/pigeon-spec/pull/2#pullrequestreview-42"
     assert "Connection, not causation" in (answer.note or "")
-    assert "discussed while still changing in 3 posts across 3 threads" in answer.summary
+    assert "discussed while still changing in 4 posts across 3 threads" in answer.summary
     mail = posts[1]
     assert mail.author == "Alice Example"  # the sender's address is one of her identities
     assert mail.post_url.startswith("https://mailarchive.ietf.org/arch/msg/pigeon/")
@@ -95,7 +104,8 @@ def test_commits_are_tied_to_the_sections_they_touched(brain: Brain) -> None:
 def test_traps_do_not_become_citations(brain: Brain) -> None:
     rows = brain.query(
         "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
-        "SELECT ?text WHERE { ?c rr:citedText ?text }"
+        "SELECT ?text WHERE { ?c rr:citedText ?text "
+        'FILTER NOT EXISTS { ?c rr:citationRule "review-line" } }'
     ).rows
     cited = sorted(r["text"].value for r in rows)
     # Issue #1, the review, Alice's mail, the errata issue and Dave's reply; "TLS 1.3" and
@@ -116,10 +126,10 @@ def test_counting_question_returns_the_number_and_the_list(brain: Brain) -> None
     answer = brain.ask("how many posts referred to RFC 9999 §3.1 while it was changing?")
     assert answer.intent == "count"
     count = answer.results[0]
-    assert isinstance(count, Count) and (count.what, count.count) == ("posts", 3)
+    assert isinstance(count, Count) and (count.what, count.count) == ("posts", 4)
     posts = [r for r in answer.results if isinstance(r, DiscussionPost) and r.while_changing]
     assert len(posts) == count.count
-    assert answer.summary.startswith("3 posts referred to RFC 9999 §3.1 Take-off")
+    assert answer.summary.startswith("4 posts referred to RFC 9999 §3.1 Take-off")
 
 
 def test_a_login_and_a_git_signature_are_one_person_when_a_pull_request_links_them(
@@ -308,3 +318,13 @@ def test_revision_windows_start_when_the_datatracker_says(repo: Path) -> None:
     tagged = {w.revision: w.start.date().isoformat() for w in revision_windows(manifest, spec)}
     assert posted["draft-example-pigeon-01"] == "2029-06-03"  # the Datatracker's date
     assert tagged["draft-example-pigeon-01"] == "2029-06-01"  # the tagged commit's date
+
+
+def test_a_review_comment_on_a_line_discusses_the_section_that_line_is_in(brain: Brain) -> None:
+    # Alice's "Nit: comma." sits at position 3 of pull request #2's diff, in Take-off.
+    answer = brain.ask("who discussed RFC 9999 section 3.1?")
+    posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
+    review = [p for p in posts if p.rule == "review-line"]
+    assert len(review) == 1 and review[0].while_changing
+    assert review[0].thread_url.endswith("/pull/2")
+    assert "Take-off" in review[0].cited_text

@@ -49,7 +49,11 @@ from ratified_rdf.sources.github_archive import GitHubArchive, GitHubThread
 from ratified_rdf.sources.mail import MailMessage, MailProblem, MailReadResult
 from ratified_rdf.sources.online.datatracker import DraftFacts
 
-CitationRule = Literal["explicit-revision", "current-revision", "named-rfc", "anchor"]
+CitationRule = Literal[
+    "explicit-revision", "current-revision", "named-rfc", "anchor", "review-line"
+]
+"""How a citation found its section; ``review-line`` is a review comment on a line of the
+pull request's diff, placed by that line's position in the text reviewed."""
 
 
 class SectionRef(BaseModel):
@@ -492,6 +496,7 @@ def read_discussion(
     mail: Sequence[MailReadResult] = (),
     facts: Mapping[str, DraftFacts] | None = None,
     places: Mapping[str, Sequence[ChangePlace]] | None = None,
+    review_lines: Mapping[str, tuple[ChangePlace, str]] | None = None,
 ) -> DiscussionRecords:
     """Resolve every post's and message's citations and every commit's touched headings.
 
@@ -515,6 +520,7 @@ def read_discussion(
             )
             key = github_post_key(thread.number, post.index)
             citations += [resolver.resolve(key, post.created, c, context) for c in found]
+    citations += _review_line_citations(resolver, archive, review_lines or {})
     messages: list[MailMessage] = []
     problems: list[MailProblem] = [p for result in mail for p in result.problems]
     for result in mail:
@@ -561,6 +567,59 @@ def read_discussion(
         citations=tuple(citations),
         people=people,
     )
+
+
+def _review_line_citations(
+    resolver: _Resolver, archive: GitHubArchive, lines: Mapping[str, tuple[ChangePlace, str]]
+) -> list[CitationRecord]:
+    """A review comment on a line is discussion of the section that line sits in, in the
+    revision the reviewed change landed in (``lines``: post key → where, which revision).
+    It was written while that text was still changing when it came before the RFC was
+    published: a change to it was under review."""
+    created = {
+        github_post_key(t.number, p.index): p.created for t in archive.threads for p in t.posts
+    }
+    records: list[CitationRecord] = []
+    keys: dict[str, dict[SectionKey, int]] = {}
+    for post, (place, document_name) in lines.items():
+        document = resolver.documents.get(document_name)
+        if document is None or post not in created:
+            continue
+        if document_name not in keys:
+            keys[document_name] = section_keys(document.sections)
+        position = keys[document_name].get(place.key)
+        text = f"a review comment on a line of {place.file} (section {place.heading})"
+        base = {"post": post, "start": 0, "end": 0, "text": text}
+        if position is None:
+            records.append(
+                CitationRecord(
+                    **base,
+                    rule=None,
+                    target=None,
+                    unresolved=f"its line's section ({place.heading}) is not in {document_name}",
+                )
+            )
+            continue
+        final_position, _similarity, final_rfc = resolver.alignment.get(
+            (document_name, position), (None, None, "")
+        )
+        published = resolver.published_end(document_name)
+        when = created[post]
+        records.append(
+            CitationRecord(
+                **base,
+                rule="review-line",
+                target=SectionRef(document=document_name, position=position),
+                final=SectionRef(document=final_rfc, position=final_position)
+                if final_position is not None
+                else None,
+                # A comment on a change under review was made while the text was changing
+                # (the change was pending), even when that change made it final.
+                while_changing=published is not None and when < published,
+                about_published=published is not None and when >= published,
+            )
+        )
+    return records
 
 
 class Landing(Protocol):

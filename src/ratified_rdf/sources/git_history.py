@@ -246,6 +246,135 @@ def place_changes(
     return places
 
 
+class ReviewLine(BaseModel):
+    """A review comment to place: the pull request's base, the commit reviewed, and the
+    comment's position in the diff between them (GitHub's ``originalPosition``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    base: str
+    commit: str
+    position: int
+
+
+def place_review_lines(
+    repo: GitRepository, lines: Sequence[ReviewLine], files: Sequence[str]
+) -> dict[str, ChangePlace]:
+    """Each review comment's section, by position: its line is found by walking the pull
+    request's diff (``git diff base...commit`` over the document ``files``, three lines of
+    context, as GitHub shows it) to its position, then placed in the outline of the text it
+    sits in (the reviewed commit's for added and context lines, the base's for removed ones).
+    The archive does not say which file a comment is on, so a diff over more than one document
+    file places nothing; nor does a commit the repository does not hold."""
+    by_pair: dict[tuple[str, str], list[ReviewLine]] = {}
+    for line in lines:
+        by_pair.setdefault((line.base, line.commit), []).append(line)
+    found: dict[str, tuple[str, str, int]] = {}  # key -> (revision spec, file, 0-based line)
+    for (base, commit), wanted in by_pair.items():
+        diff = _pull_diff(repo, base, commit, files)
+        if diff is None:
+            continue
+        start, path, rows = diff
+        for line in wanted:
+            if 1 <= line.position <= len(rows):
+                side, number = rows[line.position - 1]
+                found[line.key] = (commit if side == "new" else start, path, number)
+    texts = _texts(repo, sorted({f"{rev}:{path}" for rev, path, _ in found.values()}))
+    outlines = {spec: _Outline(heading_outline(text)) for spec, text in texts.items()}
+    places: dict[str, ChangePlace] = {}
+    for key, (rev, path, number) in found.items():
+        outline = outlines.get(f"{rev}:{path}")
+        if outline:
+            for section_key, heading in outline.covering(number, number + 1):
+                places[key] = ChangePlace(file=path, key=section_key, heading=heading)
+    return places
+
+
+def _pull_diff(
+    repo: GitRepository, base: str, commit: str, files: Sequence[str]
+) -> tuple[str, str, list[tuple[str, int]]] | None:
+    """The merge base, the one file and, per diff position, (side, 0-based line) of the pull
+    request diff ``base...commit``; None when it is not one document file or git cannot."""
+    git = ["git", "--git-dir", str(repo.git_dir)]
+    merge_base = subprocess.run(
+        [*git, "merge-base", base, commit], capture_output=True, text=True, check=False
+    )
+    if merge_base.returncode != 0:
+        return None
+    start = merge_base.stdout.strip()
+    out = subprocess.run(
+        [
+            *git,
+            "diff",
+            "-U3",
+            "--no-color",
+            "--no-renames",
+            "--no-ext-diff",
+            start,
+            commit,
+            "--",
+            *files,
+        ],
+        capture_output=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        return None
+    text = out.stdout.decode("utf-8", errors="replace")
+    if text.count("\ndiff --git ") + text.startswith("diff --git ") != 1:
+        return None
+    path = ""
+    rows: list[tuple[str, int]] = []
+    old = new = 0
+    started = False
+    for line in text.splitlines():
+        if not started:
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else line[4:]
+            hunk = _HUNK.match(line)
+            if hunk:
+                old, new, started = int(hunk.group(1)) - 1, int(hunk.group(3)) - 1, True
+            continue
+        hunk = _HUNK.match(line)
+        if hunk:  # a later hunk's header takes a position of its own
+            rows.append(("new", new))
+            old, new = int(hunk.group(1)) - 1, int(hunk.group(3)) - 1
+        elif line.startswith("-"):
+            rows.append(("old", old))
+            old += 1
+        elif line.startswith("+"):
+            rows.append(("new", new))
+            new += 1
+        elif not line.startswith("\\"):
+            rows.append(("new", new))
+            old, new = old + 1, new + 1
+    return (start, path, rows) if path and path != "/dev/null" else None
+
+
+def _texts(repo: GitRepository, specs: Sequence[str]) -> dict[str, str]:
+    """``rev:path`` texts, read with one ``git cat-file --batch``."""
+    if not specs:
+        return {}
+    result = subprocess.run(
+        ["git", "--git-dir", str(repo.git_dir), "cat-file", "--batch"],
+        input="".join(f"{spec}\n" for spec in specs).encode(),
+        capture_output=True,
+        check=False,
+    )
+    out, offset, texts = result.stdout, 0, {}
+    for spec in specs:
+        end = out.index(b"\n", offset)
+        header = out[offset:end].split()
+        offset = end + 1
+        if len(header) < 3 or header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        texts[spec] = out[offset : offset + size].decode("utf-8", errors="replace")
+        offset += size + 1
+    return texts
+
+
 class _Outline:
     """A text's headings with their lines and section keys, for placing line ranges."""
 

@@ -44,6 +44,11 @@ class GitHubPost(BaseModel):
     reply_to: int | None = None
     """Index of the post this one answers (a review comment answers its review)."""
     review_state: str | None = None
+    review_commit: str | None = None
+    """For a review comment: the (abbreviated) commit its review was made on."""
+    diff_position: int | None = None
+    """For a review comment: its line's position in that commit's pull request diff (GitHub's
+    ``originalPosition``: 1 is the line below the file's first ``@@`` header)."""
 
 
 class GitHubThread(BaseModel):
@@ -62,6 +67,8 @@ class GitHubThread(BaseModel):
     merged: datetime | None = None
     merge_commit: str | None = None
     head_commit: str | None = None
+    base_commit: str | None = None
+    """The commit a pull request's diff is taken from (``baseRefOid``)."""
     labels: tuple[str, ...] = ()
     fixes: tuple[int, ...] = ()
     """Issues this pull request says it fixes or closes."""
@@ -224,7 +231,9 @@ def _thread(kind: str, item: object) -> GitHubThread:
                 review_state=review.get("state"),
             )
         )
+        reviewed = review.get("commit") if isinstance(review.get("commit"), dict) else {}
         for comment in _objects(review.get("comments"), "a review's comments"):
+            position = comment.get("originalPosition")
             posts.append(
                 GitHubPost(
                     thread=number,
@@ -235,6 +244,8 @@ def _thread(kind: str, item: object) -> GitHubThread:
                     body=comment.get("body") or "",
                     url=link,
                     reply_to=review_index,
+                    review_commit=reviewed.get("abbreviatedOid") or reviewed.get("oid"),
+                    diff_position=position if isinstance(position, int) else None,
                 )
             )
     merge = item.get("mergeCommit") or {}
@@ -252,6 +263,7 @@ def _thread(kind: str, item: object) -> GitHubThread:
         merged=_date(item["mergedAt"]) if item.get("mergedAt") else None,
         merge_commit=merge.get("oid"),
         head_commit=item.get("headRefOid"),
+        base_commit=item.get("baseRefOid"),
         labels=tuple(str(label) for label in item.get("labels") or ()),
         fixes=fixed_issues(f"{item.get('title') or ''}\n{item.get('body') or ''}")
         if kind == "pull"

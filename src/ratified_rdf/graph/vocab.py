@@ -201,7 +201,8 @@ def post_iri(repository: str, thread: int, index: int) -> str:
 
 
 def citation_iri(post: str, start: int) -> str:
-    """The reference starting at character ``start`` of a post."""
+    """The reference starting at character ``start`` of a post (``-1``: a review comment's
+    reference by the line it sits on, not by its text)."""
     return f"{post}/cites/{start}"
 
 

@@ -589,7 +589,8 @@ def _review_line_citations(
             keys[document_name] = section_keys(document.sections)
         position = keys[document_name].get(place.key)
         text = f"a review comment on a line of {place.file} (section {place.heading})"
-        base = {"post": post, "start": 0, "end": 0, "text": text}
+        # Offset -1: not in the text (a text citation at offset 0 of the same post is another).
+        base = {"post": post, "start": -1, "end": -1, "text": text}
         if position is None:
             records.append(
                 CitationRecord(

@@ -62,7 +62,8 @@ def test_a_reader_cleared_for_restricted_sees_the_mail(restricted_mail: Oxigraph
     scores = [g for g in brain.read_graphs if "/expertise" in g]
     assert [g.rsplit("/", 1)[-1] for g in scores] == ["expertise-restricted"]
     posts = [r for r in brain.ask(QUESTION).results if isinstance(r, DiscussionPost)]
-    assert [p.post_kind for p in posts] == ["opening", "message", "review"]
+    # The review's comment on a line of the diff is discussion too (rule review-line).
+    assert [p.post_kind for p in posts] == ["opening", "message", "review", "review-comment"]
 
 
 def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
@@ -77,7 +78,7 @@ def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
     ]
     answer = public.ask(QUESTION)
     posts = [r for r in answer.results if isinstance(r, DiscussionPost)]
-    assert [p.post_kind for p in posts] == ["opening", "review"]
+    assert [p.post_kind for p in posts] == ["opening", "review", "review-comment"]
     assert "mailarchive" not in answer.model_dump_json()
     assert answer.withheld is None
     # Nothing about the withheld evidence shows: the public answer is exactly what it is
@@ -194,13 +195,13 @@ def test_every_reading_entry_point_stays_inside_the_tenant(repo: Path, tmp_path:
     # describe, ask, named queries, dumps: globex never sees acme's mail.
     assert acme.describe(mail_thread) and globex.describe(mail_thread) == []
     kinds = [r.post_kind for r in globex.ask(QUESTION).results if isinstance(r, DiscussionPost)]
-    assert kinds == ["opening", "review"]
+    assert kinds == ["opening", "review", "review-comment"]
     final = "https://w3id.org/ratified-rdf/id/doc/rfc9999/section/3.1"
     posts = {
         name: {r["post"].value for r in b.run("section_posts", final=final)[0]}
         for name, b in (("acme", acme), ("globex", globex))
     }
-    assert len(posts["acme"]) == 3 and posts["globex"] == posts["acme"] - {
+    assert len(posts["acme"]) == 4 and posts["globex"] == posts["acme"] - {
         p for p in posts["acme"] if "/mail/" in p
     }
     buffer = io.BytesIO()

@@ -95,14 +95,15 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-def require_corpus() -> Path:
-    """The TLS bundle, or a skip (a failure under CI=true) saying it is missing."""
-    if not BUNDLE.is_file():
-        message = f"The TLS corpus is missing: {BUNDLE} does not exist."
+def require_corpus(bundle: Path = BUNDLE, name: str = "TLS") -> Path:
+    """A corpus bundle (the TLS one by default), or a skip (a failure under CI=true) saying
+    it is missing."""
+    if not bundle.is_file():
+        message = f"The {name} corpus is missing: {bundle} does not exist."
         if os.environ.get("CI") == "true":
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    return BUNDLE
+    return bundle
 
 
 @pytest.fixture(scope="session")
@@ -131,12 +132,7 @@ def tls_brain(tls_build: tuple[Path, BuildReport]) -> Brain:
 @pytest.fixture(scope="session")
 def quic_bundle() -> Path:
     """Path of the real quicwg/base-drafts git bundle (a failure under CI=true if missing)."""
-    if not QUIC_BUNDLE.is_file():
-        message = f"The QUIC corpus is missing: {QUIC_BUNDLE} does not exist."
-        if os.environ.get("CI") == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return QUIC_BUNDLE
+    return require_corpus(QUIC_BUNDLE, "QUIC")
 
 
 @pytest.fixture(scope="session")

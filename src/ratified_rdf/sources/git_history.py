@@ -353,7 +353,8 @@ def _pull_diff(
 
 
 def _texts(repo: GitRepository, specs: Sequence[str]) -> dict[str, str]:
-    """``rev:path`` texts, read with one ``git cat-file --batch``."""
+    """Texts by object name (a blob id or ``rev:path``), read with one ``git cat-file
+    --batch``; names git does not hold are left out."""
     if not specs:
         return {}
     result = subprocess.run(
@@ -362,6 +363,8 @@ def _texts(repo: GitRepository, specs: Sequence[str]) -> dict[str, str]:
         capture_output=True,
         check=False,
     )
+    if result.returncode != 0:
+        raise SourceError(f"git could not read the document texts of {repo.source}.")
     out, offset, texts = result.stdout, 0, {}
     for spec in specs:
         end = out.index(b"\n", offset)
@@ -396,30 +399,10 @@ class _Outline:
 
 
 def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
-    """The outline of each blob, read with one ``git cat-file --batch``."""
-    if not blobs:
-        return {}
-    ordered = sorted(blobs)
-    result = subprocess.run(
-        ["git", "--git-dir", str(repo.git_dir), "cat-file", "--batch"],
-        input="".join(f"{blob}\n" for blob in ordered).encode(),
-        capture_output=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise SourceError(f"git could not read the document texts of {repo.source}.")
-    out, offset, outlines = result.stdout, 0, {}
-    for blob in ordered:
-        end = out.index(b"\n", offset)
-        header = out[offset:end].split()
-        offset = end + 1
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        size = int(header[2])
-        text = out[offset : offset + size].decode("utf-8", errors="replace")
-        offset += size + 1
-        outlines[blob] = _Outline(heading_outline(text))
-    return outlines
+    """The outline of each blob (read with :func:`_texts`)."""
+    return {
+        blob: _Outline(heading_outline(text)) for blob, text in _texts(repo, sorted(blobs)).items()
+    }
 
 
 def first_containing(repo: GitRepository, ordered_refs: list[tuple[str, str]]) -> dict[str, str]:

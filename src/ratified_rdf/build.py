@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections import defaultdict
@@ -342,6 +343,9 @@ def read_discussion_sources(
     )
 
 
+_COMMIT_ID = re.compile(r"[0-9a-f]{7,64}")
+
+
 def _review_lines(
     repo: GitRepository,
     archive: GitHubArchive,
@@ -357,7 +361,8 @@ def _review_lines(
         by_prefix[public[:7]].append(public)
 
     def local(commit: str | None) -> str | None:
-        if not commit:
+        # Archive text reaches git's command line here: only a commit id may (never "-…").
+        if not commit or not _COMMIT_ID.fullmatch(commit):
             return None
         if not local_of:  # the repository's own ids are GitHub's
             return commit

@@ -336,3 +336,11 @@ def test_coverage_counts_sections_discussed_changed_only_and_untraced(
     assert "nothing:" not in result.output
     missing = CliRunner().invoke(main, ["coverage", "1234", "--store", str(store)])
     assert missing.exit_code != 0 and "holds no RFC 1234" in missing.output
+
+
+def test_archive_text_never_reaches_gits_command_line_as_an_option(tmp_path: Path) -> None:
+    from ratified_rdf.build import _COMMIT_ID
+
+    assert _COMMIT_ID.fullmatch("964f6fa") and _COMMIT_ID.fullmatch("a" * 40)
+    for hostile in ("--output=/tmp/x", "-p", "HEAD", "964f6fa; rm", "main..evil", ""):
+        assert not _COMMIT_ID.fullmatch(hostile), hostile

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.sources.document import SectionKey, outline_keys
 from ratified_rdf.sources.git_repo import GitRepository, SourceError
-from ratified_rdf.sources.kramdown import OutlineHeading, heading_of, heading_outline
+from ratified_rdf.sources.kramdown import OutlineHeading, heading_of, outline_and_breaks
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _RAW = re.compile(r"^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) (\w+)\t([^\t]+)(?:\t(.+))?$")
@@ -126,7 +126,88 @@ def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list
         reason = result.stderr.decode(errors="replace").strip().splitlines()[-1:]
         raise SourceError(f"git log failed on {repo.source}: {' '.join(reason)}")
     text = result.stdout.decode("utf-8", errors="replace")
-    return [_commit(record) for record in text.split("\x1e")[1:]]
+    return [_fold_renames(repo, _commit(record)) for record in text.split("\x1e")[1:]]
+
+
+def _fold_renames(repo: GitRepository, commit: CommitRecord) -> CommitRecord:
+    """A commit that renamed or moved a document file, read as the change it made to the text.
+
+    The log is read without rename detection (so a path filter cannot hide a file's old name),
+    which shows a rename as one file removed and another added: every line of both. A rename
+    changes no section, so the pair becomes what git's rename detection would show: the added
+    file with the removed one's blob before it and the hunks between the two texts (none for a
+    pure rename). Both paths stay, so the commit still lands in each file's draft.
+    """
+    removed = {c.old_blob: c for c in commit.changes if c.old_blob and not c.new_blob}
+    added = [c for c in commit.changes if c.new_blob and not c.old_blob]
+    if not removed or not added:
+        return commit
+    replaced: dict[str, FileChange] = {}
+    for change in added:
+        assert change.new_blob is not None
+        source = removed.get(change.new_blob)
+        if source is None and len(removed) == 1 and len(added) == 1:
+            source = next(iter(removed.values()))
+        if source is None or source.file in replaced:
+            continue
+        assert source.old_blob is not None
+        hunks = () if source.old_blob == change.new_blob else _blob_hunks(repo, source, change)
+        if hunks is None:  # not similar enough to be one text: a file removed, another added
+            continue
+        replaced[change.file] = FileChange(
+            file=change.file, old_blob=source.old_blob, new_blob=change.new_blob, hunks=hunks
+        )
+        replaced[source.file] = FileChange(
+            file=source.file, old_blob=source.old_blob, new_blob=None
+        )
+    if not replaced:
+        return commit
+    return commit.model_copy(
+        update={
+            "changes": tuple(replaced.get(c.file, c) for c in commit.changes),
+            "touched": tuple(t for t in commit.touched if t.file not in replaced),
+        }
+    )
+
+
+def _blob_hunks(repo: GitRepository, old: FileChange, new: FileChange) -> tuple[Hunk, ...] | None:
+    """The ``--unified=0`` hunks from ``old``'s text to ``new``'s, or None when fewer than
+    half their lines are kept (git's rename detection, by lines)."""
+    result = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            str(repo.git_dir),
+            "diff",
+            "--unified=0",
+            "--no-color",
+            "--no-ext-diff",
+            str(old.old_blob),
+            str(new.new_blob),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        return None
+    hunks = tuple(
+        Hunk(
+            old_start=int(found.group(1)),
+            old_lines=1 if found.group(2) is None else int(found.group(2)),
+            new_start=int(found.group(3)),
+            new_lines=1 if found.group(4) is None else int(found.group(4)),
+        )
+        for line in result.stdout.decode("utf-8", errors="replace").splitlines()
+        if (found := _HUNK.match(line))
+    )
+    lines = _line_counts(repo, [str(old.old_blob), str(new.new_blob)])
+    changed = sum(h.old_lines + h.new_lines for h in hunks)
+    return hunks if changed * 2 <= sum(lines) else None
+
+
+def _line_counts(repo: GitRepository, blobs: Sequence[str]) -> list[int]:
+    """How many lines each blob has."""
+    return [text.count("\n") + 1 for text in _texts(repo, blobs).values()]
 
 
 def _commit(record: str) -> CommitRecord:
@@ -213,10 +294,11 @@ class ChangePlace(BaseModel):
 def place_changes(
     repo: GitRepository, commits: Sequence[CommitRecord]
 ) -> dict[str, list[ChangePlace]]:
-    """For each commit, the sections its hunks changed, placed by line in the text at that
-    commit: a hunk that adds or changes lines in the new text's sections it covers, one that
-    only removes lines in the old text's. Files whose outline cannot be read (not markdown, or
-    no heading found) get no places: their ``touched`` headings stand in."""
+    """For each commit, the sections its hunks changed, placed by line: the lines a hunk adds
+    in the sections of the text at that commit, the lines it removes in those of the text
+    before it (a change that rewrites the end of one section and the start of the next changed
+    both). Files whose outline cannot be read (not markdown, or no heading found) get no
+    places: their ``touched`` headings stand in."""
     wanted = {
         blob
         for commit in commits
@@ -231,17 +313,19 @@ def place_changes(
         found: dict[tuple[str, SectionKey], ChangePlace] = {}
         for change in commit.changes:
             for hunk in change.hunks:
-                if hunk.new_lines:
-                    side, first, count = change.new_blob, hunk.new_start, hunk.new_lines
-                else:
-                    side, first, count = change.old_blob, hunk.old_start, hunk.old_lines
-                outline = outlines.get(side or "")
-                if not outline:
-                    continue
-                for key, heading in outline.covering(first - 1, first - 1 + max(count, 1)):
-                    found.setdefault(
-                        (change.file, key), ChangePlace(file=change.file, key=key, heading=heading)
-                    )
+                sides = (
+                    (change.new_blob, hunk.new_start, hunk.new_lines),
+                    (change.old_blob, hunk.old_start, hunk.old_lines),
+                )
+                for side, first, count in sides:
+                    outline = outlines.get(side or "")
+                    if not count or not outline:
+                        continue
+                    for key, heading in outline.covering(first - 1, first - 1 + count):
+                        found.setdefault(
+                            (change.file, key),
+                            ChangePlace(file=change.file, key=key, heading=heading),
+                        )
         places[commit.commit] = list(found.values())
     return places
 
@@ -281,7 +365,7 @@ def place_review_lines(
                 side, number = rows[line.position - 1]
                 found[line.key] = (commit if side == "new" else start, path, number)
     texts = _texts(repo, sorted({f"{rev}:{path}" for rev, path, _ in found.values()}))
-    outlines = {spec: _Outline(heading_outline(text)) for spec, text in texts.items()}
+    outlines = {spec: _Outline(*outline_and_breaks(text)) for spec, text in texts.items()}
     places: dict[str, ChangePlace] = {}
     for key, (rev, path, number) in found.items():
         outline = outlines.get(f"{rev}:{path}")
@@ -379,29 +463,42 @@ def _texts(repo: GitRepository, specs: Sequence[str]) -> dict[str, str]:
 
 
 class _Outline:
-    """A text's headings with their lines and section keys, for placing line ranges."""
+    """A text's headings with their lines and section keys, for placing line ranges; a part
+    marker (``--- back``) ends the section above it without starting one."""
 
-    def __init__(self, headings: Sequence[OutlineHeading]) -> None:
-        self.lines = [h.line for h in headings]
-        self.keys = outline_keys(headings)
-        self.headings = [h.heading for h in headings]
+    def __init__(self, headings: Sequence[OutlineHeading], breaks: Sequence[int] = ()) -> None:
+        keys = outline_keys(headings)
+        marks: list[tuple[int, tuple[SectionKey, str] | None]] = [
+            (h.line, (key, h.heading)) for h, key in zip(headings, keys, strict=True)
+        ]
+        marks += [(line, None) for line in breaks]
+        marks.sort(key=lambda mark: mark[0])
+        self.lines = [line for line, _ in marks]
+        self.sections = [section for _, section in marks]
+        self._any = bool(headings)
 
     def __bool__(self) -> bool:
-        return bool(self.lines)
+        return self._any
 
     def covering(self, start: int, end: int) -> list[tuple[SectionKey, str]]:
         """The sections holding lines ``start`` to ``end - 1`` (0-based): the one the first line
         sits in, and every section whose heading lies in the range. Lines above the first
-        heading (the front matter) are in no section."""
+        heading (the front matter), and between a part marker and the next heading, are in no
+        section."""
         first = bisect.bisect_right(self.lines, start) - 1
         last = bisect.bisect_left(self.lines, end) - 1
-        return [(self.keys[i], self.headings[i]) for i in range(max(first, 0), last + 1) if i >= 0]
+        return [
+            section
+            for i in range(max(first, 0), last + 1)
+            if i >= 0 and (section := self.sections[i]) is not None
+        ]
 
 
 def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
     """The outline of each blob (read with :func:`_texts`)."""
     return {
-        blob: _Outline(heading_outline(text)) for blob, text in _texts(repo, sorted(blobs)).items()
+        blob: _Outline(*outline_and_breaks(text))
+        for blob, text in _texts(repo, sorted(blobs)).items()
     }
 
 

@@ -119,7 +119,15 @@ class OutlineHeading(NamedTuple):
 
 
 def heading_outline(text: str) -> list[OutlineHeading]:
-    """Every heading :func:`parse_kramdown` makes a section of, with its line, in order.
+    """Every heading :func:`parse_kramdown` makes a section of, with its line, in order (see
+    :func:`outline_and_breaks`)."""
+    return outline_and_breaks(text)[0]
+
+
+def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
+    """Every heading :func:`parse_kramdown` makes a section of, with its line, in order; and
+    the 0-based lines of the part markers after the front matter (``--- back`` and the like),
+    where the section above ends without another starting.
 
     The same reading of the text (front matter, ``--- middle`` and ``--- back``, comments and
     code fences are skipped the same way), without reading the YAML metadata or any section's
@@ -148,11 +156,12 @@ def heading_outline(text: str) -> list[OutlineHeading]:
     if first is not None and first.strip() == "---":
         body_start = next((i for i in sorted(lines) if i > 0 and lines[i].startswith("---")), 0)
         if body_start == 0:
-            return []
+            return [], []
     fenced = _fenced_lines(lines)
     part = "middle" if body_start == 0 else "front"
     in_comment = False
     found: list[OutlineHeading] = []
+    breaks: list[int] = []
     for index in sorted(lines):
         if index < body_start or index in fenced:
             continue
@@ -164,6 +173,7 @@ def heading_outline(text: str) -> list[OutlineHeading]:
             marker = _PART.match(line)
             if marker:
                 part = {"back": "back", "middle": "middle"}.get(marker.group(1), "front")
+                breaks.append(index)
                 continue
         if part == "front" or not line or line[0] not in "#%":
             continue
@@ -171,7 +181,7 @@ def heading_outline(text: str) -> list[OutlineHeading]:
         if heading is not None:
             fields = _heading_fields(*heading, appendix=part == "back")
             found.append(OutlineHeading(index, heading[0], fields["heading"], part == "back"))
-    return found
+    return found, breaks
 
 
 # Every line that can change the outline holds one of these: a heading or a part marker starts

@@ -405,7 +405,8 @@ class _Landing:
     A file is the document of the drafts (and RFC texts) the manifest says it is, by name
     wherever it sits (a draft moved into ``archive/`` is the same document); a change to it
     landed in the first revision *of that draft* whose tag contains the commit, else in the
-    RFC text whose ref contains it, else nowhere (a commit after that draft's last revision).
+    RFC text whose ref contains it (the RFC's own file, or the file of the draft that became
+    it), else nowhere (a commit after that draft's last revision that no RFC text holds).
     """
 
     documents_of: dict[str, tuple[str, ...]]
@@ -424,6 +425,7 @@ class _Landing:
 def _landing(repo: GitRepository, manifest: Manifest, spec: SpecRecords) -> _Landing:
     documents_of: dict[str, list[str]] = defaultdict(list)
     first_in: dict[str, dict[str, str]] = {}
+    draft_files: dict[str, list[str]] = {}
     for draft in manifest.draft:
         revisions = sorted(
             (r for r in spec.revisions if r.draft == draft.name), key=lambda r: r.number
@@ -431,8 +433,11 @@ def _landing(repo: GitRepository, manifest: Manifest, spec: SpecRecords) -> _Lan
         # The names its document had before its first revision count too (git's renames:
         # draft-ietf-quic-transport-protocol.md became draft-ietf-quic-transport.md).
         former = repo.former_paths(revisions[0].commit.commit, draft.file) if revisions else []
-        for path in dict.fromkeys([*draft.document_files(), *former]):
-            documents_of[PurePosixPath(path).name].append(draft.name)
+        draft_files[draft.name] = [
+            PurePosixPath(p).name for p in dict.fromkeys([*draft.document_files(), *former])
+        ]
+        for name in draft_files[draft.name]:
+            documents_of[name].append(draft.name)
         first_in[draft.name] = first_containing(
             repo, [(r.name, r.commit.commit) for r in revisions]
         )
@@ -440,6 +445,14 @@ def _landing(repo: GitRepository, manifest: Manifest, spec: SpecRecords) -> _Lan
         entry = next(e for e in manifest.rfc if e.name == rfc.name)
         documents_of[PurePosixPath(entry.file).name].append(rfc.name)
         first_in[rfc.name] = first_containing(repo, [(rfc.name, rfc.commit.commit)])
+    # A change to a draft's document after its last revision, in the history of the text of
+    # the RFC it became (the RFC editor's fixes on the draft file), is a change to that text.
+    rfcs = {rfc.name for rfc in spec.rfcs}
+    for draft in manifest.draft:
+        if draft.became in rfcs:
+            for name in draft_files[draft.name]:
+                if draft.became not in documents_of[name]:
+                    documents_of[name].append(draft.became)
     return _Landing({k: tuple(v) for k, v in documents_of.items()}, first_in)
 
 

@@ -632,6 +632,22 @@ class Landing(Protocol):
         ...
 
 
+def _by_path_end(
+    ends: Mapping[tuple[bool, tuple[str, ...]], list[int]], key: SectionKey
+) -> int | None:
+    """The section whose heading path ends as ``key``'s does, on the same side of the text:
+    the longest such end that only one section has (``("setting the alarm", "pseudocode")``
+    when "Pseudocode" alone repeats), else None."""
+    appendix, path, _rank = key
+    for length in range(len(path), 0, -1):
+        found = ends.get((appendix, path[-length:]), [])
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None  # a shorter end is shared by these and more
+    return None
+
+
 def _commit_evidence(
     resolver: _Resolver,
     archive: GitHubArchive,
@@ -663,6 +679,7 @@ def _commit_evidence(
     evidence: list[CommitEvidence] = []
     keys: dict[str, dict[SectionKey, int]] = {}
     headings: dict[str, dict[str, list[int]]] = {}
+    sides: dict[str, dict[tuple[bool, tuple[str, ...]], list[int]]] = {}
     for commit in commits:
         files = dict.fromkeys(
             [*(c.file for c in commit.changes), *(t.file for t in commit.touched)]
@@ -688,17 +705,22 @@ def _commit_evidence(
                 for section in document.sections:
                     by_heading[normalise_heading(section.heading)].append(section.position)
                 headings[document_name] = by_heading
+                by_side: dict[tuple[bool, tuple[str, ...]], list[int]] = defaultdict(list)
+                for (appendix, path, _rank), position in keys[document_name].items():
+                    for length in range(1, len(path) + 1):
+                        by_side[(appendix, path[-length:])].append(position)
+                sides[document_name] = by_side
             found: list[int] = []
             if file_places:
                 # By position: the section the change sat in at that commit, found in the
                 # landed text by its place in the outline (heading path and rank), never by its
-                # heading alone; a heading that is unique in the landed text is the fallback
-                # for a section whose parent was renamed in between.
+                # heading alone; for a section whose parent was renamed in between, the longest
+                # end of its heading path that is unique on its side (body or appendix) of the
+                # landed text.
                 for place in file_places:
                     position = keys[document_name].get(place.key)
                     if position is None:
-                        same = headings[document_name].get(place.key[1][-1], [])
-                        position = same[0] if len(same) == 1 else None
+                        position = _by_path_end(sides[document_name], place.key)
                     if position is None:
                         unresolved.append(place.heading)
                     else:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ratified_rdf import Brain, BuildReport
+from ratified_rdf import Brain, BuildReport, Verdict
 from ratified_rdf.graph import vocab as v
 from tests.pigeon import _git
 
@@ -189,6 +189,43 @@ def built(birds_folder: Path) -> tuple[Brain, BuildReport]:
         "Touch both",
         "2030-02-04T10:00:00+00:00",
     )
+    # A pure move, then a move back with one edit: a rename changes only what it edits.
+    (repo / "drafts").mkdir()
+    _git(repo, "mv", "draft-example-heron.md", "drafts/draft-example-heron.md")
+    _git(repo, "commit", "-q", "-m", "Move heron into drafts", date="2030-02-05T10:00:00+00:00")
+    _git(repo, "mv", "drafts/draft-example-heron.md", "draft-example-heron.md")
+    moved_back = (repo / "draft-example-heron.md").read_text()
+    _commit(
+        repo,
+        "draft-example-heron.md",
+        moved_back.replace("fly over water", "fly over open water"),
+        "Move heron back, over open water",
+        "2030-02-06T10:00:00+00:00",
+    )
+    # A pull request merged the GitHub way; the repository has no archive, so the merge
+    # commit is all the brain knows of it.
+    _git(repo, "checkout", "-q", "-b", "wingspan")
+    branch_text = (repo / "draft-example-heron.md").read_text()
+    _commit(
+        repo,
+        "draft-example-heron.md",
+        branch_text.replace("for wingspan", "for wingspan in metres"),
+        "Wingspan in metres",
+        "2030-02-07T10:00:00+00:00",
+    )
+    _git(repo, "checkout", "-q", "main")
+    _git(
+        repo,
+        "merge",
+        "-q",
+        "--no-ff",
+        "wingspan",
+        "-m",
+        "Merge pull request #7 from alice/wingspan",
+        "-m",
+        "Metric wingspans",
+        date="2030-02-08T10:00:00+00:00",
+    )
     heron_text = (repo / "draft-example-heron.md").read_text()
     _commit(
         repo,
@@ -314,6 +351,54 @@ def test_a_commit_to_two_drafts_files_landed_in_each(birds: Brain) -> None:
         v.revision_iri("draft-example-heron", "01"),
         v.revision_iri("draft-example-egret", "01"),
     }
+
+
+def test_a_rename_changes_only_the_sections_it_edits(birds: Brain) -> None:
+    heron_01 = _changed(birds, v.revision_iri("draft-example-heron", "01"))
+    assert "Move heron into drafts" not in heron_01  # a pure move changed no section
+    assert heron_01["Move heron back, over open water"] == {"1"}
+    landed = birds.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX dcterms: <http://purl.org/dc/terms/> "
+        'SELECT ?doc WHERE { ?c dcterms:title "Move heron into drafts" ; rr:landedIn ?doc }'
+    ).rows
+    assert [r["doc"].value for r in landed] == [v.revision_iri("draft-example-heron", "01")]
+
+
+def test_a_pull_request_is_known_from_its_merge_commit(birds: Brain) -> None:
+    rows = birds.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX dcterms: <http://purl.org/dc/terms/> "
+        "PREFIX foaf: <http://xmlns.com/foaf/0.1/> "
+        "PREFIX prov: <http://www.w3.org/ns/prov#> "
+        "SELECT ?pr ?title ?page ?merge WHERE { "
+        '  ?c dcterms:title "Wingspan in metres" ; rr:inPullRequest ?pr . '
+        "  ?pr a rr:PullRequest ; dcterms:title ?title ; foaf:page ?page ; "
+        "      prov:wasDerivedFrom/dcterms:title ?merge }"
+    ).rows
+    assert [(r["title"].value, r["page"].value, r["merge"].value) for r in rows] == [
+        ("Metric wingspans", "https://github.com/example/birds/pull/7",
+         "Merge pull request #7 from alice/wingspan"),
+    ]  # fmt: skip
+    answer = birds.ask("what was pull request #7 about?")
+    assert answer.verdict == Verdict.ANSWERED
+    assert '"Metric wingspans"' in answer.summary and "merged on 2030-02-08" in answer.summary
+    assert "merge commit only" in answer.summary
+    card = birds.ask("who discussed section A of RFC 9990?")
+    assert "through 1 pull request" in card.summary, card.summary
+
+
+def test_a_part_marker_ends_the_section_above_it() -> None:
+    from ratified_rdf.sources.git_history import _Outline
+    from ratified_rdf.sources.kramdown import outline_and_breaks
+
+    text = "---\ntitle: t\n---\n\n--- middle\n\n# One\n\nbody\n\n--- back\n\n# Two\n\nend\n"
+    outline = _Outline(*outline_and_breaks(text))
+    lines = text.split("\n")
+    one, marker, two = lines.index("# One"), lines.index("--- back"), lines.index("# Two")
+    assert [key[1] for key, _ in outline.covering(one + 2, one + 3)] == [("one",)]
+    assert outline.covering(marker, marker + 2) == []  # "--- back" and the blank after it
+    assert [key[1] for key, _ in outline.covering(marker, two + 1)] == [("two",)]
 
 
 def test_coverage_counts_sections_discussed_changed_only_and_untraced(

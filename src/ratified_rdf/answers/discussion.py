@@ -76,6 +76,7 @@ def discussion(
     # worker thread while this one looks up the posts, their authors and the editors.
     changes = session.start("section_commits", final=final)
     post_rows = session.run("section_posts", final=final)
+    later_commit_rows = session.run("section_later_commits", final=final)
     posts_seen = tuple(dict.fromkeys(p for r in post_rows if (p := iri_of(r, "post"))))
     author_rows = session.run("post_authors", post=posts_seen) if posts_seen else []
     contact_rows = [session.run(name, **params) for name, params in contact_calls(session, final)]
@@ -138,6 +139,15 @@ def discussion(
             )
             for c in {c.iri: c for c in commits}.values()
         ),
+        *(
+            Evidence(
+                iri=text_of(row, "commit") or "",
+                label=f"{text_of(row, 'title') or 'commit'} (after publication)",
+                url=text_of(row, "page"),
+                role="commit",
+            )
+            for row in later_commit_rows[:LISTED_COMMITS]
+        ),
     ]
     if not posts and not commits:
         summary = (
@@ -170,6 +180,7 @@ def discussion(
             else "."
         )
         + (f" {plural(len(later), 'more post')} referred to it after publication." if later else "")
+        + _later_commits(later_commit_rows)
         + (
             " Most involved: " + ", ".join(_involvement(p) for p in people[:5]) + "."
             if people
@@ -208,6 +219,17 @@ def discussion(
         evidence=evidence,
         queries=session.queries,
         note=DISCUSSION_NOTE,
+    )
+
+
+def _later_commits(rows: list[dict[str, Term]]) -> str:
+    """The sentence for commits that changed the RFC's text after it was published."""
+    commits = {text_of(r, "commit") for r in rows}
+    if not commits:
+        return ""
+    return (
+        f" {plural(len(commits), 'commit')} changed its text after publication (errata or later"
+        " work); they are counted apart, not as changes while it was still changing."
     )
 
 

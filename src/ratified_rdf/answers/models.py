@@ -221,7 +221,11 @@ class ThreadInfo(BaseModel):
     url: str
     author: str | None
     created: str
+    """When it was opened; empty for a pull request known only from its merge commit."""
     is_pull_request: bool
+    merged: str | None = None
+    merge_commit: str | None = None
+    """The merge commit's page, for a pull request read from the history alone."""
 
 
 class SectionActivity(BaseModel):

@@ -28,6 +28,8 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         author=text_of(row, "login"),
         created=text_of(row, "created") or "",
         is_pull_request=is_pull,
+        merged=text_of(row, "merged"),
+        merge_commit=text_of(row, "mergePage"),
     )
     changes = session.run("thread_changes", thread=text_of(row, "thread") or "") if is_pull else []
     touched: dict[str, SectionActivity] = {}
@@ -40,11 +42,20 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         )
     kind = "a pull request" if is_pull else "an issue"
     sections = ", ".join(f"{t.section}" for t in touched.values())
-    summary = (
-        f'#{number} is {kind}, {thread.state.lower()}: "{thread.title}"'
-        + (f", opened by {thread.author}" if thread.author else "")
-        + f" on {thread.created[:10]}."
-        + (f" Its commits changed {len(touched)} RFC sections: {sections}." if touched else "")
+    if thread.created:
+        opened = (
+            f'#{number} is {kind}, {thread.state.lower()}: "{thread.title}"'
+            + (f", opened by {thread.author}" if thread.author else "")
+            + f" on {thread.created[:10]}."
+        )
+    else:  # known from the commit that merged it: the repository has no GitHub archive
+        opened = (
+            f'#{number} is {kind}, merged on {(thread.merged or "")[:10]}: "{thread.title}". '
+            "The brain knows it from its merge commit only (no GitHub archive was read), so "
+            "its author, discussion and opening date are not held."
+        )
+    summary = opened + (
+        f" Its commits changed {len(touched)} RFC sections: {sections}." if touched else ""
     )
     evidence = [
         Evidence(
@@ -52,6 +63,18 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
             label=f"#{number} {thread.title}",
             url=thread.url,
             role="pull-request" if is_pull else "issue",
+        ),
+        *(
+            [
+                Evidence(
+                    iri=text_of(row, "mergeCommit") or "",
+                    label="merge commit",
+                    url=thread.merge_commit,
+                    role="commit",
+                )
+            ]
+            if thread.merge_commit
+            else []
         ),
         *(
             Evidence(iri=t.url, label=t.section, url=t.url, role="rfc-section")

@@ -7,7 +7,7 @@ the gate's fixed cost per validation stays small.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.mapping import (
@@ -172,12 +172,62 @@ def discussion_batches(
         yield batch
     yield from _mail_batches(discussion, citations, sections, people, run)
     commits = discussion.commits
+    merged = {} if threads else _merged_pull_requests(commits)
+    pulls |= set(merged)
     for start in range(0, len(commits), COMMITS_PER_BATCH):
         chunk = commits[start : start + COMMITS_PER_BATCH]
         batch = Batch(run.graph("git"), f"commits {start + 1}–{start + len(chunk)} of {repository}")
         for evidence in chunk:
             _commit(batch, evidence, repository, sections, pulls, people)
+            number = evidence.commit.pull_request
+            if number is not None and merged.get(number) is evidence:
+                _merged_pull_request(batch, number, evidence, repository)
         yield batch
+
+
+def _merged_pull_requests(commits: Sequence[CommitEvidence]) -> dict[int, CommitEvidence]:
+    """Without a GitHub archive, the pull requests the history itself names: number → the
+    commit that merged it (GitHub's "Merge pull request #N" merge, else a squash "… (#N)")."""
+    found: dict[int, CommitEvidence] = {}
+    for evidence in commits:
+        number = evidence.commit.pull_request
+        if number is None:
+            continue
+        earlier = found.get(number)
+        if earlier is None or (
+            len(evidence.commit.parents) > 1 and len(earlier.commit.parents) < 2
+        ):
+            found[number] = evidence
+    return found
+
+
+def _merged_pull_request(
+    batch: Batch, number: int, evidence: CommitEvidence, repository: str
+) -> None:
+    """A pull request known only from the commit that merged it: its number, its title as the
+    merge message gives it, its page, when it was merged, and the commit it is read from."""
+    commit = evidence.commit
+    iri = v.thread_iri(repository, number)
+    batch.add(iri, "rdf:type", term("rr:PullRequest").value)
+    batch.add(iri, "rdf:type", term("sioc:Thread").value)
+    batch.typed(iri, "rr:threadNumber", number, XSD_INT)
+    batch.text(iri, "dcterms:title", _merged_title(commit.subject, commit.message, number))
+    batch.add(iri, "foaf:page", f"{repository.rstrip('/')}/pull/{number}")
+    batch.typed(iri, "rr:mergedAt", commit.committed_at, XSD_DT)
+    batch.add(
+        iri,
+        "prov:wasDerivedFrom",
+        v.commit_iri(repository, evidence.public_commit or commit.commit),
+    )
+
+
+def _merged_title(subject: str, message: str, number: int) -> str:
+    """The pull request's title: the line GitHub writes under "Merge pull request #N from …",
+    or a squash commit's subject without its "(#N)"."""
+    if subject.startswith("Merge pull request"):
+        body = [line.strip() for line in message.splitlines()[1:] if line.strip()]
+        return body[0] if body else f"Pull request #{number}"
+    return subject.removesuffix(f"(#{number})").strip() or f"Pull request #{number}"
 
 
 def _citations(
@@ -279,6 +329,8 @@ def _commit(
         batch.add(iri, "rr:landedIn", sections.document(landed))
     for section in evidence.sections:
         batch.add(iri, "rr:changedSection", sections(section))
+    for section in evidence.after_publication:
+        batch.add(iri, "rr:changedAfterPublication", sections(section))
     for number in evidence.pull_requests:
         if number in pulls:
             batch.add(iri, "rr:inPullRequest", v.thread_iri(repository, number))

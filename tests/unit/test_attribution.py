@@ -429,3 +429,23 @@ def test_archive_text_never_reaches_gits_command_line_as_an_option(tmp_path: Pat
     assert _COMMIT_ID.fullmatch("964f6fa") and _COMMIT_ID.fullmatch("a" * 40)
     for hostile in ("--output=/tmp/x", "-p", "HEAD", "964f6fa; rm", "main..evil", ""):
         assert not _COMMIT_ID.fullmatch(hostile), hostile
+
+
+def test_a_removed_line_that_reads_like_a_file_header_is_content() -> None:
+    """A removed line "-- an aside --" shows in the diff as "--- an aside --": it is content,
+    and the hunks after it still belong to the file (they were lost to a file named "an aside
+    --", which hid "Reflow paragraphs"' later sections on the QUIC corpus)."""
+    from ratified_rdf.sources.git_history import _commit
+
+    record = (
+        "c0ffee\x1f\x1fAlice Example\x1falice@example.com\x1f2030-01-01T00:00:00+00:00\x1f"
+        "2030-01-01T00:00:00+00:00\x1fReflow\x1d\n"
+        ":100644 100644 aaaa bbbb M\tdraft-example-heron.md\n\n"
+        "diff --git a/draft-example-heron.md b/draft-example-heron.md\n"
+        "index aaaa..bbbb 100644\n--- a/draft-example-heron.md\n+++ b/draft-example-heron.md\n"
+        "@@ -3 +3 @@\n--- an aside --\n+-- an aside, reflowed --\n"
+        "@@ -9 +9 @@\n-herons\n+egrets\n"
+    )
+    (change,) = _commit(record).changes
+    assert change.file == "draft-example-heron.md"
+    assert [(h.old_start, h.new_start) for h in change.hunks] == [(3, 3), (9, 9)]

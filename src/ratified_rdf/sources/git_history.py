@@ -218,6 +218,9 @@ def _commit(record: str) -> CommitRecord:
     hunks: dict[str, list[Hunk]] = {}
     current_file = ""
     context: str | None = None
+    # A file's header ("--- a/…", "+++ b/…") runs from its "diff --git" line to its first
+    # hunk; inside hunks, a removed line reading "-- text" shows as "--- text" and is content.
+    in_header = False
     for line in diff.splitlines():
         raw = _RAW.match(line)
         if raw:
@@ -227,18 +230,22 @@ def _commit(record: str) -> CommitRecord:
                 None if _NO_BLOB.match(new) else new,
             )
             continue
-        if line.startswith("+++ "):
+        if line.startswith("diff --git "):
+            in_header = True
+            continue
+        if in_header and line.startswith("+++ "):
             path = line[4:].strip()
             if path != "/dev/null":
                 current_file = path[2:] if path.startswith("b/") else path
             continue
-        if line.startswith("--- "):
+        if in_header and line.startswith("--- "):
             path = line[4:].strip()
             if path != "/dev/null":
                 current_file = path[2:] if path.startswith("a/") else path
             continue
         hunk = _HUNK.match(line)
         if hunk:
+            in_header = False
             old_start, old_count, new_start, new_count, funcname = hunk.groups()
             hunks.setdefault(current_file, []).append(
                 Hunk(

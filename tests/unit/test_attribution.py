@@ -449,3 +449,30 @@ def test_a_removed_line_that_reads_like_a_file_header_is_content() -> None:
     (change,) = _commit(record).changes
     assert change.file == "draft-example-heron.md"
     assert [(h.old_start, h.new_start) for h in change.hunks] == [(3, 3), (9, 9)]
+
+
+def test_a_section_is_found_by_its_path_when_an_ancestor_was_renamed() -> None:
+    """The fallbacks for a changed section whose path the landed text lacks: one ancestor
+    renamed, else the longest unique end of its path, else the whole path across "--- back";
+    never a heading that repeats, and never an end of a path for a whole one."""
+    from ratified_rdf.records.discussion import _by_path_end, _path_ends
+
+    landed = {
+        (False, ("loss detection", "pseudocode", "constants"), 0): 1,
+        (False, ("congestion control", "constants"), 0): 2,
+        (False, ("loss detection", "pseudocode", "alarm", "pseudocode"), 0): 3,
+        (False, ("congestion control", "pseudocode"), 0): 4,
+        (True, ("contributors",), 0): 5,
+        (True, ("data structures", "handshake", "server messages"), 0): 6,
+    }
+    ends = _path_ends(landed)
+    # "Algorithm Details" became "Pseudocode": one ancestor renamed, the rest as it was.
+    assert _by_path_end(ends, (False, ("loss detection", "algorithm details", "constants"), 0)) == 1
+    # Its parent renamed too, but ("alarm", "pseudocode") is one section's end.
+    assert _by_path_end(ends, (False, ("recovery", "details", "alarm", "pseudocode"), 0)) == 3
+    # "Constants" alone repeats: no guess.
+    assert _by_path_end(ends, (False, ("overview", "constants"), 0)) is None
+    # Moved from the body to an appendix, whole path unchanged.
+    assert _by_path_end(ends, (False, ("contributors",), 0)) == 5
+    # An appendix path that merely *ends* like a body section's path is not that section.
+    assert _by_path_end(ends, (False, ("handshake", "server messages"), 0)) is None

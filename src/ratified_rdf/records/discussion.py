@@ -581,13 +581,19 @@ def _review_line_citations(
     }
     records: list[CitationRecord] = []
     keys: dict[str, dict[SectionKey, int]] = {}
+    ends: dict[str, dict[tuple[bool, tuple[str, ...]], list[int]]] = {}
     for post, (place, document_name) in lines.items():
         document = resolver.documents.get(document_name)
         if document is None or post not in created:
             continue
         if document_name not in keys:
             keys[document_name] = section_keys(document.sections)
+            ends[document_name] = _path_ends(keys[document_name])
+        # As for commits: by its place in the outline, else a path that lost one renamed
+        # ancestor or the longest unique end of its path, never a heading that repeats.
         position = keys[document_name].get(place.key)
+        if position is None:
+            position = _by_path_end(ends[document_name], place.key)
         text = f"a review comment on a line of {place.file} (section {place.heading})"
         # Offset -1: not in the text (a text citation at offset 0 of the same post is another).
         base = {"post": post, "start": -1, "end": -1, "text": text}
@@ -632,20 +638,65 @@ class Landing(Protocol):
         ...
 
 
+def _path_ends(
+    keys: Mapping[SectionKey, int],
+) -> dict[tuple[bool, tuple[str, ...]], list[int]]:
+    """The index :func:`_by_path_end` looks a section up in: per side of the text, every end
+    of every section's heading path, and every path with one ancestor left open."""
+    ends: dict[tuple[bool, tuple[str, ...]], list[int]] = defaultdict(list)
+    for (appendix, path, _rank), position in keys.items():
+        for length in range(1, len(path) + 1):
+            ends[(appendix, path[-length:])].append(position)
+        for renamed in _renamable(path):
+            ends[(appendix, _masked(path, renamed))].append(position)
+        ends[(appendix, (_WHOLE, *path))].append(position)
+    return ends
+
+
+_WHOLE = "\1"
+"""Marks a whole path in :func:`_path_ends` (no heading holds it), apart from path ends."""
+
+
+def _renamable(path: tuple[str, ...]) -> range:
+    """The ancestors of a path that may have been renamed: any one of them, so long as one
+    other heading above the section stays to match on (a depth-two path would be matched by
+    its own heading alone)."""
+    return range(len(path) - 1) if len(path) >= 3 else range(0)
+
+
+def _masked(path: tuple[str, ...], renamed: int) -> tuple[str, ...]:
+    """A heading path with the heading at ``renamed`` (an ancestor) left open."""
+    return (*path[:renamed], "\0", *path[renamed + 1 :])
+
+
 def _by_path_end(
     ends: Mapping[tuple[bool, tuple[str, ...]], list[int]], key: SectionKey
 ) -> int | None:
-    """The section whose heading path ends as ``key``'s does, on the same side of the text:
-    the longest such end that only one section has (``("setting the alarm", "pseudocode")``
-    when "Pseudocode" alone repeats), else None."""
+    """The section ``key`` names in a text where its path is not found, on the same side of
+    the text: the one section whose path differs from it in one ancestor's heading only, else
+    the longest end of its path that only one section has (``("setting the alarm",
+    "pseudocode")`` when "Pseudocode" alone repeats), else the one section with its whole path
+    on the other side of ``--- back``, else None."""
     appendix, path, _rank = key
+    # One ancestor renamed, the rest of the path as it was ("Algorithm Details" became
+    # "Pseudocode" above "Constants of interest", a heading Congestion Control has too).
+    found = {
+        p
+        for renamed in _renamable(path)
+        for p in ends.get((appendix, _masked(path, renamed)), [])
+    }
+    if len(found) == 1:
+        return found.pop()
     for length in range(len(path), 0, -1):
         found = ends.get((appendix, path[-length:]), [])
         if len(found) == 1:
             return found[0]
         if found:
             return None  # a shorter end is shared by these and more
-    return None
+    # Moved across "--- back" (Contributors, from the body to an appendix): the whole path,
+    # on the other side, when one section there has it.
+    moved = ends.get((not appendix, (_WHOLE, *path)), [])
+    return moved[0] if len(moved) == 1 else None
 
 
 def _commit_evidence(
@@ -705,11 +756,7 @@ def _commit_evidence(
                 for section in document.sections:
                     by_heading[normalise_heading(section.heading)].append(section.position)
                 headings[document_name] = by_heading
-                by_side: dict[tuple[bool, tuple[str, ...]], list[int]] = defaultdict(list)
-                for (appendix, path, _rank), position in keys[document_name].items():
-                    for length in range(1, len(path) + 1):
-                        by_side[(appendix, path[-length:])].append(position)
-                sides[document_name] = by_side
+                sides[document_name] = _path_ends(keys[document_name])
             found: list[int] = []
             if file_places:
                 # By position: the section the change sat in at that commit, found in the

@@ -43,6 +43,8 @@ from ratified_rdf.sources.git_history import (
     branch_commits,
     commit_parents,
     first_containing,
+    first_parent_line,
+    own_pull_requests,
     place_changes,
     place_review_lines,
     read_history,
@@ -325,7 +327,7 @@ def read_discussion_sources(
     order = _text_order(manifest, spec)
     refs = sorted({ref for _, ref in order})
     files = list(manifest.discussion.document_files)
-    history = read_history(repo, refs, files)
+    history = own_pull_requests(read_history(repo, refs, files), first_parent_line(repo, refs))
     landing = _landing(repo, manifest, spec)
     return read_discussion(
         manifest,

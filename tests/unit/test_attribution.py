@@ -226,6 +226,22 @@ def built(birds_folder: Path) -> tuple[Brain, BuildReport]:
         "Metric wingspans",
         date="2030-02-08T10:00:00+00:00",
     )
+    # A fork merges this repository into itself through its own pull request #3, then comes
+    # back as this repository's pull request #8: "#3" is the fork's number, not ours.
+    _git(repo, "checkout", "-q", "-b", "fork")
+    egret_now = (repo / "draft-example-egret.md").read_text()
+    _commit(repo, "draft-example-egret.md", egret_now.replace("Egrets, wading.", "Egrets wade."),
+            "Fork: tidy egrets", "2030-02-09T10:00:00+00:00", author=ERIN)  # fmt: skip
+    _git(repo, "checkout", "-q", "main")
+    heron_now = (repo / "draft-example-heron.md").read_text()
+    _commit(repo, "draft-example-heron.md", heron_now.replace("Herons, in flight.", "Herons fly."),
+            "Main moves on", "2030-02-10T10:00:00+00:00")  # fmt: skip
+    _git(repo, "checkout", "-q", "fork")
+    _git(repo, "merge", "-q", "--no-ff", "main", "-m", "Merge pull request #3 from example/main",
+         date="2030-02-11T10:00:00+00:00")  # fmt: skip
+    _git(repo, "checkout", "-q", "main")
+    _git(repo, "merge", "-q", "--no-ff", "fork", "-m", "Merge pull request #8 from erin/fork",
+         "-m", "Tidier egrets", date="2030-02-12T10:00:00+00:00")  # fmt: skip
     heron_text = (repo / "draft-example-heron.md").read_text()
     _commit(
         repo,
@@ -386,6 +402,21 @@ def test_a_pull_request_is_known_from_its_merge_commit(birds: Brain) -> None:
     assert "merge commit only" in answer.summary
     card = birds.ask("who discussed section A of RFC 9990?")
     assert "through 1 pull request" in card.summary, card.summary
+
+
+def test_a_forks_own_pull_request_number_is_not_this_repositorys(birds: Brain) -> None:
+    rows = birds.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX dcterms: <http://purl.org/dc/terms/> "
+        'SELECT ?number WHERE { ?c dcterms:title "Fork: tidy egrets" ; rr:inPullRequest ?pr . '
+        "?pr rr:threadNumber ?number }"
+    ).rows
+    assert [int(r["number"].value) for r in rows] == [8]
+    numbers = birds.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "SELECT ?number WHERE { ?pr a rr:PullRequest ; rr:threadNumber ?number }"
+    ).rows
+    assert sorted(int(r["number"].value) for r in numbers) == [7, 8]
 
 
 def test_a_part_marker_ends_the_section_above_it() -> None:

@@ -533,6 +533,33 @@ def first_containing(repo: GitRepository, ordered_refs: list[tuple[str, str]]) -
     return landed
 
 
+def first_parent_line(repo: GitRepository, refs: Sequence[str]) -> set[str]:
+    """The commits on the first-parent line of any of ``refs``: the merges made in this
+    repository itself. A merge reached only through a second parent was made elsewhere (a
+    fork merging upstream into itself), and the "#N" its message names is that fork's."""
+    if not refs:
+        return set()
+    result = subprocess.run(
+        ["git", "--git-dir", str(repo.git_dir), "rev-list", "--first-parent", *refs, "--"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return set(result.stdout.split()) if result.returncode == 0 else set()
+
+
+def own_pull_requests(commits: Sequence[CommitRecord], mainline: set[str]) -> list[CommitRecord]:
+    """``commits`` with the pull request number dropped from every merge or squash message
+    that is not on ``mainline`` (:func:`first_parent_line`): "Merge pull request #5 from
+    quicwg/master", made in a fork, names the fork's pull request #5, not this repository's."""
+    return [
+        c
+        if c.pull_request is None or c.commit in mainline
+        else c.model_copy(update={"pull_request": None})
+        for c in commits
+    ]
+
+
 def branch_commits(repo: GitRepository, merge_commit: str) -> list[str]:
     """Commits a merge brought in: those reachable from its second parent but not its first."""
     out = subprocess.run(

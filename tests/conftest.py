@@ -135,6 +135,19 @@ def quic_bundle() -> Path:
     return require_corpus(QUIC_BUNDLE, "QUIC")
 
 
+# The RFC texts of the QUIC repository, for the independent checker: (ref, file).
+QUIC_RFC_TEXTS = [("main", f"rfc{n}.md") for n in (8999, 9000, 9001, 9002, 9114, 9204)]
+
+
+@pytest.fixture(scope="session")
+def quic_checker(quic_bundle: Path) -> object:
+    """The independent checker's attribution of the QUIC repository (tests/independent),
+    computed once per session: it reads git alone."""
+    from tests.independent.attribution import attribute
+
+    return attribute(quic_bundle, texts=QUIC_RFC_TEXTS)
+
+
 @pytest.fixture(scope="session")
 def quic_build(
     quic_bundle: Path, tmp_path_factory: pytest.TempPathFactory

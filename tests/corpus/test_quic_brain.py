@@ -12,7 +12,7 @@ import pytest
 from ratified_rdf import Brain, BuildReport, Verdict
 from ratified_rdf.answers.models import CommitChange, SectionActivity
 from tests.conftest import QUIC_CORPUS
-from tests.independent.attribution import Attribution, attribute
+from tests.independent.attribution import Attribution
 
 pytestmark = pytest.mark.corpus
 
@@ -29,8 +29,8 @@ def quic_brain(quic_build: tuple[Path, BuildReport]) -> Brain:
 
 
 @pytest.fixture(scope="module")
-def checker(quic_bundle: Path) -> Attribution:
-    return attribute(quic_bundle)
+def checker(quic_checker: Attribution) -> Attribution:
+    return quic_checker
 
 
 def test_each_draft_has_the_commits_the_checker_finds(

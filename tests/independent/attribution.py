@@ -22,7 +22,9 @@ What it decides, and how:
 * **Document files.** ``.md`` and ``.xml`` files named ``draft-…`` or ``rfcNNNN…``, and any
   file git's rename detection (``-M``, 50%) shows was renamed from or to one.
 * **Draft of a file.** ``[dir/]draft-NAME[-NN].ext`` belongs to ``draft-NAME`` when that draft
-  has ``draft-NAME-NN`` tags (so ``archive/draft-x.md`` is still ``draft-x``); any other
+  has ``draft-NAME-NN`` tags (so ``archive/draft-x.md`` is still ``draft-x``), except that a
+  file named with a revision number that no tag holds (a copy of ``-26`` kept beside the
+  draft for a while) is a snapshot, not a document of any draft; any other
   document file belongs to the nearest file it was renamed from, else renamed to, whose draft
   has tags; else to its own ``draft-NAME`` (a draft never tagged), else to no draft (``None``).
 * **Revision landed.** Per draft, the first of its ``draft-NAME-NN`` tags, in order of NN,
@@ -38,8 +40,8 @@ What it decides, and how:
 * **A section in a revision.** To count per section of a tagged revision, a row's section is
   looked up in the section tree of the draft's file at that tag by :func:`match_section`: the
   same heading path (and the same occurrence of it), else the same number and title, else a
-  title that is unique in the revision and on the same side of ``--- back``. Never by the
-  title alone when it repeats.
+  title that is unique among the revision's sections on the same side of ``--- back`` (a
+  section whose parent was renamed or removed). Never by the title alone when it repeats.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 __all__ = [
@@ -105,6 +108,9 @@ class SectionTree:
 
     sections: tuple[Section, ...]
     _starts: tuple[int, ...] = field(repr=False, compare=False, default=())
+    open_fence: bool = False
+    """A fence is left open at the end of the text: a reader of the file cannot be sure which
+    lines are code (this checker reads the rest of the file as code, as it stands)."""
 
     @classmethod
     def of(cls, sections: Iterable[Section]) -> SectionTree:
@@ -155,8 +161,9 @@ def _candidate_lines(text: str) -> Iterator[tuple[int, str]]:
         yield line, found.group(0)[1:].rstrip("\r")
 
 
-def _markdown_headings(text: str) -> tuple[list[_Heading], list[int]]:
-    """Headings of kramdown-rfc markdown, and the lines of region markers (``--- back`` …).
+def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
+    """Headings of kramdown-rfc markdown, the lines of region markers (``--- back`` …), and
+    whether a fence is still open at the end (the text's fences do not pair up).
 
     Skips the YAML front matter and fenced code; reads ``{:numbered="false"}`` on the line
     after a heading; takes tls13-spec's ``%%##`` lines (headings its build expands into the
@@ -216,7 +223,7 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int]]:
             continue
         numbered = not (attributes and _UNNUMBERED.search(attributes.group(0)))
         headings.append(_Heading(line, len(heading.group(1)), title, region, numbered))
-    return headings, markers
+    return headings, markers, bool(fence)
 
 
 _XML_TOKEN = re.compile(
@@ -282,10 +289,11 @@ def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
     kramdown-rfc markdown (``#`` headings; ``--- back`` starts the appendices, lettered A, B …;
     ``{:numbered="false"}`` sections, and everything under them, take no number)."""
     raw: list[tuple[int, int | None, int, str, str, bool]] = []  # start, end, depth, …
+    open_fence = False
     if filename.lower().endswith(".xml"):
         raw = [(s, e, d, t or "(untitled)", r, n) for s, e, d, t, r, n in _xml_sections(text)]
     else:
-        headings, markers = _markdown_headings(text)
+        headings, markers, open_fence = _markdown_headings(text)
         last_line = text.count("\n") + (0 if text.endswith("\n") else 1)
         events = sorted([(h.line, h) for h in headings] + [(m, None) for m in markers],
                         key=lambda event: event[0])  # fmt: skip
@@ -301,7 +309,8 @@ def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
                 open_sections.append((level, len(raw) - 1))
         for _, index in open_sections:
             raw[index] = (*raw[index][:1], last_line, *raw[index][2:])
-    return _number(raw)
+    tree = _number(raw)
+    return SectionTree(tree.sections, tree._starts, open_fence)
 
 
 def _number(raw: list[tuple[int, int | None, int, str, str, bool]]) -> SectionTree:
@@ -326,8 +335,8 @@ def _number(raw: list[tuple[int, int | None, int, str, str, bool]]) -> SectionTr
             else:
                 number = _letters(count - 1) if region == "back" else str(count)
         path = (*(parent_section.path if parent_section else ()), title)
-        occurrence = seen.get(path, 0)
-        seen[path] = occurrence + 1
+        occurrence = seen.get(_folded(path), 0)  # counted without case, as it is matched
+        seen[_folded(path)] = occurrence + 1
         sections.append(
             Section(number, path, occurrence, region == "back", start, int(end or start), parent)
         )
@@ -341,10 +350,12 @@ def match_section(
     """The section of ``tree`` that a section of another text (given by its number, heading
     path, occurrence of that path and appendix flag) is: the same path and occurrence; else
     the same path when it is unique in ``tree``; else the same number and title; else the same
-    title when it is unique in ``tree`` and on the same side of ``--- back``; else ``None``."""
+    title when it is unique among the sections of ``tree`` on the same side of ``--- back``;
+    else ``None``."""
     if not path:
         return None
-    same_path = [s for s in tree.sections if s.path == path]
+    wanted = _folded(path)
+    same_path = [s for s in tree.sections if _folded(s.path) == wanted]
     for section in same_path:
         if section.occurrence == occurrence:
             return section
@@ -352,12 +363,21 @@ def match_section(
         return same_path[0]
     if number is not None:
         numbered = tree.numbered(number)
-        if numbered is not None and numbered.title == path[-1]:
+        if numbered is not None and _folded(numbered.path)[-1] == wanted[-1]:
             return numbered
-    same_title = [s for s in tree.sections if s.title == path[-1]]
-    if len(same_title) == 1 and same_title[0].appendix == appendix:
+    same_title = [
+        s for s in tree.sections if _folded(s.path)[-1] == wanted[-1] and s.appendix == appendix
+    ]
+    if len(same_title) == 1:
         return same_title[0]
     return None
+
+
+def _folded(path: tuple[str, ...]) -> tuple[str, ...]:
+    """A heading path compared without case, runs of spaces or a closing colon or full stop
+    ("an Older Server" is "an older server", "Since -01:" is "Since -01"): editors recase and
+    repunctuate headings between revisions."""
+    return tuple(" ".join(name.casefold().split()).rstrip(":.") for name in path)
 
 
 # --------------------------------------------------------------------------- attribution
@@ -390,6 +410,11 @@ class CommitRecord:
     author_email: str
     author_date: str
     touches: tuple[Touch, ...]
+    commit_date: str = ""
+    """When it was committed (ISO 8601): what "before publication" is judged by."""
+    open_fence: bool = False
+    """A text its rows were read from leaves a fence open: which lines are code there is a
+    guess (this checker takes the rest of the file as code; kramdown, the opener as text)."""
 
     @property
     def drafts(self) -> frozenset[str | None]:
@@ -412,6 +437,10 @@ class Attribution:
     revision_files: dict[str, str]
     revision_trees: dict[str, SectionTree]
     empty_revisions: frozenset[str] = frozenset()
+    text_trees: dict[tuple[str, str], SectionTree] = field(default_factory=dict)
+    """The section tree of each RFC text asked for, by ``(ref, path)``."""
+    reachable: dict[str, frozenset[str]] = field(default_factory=dict)
+    """The commits in each such ref's history."""
 
     def file_commits(self, path: str) -> frozenset[str]:
         """Commits that changed the file at ``path`` under that name."""
@@ -529,6 +558,31 @@ class Attribution:
                 found.setdefault(key, set()).add(sha)
         return {key: frozenset(shas) for key, shas in found.items()}
 
+    def text_section_commits(
+        self, ref: str, path: str, draft: str, until: str
+    ) -> dict[str, frozenset[str]]:
+        """Per section of the RFC text at ``ref:path`` (asked for with ``texts=``), the commits
+        that changed ``draft``'s document after its last revision (no tag of it holds them),
+        are in ``ref``'s history and were committed before ``until`` (an ISO date, UTC: the
+        first day after the publication month), placed in that text's sections with
+        :func:`match_section`."""
+        tree = self.text_trees[(ref, path)]
+        history = self.reachable[ref]
+        found: dict[str, set[str]] = {}
+        for sha, touch in self._rows(draft):
+            record = self.commits[sha]
+            if touch.revision is not None or not touch.path or sha not in history:
+                continue
+            committed = datetime.fromisoformat(record.commit_date).astimezone(UTC)
+            if committed >= datetime.fromisoformat(until).replace(tzinfo=UTC):
+                continue
+            section = match_section(
+                touch.number, touch.path, touch.occurrence, touch.appendix, tree
+            )
+            for key in _labels(section, tree, False):
+                found.setdefault(key, set()).add(sha)
+        return {key: frozenset(shas) for key, shas in found.items()}
+
     def _rows(self, draft: str) -> Iterator[tuple[str, Touch]]:
         for sha, record in self.commits.items():
             for touch in record.touches:
@@ -615,7 +669,7 @@ def _walk(git: _Git, branch: str) -> Iterator[tuple[list[str], list[_Change]]]:
     output = git.run(
         "diff-tree", "--stdin", "--root", "-r", "-M", "--raw", "-p", "--unified=0",
         "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
-        "--src-prefix=a/", "--dst-prefix=b/", "--format=%x1e%H%x09%P%x09%ae%x09%aI",
+        "--src-prefix=a/", "--dst-prefix=b/", "--format=%x1e%H%x09%P%x09%ae%x09%aI%x09%cI",
         "--", *(f"*{suffix}" for suffix in DOCUMENT_SUFFIXES),
         stdin=commits,
     )  # fmt: skip
@@ -652,8 +706,14 @@ def _walk(git: _Git, branch: str) -> Iterator[tuple[list[str], list[_Change]]]:
 class _Resolver:
     """Which draft a document file belongs to (see the module's docstring)."""
 
-    def __init__(self, tagged: Iterable[str], renames: Iterable[tuple[str, str, str]]) -> None:
+    def __init__(
+        self,
+        tagged: Iterable[str],
+        renames: Iterable[tuple[str, str, str]],
+        paths_at_tags: frozenset[str] | None = None,
+    ) -> None:
         self.tagged = set(tagged)
+        self.paths_at_tags = paths_at_tags
         self.earlier: dict[str, set[str]] = {}
         self.later: dict[str, set[str]] = {}
         for _, old, new in renames:
@@ -663,6 +723,8 @@ class _Resolver:
 
     def _by_name(self, path: str, tagged_only: bool) -> str | None:
         found = _DRAFT_FILE.match(PurePosixPath(path).name)
+        if self._snapshot(path):
+            return None
         if found and (not tagged_only or found.group(1) in self.tagged):
             return found.group(1)
         return None
@@ -683,9 +745,20 @@ class _Resolver:
             frontier = following
         return None
 
+    def _snapshot(self, path: str) -> bool:
+        found = _DRAFT_FILE.match(PurePosixPath(path).name)
+        return bool(
+            found
+            and found.group(2)
+            and self.paths_at_tags is not None
+            and path not in self.paths_at_tags
+        )
+
     def is_document(self, path: str) -> bool:
         """Whether ``path`` is a document file."""
         name = PurePosixPath(path).name
+        if self._snapshot(path):
+            return False
         if _DRAFT_FILE.match(name) or _RFC_FILE.match(name):
             return True
         return bool(self.draft(path)) and name.endswith(DOCUMENT_SUFFIXES)
@@ -702,13 +775,18 @@ class _Resolver:
         return self._cache[path]
 
 
-def _rows_for(change: _Change, trees: _TreeCache) -> list[tuple[str, str, Section | None]]:
-    """``(side, file, section)`` for every section a change's hunks sit in."""
+def _rows_for(
+    change: _Change, trees: _TreeCache, open_fences: set[str]
+) -> list[tuple[str, str, Section | None]]:
+    """``(side, file, section)`` for every section a change's hunks sit in; the blobs read
+    whose fences do not pair up are added to ``open_fences``."""
     rows: list[tuple[str, str, Section | None]] = []
     seen: set[tuple[str, int | None]] = set()
 
     def place(side: str, path: str, blob: str, first: int, count: int) -> None:
         tree = trees.get(blob, path)
+        if tree.open_fence:
+            open_fences.add(blob)
         for line in range(first, first + count):
             section = tree.at(line)
             key = (side, None if section is None else section.start)
@@ -759,10 +837,17 @@ def _landings(git: _Git, tags: tuple[str, ...]) -> dict[str, str]:
     return landed
 
 
-def attribute(repository: str | Path, *, branch: str | None = None) -> Attribution:
+def attribute(
+    repository: str | Path,
+    *,
+    branch: str | None = None,
+    texts: Iterable[tuple[str, str]] = (),
+) -> Attribution:
     """Attribute every commit of ``repository`` (a git bundle, a working clone or a bare
     git directory) to drafts, revisions and sections; see the module's docstring for the
-    rules. A bundle is cloned (``git clone --mirror``) into a temporary folder first."""
+    rules. A bundle is cloned (``git clone --mirror``) into a temporary folder first.
+    ``texts``: ``(ref, path)`` of RFC texts to read as well (see
+    :meth:`Attribution.text_section_commits`)."""
     source = Path(repository)
     if source.is_file():
         with tempfile.TemporaryDirectory(prefix="independent-attribution-") as folder:
@@ -771,15 +856,17 @@ def attribute(repository: str | Path, *, branch: str | None = None) -> Attributi
                 ["git", "clone", "--quiet", "--mirror", str(source), str(mirror)],
                 check=True, capture_output=True,
             )  # fmt: skip
-            return _attribute(mirror, branch)
+            return _attribute(mirror, branch, tuple(texts))
     found = subprocess.run(
         ["git", "-C", str(source), "rev-parse", "--absolute-git-dir"],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
-    return _attribute(Path(found.stdout.strip()), branch)
+    return _attribute(Path(found.stdout.strip()), branch, tuple(texts))
 
 
-def _attribute(git_dir: Path, branch: str | None) -> Attribution:
+def _attribute(
+    git_dir: Path, branch: str | None, texts: tuple[tuple[str, str], ...] = ()
+) -> Attribution:
     git = _Git(git_dir)
     try:
         if branch is None:
@@ -797,20 +884,30 @@ def _attribute(git_dir: Path, branch: str | None) -> Attribution:
             for change in changes
             if change.status == "R" and change.old_path and change.new_path
         )
-        resolver = _Resolver(chains, renames)  # type: ignore[arg-type]
+        paths_at_tags = frozenset(
+            path
+            for tags in chains.values()
+            for tag in tags
+            for path in git.run("ls-tree", "-r", "--name-only", "-z", f"{tag}^{{commit}}").split(
+                "\0"
+            )
+            if path
+        )
+        resolver = _Resolver(chains, renames, paths_at_tags)  # type: ignore[arg-type]
         landings = {draft: _landings(git, tags) for draft, tags in chains.items()}
         trees = _TreeCache(git)
         commits: dict[str, CommitRecord] = {}
         for header, changes in walked:
-            sha, parents, email, date = [*header, "", "", ""][:4]
+            sha, parents, email, date, committed = [*header, "", "", "", ""][:5]
             touches: list[Touch] = []
+            open_fences: set[str] = set()
             for change in changes:
                 path = change.new_path or change.old_path or ""
                 if not resolver.is_document(path) and not (
                     change.old_path and resolver.is_document(change.old_path)
                 ):
                     continue
-                for side, file, section in _rows_for(change, trees):
+                for side, file, section in _rows_for(change, trees, open_fences):
                     draft = resolver.draft(file)
                     revision = landings.get(draft, {}).get(sha) if draft else None
                     touches.append(Touch(
@@ -822,8 +919,9 @@ def _attribute(git_dir: Path, branch: str | None) -> Attribution:
                     ))  # fmt: skip
             if touches:
                 commits[sha] = CommitRecord(
-                    sha, tuple(parents.split()), email, date, _dedupe(touches)
-                )
+                    sha, tuple(parents.split()), email, date, _dedupe(touches), committed,
+                    bool(open_fences),
+                )  # fmt: skip
         revision_files: dict[str, str] = {}
         revision_trees: dict[str, SectionTree] = {}
         for draft, tags in chains.items():
@@ -846,7 +944,15 @@ def _attribute(git_dir: Path, branch: str | None) -> Attribution:
             for tag in tags
             if tag not in set(landings[draft].values())
         )
-        return Attribution(branch, commits, chains, renames, revision_files, revision_trees, empty)
+        text_trees = {
+            (ref, path): parse_sections(git.run("show", f"{ref}:{path}"), path)
+            for ref, path in texts
+        }
+        reachable = {ref: frozenset(git.run("rev-list", ref, "--").split()) for ref, _ in texts}
+        return Attribution(
+            branch, commits, chains, renames, revision_files, revision_trees, empty,
+            text_trees, reachable,
+        )  # fmt: skip
     finally:
         git.close()
 

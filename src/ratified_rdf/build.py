@@ -8,6 +8,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -329,6 +330,12 @@ def read_discussion_sources(
     files = list(manifest.discussion.document_files)
     history = own_pull_requests(read_history(repo, refs, files), first_parent_line(repo, refs))
     landing = _landing(repo, manifest, spec)
+    # Placing review lines mostly waits on git (a diff per reviewed commit): it runs on a
+    # thread of its own while this one reads every commit's text and places its hunks.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        review_lines = pool.submit(_review_lines, repo, threads, commit_map, files, landing)
+        places = place_changes(repo, history)
+        lines = review_lines.result()
     return read_discussion(
         manifest,
         spec,
@@ -340,8 +347,8 @@ def read_discussion_sources(
         people,
         [_read_mail(entry, folder) for entry in manifest.discussion.mail],
         facts or {},
-        place_changes(repo, history),
-        _review_lines(repo, threads, commit_map, files, landing),
+        places,
+        lines,
     )
 
 

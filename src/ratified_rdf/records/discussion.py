@@ -681,9 +681,7 @@ def _by_path_end(
     # One ancestor renamed, the rest of the path as it was ("Algorithm Details" became
     # "Pseudocode" above "Constants of interest", a heading Congestion Control has too).
     found = {
-        p
-        for renamed in _renamable(path)
-        for p in ends.get((appendix, _masked(path, renamed)), [])
+        p for renamed in _renamable(path) for p in ends.get((appendix, _masked(path, renamed)), [])
     }
     if len(found) == 1:
         return found.pop()

@@ -8,6 +8,7 @@ sections marked unnumbered (and everything below them) carry no number.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -180,6 +181,7 @@ def section_keys(sections: Sequence[ParsedSection]) -> dict[SectionKey, int]:
 _WS = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def normalise_heading(heading: str) -> str:
     """Heading text reduced for matching across revisions: case, spacing, punctuation."""
     text = heading.lower().replace("&", " and ")

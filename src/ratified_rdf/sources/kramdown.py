@@ -9,6 +9,7 @@ column 0), figures contain lines that look like headings, and headings carry ``{
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Any, Final, NamedTuple
 
@@ -134,7 +135,8 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
     body, and looking only at the lines that can matter (headings, part markers, fences,
     comment marks): fast enough to run on the text of every commit, to place a diff's lines in
     the sections of the text *at that commit*."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     starts: set[int] = set()
     for mark in _OUTLINE_MARKS:
         at_start = mark.startswith("\n")
@@ -177,11 +179,20 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
                 continue
         if part == "front" or not line or line[0] not in "#%":
             continue
-        heading = _heading(line)
+        heading = _outline_heading(line)
         if heading is not None:
-            fields = _heading_fields(*heading, appendix=part == "back")
-            found.append(OutlineHeading(index, heading[0], fields["heading"], part == "back"))
+            found.append(OutlineHeading(index, heading[0], heading[1], part == "back"))
     return found, breaks
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _outline_heading(line: str) -> tuple[int, str] | None:
+    """The level and heading text of a heading line (kept: the texts of every commit repeat
+    the same heading lines thousands of times)."""
+    heading = _heading(line)
+    if heading is None:
+        return None
+    return heading[0], _heading_fields(*heading, appendix=False)["heading"]
 
 
 # Every line that can change the outline holds one of these: a heading or a part marker starts

@@ -507,3 +507,20 @@ def test_a_section_is_found_by_its_path_when_an_ancestor_was_renamed() -> None:
     assert _by_path_end(ends, (False, ("contributors",), 0)) == 5
     # An appendix path that merely *ends* like a body section's path is not that section.
     assert _by_path_end(ends, (False, ("handshake", "server messages"), 0)) is None
+
+
+def test_an_outline_is_carried_past_a_change_that_touches_no_heading() -> None:
+    """Lines added or removed in a body move the headings after them; the outline carried
+    from the parent text is the one the new text parses to."""
+    from ratified_rdf.sources.git_history import Hunk, _Outline
+    from ratified_rdf.sources.kramdown import outline_and_breaks
+
+    before = "# One\n\nsome\ntext\n\n# Two\n\nmore\n\n--- back\n\n# Three\n\nend\n"
+    after = "# One\n\nsome\nnew\nlines\n\n# Two\n\n\n--- back\n\n# Three\n\nend\n"
+    hunks = [
+        Hunk(old_start=4, old_lines=1, new_start=4, new_lines=2, outline=False),
+        Hunk(old_start=8, old_lines=1, new_start=8, new_lines=0, outline=False),
+    ]
+    moved = _Outline(*outline_and_breaks(before)).moved(hunks)
+    parsed = _Outline(*outline_and_breaks(after))
+    assert (moved.lines, moved.sections) == (parsed.lines, parsed.sections)

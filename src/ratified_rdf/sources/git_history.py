@@ -55,6 +55,10 @@ class Hunk(BaseModel):
     old_lines: int
     new_start: int
     new_lines: int
+    outline: bool = True
+    """Whether a line it adds or removes can change the text's outline (a heading, a part
+    marker, a fence or a comment mark). When no hunk of a change can, the new text's outline
+    is the old one's, moved by the hunks' lengths."""
 
 
 class FileChange(BaseModel):
@@ -253,6 +257,7 @@ def _commit(record: str) -> CommitRecord:
                     old_lines=1 if old_count is None else int(old_count),
                     new_start=int(new_start),
                     new_lines=1 if new_count is None else int(new_count),
+                    outline=False,
                 )
             )
             # The heading git names is the last one *above* the hunk. It is the touched section
@@ -260,6 +265,9 @@ def _commit(record: str) -> CommitRecord:
             context = heading_of(funcname.strip())
             continue
         if line[:1] in {"+", "-"}:
+            file_hunks = hunks.get(current_file)
+            if file_hunks and not file_hunks[-1].outline and _can_change_outline(line[1:]):
+                file_hunks[-1] = file_hunks[-1].model_copy(update={"outline": True})
             heading = heading_of(line[1:])
             if context and not heading:
                 touched[(current_file, context)] = None
@@ -286,6 +294,20 @@ def _commit(record: str) -> CommitRecord:
     )
 
 
+def _can_change_outline(line: str) -> bool:
+    """Whether a line, added or removed, can change a text's outline: the lines
+    :func:`outline_and_breaks` looks at (a heading or part marker at the start; a fence or
+    comment mark anywhere), or a carriage return it would read as a line break."""
+    return (
+        line.startswith(("#", "%", "---"))
+        or "~~~" in line
+        or "```" in line
+        or "<!--" in line
+        or "-->" in line
+        or "\r" in line
+    )
+
+
 class ChangePlace(BaseModel):
     """A section a commit changed, as the text at that commit has it: its heading path from
     the top (normalised headings) and which of the sections with that path it is, in the
@@ -306,15 +328,31 @@ def place_changes(
     before it (a change that rewrites the end of one section and the start of the next changed
     both). Files whose outline cannot be read (not markdown, or no heading found) get no
     places: their ``touched`` headings stand in."""
-    wanted = {
-        blob
-        for commit in commits
-        for change in commit.changes
-        if change.file.endswith(".md")
-        for blob in (change.old_blob, change.new_blob)
-        if blob
-    }
+    # A text whose change touched no outline line has its parent text's outline, moved: only
+    # the others are read and parsed (in history order, so a parent comes first).
+    derived: dict[str, tuple[str, tuple[Hunk, ...]]] = {}
+    wanted: set[str] = set()
+    for commit in commits:
+        for change in commit.changes:
+            if not change.file.endswith(".md"):
+                continue
+            old, new = change.old_blob, change.new_blob
+            if old and old not in derived:
+                wanted.add(old)
+            if not new or new in wanted or new in derived:
+                continue
+            if (
+                old
+                and change.hunks
+                and not any(h.outline or h.new_start <= 1 for h in change.hunks)
+            ):
+                derived[new] = (old, change.hunks)
+            else:
+                wanted.add(new)
     outlines = _outlines(repo, wanted)
+    for new, (old, hunks) in derived.items():
+        parent = outlines.get(old)
+        outlines[new] = parent.moved(hunks) if parent is not None else _Outline([])
     places: dict[str, list[ChangePlace]] = {}
     for commit in commits:
         found: dict[tuple[str, SectionKey], ChangePlace] = {}
@@ -486,6 +524,25 @@ class _Outline:
 
     def __bool__(self) -> bool:
         return self._any
+
+    def moved(self, hunks: Sequence[Hunk]) -> _Outline:
+        """This outline in the text ``hunks`` (none of which touches an outline line) made of
+        this one's: every mark after a hunk moves by the lines the hunk added or removed."""
+        ends = sorted(
+            (h.old_start + h.old_lines - 1 if h.old_lines else h.old_start,
+             h.new_lines - h.old_lines)
+            for h in hunks
+        )  # fmt: skip
+        last = [end for end, _ in ends]
+        total = [0]
+        for _, delta in ends:
+            total.append(total[-1] + delta)
+        moved = _Outline([])
+        # 0-based line L is 1-based L + 1; hunks ending before it move it.
+        moved.lines = [line + total[bisect.bisect_left(last, line + 1)] for line in self.lines]
+        moved.sections = self.sections
+        moved._any = self._any
+        return moved
 
     def covering(self, start: int, end: int) -> list[tuple[SectionKey, str]]:
         """The sections holding lines ``start`` to ``end - 1`` (0-based): the one the first line

@@ -400,6 +400,7 @@ def test_a_pull_request_is_known_from_its_merge_commit(birds: Brain) -> None:
     assert answer.verdict == Verdict.ANSWERED
     assert '"Metric wingspans"' in answer.summary and "merged on 2030-02-08" in answer.summary
     assert "merge commit only" in answer.summary
+    assert "changed 1 RFC section:" in answer.summary  # the branch's one appendix change
     card = birds.ask("who discussed section A of RFC 9990?")
     assert "through 1 pull request" in card.summary, card.summary
 

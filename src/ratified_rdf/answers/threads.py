@@ -11,6 +11,7 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.answers.wording import plural
 
 
 def thread_lookup(session: Session, question: str, number: int) -> Answer:
@@ -55,7 +56,9 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
             "its author, discussion and opening date are not held."
         )
     summary = opened + (
-        f" Its commits changed {len(touched)} RFC sections: {sections}." if touched else ""
+        f" Its commits changed {plural(len(touched), 'RFC section')}: {sections}."
+        if touched
+        else ""
     )
     evidence = [
         Evidence(

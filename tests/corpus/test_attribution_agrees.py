@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -138,8 +139,11 @@ def tls_checker(tls_mirror: Path) -> Attribution:
 
 
 @pytest.fixture(scope="module")
-def quic_brain(quic_build: tuple[Path, BuildReport]) -> Brain:
-    return Brain.open(quic_build[0])
+def quic_brain(quic_build: tuple[Path, BuildReport]) -> Iterator[Brain]:
+    # Closed after this module: test_quic_brain opens the same store (and its audit log) next.
+    brain = Brain.open(quic_build[0])
+    yield brain
+    brain.close()
 
 
 def test_tls_commits_per_section_of_every_revision_equal_the_checkers(

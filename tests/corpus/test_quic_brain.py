@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,10 @@ GITHUB = "https://github.com/quicwg/base-drafts"
 
 
 @pytest.fixture(scope="module")
-def quic_brain(quic_build: tuple[Path, BuildReport]) -> Brain:
-    return Brain.open(quic_build[0])
+def quic_brain(quic_build: tuple[Path, BuildReport]) -> Iterator[Brain]:
+    brain = Brain.open(quic_build[0])
+    yield brain
+    brain.close()
 
 
 @pytest.fixture(scope="module")

@@ -240,14 +240,25 @@ def _card_count(brain: Brain, rfc: int, section: str) -> int:
     return count.count
 
 
+def _rfc_sections(rfc: int) -> str:
+    """The SPARQL pattern binding ?final to each section of RFC ``rfc``, with ?title and
+    (when numbered) ?number."""
+    return (
+        "?final dcterms:title ?title . FILTER(STRSTARTS(STR(?final), "
+        f'"https://w3id.org/ratified-rdf/id/doc/rfc{rfc}/section/")) '
+        "OPTIONAL { ?final rr:sectionNumber ?number } "
+    )
+
+
 def _card_commits(brain: Brain, rfc: int) -> dict[str, set[str]]:
     """Per section number of RFC ``rfc``, the commits its card counts (what section_commits.rq
     reads: changes to any revision's section aligned with it, or to the RFC's text itself)."""
     rows = brain.query(
-        RR + DC + "SELECT ?number ?title ?id WHERE { ?final dcterms:title ?title . "
-        f'FILTER(STRSTARTS(STR(?final), "https://w3id.org/ratified-rdf/id/doc/rfc{rfc}/section/")) '
-        "OPTIONAL { ?final rr:sectionNumber ?number } "
-        "?section rr:alignsWith? ?final . "
+        RR
+        + DC
+        + "SELECT ?number ?title ?id WHERE { "
+        + _rfc_sections(rfc)
+        + "?section rr:alignsWith? ?final . "
         "FILTER(?section = ?final || NOT EXISTS { ?aligned rr:alignsWith ?section }) "
         "?commit rr:changedSection ?section ; rr:commitId ?id }"
     ).rows
@@ -265,11 +276,11 @@ def _rebuilt(
     aligned with it (the brain's alignment), and the checker's commits in the RFC's own text."""
     per_revision = _checker_sets(result, public)
     aligned = brain.query(
-        RR + DC + "SELECT ?number ?title ?section ?sNumber ?sTitle WHERE { "
-        "?final dcterms:title ?title . FILTER(STRSTARTS(STR(?final), "
-        f'"https://w3id.org/ratified-rdf/id/doc/rfc{rfc}/section/")) '
-        "OPTIONAL { ?final rr:sectionNumber ?number } "
-        "?section rr:alignsWith ?final ; dcterms:title ?sTitle . "
+        RR
+        + DC
+        + "SELECT ?number ?title ?section ?sNumber ?sTitle WHERE { "
+        + _rfc_sections(rfc)
+        + "?section rr:alignsWith ?final ; dcterms:title ?sTitle . "
         "OPTIONAL { ?section rr:sectionNumber ?sNumber } }"
     ).rows
     commits: dict[str, set[str]] = defaultdict(set)

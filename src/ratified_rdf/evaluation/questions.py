@@ -11,15 +11,38 @@ A question file is TOML holding an array of tables named ``question``::
     derive = "words 8446 early data indication"   # optional: how the expectation was computed
     expect = { rfc = 8446, section = "4.2.10" }
 
-The ``expect`` table is structured, never a string to match. Its keys:
+The ``expect`` table is structured, never a string to match. It holds exactly one *main
+shape*; some shapes take optional extra checks. The shapes:
 
-* ``rfc`` + ``section``: the answer is about that RFC section (a section lookup); optional
-  ``also = ["9846 4.3.10"]`` lists same-headed sections of another RFC, which count only as a
-  *lenient* match, reported beside the strict score.
+* ``rfc`` + ``section``: the answer is about that RFC section (a section lookup): its first
+  ``rfc-section`` evidence link; optional ``also = ["9846 4.3.10"]`` lists same-headed sections
+  of another RFC, which count only as a *lenient* match, reported beside the strict score.
 * ``rfc`` + ``final_section``: the asked-about draft section became that RFC section.
-* ``count`` + ``what`` (+ ``tolerance``): the answer's count of ``what``, within ``tolerance``.
-* ``revisions``: the set of revision names the answer lists (history, revisions, chains).
+* ``count`` + ``what`` (+ ``tolerance``): the answer's count of ``what``, within ``tolerance``:
+  its ``count`` result, else (a question about what the graph holds) its ``holding`` result
+  whose ``what`` is ``what``.
+* ``revisions``: the set of revision names the answer lists (history entries, revisions,
+  chain steps, the two sides of a ``section_diff``, the document of a ``section_text``);
+  correct from an F1 of 0.9.
 * ``verdict = "unknown"``: the graph must say it doesn't know.
+* ``document = "RFC 8446"`` (or a draft name, ``"draft-ietf-tls-tls13"``): the answer is
+  answered and has a ``document`` result of that name (compared without case or spaces).
+  Optional checks on that result: ``became = 8446`` (its ``rfc_number``: the RFC it is or
+  became), ``published = "2018-08"`` (its month), ``editors = ["Eric Rescorla"]`` (the byline
+  names, an F1 of at least 0.9, compared case-folded) and ``revisions_count = 29``.
+* ``thread = 785``: answered, and the first ``thread`` result is issue or pull request 785.
+* ``thread_state = "open"``: answered, at least one ``thread`` result, and every one of them in
+  that state (compared case-folded). With ``empty = true`` the graph holds none in that state:
+  the answer must say so (answered) and list no thread in it. Optional ``rfc`` + ``section``:
+  the answer's first ``rfc-section`` evidence must also be that section (threads of a section).
+* ``person = ["Eric Rescorla", "ekr"]`` (aliases of one human) + ``top`` (default 1): answered,
+  and one alias equals (case-folded) the name of one of the first ``top`` ``person`` or
+  ``expert`` results. Optional ``rfc`` + ``section``: the answer's first ``rfc-section``
+  evidence must also be that section (a person's work on one section).
+
+Blocks: ``tuned`` questions were looked at while the router was developed; ``held-out``
+questions were written (and committed) before, and are never edited to make one pass. Each
+question file counts its own blocks.
 """
 
 from __future__ import annotations
@@ -34,8 +57,26 @@ Block = Literal["tuned", "held-out"]
 Kind = Literal["lookup", "count", "list"]
 
 
+MAIN_SHAPES = (
+    "final_section",
+    "count",
+    "revisions",
+    "verdict",
+    "document",
+    "thread",
+    "thread_state",
+    "person",
+)
+"""The main shapes besides ``section`` (the shape of a table that fills none of these)."""
+
+_SECTION_EXTRA = {"thread_state", "person"}
+"""Main shapes that take ``rfc`` + ``section`` as an extra check."""
+
+_DOCUMENT_EXTRAS = ("became", "published", "editors", "revisions_count")
+
+
 class Expectation(BaseModel):
-    """A structured expected answer; exactly one of its shapes is filled."""
+    """A structured expected answer; exactly one of its main shapes is filled."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -48,28 +89,54 @@ class Expectation(BaseModel):
     tolerance: int = 0
     revisions: list[str] | None = None
     verdict: Literal["unknown"] | None = None
+    document: str | None = None
+    became: int | None = None
+    published: str | None = None
+    editors: list[str] | None = None
+    revisions_count: int | None = None
+    thread: int | None = None
+    thread_state: str | None = None
+    empty: bool = False
+    person: list[str] | None = None
+    top: int = 1
 
     @model_validator(mode="after")
     def _one_shape(self) -> Expectation:
-        shapes = [
-            self.section is not None,
-            self.final_section is not None,
-            self.count is not None,
-            self.revisions is not None,
-            self.verdict is not None,
-        ]
-        if sum(shapes) != 1:
+        filled = [name for name in MAIN_SHAPES if getattr(self, name) is not None]
+        if len(filled) > 1 or (not filled and self.section is None):
             raise ValueError(
-                "An expect table needs exactly one of section, final_section, count, "
-                "revisions or verdict."
+                "An expect table needs exactly one of section, " + ", ".join(MAIN_SHAPES) + "."
             )
+        shape = filled[0] if filled else "section"
+        if self.section is not None and shape not in {"section", *_SECTION_EXTRA}:
+            raise ValueError(f"A {shape} expectation takes no section.")
         if (self.section or self.final_section) and self.rfc is None:
             raise ValueError("A section expectation needs the RFC number it belongs to.")
+        if self.rfc is not None and not (self.section or self.final_section):
+            raise ValueError("An rfc in an expect table needs its section or final_section.")
+        if self.also and shape != "section":
+            raise ValueError("Only a section expectation takes also.")
+        if shape != "document" and any(getattr(self, k) is not None for k in _DOCUMENT_EXTRAS):
+            raise ValueError("became, published, editors and revisions_count need a document.")
+        if self.empty and shape != "thread_state":
+            raise ValueError("Only a thread_state expectation takes empty.")
+        if shape != "person" and self.top != 1:
+            raise ValueError("Only a person expectation takes top.")
+        if self.top < 1:
+            raise ValueError("top counts results from 1.")
+        if self.person is not None and not self.person:
+            raise ValueError("A person expectation needs at least one name.")
         return self
 
     @property
+    def shape(self) -> str:
+        """Which main shape this expectation is: ``section`` or one of :data:`MAIN_SHAPES`."""
+        return next((name for name in MAIN_SHAPES if getattr(self, name) is not None), "section")
+
+    @property
     def rfc_section(self) -> tuple[int, str] | None:
-        """(RFC, section) the answer should point to, for section-shaped expectations."""
+        """(RFC, section) the answer should point to: the section shapes, and the extra
+        section check of a thread_state or person expectation."""
         number = self.section or self.final_section
         return (self.rfc, number) if number and self.rfc is not None else None
 
@@ -84,12 +151,29 @@ class Expectation(BaseModel):
 
     def describe(self) -> str:
         """The expectation in a few words, for tables and reports."""
-        if self.rfc_section:
+        shape = self.shape
+        where = f" on RFC {self.rfc} §{self.section}" if self.section and shape != "section" else ""
+        if shape in {"section", "final_section"} and self.rfc_section:
             return f"RFC {self.rfc_section[0]} §{self.rfc_section[1]}"
         if self.count is not None:
             return f"{self.count} {self.what or ''} (±{self.tolerance})".replace("  ", " ")
         if self.revisions is not None:
             return f"{len(self.revisions)} revisions"
+        if self.document is not None:
+            checks = [
+                f"{name} {getattr(self, name)}"
+                for name in _DOCUMENT_EXTRAS
+                if getattr(self, name) is not None
+            ]
+            return f"document {self.document}" + (f" ({'; '.join(checks)})" if checks else "")
+        if self.thread is not None:
+            return f"thread #{self.thread}"
+        if self.thread_state is not None:
+            none = "no " if self.empty else ""
+            return f"{none}{self.thread_state} threads{where}"
+        if self.person is not None:
+            rank = "first" if self.top == 1 else f"top {self.top}"
+            return f"{self.person[0]} {rank}{where}"
         return f"verdict {self.verdict}"
 
 
@@ -118,7 +202,7 @@ class Question(BaseModel):
         What-did-X-become questions name a draft's old section number, which the RFC text does
         not carry, so they are left out with the counts and lists rather than counted as misses.
         """
-        return self.kind == "lookup" and self.expect.section is not None
+        return self.kind == "lookup" and self.expect.shape == "section"
 
 
 class QuestionFileError(ValueError):

@@ -3,13 +3,17 @@
 The table puts the graph beside the BM25 and dense baselines, tuned beside held-out, and section
 lookups beside the rest: the graph on every slice, the retrievers only on section lookups
 (top-1 and top-10), with counting and list questions marked as not answerable by retrieval.
+A second table gives the graph per question type (the expected intent): how many were right,
+tuned beside held-out, how the wrong ones were presented, and how often the router picked the
+expected intent; :func:`type_table` puts several reports (one per corpus) side by side.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
-from ratified_rdf.evaluation.score import Aggregate, EvalReport
+from ratified_rdf.evaluation.score import Aggregate, EvalReport, intents
 
 DEFAULT_OUT = Path("benchmarks/out/eval")
 BLOCKS = ("tuned", "held-out")
@@ -66,6 +70,110 @@ def table_rows(report: EvalReport) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+TYPE_HEADER = [
+    "type",
+    "n",
+    "correct",
+    "tuned",
+    "held-out",
+    "flagged",
+    "abstained",
+    "conf. wrong",
+    "intent ok",
+]
+
+
+def _type_cells(name: str, a: Aggregate, tuned: Aggregate, held: Aggregate) -> list[str]:
+    return [
+        name,
+        str(a.n),
+        _agg(a),
+        _agg(tuned),
+        _agg(held),
+        str(a.flagged),
+        str(a.abstained),
+        str(a.confidently_wrong),
+        _pct(a.intent_ok, a.n),
+    ]
+
+
+def type_rows(report: EvalReport) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the per-type table: one row per expected intent, then the total."""
+    a = report.aggregates
+    rows = [
+        _type_cells(t, a[f"type/{t}"], a[f"tuned/type/{t}"], a[f"held-out/type/{t}"])
+        for t in intents(report)
+    ]
+    rows.append(_type_cells("all", a["all"], a["tuned"], a["held-out"]))
+    return TYPE_HEADER, rows
+
+
+def _merge(parts: list[Aggregate]) -> Aggregate:
+    return Aggregate(
+        n=sum(p.n for p in parts),
+        correct=sum(p.correct for p in parts),
+        lenient=sum(p.lenient for p in parts),
+        flagged=sum(p.flagged for p in parts),
+        abstained=sum(p.abstained for p in parts),
+        confidently_wrong=sum(p.confidently_wrong for p in parts),
+        intent_ok=sum(p.intent_ok for p in parts),
+    )
+
+
+def type_table(reports: Mapping[str, EvalReport]) -> tuple[list[str], list[list[str]]]:
+    """Per-type rows over several reports (one per corpus): each corpus's correct count, then
+    the totals over all of them as in :func:`type_rows`."""
+    names = sorted({t for r in reports.values() for t in intents(r)})
+    header = ["type", *reports, *TYPE_HEADER[1:]]
+    empty = Aggregate(
+        n=0, correct=0, lenient=0, flagged=0, abstained=0, confidently_wrong=0, intent_ok=0
+    )
+
+    def get(report: EvalReport, key: str) -> Aggregate:
+        return report.aggregates.get(key, empty)
+
+    rows = []
+    for label in [*names, "all"]:
+        keys = ("all", "tuned", "held-out")
+        if label != "all":
+            keys = (f"type/{label}", f"tuned/type/{label}", f"held-out/type/{label}")
+        per, tuned, held = ([get(r, key) for r in reports.values()] for key in keys)
+        cells = _type_cells(label, _merge(per), _merge(tuned), _merge(held))
+        rows.append([label, *(_agg(p) for p in per), *cells[1:]])
+    return header, rows
+
+
+def _plain(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return [
+        "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)),
+        "  ".join("-" * w for w in widths),
+        *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows),
+    ]
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+
+
+def format_type_table(reports: EvalReport | Mapping[str, EvalReport]) -> str:
+    """The per-type table as aligned plain text, for one report or several side by side."""
+    if isinstance(reports, EvalReport):
+        return "\n".join(_plain(*type_rows(reports)))
+    return "\n".join(_plain(*type_table(reports)))
+
+
+def type_table_markdown(reports: EvalReport | Mapping[str, EvalReport]) -> str:
+    """The per-type table as Markdown, for one report or several side by side."""
+    if isinstance(reports, EvalReport):
+        return "\n".join(_markdown(*type_rows(reports)))
+    return "\n".join(_markdown(*type_table(reports)))
+
+
 def format_table(report: EvalReport) -> str:
     """The comparison table as aligned plain text, with the confidently wrong answers after it."""
     header, rows = table_rows(report)
@@ -80,6 +188,10 @@ def format_table(report: EvalReport) -> str:
         f"graph p50 {report.p50_ms:.1f} ms per question. n/a (N): N questions retrieval cannot "
         "answer (counts, lists, what-did-X-become, unknown).",
         _totals(report),
+        "",
+        "Per question type (the expected intent):",
+        *_plain(*type_rows(report)),
+        "",
     ]
     wrong = report.confidently_wrong
     out.append(f"Confidently wrong: {len(wrong)}")
@@ -118,6 +230,10 @@ def to_markdown(report: EvalReport) -> str:
         _totals(report),
         "",
         "![accuracy](accuracy.png)",
+        "",
+        "## Per question type",
+        "",
+        *_markdown(*type_rows(report)),
         "",
         "## Confidently wrong answers",
         "",

@@ -2,9 +2,14 @@
 
 Nothing here compares strings of prose. A section answer is read from the answer's
 ``rfc-section`` evidence link (``…/rfc8446#section-4.2.10``); a what-did-X-become answer from its
-``section_fate`` result; a count from its ``count`` result; a list from the revision names in its
-``history_entry``, ``revision`` or ``chain_step`` results (precision and recall against the
-expected set; correct when F1 is at least 0.9); an expected "unknown" from the verdict.
+``section_fate`` result; a count from its ``count`` result (or, for what the graph holds, its
+``holding`` result of that kind); a list from the revision names in its ``history_entry``,
+``revision``, ``chain_step``, ``section_diff`` (both sides) or ``section_text`` results
+(precision and recall against the expected set; correct when F1 is at least 0.9); an expected
+"unknown" from the verdict. Document facts are read from the ``document`` result of the
+expected name, threads from the ``thread`` results (their order, numbers and states), people
+from the ``person`` and ``expert`` results' names. Every shape but "unknown" needs the verdict
+``answered``.
 
 Each wrong answer is sorted by how it was presented:
 
@@ -27,9 +32,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ratified_rdf.answers.models import Answer, Verdict
 from ratified_rdf.evaluation.baseline import BaselineScore, run_baselines
-from ratified_rdf.evaluation.questions import Question, load_questions
+from ratified_rdf.evaluation.questions import Expectation, Question, load_questions
 
 if TYPE_CHECKING:
+    # Only for hints: results are told apart by their ``kind``, so the scorer also runs
+    # against an older answers package (to measure a "before").
+    from ratified_rdf.answers.models import DocumentFacts, ThreadInfo
     from ratified_rdf.brain import Brain
 
 LIST_F1_CORRECT = 0.9
@@ -100,7 +108,8 @@ class EvalReport(BaseModel):
     aggregates: dict[str, Aggregate]
     """Keyed ``all``, ``tuned``, ``held-out``, ``lookup``, ``count/list`` and
     ``<block>/<group>`` (e.g. ``held-out/lookup``), plus ``<block>/section-lookup``: the lookups
-    with an expected RFC section, the slice the retrieval baselines are scored on."""
+    with an expected RFC section, the slice the retrieval baselines are scored on; and
+    ``type/<intent>`` and ``<block>/type/<intent>`` per expected intent (question type)."""
     baselines: list[BaselineScore] = Field(default_factory=list)
     p50_ms: float = 0.0
 
@@ -130,28 +139,147 @@ def answer_fate(answer: Answer) -> tuple[int, str] | None:
     return None
 
 
-def answer_count(answer: Answer) -> tuple[int, str] | None:
-    """(count, what) from a counting answer's ``count`` result."""
+def answer_count(answer: Answer, what: str | None = None) -> tuple[int, str] | None:
+    """(count, what) from a counting answer's ``count`` result; else, when ``what`` is given,
+    from its ``holding`` result of that kind (how many drafts, RFCs… the graph holds)."""
     for result in answer.results:
         if result.kind == "count":
             return result.count, result.what
+    if what is not None:
+        for result in answer.results:
+            if result.kind == "holding" and _fold(result.what) == _fold(what):
+                return result.count, result.what
     return None
 
 
 def answer_revisions(answer: Answer) -> set[str]:
-    """Revision names an answer lists (history entries, revisions, chain steps)."""
+    """Revision names an answer lists (history entries, revisions, chain steps, both sides of
+    a section diff, the document of a section's text)."""
     names: set[str] = set()
     for result in answer.results:
-        label = (
-            result.document
-            if result.kind == "history_entry"
-            else result.label
-            if result.kind in {"revision", "chain_step"}
-            else None
-        )
-        if label and _REVISION_NAME.match(label):
-            names.add(label)
+        if result.kind in {"history_entry", "section_text"}:
+            labels = [result.document]
+        elif result.kind in {"revision", "chain_step"}:
+            labels = [result.label]
+        elif result.kind == "section_diff":
+            labels = [result.older, result.newer]
+        else:
+            labels = []
+        names.update(label for label in labels if label and _REVISION_NAME.match(label))
     return names
+
+
+def answer_documents(answer: Answer) -> list[DocumentFacts]:
+    """The answer's ``document`` results, in order."""
+    return [r for r in answer.results if r.kind == "document"]
+
+
+def answer_threads(answer: Answer) -> list[ThreadInfo]:
+    """The answer's ``thread`` results, in order."""
+    return [r for r in answer.results if r.kind == "thread"]
+
+
+def answer_people(answer: Answer) -> list[str]:
+    """Names of the answer's ``person`` and ``expert`` results, in order."""
+    return [r.name for r in answer.results if r.kind in {"person", "expert"}]
+
+
+def _fold(text: str) -> str:
+    """Case-folded, white space runs as one space."""
+    return " ".join(text.casefold().split())
+
+
+def _document_key(name: str) -> str:
+    """A document name without case or spaces: ``RFC 8446`` and ``rfc8446`` are one."""
+    return "".join(name.casefold().split())
+
+
+def _f1(listed: set[str], wanted: set[str]) -> tuple[float, float, float]:
+    hits = len(listed & wanted)
+    precision = hits / len(listed) if listed else 0.0
+    recall = hits / len(wanted) if wanted else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def _section_check(expect: Expectation, answer: Answer) -> str | None:
+    """Why the extra ``rfc`` + ``section`` check fails, or None when it holds (or is absent)."""
+    wanted = expect.rfc_section
+    if wanted is None:
+        return None
+    found = answer_rfc_section(answer)
+    if found == wanted:
+        return None
+    return f"about {_fmt_section(found)}, expected {_fmt_section(wanted)}"
+
+
+def _score_document(expect: Expectation, answer: Answer) -> tuple[bool, str, str | None]:
+    """(correct, got, why) for a ``document`` expectation."""
+    assert expect.document is not None
+    documents = answer_documents(answer)
+    match = next(
+        (d for d in documents if _document_key(d.name) == _document_key(expect.document)), None
+    )
+    if match is None:
+        got = ", ".join(d.name for d in documents) or "no document"
+        return False, got, f"no document result named {expect.document} (got {got})"
+    problems: list[str] = []
+    if expect.became is not None and match.rfc_number != expect.became:
+        problems.append(f"became RFC {match.rfc_number}, expected RFC {expect.became}")
+    if expect.published is not None and (match.published or "")[:7] != expect.published[:7]:
+        problems.append(f"published {match.published}, expected {expect.published}")
+    if expect.editors is not None:
+        _, _, f1 = _f1({_fold(n) for n in match.editors}, {_fold(n) for n in expect.editors})
+        if f1 < LIST_F1_CORRECT:
+            problems.append(
+                f"editors {', '.join(match.editors) or 'none'}, expected "
+                f"{', '.join(expect.editors)} (F1 {f1:.2f})"
+            )
+    if expect.revisions_count is not None and match.revisions != expect.revisions_count:
+        problems.append(f"{match.revisions} revisions, expected {expect.revisions_count}")
+    got = f"document {match.name}" + (f" ({'; '.join(problems)})" if problems else "")
+    return not problems, got, "; ".join(problems) or None
+
+
+def _score_threads(expect: Expectation, answer: Answer) -> tuple[bool, str, str | None]:
+    """(correct, got, why) for a ``thread`` or ``thread_state`` expectation."""
+    threads = answer_threads(answer)
+    shown = ", ".join(f"#{t.number} {t.state}" for t in threads[:6]) or "no threads"
+    got = f"{len(threads)} threads ({shown}{', …' if len(threads) > 6 else ''})"
+    if expect.thread is not None:
+        if not threads:
+            return False, got, f"no thread result, expected #{expect.thread}"
+        if threads[0].number != expect.thread:
+            return False, got, f"first thread #{threads[0].number}, expected #{expect.thread}"
+        return True, got, None
+    assert expect.thread_state is not None
+    state = _fold(expect.thread_state)
+    if expect.empty:
+        listed = [t.number for t in threads if _fold(t.state) == state]
+        why = f"listed {state} threads {listed}, but the graph holds none" if listed else None
+    elif not threads:
+        why = f"no thread result, expected {state} threads"
+    else:
+        other = [f"#{t.number} {t.state}" for t in threads if _fold(t.state) != state]
+        why = f"threads not {state}: {', '.join(other[:6])}" if other else None
+    why = why or _section_check(expect, answer)
+    return why is None, got, why
+
+
+def _score_person(expect: Expectation, answer: Answer) -> tuple[bool, str, str | None]:
+    """(correct, got, why) for a ``person`` expectation."""
+    assert expect.person is not None
+    names = answer_people(answer)
+    got = ", ".join(names[:5]) + (", …" if len(names) > 5 else "") if names else "no people"
+    aliases = {_fold(a) for a in expect.person}
+    first = names[: expect.top]
+    if not any(_fold(name) in aliases for name in first):
+        where = "first" if expect.top == 1 else f"among the first {expect.top}"
+        rank = next((i for i, n in enumerate(names, 1) if _fold(n) in aliases), None)
+        seen = f" (found at {rank})" if rank else " (not listed)"
+        return False, got, f"{expect.person[0]} not {where}{seen}: got {got}"
+    why = _section_check(expect, answer)
+    return why is None, got, why
 
 
 def _wrong(answer: Answer) -> Status:
@@ -182,24 +310,21 @@ def score_answer(question: Question, answer: Answer, ms: float = 0.0) -> Outcome
                 f"({_fmt_section(found)}): {answer.summary[:160]}"
             )
     elif expect.count is not None:
-        found_count = answer_count(answer)
+        found_count = answer_count(answer, expect.what)
         got = f"{found_count[0]} {found_count[1]}" if found_count else "no count"
         correct = found_count is not None and abs(found_count[0] - expect.count) <= (
             expect.tolerance
         )
         if not correct:
             why = (
-                f"counted {got}, expected {expect.describe()} from the independent archive search"
+                f"counted {got}, expected {expect.describe()} from the independent parser"
                 if found_count
                 else f"no count in the answer (verdict {answer.verdict.value})"
             )
     elif expect.revisions is not None:
         listed = answer_revisions(answer)
         wanted = set(expect.revisions)
-        hits = len(listed & wanted)
-        precision = hits / len(listed) if listed else 0.0
-        recall = hits / len(wanted) if wanted else 1.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        precision, recall, f1 = _f1(listed, wanted)
         got = f"{len(listed)} revisions (P {precision:.2f}, R {recall:.2f})"
         correct = f1 >= LIST_F1_CORRECT
         if not correct:
@@ -209,6 +334,20 @@ def score_answer(question: Question, answer: Answer, ms: float = 0.0) -> Outcome
                 f"F1 {f1:.2f}: missing {_short(missing)}; extra {_short(extra)} "
                 f"(verdict {answer.verdict.value})"
             )
+    elif expect.shape in {"document", "thread", "thread_state", "person"}:
+        scorer = {
+            "document": _score_document,
+            "thread": _score_threads,
+            "thread_state": _score_threads,
+            "person": _score_person,
+        }[expect.shape]
+        correct, got, why = scorer(expect, answer)
+        answered = answer.verdict is Verdict.ANSWERED
+        if correct and not answered:
+            why = f"the right result, but the verdict is {answer.verdict.value}"
+        elif not correct and not answered:
+            why = f"{why} (verdict {answer.verdict.value}: {answer.summary[:120]})"
+        correct = correct and answered
     else:
         wanted_section = expect.rfc_section
         found = (
@@ -273,7 +412,8 @@ def aggregate(outcomes: Iterable[Outcome]) -> Aggregate:
 
 
 def aggregates(questions: Sequence[Question], outcomes: Sequence[Outcome]) -> dict[str, Aggregate]:
-    """Aggregates per block, per group (lookup vs count/list) and per block × group."""
+    """Aggregates per block, per group (lookup vs count/list), per block × group, and per
+    question type (the expected intent), overall and per block."""
     by_id = {q.id: q for q in questions}
     slices: dict[str, Callable[[Outcome], bool]] = {
         "all": lambda o: True,
@@ -288,7 +428,18 @@ def aggregates(questions: Sequence[Question], outcomes: Sequence[Outcome]) -> di
         slices[f"{block}/section-lookup"] = lambda o, b=block: (
             o.block == b and by_id[o.id].retrievable
         )
+    for intent in sorted({q.intent for q in questions}):
+        slices[f"type/{intent}"] = lambda o, i=intent: o.expected_intent == i
+        for block in ("tuned", "held-out"):
+            slices[f"{block}/type/{intent}"] = lambda o, i=intent, b=block: (
+                o.expected_intent == i and o.block == b
+            )
     return {name: aggregate(o for o in outcomes if keep(o)) for name, keep in slices.items()}
+
+
+def intents(report: EvalReport) -> list[str]:
+    """The question types (expected intents) of a report, in name order."""
+    return sorted(key.removeprefix("type/") for key in report.aggregates if key.startswith("type/"))
 
 
 def run_eval(

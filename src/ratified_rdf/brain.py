@@ -10,17 +10,18 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
 from pydantic import JsonValue
 from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples, RdfFormat, Triple
 
-from ratified_rdf.answers import discussion, holdings, people, sections, threads
+from ratified_rdf.answers import discussion, holdings, sections, types
+from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
-from ratified_rdf.answers.models import Alternative, Answer, Trust
-from ratified_rdf.answers.router import Intent, route
+from ratified_rdf.answers.models import Answer, Trust
+from ratified_rdf.answers.router import Intent, Route, route
 from ratified_rdf.answers.session import Kept, Session
 from ratified_rdf.answers.trust import card_title, trust_of
 from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, Kind, capture
@@ -500,41 +501,91 @@ class Brain:
         return answer
 
     def _route(self, session: Session, question: str, valid_at: datetime | None) -> Answer:
-        target = route(question)
-        when = valid_at or (
-            datetime.combine(target.valid_at, time(23, 59, 59), UTC) if target.valid_at else None
+        """Read the question for entities, choose its registered type, draw that card."""
+        session.headings = self.heading_index(session.graphs)
+        chosen = route(question, self.gazetteer(session.graphs))
+        if valid_at is not None and chosen.section and not chosen.draft:
+            return sections.section_at(session, question, chosen.rfc, chosen.section, valid_at)
+        return types.answer(session, question, chosen)
+
+    def answer(self, intent: Intent | str, **entities: object) -> Answer:
+        """Draw the card of one registered question type from entities, without words:
+        ``brain.answer("who_to_ask", rfc=8446, section="4.2.8")``. The keywords are the
+        :class:`~ratified_rdf.answers.router.Route` fields the type reads (``rfc``,
+        ``section``, ``draft``, ``revision``, ``number``, ``who``, ``older``, ``newer``,
+        ``state``, ``count``); the card's question is written from them."""
+        kind = Intent(intent)
+        fields = {k: v for k, v in entities.items() if v is not None}
+        try:
+            chosen = Route(intent=kind, **fields)  # type: ignore[arg-type]
+        except ValueError as error:
+            raise BrainError(
+                f"A {kind.value} card cannot be drawn from {fields}: {error}"
+            ) from None
+        question = f"{kind.value}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
+
+        def draw(session: Session) -> Answer:
+            session.headings = self.heading_index(session.graphs)
+            bound = chosen
+            if chosen.who and not chosen.person:
+                people = self.gazetteer(session.graphs).read(chosen.who).people
+                if people:
+                    bound = chosen.model_copy(
+                        update={"person": people[0].iri, "who": people[0].name}
+                    )
+            return types.answer(session, question, bound)
+
+        return self._answer(question, draw)
+
+    def gazetteer(self, graphs: Sequence[str] | None = None) -> Gazetteer:
+        """The entity gazetteer over ``graphs`` (default: the reader's): drafts, revisions,
+        RFCs, people, threads and the heading index, built on first use and shared by every
+        reader of the same graphs."""
+        key = tuple(self.read_graphs if graphs is None else graphs)
+        held = self._cache.gazetteers.get(key)
+        if held is not None:
+            return held
+        index, _ = self.heading_index(key)
+        reads = self._cache.reads(self._store, key)
+
+        def rows(name: str) -> list[dict[str, Term]]:
+            return run_query(reads, key, name)[0] if key else []
+
+        drafts: dict[str, list[str]] = {}
+        became: dict[str, int] = {}
+        for row in rows("gazetteer_revisions"):
+            name = row["draftName"].value
+            drafts.setdefault(name, []).append(row["revisionNumber"].value)
+            if "became" in row:
+                number = row["became"].value.rsplit("rfc", 1)[-1]
+                if number.isdigit():
+                    became[name] = int(number)
+        rfcs: dict[int, str | None] = {}
+        subject: set[str] = set()
+        for row in rows("documents"):
+            if "rfcNumber" in row:
+                rfcs[int(row["rfcNumber"].value)] = row["issued"].value if "issued" in row else None
+                if "title" in row:
+                    subject.update(_words(row["title"].value))
+            else:
+                drafts.setdefault(row["name"].value, [])
+        people: dict[str, tuple[str, list[str]]] = {}
+        for row in rows("gazetteer_people"):
+            iri = row["person"].value
+            entry = people.setdefault(iri, (row["name"].value, []))
+            if "alias" in row and row["alias"].value:
+                entry[1].append(row["alias"].value)
+        found = Gazetteer(
+            drafts=drafts,
+            became=became,
+            rfcs=rfcs,
+            people=[(iri, name, aliases) for iri, (name, aliases) in people.items()],
+            threads=(int(row["number"].value) for row in rows("gazetteer_threads")),
+            headings=index,
+            subject_words=subject,
         )
-        if when is not None and target.section and not target.draft:
-            return sections.section_at(session, question, target.rfc, target.section, when)
-        if target.intent is Intent.SECTION_BECAME and target.draft and target.revision:
-            return sections.section_became(
-                session, question, target.draft, target.revision, target.section or ""
-            )
-        if target.intent is Intent.SECTION_BECAME:
-            return sections.which_revision(session, question, target.section or "", target.draft)
-        if target.intent is Intent.THREAD and target.number is not None:
-            return threads.thread_lookup(session, question, target.number)
-        if target.intent is Intent.PERSON and target.who:
-            return people.person_lookup(session, question, target.who)
-        if target.topic:
-            return self._by_heading(session, question, target.intent)
-        if target.intent is Intent.WHO_TO_ASK:
-            known = self._indexed_section(session, target.rfc, target.section)
-            return people.who_to_ask(session, question, target.rfc, target.section or "", known)
-        if target.intent in {Intent.DISCUSSION, Intent.COUNT}:
-            known = self._indexed_section(session, target.rfc, target.section)
-            return discussion.discussion(
-                session, question, target.rfc, target.section or "", target.count, known
-            )
-        if target.intent is Intent.SECTION_HISTORY:
-            return sections.section_history(session, question, target.rfc, target.section or "")
-        if target.intent is Intent.REVISION_CHAIN and target.draft and target.revision:
-            return sections.revision_chain(session, question, target.draft, target.revision)
-        if target.intent is Intent.REVISIONS and target.draft:
-            return sections.revisions(session, question, target.draft)
-        if target.intent is Intent.HOLDINGS:
-            return holdings.holdings(session, question)
-        return holdings.out_of_scope(session, question, target.reason or "it is out of scope")
+        self._cache.gazetteers[key] = found
+        return found
 
     def heading_index(self, graphs: Sequence[str] | None = None) -> tuple[HeadingIndex, QueryRun]:
         """The heading search index over every section heading in ``graphs`` (default: the
@@ -573,60 +624,6 @@ class Brain:
         it listens, so no question waits for it."""
         self.heading_index()
         discussion.read_lookups(self._session())
-
-    def _indexed_section(
-        self, session: Session, rfc: int | None, number: str | None
-    ) -> HeadingEntry | None:
-        """An RFC section asked for by number, from the heading index when this reader has
-        built it already (``ratified serve`` builds it before it listens), so a card starts
-        from the index's row as a card found by heading does; None otherwise, and the card
-        looks the section up itself (building the index costs more than that lookup)."""
-        if rfc is None or not number:
-            return None
-        return session.from_index(lambda index: index.rfc_section(rfc, number))
-
-    def _by_heading(self, session: Session, question: str, intent: Intent) -> Answer:
-        """Find the section a question is about by its heading, then answer for it."""
-        index, run = self.heading_index(session.graphs)
-        session.headings = (index, run)
-        found = index.search(question)
-        session.queries.append(run)
-        rfc_hits = [h for h in found.hits if h.entry.is_rfc and h.entry.number]
-        if not rfc_hits:
-            terms = ", ".join(found.query_terms) or "none"
-            return holdings.out_of_scope(
-                session, question, f"no RFC section heading matches its words (terms: {terms})"
-            )
-        best = rfc_hits[0]
-        rfc = int(best.entry.document.removeprefix("RFC ").strip())
-        number = best.entry.number or ""
-        if intent is Intent.WHO_TO_ASK:
-            answer = people.who_to_ask(session, question, rfc, number, known=best.entry)
-        else:
-            answer = discussion.discussion(session, question, rfc, number, known=best.entry)
-        matched = ", ".join(f"'{w}'" for w in best.matched)
-        lead = (
-            f"Matched the words {matched} to the heading of {best.entry.document} "
-            f"§{number} {best.entry.heading}. "
-        )
-        asking = "who should I ask about" if intent is Intent.WHO_TO_ASK else "who discussed"
-        alternatives = [
-            Alternative(
-                question=f"{asking} {hit.entry.document} section {hit.entry.number}?",
-                reason=(
-                    f"runner-up heading: {hit.entry.heading} (matched "
-                    + ", ".join(f"'{w}'" for w in hit.matched)
-                    + ")"
-                ),
-            )
-            for hit in rfc_hits[1:2]
-        ]
-        return answer.model_copy(
-            update={
-                "summary": lead + answer.summary,
-                "alternatives": [*answer.alternatives, *alternatives],
-            }
-        )
 
     def section_became(self, draft: str, revision: str, section: str) -> Answer:
         """What section ``section`` of revision ``revision`` of ``draft`` became in the RFC."""
@@ -924,6 +921,7 @@ class _SharedCache:
 
     def __init__(self, in_memory: bool = False) -> None:
         self.headings: dict[tuple[str, ...], tuple[HeadingIndex, QueryRun]] = {}
+        self.gazetteers: dict[tuple[str, ...], Gazetteer] = {}
         self.kept: Kept = {}
         self.in_memory = in_memory
         self.copies: dict[tuple[str, ...], MemoryDataset] = {}
@@ -953,12 +951,18 @@ class _SharedCache:
             self.generation += 1
             self.drop_copies()
             self.kept.clear()
+            self.gazetteers.clear()
 
     def drop_copies(self) -> None:
         """Let go of every copy (each one's holding thread ends; queries still running on
         one finish first)."""
         while self.copies:
             self.copies.popitem()[1].close()
+
+
+def _words(text: str) -> set[str]:
+    """The lower-case words of a title, for the brain's subject words."""
+    return {w for w in re.findall(r"[a-z0-9]+", text.casefold()) if not w.isdigit()}
 
 
 def _brain_ids(store: TripleStore, tenant: TenantId) -> list[str]:

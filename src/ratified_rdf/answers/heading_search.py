@@ -325,6 +325,7 @@ class HeadingIndex:
         self._headings = headings
         self._groups = groups
         self._numbered = numbered
+        self._rfc_headings: dict[tuple[int, str], HeadingEntry] | None = None
         self._places = places
         self._frequencies = tuple(Counter(a.terms) for a in analyses)
         count = len(headings)
@@ -391,6 +392,41 @@ class HeadingIndex:
         """Section ``number`` of RFC ``rfc`` as the index holds it (IRI, heading, link), or
         None when no such section carries a heading."""
         return self._numbered.get((rfc, number))
+
+    def rfcs_numbering(self, number: str) -> tuple[int, ...]:
+        """The RFCs that hold a headed section numbered ``number``, lowest number first."""
+        return tuple(sorted(rfc for rfc, held in self._numbered if held == number))
+
+    def rfc_hits(self, found: SearchResult, rfc: int | None = None) -> list[HeadingHit]:
+        """The hits of ``found`` that are numbered RFC sections, best first; with ``rfc``, each
+        hit as that RFC's section of the same heading (the search shows one RFC's section for
+        a heading two RFCs share), and hits it has no such section for left out."""
+        hits: list[HeadingHit] = []
+        for hit in found.hits:
+            entry = hit.entry
+            if not (entry.is_rfc and entry.number):
+                continue
+            if rfc is not None and entry.document != f"RFC {rfc}":
+                same = self._by_heading().get((rfc, normalise_heading(entry.heading)))
+                if same is None:
+                    continue
+                hit = hit.model_copy(update={"entry": same})
+            if all(h.entry.section != hit.entry.section for h in hits):
+                hits.append(hit)
+        return hits
+
+    def _by_heading(self) -> dict[tuple[int, str], HeadingEntry]:
+        if self._rfc_headings is None:
+            self._rfc_headings = {
+                (rfc, normalise_heading(entry.heading)): entry
+                for (rfc, _), entry in sorted(self._numbered.items())
+            }
+        return self._rfc_headings
+
+    def is_heading_word(self, word: str) -> bool:
+        """Whether ``word`` is a term some heading holds (after stemming and aliases): such a
+        word reads as a topic, never as a person's login."""
+        return any(term in self._gains for term in heading_terms(word))
 
     def search(self, question: str, *, limit: int = 10) -> SearchResult:
         """The concepts whose headings share a term with ``question``, best first."""

@@ -261,6 +261,58 @@ class Count(BaseModel):
     count: int
 
 
+class DocumentFacts(BaseModel):
+    """What the graph holds about one draft or RFC as a document: what it became or replaced,
+    when it was published, who edited it and its revisions."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["document"] = "document"
+    name: str
+    """``draft-ietf-tls-tls13`` or ``RFC 8446``."""
+    title: str | None
+    url: str
+    is_rfc: bool
+    rfc_number: int | None
+    """The RFC it is, or the RFC the draft became (None for a draft that became none)."""
+    published: str | None
+    """That RFC's publication month, ``2018-08``."""
+    editors: list[str] = Field(default_factory=list)
+    """The names on the byline of the draft's last revision (for an RFC: of the last revision
+    of the draft that became it)."""
+    revisions: int = 0
+    first_revision: str | None = None
+    first_date: str | None = None
+    last_revision: str | None = None
+    last_date: str | None = None
+    replaces: list[str] = Field(default_factory=list)
+    replaced_by: list[str] = Field(default_factory=list)
+    obsoletes: list[str] = Field(default_factory=list)
+    obsoleted_by: list[str] = Field(default_factory=list)
+    drafts: list[str] = Field(default_factory=list)
+    """For an RFC: the drafts that became it."""
+
+
+class SectionDiff(BaseModel):
+    """How one section's text differs between two revisions (the older one's section followed
+    to the newer one by heading, as the history card follows it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["section_diff"] = "section_diff"
+    older: str
+    newer: str
+    older_number: str | None
+    newer_number: str | None
+    heading: str
+    newer_heading: str | None
+    similarity: float | None
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    older_url: str
+    newer_url: str | None
+
+
 Result = Annotated[
     ChainStep
     | SectionFate
@@ -275,7 +327,9 @@ Result = Annotated[
     | ThreadInfo
     | SectionActivity
     | DraftedQuestion
-    | Count,
+    | Count
+    | DocumentFacts
+    | SectionDiff,
     Field(discriminator="kind"),
 ]
 

@@ -206,3 +206,115 @@ def contacts_from(
             )
         )
     return found
+
+
+def experts(session: Session, question: str) -> Answer:
+    """Who was most central to the whole brain's discussion, from the stored overall scores."""
+    rows = session.run("top_people")
+    if not rows:
+        return out_of_scope(session, question, "it holds no expertise scores")
+    people = [
+        Expert(
+            name=text_of(row, "name") or "",
+            iri=text_of(row, "person") or "",
+            role="participant",
+            reason=(
+                f"{plural(int(text_of(row, 'posts') or 0), 'post')} and "
+                f"{plural(int(text_of(row, 'commits') or 0), 'commit')} on sections while they "
+                f"were changing; co-discussion PageRank {float(text_of(row, 'pageRank') or 0):.3f} "
+                f"(rank {rank})"
+            ),
+            posts=int(text_of(row, "posts") or 0),
+            commits=int(text_of(row, "commits") or 0),
+            pagerank=float(text_of(row, "pageRank") or 0),
+        )
+        for rank, row in enumerate(rows, start=1)
+    ]
+    top = ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:5])
+    return Answer(
+        question=question,
+        intent="experts",
+        verdict=Verdict.ANSWERED,
+        summary=(
+            f"Most central to the discussion of every section while the texts changed: {top}. "
+            "Ask about one section for the people central to it."
+        ),
+        results=list(people),
+        evidence=[Evidence(iri=p.iri, label=p.name, url=None, role="person") for p in people],
+        queries=session.queries,
+        note="Activity in the record (co-discussion PageRank over posts and commits), not a "
+        "measure of knowledge.",
+    )
+
+
+def person_on_section(
+    session: Session,
+    question: str,
+    person: str,
+    name: str,
+    section_card: Answer,
+) -> Answer:
+    """What one person did on one section while it was changing: the section's discussion
+    card (``section_card``) kept to that person's posts and commits."""
+    from ratified_rdf.answers.models import CommitChange, DiscussionPost, PersonActivity
+
+    if section_card.verdict is not Verdict.ANSWERED:
+        return section_card.model_copy(update={"intent": "person_section"})
+    section = next((e for e in section_card.evidence if e.role == "rfc-section"), None)
+    label = section.label if section else "the section"
+    mine = [
+        r
+        for r in section_card.results
+        if (isinstance(r, PersonActivity) and r.name == name)
+        or (isinstance(r, DiscussionPost | CommitChange) and r.author == name)
+    ]
+    activity = next((r for r in mine if isinstance(r, PersonActivity)), None)
+    commits = [r for r in mine if isinstance(r, CommitChange)]
+    posts = [r for r in mine if isinstance(r, DiscussionPost)]
+    if activity is None:
+        summary = f"The graph records no post or commit by {name} on {label} while it was changing."
+        results: list = [PersonActivity(name=name, posts=0, commits=0)]
+    else:
+        summary = (
+            f"{name} wrote {plural(activity.posts, 'post')} referring to {label} and "
+            f"{plural(activity.commits, 'commit')} that changed it while it was changing"
+            + (
+                f"; in {plural(activity.pull_requests_discussed, 'pull request')} that changed "
+                "it they commented"
+                if activity.pull_requests_discussed
+                else ""
+            )
+            + "."
+        )
+        if commits:
+            summary += (
+                " Latest commits listed: "
+                + "; ".join(f"{(c.subject or '')[:60]} ({c.date[:10]})" for c in commits[:5])
+                + "."
+            )
+        results = [activity, *commits, *posts]
+    evidence = [
+        *([section] if section else []),
+        Evidence(iri=person, label=name, url=None, role="person"),
+        *(
+            Evidence(iri=c.iri, label=f"commit {c.subject or ''}", url=c.commit_url, role="commit")
+            for c in commits
+        ),
+        *(
+            Evidence(
+                iri=p.post_url, label=f"post in #{p.thread_number}", url=p.post_url, role="post"
+            )
+            for p in posts
+        ),
+    ]
+    return Answer(
+        question=question,
+        intent="person_section",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=results,
+        evidence=evidence,
+        queries=section_card.queries,
+        note="Connection, not causation: these posts referred to the section and these "
+        "commits changed it while it was still changing.",
+    )

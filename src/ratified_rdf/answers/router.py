@@ -1,182 +1,369 @@
-"""The deterministic router: a question in, one intent and its parameters out.
+"""The deterministic router: one loop over the registered question types.
 
-Patterns, not a language model: every route can be read here and reproduced. A section number
-only counts when a word says it is one ("section 4.2.9", "§4.2.9", "sec. 4.2.9"), so "TLS 1.3"
-is never section 1.3. Questions that match no pattern route to ``out_of_scope``, which answers
-"the graph doesn't know" with what the graph does hold.
+A question is read for entities first (:mod:`ratified_rdf.answers.entities`): the RFCs,
+drafts, revisions, sections, people, threads and days it names. Then every registered
+:class:`QuestionType` is scored, and the best one answers. **The scoring rule**:
+
+1. A type is a candidate only when the entities it needs are there (and those it cannot take
+   are not): a diff needs a section and two revisions, a thread card a thread number.
+2. Its score is the weight of the strongest of its cue patterns the question matches
+   (3: a phrase only this type's questions use, "who should I ask", "how many"; 2: a strong
+   word, "history", "discussed"; 1: a weak one, "why", "changed"), or its ``base`` when none
+   matches (0 for most types: a type without a cue is not a candidate).
+3. Each entity kind the type uses adds 0.25: the type that takes more of what the question
+   names wins over a vaguer one ("what did ekr change in §4.4.1" is a person's work on a
+   section, not the person's card, nor the section's history).
+4. The highest score wins; a tie goes to the type registered first (:data:`REGISTRY` order).
+5. When no type is a candidate, a question that names something the brain holds gets that
+   thing's card (``entity``); anything else gets "the graph doesn't know", with what it holds.
+
+Nothing here runs a query: the gazetteer and heading index were built from the graph before.
+A section named without its RFC goes to the earliest published RFC holding that number (then
+the lower number), and the others are offered as alternatives; a heading found by its words
+goes to the best heading hit, with the runner-up offered.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from ratified_rdf.answers.entities import Gazetteer, Mentions
+
+if TYPE_CHECKING:
+    from ratified_rdf.answers.models import Answer
+    from ratified_rdf.answers.session import Session
+
 
 class Intent(StrEnum):
-    """What a question asks for."""
+    """What a question asks for: one per registered question type, and the two fallbacks."""
 
     SECTION_BECAME = "section_became"
     SECTION_HISTORY = "section_history"
     SECTION_AT = "section_at"
+    SECTION_DIFF = "section_diff"
     DISCUSSION = "discussion"
     WHO_TO_ASK = "who_to_ask"
+    EXPERTS = "experts"
     THREAD = "thread"
+    THREADS = "threads"
     PERSON = "person"
+    PERSON_SECTION = "person_section"
     COUNT = "count"
+    DOCUMENT = "document"
+    WHERE_IS = "where_is"
     REVISION_CHAIN = "revision_chain"
     REVISIONS = "revisions"
     HOLDINGS = "holdings"
+    NOT_HELD = "not_held"
+    ENTITY = "entity"
     OUT_OF_SCOPE = "out_of_scope"
 
 
 class Route(BaseModel):
-    """An intent with the parameters the question supplied."""
+    """The chosen type with everything the question supplied for it."""
 
     model_config = ConfigDict(frozen=True)
 
     intent: Intent
+    mentions: Mentions = Mentions()
     draft: str | None = None
     revision: str | None = None
     rfc: int | None = None
+    """The RFC the question is about: named, or chosen for a section by the rule above."""
+    other_rfcs: tuple[int, ...] = ()
+    """Other RFCs holding the section number asked about without an RFC: the alternatives."""
     section: str | None = None
     number: int | None = None
     """An issue or pull request number."""
     who: str | None = None
-    """A person's name or login."""
+    """A person's name or login, as the question wrote it."""
+    person: str | None = None
+    """The IRI of the person named, when the gazetteer knows them."""
     topic: bool = False
-    """The question names no section: find it by searching section headings."""
+    """No section number: find the section by searching headings."""
     count: str | None = None
     """What a counting question counts: posts, threads, commits, pull requests, people."""
-    reason: str | None = None
-    """Why the question is out of scope, in words."""
+    state: str | None = None
+    """The thread state a list of threads is limited to (open, closed, merged)."""
+    older: str | None = None
+    newer: str | None = None
+    """The two revision numbers a diff compares (of ``draft``)."""
     valid_at: date | None = None
     """The day a question asks about ("what did §4.2.1 say on 2017-06-01?")."""
+    reason: str | None = None
+    """Why the question is out of scope, in words."""
+    score: float = 0.0
+    cue: str | None = None
+    """The words that chose the type, for the card's "how this was read"."""
 
 
-_SECTION = re.compile(
-    r"(?:\bsections?|\bsec\.?|§)\s*((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,5})(?![\d.]*\d)",
-    re.IGNORECASE,
+Needs = Callable[[Mentions, "Reading"], bool]
+Answering = Callable[["Session", str, Route], "Answer"]
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A pattern that says what a question asks, and how strongly."""
+
+    pattern: re.Pattern[str]
+    weight: float
+
+
+def cue(pattern: str, weight: float) -> Cue:
+    """A case-insensitive :class:`Cue`."""
+    return Cue(re.compile(pattern, re.IGNORECASE), weight)
+
+
+@dataclass(frozen=True)
+class QuestionType:
+    """One kind of question: its cues, the entities it needs, its queries, its card."""
+
+    intent: Intent
+    answers: str
+    """What it answers, in a sentence (for docs and ``ratified types``)."""
+    cues: tuple[Cue, ...]
+    needs: Needs
+    """Whether the question supplies what the type needs."""
+    uses: int
+    """How many kinds of entity it takes (the specificity bonus of the scoring rule)."""
+    answer: Answering
+    queries: tuple[str, ...]
+    """The ``sparql/*.rq`` files its card runs."""
+    results: tuple[type[BaseModel], ...]
+    """The result models its card carries."""
+    base: float = 0.0
+    """Its score when no cue matches (0: a cue is required)."""
+    blocked_by: re.Pattern[str] | None = None
+    """Words that rule the type out whatever else matches."""
+    bind: Callable[[Route, Mentions, Reading], Route] | None = None
+    """Fills type-specific parameters into the route (a count's noun, a thread state)."""
+    examples: tuple[str, ...] = field(default=())
+
+
+REGISTRY: list[QuestionType] = []
+"""Every registered question type, in tie-break order."""
+
+
+def register(kind: QuestionType) -> QuestionType:
+    """Add ``kind`` to :data:`REGISTRY` (replacing a type of the same intent)."""
+    for position, held in enumerate(REGISTRY):
+        if held.intent is kind.intent:
+            REGISTRY[position] = kind
+            return kind
+    REGISTRY.append(kind)
+    return kind
+
+
+def unregister(intent: Intent | str) -> None:
+    """Remove the type of ``intent`` (for tests that register a toy one)."""
+    REGISTRY[:] = [k for k in REGISTRY if k.intent != intent]
+
+
+def question_type(intent: Intent | str) -> QuestionType:
+    """The registered type of ``intent``."""
+    for kind in REGISTRY:
+        if kind.intent == intent:
+            return kind
+    raise KeyError(f"No question type is registered for {intent!r}.")
+
+
+class Reading:
+    """A question as the router reads it: its text, its mentions and, when needed, the
+    section its heading words find (computed once, on first use)."""
+
+    def __init__(self, text: str, mentions: Mentions, gazetteer: Gazetteer | None) -> None:
+        self.text = text
+        self.mentions = mentions
+        self.gazetteer = gazetteer
+        self._topic: tuple[int, str] | bool | None = False
+
+    @property
+    def topic(self) -> tuple[int, str] | None:
+        """(RFC, section number) of the best RFC heading the question's words match, or None
+        (no heading index, or no heading word but the brain's own subject)."""
+        if self._topic is False:
+            self._topic = _topic(self.text, self.gazetteer)
+        return self._topic  # type: ignore[return-value]
+
+    @property
+    def may_have_topic(self) -> bool:
+        """Its words find a heading, or there is no heading index to tell (the router read
+        without a brain: a section may be found by heading when the card is drawn)."""
+        if self.gazetteer is None or self.gazetteer.headings is None:
+            return True
+        return self.topic is not None
+
+    @property
+    def has_section(self) -> bool:
+        """The question names a section number, or its words may find a heading."""
+        return bool(self.mentions.sections) or self.may_have_topic
+
+
+ASKING_WORDS = frozenset(
+    {
+        "change",
+        "changed",
+        "changes",
+        "changing",
+        "history",
+        "version",
+        "versions",
+        "revision",
+        "revisions",
+        "draft",
+        "drafts",
+        "published",
+        "publication",
+        "editor",
+        "editors",
+        "author",
+        "authors",
+        "open",
+        "closed",
+        "merged",
+        "issue",
+        "issues",
+        "commit",
+        "commits",
+        "discussion",
+        "discussed",
+        "compared",
+        "compare",
+        "difference",
+        "differences",
+        "status",
+        "people",
+        "contributors",
+        "work",
+        "worked",
+        "history",
+        "protocol",
+        "spec",
+        "specification",
+        "document",
+        "documents",
+        "rfc",
+        "rfcs",
+    }
 )
-# Words of a name are taken whole (possessive) and a name has at most 31 of them (real ones have
-# under ten): unbounded, the shortest name before "-NN" was sought from every "draft" of a long
-# hyphenated run, re-reading the rest of it each time (quadratic).
-_REVISION = re.compile(r"\b(draft-[a-z0-9]++(?:-[a-z0-9]++){0,30}?)-(\d{2})\b", re.IGNORECASE)
-_DRAFT = re.compile(r"\b(draft-[a-z0-9]+(?:-[a-z0-9]+)+)\b", re.IGNORECASE)
-_RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
-_BECAME = re.compile(r"\b(becom\w*|became|end(?:ed)? up|turn(?:ed)? into|in the rfc|final)\b", re.I)
-_HISTORY = re.compile(
-    r"\b(history|evolv\w*|chang\w*|revisions?\s+of\s+(?:rfc|section)|over time|trace)\b", re.I
-)
-_REVISIONS = re.compile(r"\b(revisions|versions|drafts)\b", re.I)
-_CHAIN = re.compile(r"\b(chain|lead\w* to|path to|superseded)\b", re.I)
-_DISCUSSION = re.compile(
-    r"\b(who|why|discuss\w*|talk\w*|debat\w*|argu\w*|conversation|look(?:s)? like|"
-    r"this way|threads?|posts?|commits?|pull requests?|people)\b",
-    re.I,
-)
-_THREAD = re.compile(r"\b(?:pr|pull request|pull|issue)\s*#?\s*(\d{1,5})\b", re.I)
-_PERSON = re.compile(
-    r"^(?:what (?:did|has|does)|which sections did)\s+(.+?)\s+"
-    r"(?:work(?:ed)? on|do|change|discuss|touch)\b|^who is\s+(.+?)\??$",
-    re.I,
-)
-_WHY = re.compile(r"\b(why|who discussed|who changed|how come)\b", re.I)
-_WHO_TO_ASK = re.compile(r"\bwho (?:should i|could i|can i|to) ask\b|\bwho knows\b", re.I)
-_COUNT = re.compile(
-    r"\bhow many (posts|comments|messages|threads|commits|pull requests|prs|people|issues)\b",
-    re.I,
-)
-_COUNTED = {"comments": "posts", "messages": "posts", "prs": "pull requests", "issues": "threads"}
-_ON_DAY = re.compile(r"\b(?:on|as of|at)\s+(\d{4}-\d{2}-\d{2})\b", re.I)
-_SAID = re.compile(r"\b(say|said|read|text|wording|look(?:ed)? like|written)\b", re.I)
-_HOLDINGS = re.compile(r"\bwhat (?:do you|does the graph|does the brain) (?:know|hold)\b", re.I)
+"""Words that say what a question asks, not what it is about: a heading they alone match
+("Changes for this RFC") is not the question's topic."""
 
 
-def _section(question: str) -> str | None:
-    match = _SECTION.search(question)
-    return match.group(1).upper() if match else None
+def _topic(text: str, gazetteer: Gazetteer | None) -> tuple[int, str] | None:
+    if gazetteer is None or gazetteer.headings is None:
+        return None
+    found = gazetteer.headings.search(text)
+    for hit in found.hits:
+        entry = hit.entry
+        if not (entry.is_rfc and entry.number):
+            continue
+        if {w.casefold() for w in hit.matched} <= gazetteer.subject_words | ASKING_WORDS:
+            return None
+        return int(entry.document.removeprefix("RFC ").strip()), entry.number
+    return None
 
 
-def route(question: str) -> Route:
-    """Map ``question`` to one intent; the same question always maps to the same route."""
+def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
+    """Map ``question`` to one registered type; the same question and gazetteer always give
+    the same route. Without a gazetteer only what the words alone say is read (section and
+    RFC numbers, full draft names, thread numbers, days)."""
+    # The built-in types register themselves when their module is first imported.
+    from ratified_rdf.answers import types  # noqa: F401
+
     text = " ".join(question.split())
-    section = _section(text)
-    revision = _REVISION.search(text)
-    rfc = _RFC.search(text)
-    if _HOLDINGS.search(text):
-        return Route(intent=Intent.HOLDINGS)
-    day = _ON_DAY.search(text)
-    if section and day and _SAID.search(text) and not revision:
+    reader = gazetteer or Gazetteer.permissive_reader()
+    mentions = reader.read(text)
+    reading = Reading(text, mentions, gazetteer)
+    for day in mentions.days:
         try:
-            when = date.fromisoformat(day.group(1))
+            date.fromisoformat(day)
         except ValueError:
-            return Route(intent=Intent.OUT_OF_SCOPE, reason=f"{day.group(1)} is not a date")
-        return Route(
-            intent=Intent.SECTION_AT,
-            rfc=int(rfc.group(1)) if rfc else None,
-            section=section,
-            valid_at=when,
+            return Route(intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=f"{day} is not a date")
+    best: tuple[float, int, QuestionType, str | None] | None = None
+    for order, kind in enumerate(REGISTRY):
+        if kind.blocked_by is not None and kind.blocked_by.search(text):
+            continue
+        if not kind.needs(mentions, reading):
+            continue
+        weight, said = kind.base, None
+        for one in kind.cues:
+            match = one.pattern.search(text)
+            if match and one.weight > weight:
+                weight, said = one.weight, match.group(0)
+        if weight <= 0:
+            continue
+        score = weight + 0.25 * kind.uses
+        if best is None or score > best[0]:
+            best = (score, order, kind, said)
+    if best is None:
+        intent = Intent.ENTITY if mentions.held else Intent.OUT_OF_SCOPE
+        reason = (
+            _unheld_reason(mentions)
+            if mentions.unheld and not mentions.held
+            else "no question this brain answers matches it"
         )
-    thread = _THREAD.search(text)
-    if thread and not section:
-        return Route(intent=Intent.THREAD, number=int(thread.group(1)))
-    person = _PERSON.search(text)
-    if person and not section:
-        return Route(intent=Intent.PERSON, who=(person.group(1) or person.group(2)).strip())
-    if revision and section and (_BECAME.search(text) or not _HISTORY.search(text)):
-        return Route(
-            intent=Intent.SECTION_BECAME,
-            draft=revision.group(1).lower(),
-            revision=revision.group(2),
-            section=section,
+        return _bind(Route(intent=intent, mentions=mentions, reason=reason), reading)
+    score, _, kind, said = best
+    chosen = _bind(Route(intent=kind.intent, mentions=mentions, score=score, cue=said), reading)
+    return kind.bind(chosen, mentions, reading) if kind.bind else chosen
+
+
+def _unheld_reason(mentions: Mentions) -> str:
+    named = [
+        *(f"RFC {n}" for n in mentions.unknown_rfcs),
+        *mentions.unknown_drafts,
+        *(f"#{n}" for n in mentions.unknown_threads),
+    ]
+    return f"it holds nothing about {', '.join(named)}"
+
+
+def _bind(chosen: Route, reading: Reading) -> Route:
+    """The parameters every type reads the same way: the RFC and section (by the ambiguity
+    rule), the draft and revision, the thread, the person, the day."""
+    mentions, gazetteer = reading.mentions, reading.gazetteer
+    update: dict[str, object] = {}
+    revisions = mentions.revisions
+    if revisions:
+        update["draft"], update["revision"] = revisions[0]
+    elif mentions.drafts:
+        update["draft"] = mentions.drafts[0]
+    if mentions.sections:
+        number = mentions.sections[0]
+        update["section"] = number
+        holders = (
+            gazetteer.headings.rfcs_numbering(number) if gazetteer and gazetteer.headings else ()
         )
-    if not revision and _WHO_TO_ASK.search(text):
-        return Route(
-            intent=Intent.WHO_TO_ASK,
-            rfc=int(rfc.group(1)) if rfc else None,
-            section=section,
-            topic=section is None,
-        )
-    counted = _COUNT.search(text)
-    if section and not revision and counted:
-        what = counted.group(1).lower()
-        return Route(
-            intent=Intent.COUNT,
-            rfc=int(rfc.group(1)) if rfc else None,
-            section=section,
-            count=_COUNTED.get(what, what),
-        )
-    if section and not revision and _DISCUSSION.search(text) and not _HISTORY.search(text):
-        return Route(
-            intent=Intent.DISCUSSION, rfc=int(rfc.group(1)) if rfc else None, section=section
-        )
-    if section and (_HISTORY.search(text) or rfc):
-        return Route(
-            intent=Intent.SECTION_HISTORY,
-            rfc=int(rfc.group(1)) if rfc else None,
-            section=section,
-        )
-    if revision and _CHAIN.search(text):
-        return Route(
-            intent=Intent.REVISION_CHAIN,
-            draft=revision.group(1).lower(),
-            revision=revision.group(2),
-        )
-    draft = _DRAFT.search(text)
-    if draft and _REVISIONS.search(text) and not revision:
-        return Route(intent=Intent.REVISIONS, draft=draft.group(1).lower())
-    if section and not revision and _BECAME.search(text):
-        return Route(
-            intent=Intent.SECTION_BECAME,
-            draft=draft.group(1).lower() if draft else None,
-            section=section,
-        )
-    if not section and not revision and _WHY.search(text):
-        return Route(intent=Intent.DISCUSSION, topic=True)
-    return Route(
-        intent=Intent.OUT_OF_SCOPE,
-        reason="no question this brain answers matches it",
-    )
+        named = [r for r in mentions.rfcs if r in holders] or list(mentions.rfcs)
+        if named:
+            update["rfc"] = named[0]
+        elif revisions or mentions.drafts:
+            became = gazetteer.became.get(str(update.get("draft"))) if gazetteer else None
+            update["rfc"] = became
+        elif holders and gazetteer is not None:
+            ordered = sorted(holders, key=gazetteer.rfc_order)
+            update["rfc"], update["other_rfcs"] = ordered[0], tuple(ordered[1:])
+    elif mentions.rfcs:
+        update["rfc"] = mentions.rfcs[0]
+        update["topic"] = True
+    else:
+        update["topic"] = True
+    if mentions.unknown_rfcs and "rfc" not in update and mentions.sections:
+        update["rfc"] = mentions.unknown_rfcs[0]
+    if mentions.threads or mentions.unknown_threads:
+        update["number"] = (mentions.threads or mentions.unknown_threads)[0]
+    if mentions.people:
+        update["who"], update["person"] = mentions.people[0].name, mentions.people[0].iri
+    if mentions.days:
+        try:
+            update["valid_at"] = date.fromisoformat(mentions.days[0])
+        except ValueError:
+            update["reason"] = f"{mentions.days[0]} is not a date"
+    return chosen.model_copy(update=update)

@@ -1,0 +1,439 @@
+"""Entities first: read a question for everything the brain holds before choosing what it asks.
+
+The :class:`Gazetteer` is built from the graph once per set of graphs (like the heading index,
+and beside it): the drafts and their revisions, the RFCs with their publication months, the
+section numbers each RFC holds, the people by full name, login and address, and the issue and
+pull request numbers. Nothing in it is written for one working group: a brain of any group
+gets its own.
+
+:meth:`Gazetteer.read` turns a question into :class:`Mentions`, the things it names:
+
+* **RFCs** by number ("RFC 8446", "rfc9000"); a number the brain does not hold is kept apart
+  (``unknown_rfcs``), so the answer can say the brain holds no such RFC.
+* **Drafts** by full name, with a revision ("draft-ietf-tls-tls13-21") or without; short
+  revisions ("draft-20", "-21", "revision 20", "between draft-20 and 21") belong to the *draft
+  in play*: the one named, else the one that became a named RFC, else the drafts holding that
+  revision number, the one that became the earliest RFC first.
+* **Sections** by number when a word says it is one ("section 4.2.9", "§4.2.9", "sec. 4.2.9",
+  "appendix B.3"), or bare when it has two dots or more ("4.2.11"), or one dot right after an
+  RFC or draft ("RFC 9000 10.1"); never after a protocol or version word, so "TLS 1.3" and
+  "HTTP/3" are never sections.
+* **People** by full name anywhere, and by a one-word login, first name or address only when
+  the word is not a word of section headings nor a common English word ("ekr", "mnot").
+* **Threads**: "#785", "PR 785", "pull request 785", "issue 1003", when the brain holds one.
+* **Dates**: ISO days ("2017-06-01").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from ratified_rdf.answers.heading_search import STOP_WORDS, HeadingIndex
+
+_RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
+# Words of a name are taken whole (possessive) and a name has at most 31 of them: unbounded,
+# the shortest name before "-NN" was sought from every "draft" of a long hyphenated run.
+_REVISION = re.compile(r"\b(draft-[a-z0-9]++(?:-[a-z0-9]++){0,30}?)-(\d{2})\b", re.IGNORECASE)
+_DRAFT = re.compile(r"\b(draft-[a-z0-9]++(?:-[a-z0-9]++){1,30})\b", re.IGNORECASE)
+_SHORT_REVISION = re.compile(
+    r"(?:\b(?:draft|revision|rev\.?)\s*-?\s*|(?<![\w.-])-)(\d{1,2})\b(?!\.\d)"
+    r"(?:\s*(?:and|to|vs\.?|versus|->|→)\s*(?:draft\s*-?\s*|-)?(\d{1,2})\b)?",
+    re.IGNORECASE,
+)
+_SECTION_WORD = re.compile(
+    r"(?:\bsections?|\bsec\.?|§|\bappendix|\bappendices)\s*"
+    r"((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,5})(?![\d.]*\d)",
+    re.IGNORECASE,
+)
+_BARE_SECTION = re.compile(r"(?<![\w./-])(\d{1,2}(?:\.\d{1,2}){1,5})(?![\w/]|\.\d)")
+_VERSION_WORDS = frozenset(
+    {"tls", "ssl", "dtls", "http", "quic", "version", "v", "tlsv", "ver", "python", "ietf"}
+)
+_THREAD = re.compile(
+    r"(?:#\s?|\b(?:prs?|pull\s+requests?|pulls?|issues?|tickets?)\s*(?:no\.?|number)?\s*#?\s*)"
+    r"(\d{1,5})\b",
+    re.IGNORECASE,
+)
+_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_WORD = re.compile(r"[\w@.+'-]+")
+_COMMON = frozenset(
+    {
+        "what",
+        "which",
+        "who",
+        "whom",
+        "when",
+        "where",
+        "why",
+        "how",
+        "did",
+        "does",
+        "do",
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "say",
+        "said",
+        "show",
+        "list",
+        "tell",
+        "give",
+        "find",
+        "change",
+        "changed",
+        "changes",
+        "work",
+        "worked",
+        "wrote",
+        "write",
+        "edit",
+        "edited",
+        "draft",
+        "drafts",
+        "rfc",
+        "rfcs",
+        "section",
+        "sections",
+        "issue",
+        "issues",
+        "pr",
+        "prs",
+        "pull",
+        "request",
+        "requests",
+        "commit",
+        "commits",
+        "post",
+        "posts",
+        "people",
+        "person",
+        "editor",
+        "editors",
+        "author",
+        "authors",
+        "chair",
+        "chairs",
+        "most",
+        "much",
+        "many",
+        "about",
+        "history",
+        "discussion",
+        "discussed",
+        "talk",
+        "talked",
+        "open",
+        "closed",
+        "merged",
+        "know",
+        "knows",
+        "ask",
+        "published",
+        "publish",
+        "became",
+        "become",
+        "between",
+        "since",
+        "still",
+        "while",
+        "changing",
+        "text",
+        "mean",
+        "means",
+        "me",
+        "all",
+        "any",
+        "some",
+        "one",
+        "two",
+        "new",
+        "old",
+        "first",
+        "last",
+        "next",
+        "brain",
+        "graph",
+        "group",
+        "working",
+        "wg",
+        "tls",
+        "quic",
+        "http",
+        "please",
+        "thanks",
+    }
+)
+
+
+class PersonMention(BaseModel):
+    """A person the question names, as the brain holds them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    iri: str
+    name: str
+    said: str
+    """The words the question used ("ekr", "Martin Thomson")."""
+
+
+class Mentions(BaseModel):
+    """Everything a question names that the brain holds (or was asked for and does not)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rfcs: tuple[int, ...] = ()
+    unknown_rfcs: tuple[int, ...] = ()
+    drafts: tuple[str, ...] = ()
+    """Drafts named or in play, named ones first."""
+    named_drafts: tuple[str, ...] = ()
+    """Drafts the question wrote out by name."""
+    unknown_drafts: tuple[str, ...] = ()
+    revisions: tuple[tuple[str, str], ...] = ()
+    """(draft, revision number) pairs, in question order."""
+    sections: tuple[str, ...] = ()
+    people: tuple[PersonMention, ...] = ()
+    threads: tuple[int, ...] = ()
+    unknown_threads: tuple[int, ...] = ()
+    days: tuple[str, ...] = ()
+    """ISO days named, as written (a day that does not exist is kept: the answer says so)."""
+
+    @property
+    def held(self) -> bool:
+        """Whether the question names anything the brain holds."""
+        return bool(
+            self.rfcs
+            or self.drafts
+            or self.revisions
+            or self.sections
+            or self.people
+            or self.threads
+        )
+
+    @property
+    def unheld(self) -> bool:
+        """Whether the question names a document or thread the brain does not hold."""
+        return bool(self.unknown_rfcs or self.unknown_drafts or self.unknown_threads)
+
+
+class Gazetteer:
+    """What a brain holds, by the names questions use for it (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        drafts: Mapping[str, Sequence[str]],
+        became: Mapping[str, int],
+        rfcs: Mapping[int, str | None],
+        people: Iterable[tuple[str, str, Sequence[str]]],
+        threads: Iterable[int],
+        headings: HeadingIndex | None = None,
+        subject_words: Iterable[str] = (),
+        permissive: bool = False,
+    ) -> None:
+        """``drafts``: each draft's revision numbers; ``became``: the RFC number each draft
+        became; ``rfcs``: each RFC's publication month; ``people``: (IRI, name, aliases);
+        ``threads``: the issue and pull request numbers; ``headings``: the heading index, for
+        section numbers and the words of headings; ``subject_words``: the words of the brain's
+        own subject (its title and its RFCs' titles: "TLS", "transport"), which alone find
+        no section; ``permissive``: hold every RFC, draft and thread a question names (the
+        router's reading when it has no brain at hand)."""
+        self.permissive = permissive
+        self.subject_words = frozenset(w.casefold() for w in subject_words)
+        self.drafts = {name: tuple(sorted(numbers)) for name, numbers in drafts.items()}
+        self.became = dict(became)
+        self.rfcs = dict(rfcs)
+        self.threads = frozenset(threads)
+        self.headings = headings
+        self.names: dict[str, list[tuple[str, str]]] = {}
+        """Lower-case name or alias → (IRI, name) of every person it may mean."""
+        self._longest = 1
+        self._first_names: dict[str, set[tuple[str, str]]] = {}
+        """A first name alone ("Eric"), when it is the first name of one person only."""
+        for iri, name, aliases in people:
+            for said in {name, *aliases}:
+                key = " ".join(said.casefold().split())
+                if len(key) < 2:
+                    continue
+                entry = (iri, name)
+                if entry not in self.names.setdefault(key, []):
+                    self.names[key].append(entry)
+                self._longest = max(self._longest, len(key.split()))
+            first = name.split()[0].casefold() if len(name.split()) > 1 else None
+            if first and len(first) > 2:
+                self._first_names.setdefault(first, set()).add((iri, name))
+
+    @classmethod
+    def permissive_reader(cls) -> Gazetteer:
+        """A gazetteer of no brain that takes every RFC, draft and thread a question names
+        as held: what the words alone say."""
+        return cls(drafts={}, became={}, rfcs={}, people=(), threads=(), permissive=True)
+
+    def holds_draft(self, draft: str) -> bool:
+        """Whether ``draft`` is a draft of this brain (any draft, when permissive)."""
+        return draft in self.drafts or (self.permissive and not re.search(r"-\d{2}$", draft))
+
+    def rfc_order(self, rfc: int) -> tuple[str, int]:
+        """How RFCs rank when a question does not say which: the earliest published first,
+        then the lower number."""
+        return (self.rfcs.get(rfc) or "9999", rfc)
+
+    def draft_order(self, draft: str) -> tuple[tuple[str, int], str]:
+        """Drafts rank by the RFC they became (as :meth:`rfc_order`), then by name."""
+        rfc = self.became.get(draft)
+        return (self.rfc_order(rfc) if rfc else ("9999", 99999), draft)
+
+    def read(self, question: str) -> Mentions:
+        """The things ``question`` names (see the module docstring)."""
+        text = " ".join(question.split())
+        rfcs, unknown_rfcs = self._rfcs(text)
+        revisions: list[tuple[str, str]] = []
+        named: list[str] = []
+        unknown_drafts: list[str] = []
+        for match in _REVISION.finditer(text):
+            draft, number = match.group(1).lower(), match.group(2)
+            if self.holds_draft(draft):
+                revisions.append((draft, number))
+                named.append(draft)
+            elif f"{draft}-{number}" in self.drafts:
+                named.append(f"{draft}-{number}")
+            else:
+                unknown_drafts.append(f"{draft}-{number}")
+        for match in _DRAFT.finditer(text):
+            draft = match.group(1).lower()
+            if self.holds_draft(draft):
+                named.append(draft)
+            elif not any(f"{d}-{n}" == draft for d, n in revisions) and not any(
+                draft == u for u in unknown_drafts
+            ):
+                unknown_drafts.append(draft)
+        named = list(dict.fromkeys(named))
+        in_play = named or [d for d, rfc in self.became.items() if rfc in rfcs]
+        spans = [m.span() for m in _DRAFT.finditer(text)]
+        for match in _SHORT_REVISION.finditer(text):
+            if any(start <= match.start() < end for start, end in spans):
+                continue
+            for number in (match.group(1), match.group(2)):
+                if number is None:
+                    continue
+                found = self._short_revision(number.zfill(2), in_play)
+                if found and found not in revisions:
+                    revisions.append(found)
+        drafts = list(dict.fromkeys([*named, *(d for d, _ in revisions)]))
+        sections = self._sections(text)
+        threads, unknown_threads = self._threads(text)
+        return Mentions(
+            rfcs=tuple(rfcs),
+            unknown_rfcs=tuple(unknown_rfcs),
+            drafts=tuple(drafts),
+            named_drafts=tuple(named),
+            unknown_drafts=tuple(dict.fromkeys(unknown_drafts)),
+            revisions=tuple(revisions),
+            sections=tuple(sections),
+            people=tuple(self._people(text)),
+            threads=tuple(threads),
+            unknown_threads=tuple(unknown_threads),
+            days=tuple(_DAY.findall(text)),
+        )
+
+    def _rfcs(self, text: str) -> tuple[list[int], list[int]]:
+        held: list[int] = []
+        unknown: list[int] = []
+        for match in _RFC.finditer(text):
+            number = int(match.group(1))
+            target = held if number in self.rfcs or self.permissive else unknown
+            if number not in target:
+                target.append(number)
+        return held, unknown
+
+    def _short_revision(self, number: str, in_play: Sequence[str]) -> tuple[str, str] | None:
+        candidates = [d for d in in_play if number in self.drafts.get(d, ())]
+        if not candidates and not in_play:
+            candidates = sorted(
+                (d for d, numbers in self.drafts.items() if number in numbers),
+                key=self.draft_order,
+            )
+        return (candidates[0], number) if candidates else None
+
+    def _sections(self, text: str) -> list[str]:
+        found: list[str] = []
+        taken: list[tuple[int, int]] = []
+        for match in _SECTION_WORD.finditer(text):
+            found.append(match.group(1).upper())
+            taken.append(match.span(1))
+        for match in _BARE_SECTION.finditer(text):
+            if any(start <= match.start() < end for start, end in taken):
+                continue
+            number = match.group(1)
+            before = text[: match.start()].rstrip()
+            word = re.search(r"([A-Za-z]+)[\s/v]*$", before)
+            previous = word.group(1).lower() if word else ""
+            if previous in _VERSION_WORDS or before.endswith(("/", "v")):
+                continue
+            after_document = bool(
+                re.search(r"(?:\bRFC\s*-?\s*\d{3,5}|draft-[\w-]+)\s*$", before, re.I)
+            )
+            if number.count(".") >= 2 or after_document:
+                found.append(number)
+        return list(dict.fromkeys(found))
+
+    def _threads(self, text: str) -> tuple[list[int], list[int]]:
+        held: list[int] = []
+        unknown: list[int] = []
+        for match in _THREAD.finditer(text):
+            # "RFC 8446 section 4.2" never reads as a thread; "draft-20" neither (no # or word).
+            number = int(match.group(1))
+            target = held if number in self.threads or self.permissive else unknown
+            if number not in target:
+                target.append(number)
+        return held, unknown
+
+    def _people(self, text: str) -> list[PersonMention]:
+        words = [
+            w.strip(".,;:!?()[]\"'").removesuffix("'s").removesuffix("’s")
+            for w in _WORD.findall(text)
+        ]
+        words = [w for w in words if w]
+        found: list[PersonMention] = []
+        seen: set[str] = set()
+        position = 0
+        while position < len(words):
+            matched = False
+            for size in range(min(self._longest, len(words) - position), 0, -1):
+                said = " ".join(words[position : position + size])
+                key = said.casefold()
+                if "@" in key:
+                    key = key.split("@", 1)[0]
+                people = self.names.get(key)
+                if people is None and size == 1:
+                    people = sorted(self._first_names.get(key, ()))
+                if not people or (size == 1 and not self._may_be_person(key)):
+                    continue
+                if len(people) == 1 and people[0][0] not in seen:
+                    seen.add(people[0][0])
+                    found.append(PersonMention(iri=people[0][0], name=people[0][1], said=said))
+                position += size
+                matched = True
+                break
+            if not matched:
+                position += 1
+        return found
+
+    def _may_be_person(self, word: str) -> bool:
+        """A single word names a person only when it is not a word questions or headings use."""
+        if word in STOP_WORDS or word in _COMMON or word.isdigit() or len(word) < 3:
+            return False
+        return not (self.headings is not None and self.headings.is_heading_word(word))

@@ -1,0 +1,126 @@
+"""Lists of issues and pull requests: those connected to one section (posts in them referred
+to it, or their commits changed it), or all of them, limited to a state when asked
+("which issues are still open about early data?")."""
+
+from __future__ import annotations
+
+from ratified_rdf.answers.heading_search import HeadingEntry
+from ratified_rdf.answers.holdings import out_of_scope
+from ratified_rdf.answers.models import Answer, Count, Evidence, ThreadInfo, Verdict
+from ratified_rdf.answers.sections import rfc_section_row
+from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.answers.wording import plural
+from ratified_rdf.graph.store import Term
+
+THREADS = ("gazetteer_threads", "thread")
+"""The whole-graph rows every thread's title, state and link come from."""
+
+LISTED_THREADS = 30
+"""Threads a card lists at most (it counts them all)."""
+
+_KINDS = {"issues": "issue", "pull requests": "pull request", None: "issue or pull request"}
+
+
+def _thread(row: dict[str, Term]) -> ThreadInfo:
+    merged = text_of(row, "merged")
+    return ThreadInfo(
+        number=int(text_of(row, "number") or 0),
+        title=text_of(row, "title") or "",
+        state=(text_of(row, "state") or ("MERGED" if merged else "")).lower(),
+        url=text_of(row, "page") or "",
+        author=None,
+        created=text_of(row, "created") or "",
+        is_pull_request=(text_of(row, "kind") or "").endswith("#PullRequest"),
+        merged=merged,
+    )
+
+
+def thread_list(
+    session: Session,
+    question: str,
+    *,
+    rfc: int | None,
+    section: str | None,
+    state: str | None,
+    kind: str | None,
+    known: HeadingEntry | None = None,
+) -> Answer:
+    """The threads connected to RFC ``rfc`` §``section`` (every thread when no section is
+    given), of ``kind`` ("issues", "pull requests" or both) and in ``state`` when given."""
+    evidence: list[Evidence] = []
+    scope = "the brain"
+    if section and rfc:
+        found = rfc_section_row(session, rfc, section, known)
+        if not found:
+            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+        final = text_of(found[0], "section") or ""
+        scope = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
+        posts, commits = session.run_together(
+            ("section_posts", {"final": final}), ("section_commits", {"final": final})
+        )
+        iris = tuple(
+            dict.fromkeys(
+                [
+                    *(r["thread"] for r in posts if "thread" in r),
+                    *(r["pr"] for r in commits if "pr" in r),
+                ]
+            )
+        )
+        rows = session.rows_about(*THREADS, iris) if iris else []
+        evidence.append(
+            Evidence(iri=final, label=scope, url=text_of(found[0], "page"), role="rfc-section")
+        )
+    else:
+        rows = session.run(THREADS[0])
+    threads = [_thread(r) for r in rows]
+    if kind == "issues":
+        threads = [t for t in threads if not t.is_pull_request]
+    elif kind == "pull requests":
+        threads = [t for t in threads if t.is_pull_request]
+    everything = threads
+    if state:
+        threads = [t for t in threads if t.state == state]
+    threads.sort(key=lambda t: (t.created or t.merged or "", t.number), reverse=True)
+    noun = _KINDS.get(kind, "issue or pull request")
+    by_state: dict[str, int] = {}
+    for t in everything:
+        by_state[t.state or "unknown"] = by_state.get(t.state or "unknown", 0) + 1
+    states = ", ".join(f"{n} {s}" for s, n in sorted(by_state.items()))
+    connected = "connected to " + scope if section else "in " + scope
+    if state:
+        summary = (
+            f"{plural(len(threads), noun, noun + 's' if noun != 'issue or pull request' else 'issues and pull requests')} "
+            f"{connected} {'is' if len(threads) == 1 else 'are'} {state}"
+            + (f" (of {len(everything)}: {states})." if everything else ".")
+        )
+    else:
+        summary = (
+            f"{plural(len(threads), noun, noun + 's' if noun != 'issue or pull request' else 'issues and pull requests')} {connected}"
+            + (f": {states}." if everything else ".")
+        )
+    if section:
+        summary += " A thread is connected when a post in it referred to the section or a commit through it changed the section while it was changing."
+    if threads[:5]:
+        summary += " Latest: " + "; ".join(f"#{t.number} {t.title}" for t in threads[:5]) + "."
+    evidence.extend(
+        Evidence(
+            iri=t.url,
+            label=f"#{t.number} {t.title} ({t.state or 'state unknown'})",
+            url=t.url,
+            role="pull-request" if t.is_pull_request else "issue",
+        )
+        for t in threads[:LISTED_THREADS]
+    )
+    return Answer(
+        question=question,
+        intent="threads",
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=[
+            Count(what=f"{state + ' ' if state else ''}{noun}s", count=len(threads)),
+            *threads[:LISTED_THREADS],
+        ],
+        evidence=evidence,
+        queries=session.queries,
+        note="Connection, not causation: a thread listed here referred to the section or changed it; it is not said to have caused anything.",
+    )

@@ -1,0 +1,768 @@
+"""The registered question types: each one's cues, the entities it needs, its queries and
+its card. The router (:mod:`ratified_rdf.answers.router`) scores them in this order.
+
+Adding a type is one :func:`register` call here (or in your own module), its ``.rq`` file and
+its card function; ``Brain.ask``, ``Brain.answer``, the CLI, the server, MCP and the web page all
+reach it through the registry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, time
+
+from ratified_rdf.answers import (
+    diffs,
+    discussion,
+    documents,
+    holdings,
+    people,
+    sections,
+    thread_lists,
+    threads,
+    where,
+)
+from ratified_rdf.answers.entities import Mentions
+from ratified_rdf.answers.heading_search import HeadingEntry
+from ratified_rdf.answers.models import (
+    Alternative,
+    Answer,
+    ChainStep,
+    CommitChange,
+    Count,
+    DiscussionPost,
+    DocumentFacts,
+    Expert,
+    HistoryEntry,
+    Holding,
+    PersonActivity,
+    RevisionEntry,
+    SectionActivity,
+    SectionDiff,
+    SectionFate,
+    SectionText,
+    ThreadInfo,
+)
+from ratified_rdf.answers.router import (
+    Intent,
+    QuestionType,
+    Reading,
+    Route,
+    cue,
+    register,
+)
+from ratified_rdf.answers.session import Session
+
+# ---------------------------------------------------------------------------- section targets
+
+
+class Target:
+    """The RFC section a card is about: from its number (with the RFC chosen by the router's
+    rule) or from the question's heading words, with what to say about how it was found."""
+
+    def __init__(
+        self,
+        rfc: int | None,
+        number: str,
+        known: HeadingEntry | None = None,
+        lead: str = "",
+        alternatives: list[Alternative] | None = None,
+    ) -> None:
+        self.rfc = rfc
+        self.number = number
+        self.known = known
+        self.lead = lead
+        self.alternatives = alternatives or []
+
+    def dress(self, answer: Answer) -> Answer:
+        """``answer`` with how the section was found before its summary, and the other
+        readings offered."""
+        return answer.model_copy(
+            update={
+                "summary": self.lead + answer.summary,
+                "alternatives": [*answer.alternatives, *self.alternatives],
+            }
+        )
+
+
+def target(session: Session, question: str, chosen: Route, asking: str) -> Target | Answer:
+    """The section ``chosen`` is about, or the "doesn't know" answer when its words find no
+    RFC section heading. ``asking`` words the alternatives ("who discussed")."""
+    if chosen.section:
+        rfc = chosen.rfc
+        known = (
+            session.from_index(lambda index: index.rfc_section(rfc, chosen.section or ""))
+            if rfc is not None
+            else None
+        )
+        lead = ""
+        if chosen.other_rfcs and rfc is not None:
+            others = ", ".join(f"RFC {n}" for n in chosen.other_rfcs)
+            lead = (
+                f"Section {chosen.section} exists in RFC {rfc} and {others}; this card is about "
+                f"RFC {rfc}, the earliest published (ask with the RFC number for another). "
+            )
+        alternatives = [
+            Alternative(
+                question=f"{asking} RFC {other} section {chosen.section}?",
+                reason=f"RFC {other} also has a section {chosen.section}",
+            )
+            for other in chosen.other_rfcs
+        ]
+        return Target(rfc, chosen.section, known, lead, alternatives)
+    if session.headings is None:
+        return holdings.out_of_scope(session, question, "it has no heading index to search")
+    index, run = session.headings
+    found = index.search(question, limit=20)
+    if not any(q.name == run.name for q in session.queries):
+        session.queries.append(run.model_copy(update={"reused": True}))
+    hits = index.rfc_hits(found, chosen.rfc)
+    if not hits:
+        terms = ", ".join(found.query_terms) or "none"
+        return holdings.out_of_scope(
+            session, question, f"no RFC section heading matches its words (terms: {terms})"
+        )
+    best = hits[0]
+    rfc = int(best.entry.document.removeprefix("RFC ").strip())
+    matched = ", ".join(f"'{w}'" for w in best.matched)
+    lead = (
+        f"Matched the words {matched} to the heading of {best.entry.document} "
+        f"§{best.entry.number} {best.entry.heading}. "
+    )
+    alternatives = [
+        Alternative(
+            question=f"{asking} {hit.entry.document} section {hit.entry.number}?",
+            reason=(
+                f"runner-up heading: {hit.entry.heading} (matched "
+                + ", ".join(f"'{w}'" for w in hit.matched)
+                + ")"
+            ),
+        )
+        for hit in hits[1:2]
+    ]
+    return Target(rfc, best.entry.number or "", best.entry, lead, alternatives)
+
+
+def _on_section(
+    asking: str, card: Callable[[Session, str, Route, Target], Answer]
+) -> Callable[[Session, str, Route], Answer]:
+    """An answer function for a section card: find the section, then draw the card."""
+
+    def answer(session: Session, question: str, chosen: Route) -> Answer:
+        found = target(session, question, chosen, asking)
+        if isinstance(found, Answer):
+            return found
+        return found.dress(card(session, question, chosen, found))
+
+    return answer
+
+
+# ------------------------------------------------------------------------------------ needs
+
+
+def _section(mentions: Mentions, reading: Reading) -> bool:
+    return reading.has_section
+
+
+def _section_number(mentions: Mentions, reading: Reading) -> bool:
+    return bool(mentions.sections)
+
+
+def _topic_only(mentions: Mentions, reading: Reading) -> bool:
+    return not mentions.sections and reading.may_have_topic
+
+
+def _document(mentions: Mentions, reading: Reading) -> bool:
+    return bool(mentions.drafts or mentions.rfcs) and not mentions.sections
+
+
+def _nothing(mentions: Mentions, reading: Reading) -> bool:
+    return True
+
+
+# ------------------------------------------------------------------------------------- cues
+
+_COUNTED = {
+    "comments": "posts",
+    "comment": "posts",
+    "messages": "posts",
+    "message": "posts",
+    "post": "posts",
+    "prs": "pull requests",
+    "pr": "pull requests",
+    "pull request": "pull requests",
+    "issues": "threads",
+    "issue": "threads",
+    "thread": "threads",
+    "commit": "commits",
+    "person": "people",
+    "persons": "people",
+    "contributors": "people",
+    "participants": "people",
+}
+_COUNT_NOUN = re.compile(
+    r"\b(posts?|comments?|messages?|threads?|commits?|pull requests?|prs?|people|persons?|"
+    r"issues?|contributors|participants|changes?|edits)\b",
+    re.IGNORECASE,
+)
+_STATE = re.compile(r"\b(open|still open|unresolved|closed|merged)\b", re.IGNORECASE)
+_THREAD_KIND = re.compile(r"\b(issues?|prs?|pull requests?|threads?)\b", re.IGNORECASE)
+
+_NOT_HELD = re.compile(
+    r"\b(iesg|ballots?|vot(?:e|es|ed|ing)|telechat|minutes|agendas?|interims?|"
+    r"blue ?sheets?|jabber|slack|zulip|xmpp|meetecho|recordings?|slides|ipr|patents?|"
+    r"salar(?:y|ies)|weather|stock|price|lunch|dinner|implementations?|interop\w*|"
+    r"openssl|boringssl|nss|wolfssl|chrome|firefox|nginx|cloudflare|vendors?|"
+    r"market share|deployment stats?|errata)\b",
+    re.IGNORECASE,
+)
+
+
+def _bind_count(chosen: Route, mentions: Mentions, reading: Reading) -> Route:
+    noun = _COUNT_NOUN.search(reading.text)
+    what = noun.group(1).lower() if noun else "posts"
+    return chosen.model_copy(update={"count": _COUNTED.get(what, what)})
+
+
+def _bind_threads(chosen: Route, mentions: Mentions, reading: Reading) -> Route:
+    state = _STATE.search(reading.text)
+    said = state.group(1).lower() if state else None
+    word = {"still open": "open", "unresolved": "open"}.get(said or "", said)
+    kind = _THREAD_KIND.search(reading.text)
+    noun = kind.group(1).lower().rstrip("s") if kind else ""
+    counted = {"issue": "issues", "pr": "pull requests", "pull request": "pull requests"}
+    return chosen.model_copy(update={"state": word, "count": counted.get(noun)})
+
+
+def _bind_diff(chosen: Route, mentions: Mentions, reading: Reading) -> Route:
+    numbers = [n for d, n in mentions.revisions if d == chosen.draft]
+    if len(numbers) >= 2:
+        older, newer = sorted(numbers[:2])
+    elif len(numbers) == 1:
+        older, newer = f"{int(numbers[0]) - 1:02d}", numbers[0]
+    else:
+        return chosen
+    return chosen.model_copy(update={"older": older, "newer": newer})
+
+
+# ------------------------------------------------------------------------------------ cards
+
+
+def _became(session: Session, question: str, chosen: Route) -> Answer:
+    if chosen.draft and chosen.revision:
+        return sections.section_became(
+            session, question, chosen.draft, chosen.revision, chosen.section or ""
+        )
+    return sections.which_revision(session, question, chosen.section or "", chosen.draft)
+
+
+def _history(session: Session, question: str, chosen: Route, found: Target) -> Answer:
+    if found.rfc is None:
+        return sections.which_rfc(session, question, found.number)
+    return sections.section_history(session, question, found.rfc, found.number)
+
+
+def _at(session: Session, question: str, chosen: Route) -> Answer:
+    if chosen.valid_at is None:
+        return holdings.out_of_scope(session, question, chosen.reason or "it names no day")
+    when = datetime.combine(chosen.valid_at, time(23, 59, 59), UTC)
+    return sections.section_at(session, question, chosen.rfc, chosen.section or "", when)
+
+
+def _diff(session: Session, question: str, chosen: Route) -> Answer:
+    if not (chosen.draft and chosen.older and chosen.newer):
+        return holdings.out_of_scope(session, question, "it names no two revisions of one draft")
+    return diffs.section_diff(
+        session, question, chosen.draft, chosen.older, chosen.newer, chosen.section or ""
+    )
+
+
+def _discussion(session: Session, question: str, chosen: Route, found: Target) -> Answer:
+    return discussion.discussion(session, question, found.rfc, found.number, None, found.known)
+
+
+def _count(session: Session, question: str, chosen: Route, found: Target) -> Answer:
+    answer = discussion.discussion(
+        session, question, found.rfc, found.number, chosen.count or "posts", found.known
+    )
+    return answer.model_copy(update={"intent": "count"})
+
+
+def _who_to_ask(session: Session, question: str, chosen: Route, found: Target) -> Answer:
+    return people.who_to_ask(session, question, found.rfc, found.number, found.known)
+
+
+def _threads(session: Session, question: str, chosen: Route) -> Answer:
+    scoped = chosen.section is not None or chosen.topic
+    if not scoped or (chosen.topic and session.headings is None):
+        return thread_lists.thread_list(
+            session, question, rfc=None, section=None, state=chosen.state, kind=chosen.count
+        )
+    found = target(session, question, chosen, "which threads are about")
+    if isinstance(found, Answer):
+        if chosen.section is None and chosen.state:
+            return thread_lists.thread_list(
+                session, question, rfc=None, section=None, state=chosen.state, kind=chosen.count
+            )
+        return found
+    return found.dress(
+        thread_lists.thread_list(
+            session,
+            question,
+            rfc=found.rfc,
+            section=found.number,
+            state=chosen.state,
+            kind=chosen.count,
+            known=found.known,
+        )
+    )
+
+
+def _person_section(session: Session, question: str, chosen: Route, found: Target) -> Answer:
+    card = discussion.discussion(session, question, found.rfc, found.number, None, found.known)
+    return people.person_on_section(session, question, chosen.person or "", chosen.who or "", card)
+
+
+def _document_card(session: Session, question: str, chosen: Route) -> Answer:
+    draft = (
+        chosen.draft
+        if (chosen.draft and not chosen.mentions.rfcs)
+        or (chosen.draft and chosen.mentions.named_drafts)
+        else None
+    )
+    return documents.document_card(session, question, draft, None if draft else chosen.rfc)
+
+
+def _where(session: Session, question: str, chosen: Route) -> Answer:
+    if session.headings is None:
+        return holdings.out_of_scope(session, question, "it has no heading index to search")
+    index, run = session.headings
+    session.queries.append(run.model_copy(update={"reused": True}))
+    return where.where_is(session, question, chosen.rfc, index)
+
+
+def _revisions(session: Session, question: str, chosen: Route) -> Answer:
+    answer = sections.revisions(session, question, chosen.draft or "")
+    found = documents.facts(session, chosen.draft, None)
+    if found is None:
+        return answer
+    return answer.model_copy(update={"results": [*answer.results, found[0]]})
+
+
+def _entity(session: Session, question: str, chosen: Route) -> Answer:
+    """The card of the one thing a question names when no type's cues fit it."""
+    mentions = chosen.mentions
+    if mentions.people and mentions.sections:
+        return _on_section("who discussed", _person_section)(session, question, chosen)
+    if mentions.threads:
+        answer = threads.thread_lookup(session, question, mentions.threads[0])
+    elif mentions.revisions and mentions.sections:
+        answer = _became(session, question, chosen)
+    elif mentions.sections:
+        answer = _on_section("history of", _history)(session, question, chosen)
+    elif mentions.people:
+        answer = people.person_lookup(session, question, chosen.who or "")
+    elif mentions.drafts or mentions.rfcs:
+        answer = _document_card(session, question, chosen)
+    else:
+        return holdings.out_of_scope(session, question, "no question this brain answers matches it")
+    lead = "The question names something the brain holds but asks nothing a card type answers; here is its card. "
+    return answer.model_copy(update={"intent": "entity", "summary": lead + answer.summary})
+
+
+def _out_of_scope(session: Session, question: str, chosen: Route) -> Answer:
+    return holdings.out_of_scope(session, question, chosen.reason or "it is out of scope")
+
+
+def _not_held(session: Session, question: str, chosen: Route) -> Answer:
+    said = _NOT_HELD.search(question)
+    what = said.group(0) if said else "that"
+    return holdings.out_of_scope(
+        session,
+        question,
+        f"it never ingested records of {what.lower()} (it reads drafts, RFCs, git history and "
+        "the discussion sources its manifest names)",
+    )
+
+
+# ------------------------------------------------------------------------------ registrations
+
+register(
+    QuestionType(
+        intent=Intent.NOT_HELD,
+        answers="Says the graph doesn't know about kinds of record it never ingests.",
+        cues=(cue(_NOT_HELD.pattern, 6),),
+        needs=_nothing,
+        uses=0,
+        answer=_not_held,
+        queries=("holdings",),
+        results=(Holding,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.HOLDINGS,
+        answers="What the graph holds.",
+        cues=(
+            cue(
+                r"\bwhat (?:do you|does (?:the|this) (?:graph|brain)|can you) (?:know|hold|cover)",
+                5,
+            ),
+            cue(r"\bwhat(?:'s| is) in (?:the|this) (?:graph|brain)\b", 5),
+            cue(r"\bwhat can (?:i|you) ask\b", 5),
+        ),
+        needs=_nothing,
+        uses=0,
+        answer=lambda s, q, r: holdings.holdings(s, q),
+        queries=("holdings",),
+        results=(Holding,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.SECTION_AT,
+        answers="What a section said on a day: the text of the revision current then.",
+        cues=(
+            cue(
+                r"\b(?:say|said|says|read|reads|text|wording|worded|look(?:ed)? like|written)\b", 3
+            ),
+        ),
+        needs=lambda m, r: bool(m.sections and m.days and not m.revisions),
+        uses=2,
+        answer=_at,
+        queries=("section_texts", "rfc_section"),
+        results=(SectionText,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.SECTION_DIFF,
+        answers="What changed in a section between two revisions, with the commits between.",
+        cues=(
+            cue(r"\bbetween\b", 3),
+            cue(r"\b(?:diff|differ\w*|compare\w*|comparison|vs\.?|versus)\b", 3),
+            cue(r"\bfrom\b.*\bto\b", 2),
+            cue(r"\bchang\w*\b", 1),
+        ),
+        needs=lambda m, r: bool(m.sections and len(m.revisions) >= 2),
+        uses=3,
+        answer=_diff,
+        queries=("section_pair", "section_commits", "commit_details", "pull_requests"),
+        results=(SectionDiff, CommitChange),
+        bind=_bind_diff,
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.SECTION_BECAME,
+        answers="What a revision's section became in the RFC (or which revision to ask about).",
+        cues=(
+            cue(
+                r"\b(?:becom\w*|became|end(?:ed|s)? up|turn(?:ed|s)? into|in the rfc|final\w*|"
+                r"where did (?:it|that|this)|where is (?:it|that) now|now|map(?:s|ped)? to|"
+                r"correspond\w*|what happened to|fate)\b",
+                3,
+            ),
+        ),
+        needs=lambda m, r: bool(m.sections and (m.revisions or m.drafts)),
+        uses=2,
+        base=1,
+        answer=_became,
+        queries=("section_became", "revision_chain"),
+        results=(SectionFate, ChainStep),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.WHO_TO_ASK,
+        answers="Who to ask about a section: the people central to its discussion, then its "
+        "editors and the group's officers.",
+        cues=(
+            cue(
+                r"\bwho (?:should|could|can|do|would|might) (?:i|we|one) (?:ask|talk to|contact|"
+                r"reach|email|ping|consult)\b|\bwho to (?:ask|contact)\b|\bwho knows\b|"
+                r"\bexperts? (?:on|in|about|for)\b|\bwho(?:'s| is) the expert\b|"
+                r"\b(?:contact|point of contact|go-to person)\b|\bask about\b",
+                3,
+            ),
+        ),
+        needs=_section,
+        uses=1,
+        answer=_on_section("who should I ask about", _who_to_ask),
+        queries=("section_experts", "section_editors", "group_officers", "rfc_section"),
+        results=(Expert,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.EXPERTS,
+        answers="Who knows most about the whole brain's subject, from the stored scores.",
+        cues=(
+            cue(
+                r"\bwho (?:knows|know) (?:the )?most\b|\b(?:top|main|key|biggest|most active|"
+                r"leading) (?:contributors?|experts?|people|participants|authors)\b|"
+                r"\bwho (?:are|were) the (?:experts|main people|key people)\b|"
+                r"\bwho (?:contributed|participated|commented|posted) (?:the )?most\b|"
+                r"\bexperts\b",
+                4,
+            ),
+        ),
+        needs=lambda m, r: not m.sections and not m.people and r.topic is None,
+        uses=0,
+        answer=lambda s, q, r: people.experts(s, q),
+        queries=("top_people",),
+        results=(Expert,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.COUNT,
+        answers="How many posts, threads, commits, pull requests or people a section had.",
+        cues=(cue(r"\bhow many\b|\bnumber of\b|\bcount (?:of|the)\b|\bhow much\b", 3),),
+        needs=_section,
+        uses=1,
+        answer=_on_section("how many posts referred to", _count),
+        queries=("section_posts", "section_commits", "post_authors"),
+        results=(Count, DiscussionPost, CommitChange, PersonActivity),
+        bind=_bind_count,
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.THREADS,
+        answers="The issues and pull requests connected to a section, or all of them, by state.",
+        cues=(
+            cue(
+                r"\b(?:open|still open|unresolved|closed|merged) (?:issues?|prs?|pull requests?|threads?)\b",
+                4,
+            ),
+            cue(
+                r"\b(?:issues?|prs?|pull requests?|threads?) (?:are|is|were|still) (?:still )?(?:open|closed|merged|unresolved)\b",
+                4,
+            ),
+            cue(
+                r"\b(?:which|what|list|show|any|all)(?: me)?(?: the| of the)? (?:issues?|prs?|pull requests?|threads?)\b",
+                3,
+            ),
+            cue(
+                r"\b(?:issues?|prs?|pull requests?|threads?) (?:that )?(?:changed|touched|about|on|for|concerning|mention\w*|discuss\w*)\b",
+                3,
+            ),
+        ),
+        needs=lambda m, r: not m.threads and not m.people,
+        uses=1,
+        answer=_threads,
+        queries=("gazetteer_threads", "section_posts", "section_commits"),
+        results=(Count, ThreadInfo),
+        bind=_bind_threads,
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.PERSON_SECTION,
+        answers="What one person did on one section while it was changing.",
+        cues=(
+            cue(
+                r"\b(?:chang\w*|work\w*|commit\w*|touch\w*|edit\w*|wr[io]te|writ\w*|do|did|does|"
+                r"contribut\w*|discuss\w*|say|said|post\w*|comment\w*)\b",
+                2,
+            ),
+        ),
+        needs=lambda m, r: bool(m.people) and r.has_section,
+        uses=2,
+        base=1,
+        answer=_on_section("who discussed", _person_section),
+        queries=("section_posts", "section_commits", "post_authors"),
+        results=(PersonActivity, CommitChange, DiscussionPost),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.SECTION_HISTORY,
+        answers="A section's history: its number, heading and similarity in every revision.",
+        cues=(
+            cue(
+                r"\b(?:history|evolv\w*|evolution|over time|renumber\w*|lineage|timeline|trace)\b",
+                3,
+            ),
+            cue(r"\b(?:earlier|previous|older|past) (?:texts?|versions?|revisions?|numbers?)\b", 3),
+            cue(r"\b(?:revisions?|versions?) of (?:rfc|section|sec\.?|§)", 3),
+            cue(r"\bhow (?:did|has|have) .{0,80}\bchang\w*\b", 2),
+            cue(r"\b(?:was|were|been) (?:it |this |that )?(?:renamed|moved|numbered|called)\b", 2),
+            cue(r"\bwhen did .{0,60}\b(?:settle|stabili[sz]e|stop changing|freeze)\b", 3),
+            cue(r"\bstill valid\b|\bchang\w*\b", 1),
+        ),
+        needs=_section,
+        uses=1,
+        answer=_on_section("history of", _history),
+        queries=("section_history", "rfc_section", "rfc_sections_numbered"),
+        results=(HistoryEntry,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.DISCUSSION,
+        answers="The posts, threads, commits and people connected to a section while it changed.",
+        cues=(
+            cue(
+                r"\b(?:discuss\w*|talk\w*|debat\w*|argu\w*|conversation\w*|rationale|reasoning|"
+                r"motivat\w*|why|how come|look(?:s)? like (?:this|that)|this way|that way|"
+                r"while it was (?:still )?changing|consensus|controvers\w*|"
+                r"(?:said|say|wrote|commented|posted) about|feedback|concerns?|objections?)\b",
+                2,
+            ),
+            cue(r"\bwho (?:changed|touched|worked on|commented on|edited|wrote)\b", 2),
+            cue(
+                r"\b(?:posts?|comments?|commits?|pull requests?|prs?|people|threads?|reviews?)\b", 1
+            ),
+            cue(r"\bwho\b", 1),
+        ),
+        needs=_section,
+        uses=1,
+        answer=_on_section("who discussed", _discussion),
+        queries=("section_posts", "section_commits", "post_authors", "section_later_commits"),
+        results=(DiscussionPost, CommitChange, PersonActivity),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.THREAD,
+        answers="An issue or pull request by number: its state, author and the sections it changed.",
+        cues=(),
+        needs=lambda m, r: bool(m.threads or m.unknown_threads) and not m.sections,
+        uses=1,
+        base=2,
+        answer=lambda s, q, r: threads.thread_lookup(s, q, r.number or 0),
+        queries=("thread", "thread_changes"),
+        results=(ThreadInfo, SectionActivity),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.DOCUMENT,
+        answers="A draft's or RFC's facts: the RFC it became and when, its editors, what it "
+        "replaced or obsoletes, its revisions.",
+        cues=(
+            cue(
+                r"\b(?:becom\w*|became|turn(?:ed|s)? into|end(?:ed|s)? up|published|publish\w*|"
+                r"publication|come out|came out|released|issued|editors?|authors?|wrote|"
+                r"written by|byline|obsolet\w*|replac\w*|supersed\w*|successor|predecessor|"
+                r"what rfc|which rfc|rfc number|status)\b",
+                3,
+            ),
+            cue(r"\bwhen\b|\bwho\b|\bwhat is\b|\btell me about\b|\bdescribe\b", 1),
+        ),
+        needs=_document,
+        uses=1,
+        answer=_document_card,
+        queries=("document_facts", "draft_editors"),
+        results=(DocumentFacts,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.WHERE_IS,
+        answers="Which section covers a topic: found by its heading, with the runner-up.",
+        cues=(
+            cue(
+                r"\b(?:which|what) (?:section|part|chapter)\b|\bwhere (?:is|are|does|do|can|in)\b|"
+                r"\b(?:specified|defined|described|covered|explained|documented)\b|"
+                r"\b(?:covers?|specif(?:y|ies)|defines?|describes?)\b|\bfind the section\b|"
+                r"\bsection (?:about|on|for|that)\b",
+                3,
+            ),
+        ),
+        needs=_topic_only,
+        uses=1,
+        answer=_where,
+        queries=("headings",),
+        results=(HistoryEntry,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.REVISION_CHAIN,
+        answers="The chain of revisions from one revision to the RFC.",
+        cues=(
+            cue(
+                r"\b(?:chain|lead\w* to|path to|superseded|came after|what came next|successors?|"
+                r"next revisions?|get to the rfc|road to)\b",
+                3,
+            ),
+        ),
+        needs=lambda m, r: bool(m.revisions) and not m.sections,
+        uses=1,
+        answer=lambda s, q, r: sections.revision_chain(s, q, r.draft or "", r.revision or ""),
+        queries=("revision_chain",),
+        results=(ChainStep,),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.REVISIONS,
+        answers="The revisions of a draft, with dates and links.",
+        cues=(
+            cue(r"\b(?:revisions|versions|drafts|iterations)\b", 3),
+            cue(r"\bhow many (?:revisions|versions|drafts|times)\b", 4),
+        ),
+        needs=lambda m, r: bool(m.drafts) and not m.sections and not m.revisions,
+        uses=1,
+        answer=_revisions,
+        queries=("document_revisions", "document_facts", "draft_editors"),
+        results=(RevisionEntry, DocumentFacts),
+    )
+)
+register(
+    QuestionType(
+        intent=Intent.PERSON,
+        answers="What a person worked on: the sections they posted and committed on most.",
+        cues=(
+            cue(
+                r"\bwho is\b|\bwho was\b|\bwhat (?:did|has|does)\b|\bwhich sections\b|"
+                r"\bwork(?:ed)? on\b|\bactivity\b|\bcontributions?\b|\bprofile\b",
+                2,
+            ),
+        ),
+        needs=lambda m, r: bool(m.people) and not r.has_section,
+        uses=1,
+        base=1,
+        answer=lambda s, q, r: people.person_lookup(s, q, r.who or ""),
+        queries=("person", "person_activity"),
+        results=(SectionActivity,),
+    )
+)
+
+ENTITY = QuestionType(
+    intent=Intent.ENTITY,
+    answers="The card of what the question names, when no type's cues fit.",
+    cues=(),
+    needs=lambda m, r: m.held,
+    uses=0,
+    answer=_entity,
+    queries=("document_facts", "section_history", "thread", "person_activity"),
+    results=(DocumentFacts, HistoryEntry, ThreadInfo, SectionActivity),
+)
+"""The fallback for a question that names something held (not in the scored registry)."""
+
+OUT_OF_SCOPE = QuestionType(
+    intent=Intent.OUT_OF_SCOPE,
+    answers="The graph doesn't know; what it holds.",
+    cues=(),
+    needs=_nothing,
+    uses=0,
+    answer=_out_of_scope,
+    queries=("holdings",),
+    results=(Holding,),
+)
+"""The fallback for everything else."""
+
+
+def answer(session: Session, question: str, chosen: Route) -> Answer:
+    """The card of the type ``chosen`` names."""
+    fallbacks = {Intent.ENTITY: ENTITY, Intent.OUT_OF_SCOPE: OUT_OF_SCOPE}
+    if chosen.intent in fallbacks:
+        return fallbacks[chosen.intent].answer(session, question, chosen)
+    from ratified_rdf.answers.router import question_type
+
+    return question_type(chosen.intent).answer(session, question, chosen)

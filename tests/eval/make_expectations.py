@@ -20,6 +20,8 @@ person names are written, never corpus text. Recipes::
                                        <num> of <old> and its same-titled section in <new>)
     at <rfc> <number> <YYYY-MM-DD>     the revision current that day, holding the section
     atrev <series> <revision> <num>    that revision (checked to hold the section)
+    in <rfc> <number> <revision>       that revision (checked to hold a section titled like
+                                       the RFC's)
     document <name> [field ...]        a draft series or ``rfcNNNN``, with the checks named:
                                        became, published, editors, revisions_count
     thread <corpus> <number>           that issue or pull request (checked to be held)
@@ -191,6 +193,15 @@ def expectation(recipe: str) -> dict[str, object]:
         if ind.section(ind.revision_headings(series, revision), number) is None:
             raise ValueError(f"{ind.revision_tag(series, revision)} has no section {number}.")
         return {"revisions": [ind.revision_tag(series, revision)]}
+    if verb == "in":
+        rfc, number, tag = int(args[0]), args[1], args[2]
+        target = ind.section(ind.rfc_headings(rfc), number)
+        series, _, revision = tag.rpartition("-")
+        if target is None or series not in ind.lineage(rfc):
+            raise ValueError(f"{tag} is not in the lineage of RFC {rfc} {number}.")
+        if ind.by_key(ind.revision_headings(series, int(revision)), target.key) is None:
+            raise ValueError(f"{tag} holds no section titled {target.title!r}.")
+        return {"revisions": [tag]}
     if verb == "document":
         return _document(args[0], args[1:])
     if verb == "thread":

@@ -522,7 +522,12 @@ class Brain:
             raise BrainError(
                 f"A {kind.value} card cannot be drawn from {fields}: {error}"
             ) from None
-        question = f"{kind.value}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
+        template = types.question_type(kind).asked
+        try:
+            question = template.format(**fields) if template else ""
+        except KeyError:
+            question = ""
+        question = question or f"{kind.value}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
 
         def draw(session: Session) -> Answer:
             session.headings = self.heading_index(session.graphs)
@@ -627,27 +632,19 @@ class Brain:
 
     def section_became(self, draft: str, revision: str, section: str) -> Answer:
         """What section ``section`` of revision ``revision`` of ``draft`` became in the RFC."""
-        question = f"what did section {section} of {draft}-{revision} become in the RFC?"
-        return self._answer(
-            question, lambda s: sections.section_became(s, question, draft, revision, section)
-        )
+        return self.answer(Intent.SECTION_BECAME, draft=draft, revision=revision, section=section)
 
     def section_history(self, rfc: int, section: str) -> Answer:
         """Each revision's number and title for RFC ``rfc`` section ``section``."""
-        question = f"history of RFC {rfc} section {section}"
-        return self._answer(question, lambda s: sections.section_history(s, question, rfc, section))
+        return self.answer(Intent.SECTION_HISTORY, rfc=rfc, section=section)
 
     def section_discussion(self, rfc: int, section: str) -> Answer:
         """Posts, threads, commits and people connected to an RFC section while it changed."""
-        question = f"who discussed RFC {rfc} section {section}?"
-        return self._answer(question, lambda s: discussion.discussion(s, question, rfc, section))
+        return self.answer(Intent.DISCUSSION, rfc=rfc, section=section)
 
     def revision_chain(self, draft: str, revision: str) -> Answer:
         """The chain of revisions from one revision to its RFC."""
-        question = f"what chain leads from {draft}-{revision} to the RFC?"
-        return self._answer(
-            question, lambda s: sections.revision_chain(s, question, draft, revision)
-        )
+        return self.answer(Intent.REVISION_CHAIN, draft=draft, revision=revision)
 
     def holdings(self) -> Answer:
         """What the graph holds."""

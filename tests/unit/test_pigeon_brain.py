@@ -131,7 +131,8 @@ def test_what_the_graph_holds_is_read_once_per_set_of_graphs(brain: Brain) -> No
     assert "rows reused from its earlier run on the same graphs" in render_card(again)
     # Questions about one section run every query afresh.
     history = brain.ask("history of RFC 9999 section 3.1")
-    assert history.queries and not any(q.reused for q in history.queries)
+    # (The section itself comes from the heading index the router reads questions with.)
+    assert history.queries and not any(q.reused for q in history.queries if q.name != "headings")
     # A write through the brain forgets the rows: the card a review returns counted afresh.
     reviewed = brain.review(question, reviewer="Dana Fictional", verdict="disputed")
     assert [q.reused for q in reviewed.queries if q.name in {"holdings", "documents"}] == [

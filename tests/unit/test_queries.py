@@ -120,6 +120,9 @@ def test_whole_graph_queries_are_marked_in_their_header() -> None:
     assert {q.name for q in all_queries() if q.whole_graph} == {
         "commit_details",
         "documents",
+        "gazetteer_people",
+        "gazetteer_revisions",
+        "gazetteer_threads",
         "group_officers",
         "headings",
         "holdings",

@@ -125,6 +125,7 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
     """One ordinary call of every public method of ``Brain``."""
     section = _one(brain, "SELECT ?s WHERE { ?s rr:headingKey ?k } ORDER BY ?s LIMIT 1")
     return {
+        "answer": lambda: brain.answer("section_history", rfc=9999, section="3.1"),
         "ask": lambda: brain.ask(QUESTION),
         "build": lambda: Brain.build(manifest, source=str(repo))[0].close(),
         "cards_in_state": lambda: brain.cards_in_state("ratified"),
@@ -136,6 +137,7 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
         "export": lambda: brain.export(brain.read_graphs[:1]),
         "evaluate": lambda: brain.evaluate("ASK { ?s ?p ?o }"),
         "from_store": lambda: Brain.from_store(brain._store),
+        "gazetteer": brain.gazetteer,
         "heading_index": brain.heading_index,
         "holdings": brain.holdings,
         "open": lambda: _refused(lambda: Brain.open(repo / "no-such-store")),

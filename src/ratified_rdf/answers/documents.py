@@ -120,6 +120,16 @@ def describe(document: DocumentFacts) -> str:
             )
         else:
             parts.append(f"{document.name} became no RFC the graph records.")
+    for field, words in (
+        ("replaces", "It replaced"),
+        ("replaced_by", "It was replaced by"),
+        ("obsoletes", "It obsoletes"),
+        ("obsoleted_by", "It is obsoleted by"),
+    ):
+        if getattr(document, field):
+            parts.append(f"{words} {_join(getattr(document, field))}.")
+    if document.is_rfc and not document.obsoletes:
+        parts.append("It obsoletes no RFC the graph records.")
     if document.editors:
         where = (
             f"the byline of {document.last_revision}" if document.last_revision else "its byline"
@@ -130,14 +140,6 @@ def describe(document: DocumentFacts) -> str:
             f"{plural(document.revisions, 'revision')}, from {document.first_revision} "
             f"({document.first_date}) to {document.last_revision} ({document.last_date})."
         )
-    for field, words in (
-        ("replaces", "It replaced"),
-        ("replaced_by", "It was replaced by"),
-        ("obsoletes", "It obsoletes"),
-        ("obsoleted_by", "It is obsoleted by"),
-    ):
-        if getattr(document, field):
-            parts.append(f"{words} {_join(getattr(document, field))}.")
     return " ".join(parts)
 
 

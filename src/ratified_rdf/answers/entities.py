@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice
 
 from pydantic import BaseModel, ConfigDict
 
@@ -179,6 +180,11 @@ _COMMON = frozenset(
 )
 
 
+MOST = 16
+"""Mentions of one kind read at most: a question names a few things; a long text built to
+make the reader work gets its first few read, in time linear in its length."""
+
+
 class PersonMention(BaseModel):
     """A person the question names, as the brain holds them."""
 
@@ -303,7 +309,7 @@ class Gazetteer:
         revisions: list[tuple[str, str]] = []
         named: list[str] = []
         unknown_drafts: list[str] = []
-        for match in _REVISION.finditer(text):
+        for match in islice(_REVISION.finditer(text), MOST):
             draft, number = match.group(1).lower(), match.group(2)
             if self.holds_draft(draft):
                 revisions.append((draft, number))
@@ -312,7 +318,7 @@ class Gazetteer:
                 named.append(f"{draft}-{number}")
             else:
                 unknown_drafts.append(f"{draft}-{number}")
-        for match in _DRAFT.finditer(text):
+        for match in islice(_DRAFT.finditer(text), MOST):
             draft = match.group(1).lower()
             if self.holds_draft(draft):
                 named.append(draft)
@@ -322,8 +328,8 @@ class Gazetteer:
                 unknown_drafts.append(draft)
         named = list(dict.fromkeys(named))
         in_play = named or [d for d, rfc in self.became.items() if rfc in rfcs]
-        spans = [m.span() for m in _DRAFT.finditer(text)]
-        for match in _SHORT_REVISION.finditer(text):
+        spans = [m.span() for m in islice(_DRAFT.finditer(text), MOST)]
+        for match in islice(_SHORT_REVISION.finditer(text), MOST):
             if any(start <= match.start() < end for start, end in spans):
                 continue
             for number in (match.group(1), match.group(2)):
@@ -346,13 +352,13 @@ class Gazetteer:
             people=tuple(self._people(text)),
             threads=tuple(threads),
             unknown_threads=tuple(unknown_threads),
-            days=tuple(_DAY.findall(text)),
+            days=tuple(m.group(1) for m in islice(_DAY.finditer(text), MOST)),
         )
 
     def _rfcs(self, text: str) -> tuple[list[int], list[int]]:
         held: list[int] = []
         unknown: list[int] = []
-        for match in _RFC.finditer(text):
+        for match in islice(_RFC.finditer(text), MOST):
             number = int(match.group(1))
             target = held if number in self.rfcs or self.permissive else unknown
             if number not in target:
@@ -370,15 +376,16 @@ class Gazetteer:
 
     def _sections(self, text: str) -> list[str]:
         found: list[str] = []
-        taken: list[tuple[int, int]] = []
-        for match in _SECTION_WORD.finditer(text):
+        taken: set[int] = set()
+        for match in islice(_SECTION_WORD.finditer(text), MOST):
             found.append(match.group(1).upper())
-            taken.append(match.span(1))
-        for match in _BARE_SECTION.finditer(text):
-            if any(start <= match.start() < end for start, end in taken):
+            taken.add(match.start(1))
+        for match in islice(_BARE_SECTION.finditer(text), MOST):
+            if match.start() in taken:
                 continue
             number = match.group(1)
-            before = text[: match.start()].rstrip()
+            # Only the words just before count (a look further back is quadratic on long text).
+            before = text[max(0, match.start() - 48) : match.start()].rstrip()
             word = re.search(r"([A-Za-z]+)[\s/v]*$", before)
             previous = word.group(1).lower() if word else ""
             if previous in _VERSION_WORDS or before.endswith(("/", "v")):
@@ -393,7 +400,7 @@ class Gazetteer:
     def _threads(self, text: str) -> tuple[list[int], list[int]]:
         held: list[int] = []
         unknown: list[int] = []
-        for match in _THREAD.finditer(text):
+        for match in islice(_THREAD.finditer(text), MOST):
             # "RFC 8446 section 4.2" never reads as a thread; "draft-20" neither (no # or word).
             number = int(match.group(1))
             target = held if number in self.threads or self.permissive else unknown

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.answers.entities import Gazetteer, Mentions
+from ratified_rdf.answers.heading_search import heading_terms
 
 if TYPE_CHECKING:
     from ratified_rdf.answers.models import Answer
@@ -144,6 +145,9 @@ class QuestionType:
     """Words that rule the type out whatever else matches."""
     bind: Callable[[Route, Mentions, Reading], Route] | None = None
     """Fills type-specific parameters into the route (a count's noun, a thread state)."""
+    asked: str | None = None
+    """How a card drawn from entities alone words its question (``str.format`` over the
+    route's fields), so ``Brain.answer`` and ``Brain.ask`` of that question give one card."""
     examples: tuple[str, ...] = field(default=())
 
 
@@ -243,7 +247,6 @@ ASKING_WORDS = frozenset(
         "contributors",
         "work",
         "worked",
-        "history",
         "protocol",
         "spec",
         "specification",
@@ -286,7 +289,9 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
         try:
             date.fromisoformat(day)
         except ValueError:
-            return Route(intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=f"{day} is not a date")
+            return Route(
+                intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=f"{day} is not a date"
+            )
     best: tuple[float, int, QuestionType, str | None] | None = None
     for order, kind in enumerate(REGISTRY):
         if kind.blocked_by is not None and kind.blocked_by.search(text):
@@ -308,12 +313,23 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
         reason = (
             _unheld_reason(mentions)
             if mentions.unheld and not mentions.held
-            else "no question this brain answers matches it"
+            else _unmatched_reason(text, gazetteer)
         )
         return _bind(Route(intent=intent, mentions=mentions, reason=reason), reading)
     score, _, kind, said = best
     chosen = _bind(Route(intent=kind.intent, mentions=mentions, score=score, cue=said), reading)
     return kind.bind(chosen, mentions, reading) if kind.bind else chosen
+
+
+def _unmatched_reason(text: str, gazetteer: Gazetteer | None) -> str:
+    """Why nothing fits: the words a heading search would use found no section, or the
+    question asks nothing a type answers."""
+    if gazetteer is None or gazetteer.headings is None:
+        return "no question this brain answers matches it"
+    terms = heading_terms(text)
+    if terms:
+        return f"no RFC section heading matches its words (terms: {', '.join(terms)})"
+    return "no question this brain answers matches it"
 
 
 def _unheld_reason(mentions: Mentions) -> str:

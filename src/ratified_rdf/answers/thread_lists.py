@@ -82,24 +82,25 @@ def thread_list(
         threads = [t for t in threads if t.state == state]
     threads.sort(key=lambda t: (t.created or t.merged or "", t.number), reverse=True)
     noun = _KINDS.get(kind, "issue or pull request")
+    nouns = "issues and pull requests" if kind is None else noun + "s"
     by_state: dict[str, int] = {}
     for t in everything:
         by_state[t.state or "unknown"] = by_state.get(t.state or "unknown", 0) + 1
     states = ", ".join(f"{n} {s}" for s, n in sorted(by_state.items()))
     connected = "connected to " + scope if section else "in " + scope
+    listed = plural(len(threads), noun, nouns)
     if state:
-        summary = (
-            f"{plural(len(threads), noun, noun + 's' if noun != 'issue or pull request' else 'issues and pull requests')} "
-            f"{connected} {'is' if len(threads) == 1 else 'are'} {state}"
-            + (f" (of {len(everything)}: {states})." if everything else ".")
+        verb = "is" if len(threads) == 1 else "are"
+        summary = f"{listed} {connected} {verb} {state}" + (
+            f" (of {len(everything)}: {states})." if everything else "."
         )
     else:
-        summary = (
-            f"{plural(len(threads), noun, noun + 's' if noun != 'issue or pull request' else 'issues and pull requests')} {connected}"
-            + (f": {states}." if everything else ".")
-        )
+        summary = f"{listed} {connected}" + (f": {states}." if everything else ".")
     if section:
-        summary += " A thread is connected when a post in it referred to the section or a commit through it changed the section while it was changing."
+        summary += (
+            " A thread is connected when a post in it referred to the section or a commit "
+            "through it changed the section while it was changing."
+        )
     if threads[:5]:
         summary += " Latest: " + "; ".join(f"#{t.number} {t.title}" for t in threads[:5]) + "."
     evidence.extend(
@@ -117,10 +118,13 @@ def thread_list(
         verdict=Verdict.ANSWERED,
         summary=summary,
         results=[
-            Count(what=f"{state + ' ' if state else ''}{noun}s", count=len(threads)),
+            Count(what=f"{state + ' ' if state else ''}{nouns}", count=len(threads)),
             *threads[:LISTED_THREADS],
         ],
         evidence=evidence,
         queries=session.queries,
-        note="Connection, not causation: a thread listed here referred to the section or changed it; it is not said to have caused anything.",
+        note=(
+            "Connection, not causation: a thread listed here referred to the section or "
+            "changed it while it was changing; it is not said to have caused anything."
+        ),
     )

@@ -18,6 +18,7 @@ from ratified_rdf.answers import (
     documents,
     holdings,
     people,
+    router,
     sections,
     thread_lists,
     threads,
@@ -45,6 +46,7 @@ from ratified_rdf.answers.models import (
     ThreadInfo,
 )
 from ratified_rdf.answers.router import (
+    REGISTRY,
     Intent,
     QuestionType,
     Reading,
@@ -207,6 +209,8 @@ _COUNT_NOUN = re.compile(
     re.IGNORECASE,
 )
 _STATE = re.compile(r"\b(open|still open|unresolved|closed|merged)\b", re.IGNORECASE)
+_THREADS = r"(?:issues?|prs?|pull requests?|threads?)"
+_STATES = r"(?:open|closed|merged|unresolved)"
 _THREAD_KIND = re.compile(r"\b(issues?|prs?|pull requests?|threads?)\b", re.IGNORECASE)
 
 _NOT_HELD = re.compile(
@@ -367,7 +371,10 @@ def _entity(session: Session, question: str, chosen: Route) -> Answer:
         answer = _document_card(session, question, chosen)
     else:
         return holdings.out_of_scope(session, question, "no question this brain answers matches it")
-    lead = "The question names something the brain holds but asks nothing a card type answers; here is its card. "
+    lead = (
+        "The question names something the brain holds but asks nothing a card type answers; "
+        "here is its card. "
+    )
     return answer.model_copy(update={"intent": "entity", "summary": lead + answer.summary})
 
 
@@ -438,6 +445,7 @@ register(
 register(
     QuestionType(
         intent=Intent.SECTION_DIFF,
+        asked="what changed in section {section} between {draft}-{older} and {draft}-{newer}?",
         answers="What changed in a section between two revisions, with the commits between.",
         cues=(
             cue(r"\bbetween\b", 3),
@@ -456,6 +464,7 @@ register(
 register(
     QuestionType(
         intent=Intent.SECTION_BECAME,
+        asked="what did section {section} of {draft}-{revision} become in the RFC?",
         answers="What a revision's section became in the RFC (or which revision to ask about).",
         cues=(
             cue(
@@ -465,7 +474,7 @@ register(
                 3,
             ),
         ),
-        needs=lambda m, r: bool(m.sections and (m.revisions or m.drafts)),
+        needs=lambda m, r: bool(m.sections and (m.revisions or m.drafts or not m.rfcs)),
         uses=2,
         base=1,
         answer=_became,
@@ -476,6 +485,7 @@ register(
 register(
     QuestionType(
         intent=Intent.WHO_TO_ASK,
+        asked="who should I ask about RFC {rfc} section {section}?",
         answers="Who to ask about a section: the people central to its discussion, then its "
         "editors and the group's officers.",
         cues=(
@@ -534,19 +544,20 @@ register(
         answers="The issues and pull requests connected to a section, or all of them, by state.",
         cues=(
             cue(
-                r"\b(?:open|still open|unresolved|closed|merged) (?:issues?|prs?|pull requests?|threads?)\b",
+                rf"\b(?:still )?{_STATES} {_THREADS}\b",
                 4,
             ),
             cue(
-                r"\b(?:issues?|prs?|pull requests?|threads?) (?:are|is|were|still) (?:still )?(?:open|closed|merged|unresolved)\b",
+                rf"\b{_THREADS} (?:are|is|were|still) (?:still )?{_STATES}\b",
                 4,
             ),
             cue(
-                r"\b(?:which|what|list|show|any|all)(?: me)?(?: the| of the)? (?:issues?|prs?|pull requests?|threads?)\b",
+                rf"\b(?:which|what|list|show|any|all)(?: me)?(?: the| of the)? {_THREADS}\b",
                 3,
             ),
             cue(
-                r"\b(?:issues?|prs?|pull requests?|threads?) (?:that )?(?:changed|touched|about|on|for|concerning|mention\w*|discuss\w*)\b",
+                rf"\b{_THREADS} (?:that )?(?:changed|touched|about|on|for|concerning|"
+                r"mention\w*|discuss\w*)\b",
                 3,
             ),
         ),
@@ -580,6 +591,7 @@ register(
 register(
     QuestionType(
         intent=Intent.SECTION_HISTORY,
+        asked="history of RFC {rfc} section {section}",
         answers="A section's history: its number, heading and similarity in every revision.",
         cues=(
             cue(
@@ -603,6 +615,7 @@ register(
 register(
     QuestionType(
         intent=Intent.DISCUSSION,
+        asked="who discussed RFC {rfc} section {section}?",
         answers="The posts, threads, commits and people connected to a section while it changed.",
         cues=(
             cue(
@@ -628,7 +641,9 @@ register(
 register(
     QuestionType(
         intent=Intent.THREAD,
-        answers="An issue or pull request by number: its state, author and the sections it changed.",
+        asked="what is #{number}?",
+        answers="An issue or pull request by number: its state, author and the sections it "
+        "changed.",
         cues=(),
         needs=lambda m, r: bool(m.threads or m.unknown_threads) and not m.sections,
         uses=1,
@@ -683,6 +698,7 @@ register(
 register(
     QuestionType(
         intent=Intent.REVISION_CHAIN,
+        asked="what chain leads from {draft}-{revision} to the RFC?",
         answers="The chain of revisions from one revision to the RFC.",
         cues=(
             cue(
@@ -701,6 +717,7 @@ register(
 register(
     QuestionType(
         intent=Intent.REVISIONS,
+        asked="revisions of {draft}",
         answers="The revisions of a draft, with dates and links.",
         cues=(
             cue(r"\b(?:revisions|versions|drafts|iterations)\b", 3),
@@ -758,11 +775,18 @@ OUT_OF_SCOPE = QuestionType(
 """The fallback for everything else."""
 
 
+REGISTERED = frozenset(kind.intent for kind in REGISTRY)
+"""The intents of the types registered here (the fallbacks are not registered)."""
+
+
+def question_type(intent: Intent | str) -> QuestionType:
+    """The type of ``intent``: a registered one, or a fallback."""
+    fallbacks = {Intent.ENTITY: ENTITY, Intent.OUT_OF_SCOPE: OUT_OF_SCOPE}
+    if intent in fallbacks:
+        return fallbacks[Intent(intent)]
+    return router.question_type(intent)
+
+
 def answer(session: Session, question: str, chosen: Route) -> Answer:
     """The card of the type ``chosen`` names."""
-    fallbacks = {Intent.ENTITY: ENTITY, Intent.OUT_OF_SCOPE: OUT_OF_SCOPE}
-    if chosen.intent in fallbacks:
-        return fallbacks[chosen.intent].answer(session, question, chosen)
-    from ratified_rdf.answers.router import question_type
-
     return question_type(chosen.intent).answer(session, question, chosen)

@@ -199,6 +199,21 @@ def parse_query_file(name: str, text: str) -> QueryFile:
 
 _QUERY_NAME = re.compile(r"[a-z0-9_]+")
 
+_EXTRA_FOLDERS: list[Path] = []
+"""Folders of ``.rq`` files registered by extensions (a question type of your own), searched
+after ``sparql/``: a built-in query is never shadowed."""
+
+
+def register_query_folder(folder: str | Path) -> None:
+    """Let :func:`load_query` find the ``.rq`` files in ``folder`` too (after the built-in
+    ones), for a question type that ships its own queries."""
+    path = Path(folder).resolve()
+    if not path.is_dir():
+        raise QueryError(f"There is no folder {path} to read queries from.")
+    if path not in _EXTRA_FOLDERS:
+        _EXTRA_FOLDERS.append(path)
+        load_query.cache_clear()
+
 
 @lru_cache(maxsize=128)
 def load_query(name: str, folder: Path | None = None) -> QueryFile:
@@ -209,6 +224,11 @@ def load_query(name: str, folder: Path | None = None) -> QueryFile:
             "section_history."
         )
     path = (folder or resource_dir("sparql")) / f"{name}.rq"
+    if folder is None and not path.is_file():
+        path = next(
+            (extra / f"{name}.rq" for extra in _EXTRA_FOLDERS if (extra / f"{name}.rq").is_file()),
+            path,
+        )
     if not path.is_file():
         raise QueryError(f"There is no query named {name!r} in {path.parent}.")
     return parse_query_file(name, path.read_text(encoding="utf-8"))

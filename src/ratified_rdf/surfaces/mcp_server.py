@@ -285,8 +285,9 @@ def create_server(brain: Brain, *, lock: "threading.Lock | None" = None) -> "MCP
         """Who to ask about an RFC section (see the tool's description)."""
 
         def work() -> Answer:
-            question = people_question(rfc, _section_number(section))
-            return use(lambda b: b.ask(question))
+            number = _section_number(section)
+            people_question(rfc, number)  # the same refusal as a question naming it
+            return use(lambda b: b.answer(Intent.WHO_TO_ASK, rfc=rfc, section=number))
 
         return _respond("section_people", work)
 

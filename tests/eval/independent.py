@@ -21,7 +21,9 @@ Discussion counts are an approximation the parser cannot know exactly (the produ
 links posts to sections with its own rules). :func:`count_posts_mentioning` counts GitHub issue
 and pull-request posts (bodies, comments, reviews) that contain the section number as a word,
 written between the tag date of the first revision in which the section's text changed and the
-tag date of the last one. The evaluation therefore scores counts with a tolerance.
+tag date of the last one, and inline review comments whose line (found from the comment's place
+in the reviewed diff) sits under a heading titled like the section, on a change that landed in
+one of those revisions. The evaluation therefore scores counts with a tolerance.
 
 The QUIC corpus (``quicwg/base-drafts``) is read the same way: its six draft series that became
 RFCs, their tags ``draft-ietf-quic-<x>-NN`` and the RFC texts ``rfcNNNN.md`` on ``main``. Which
@@ -432,18 +434,151 @@ def _posts(corpus: str = "tls") -> tuple[tuple[datetime, str], ...]:
     return tuple(posts)
 
 
-def count_posts_mentioning(rfc: int, number: str) -> int:
-    """Posts naming the section's then-current number while it was changing (approximate).
+@cache
+def _public_to_local(corpus: str) -> dict[str, str]:
+    """GitHub commit id -> the bundle's, from ``commit-map.tsv`` beside the bundle (empty when
+    there is none: the ids are the same)."""
+    path = CORPORA[corpus].bundle.parent / "commit-map.tsv"
+    if not path.is_file():
+        return {}
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    return {public: local for local, public in rows}
 
-    The window runs from the tag date of the first revision whose text under the heading
-    changed to the tag date of the last such revision. A post counts when its body holds, as a
-    whole token, the number the section had in the newest revision tagged before the post.
+
+def _local_commit(corpus: str, oid: object) -> str | None:
+    """The bundle's commit for a (possibly abbreviated) GitHub id, when exactly one fits."""
+    if not isinstance(oid, str) or not re.fullmatch(r"[0-9a-f]{7,40}", oid):
+        return None
+    table = _public_to_local(corpus)
+    if not table:
+        return oid
+    found = [local for public, local in table.items() if public.startswith(oid)]
+    return found[0] if len(found) == 1 else None
+
+
+def _position(diff: str, position: int) -> tuple[str, str, int] | None:
+    """(side, path, 1-based line) of a review comment's ``originalPosition`` in a one-file
+    diff: counted from 1 at the line after the first ``@@`` header, every later line (later
+    headers too) one more; a removed line is the old text's, any other the new text's."""
+    path, old, new, count, started = "", 0, 0, 0, False
+    for line in diff.split("\n"):
+        if line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else path
+            continue
+        header = _HUNK.match(line)
+        if header:
+            old, new = int(header.group(1)), int(header.group(3))
+            if started:
+                count += 1
+            started = True
+            continue
+        if not started or line.startswith("\\"):
+            continue
+        count += 1
+        if line.startswith("-"):
+            spot = ("old", path, old)
+            old += 1
+        else:
+            spot = ("new", path, new)
+            new += 1
+            if not line.startswith("+"):
+                old += 1
+        if count == position:
+            return spot
+    return None
+
+
+@cache
+def _on_main(corpus: str) -> frozenset[str]:
+    """Every commit reachable from main: a reviewed commit elsewhere never landed."""
+    return frozenset(git("rev-list", CORPORA[corpus].branch, corpus=corpus).split())
+
+
+@cache
+def review_comments(corpus: str = "tls") -> tuple[tuple[str, str], ...]:
+    """(reviewed commit, normalised title of the section its line sits in) of each inline
+    review comment
+    that can be placed: on a reviewed commit that landed on main, the commit's diff from its
+    merge base with the pull request's base, over the Markdown files; a diff of more than one
+    file is left out (the archive does not say which file a comment is on); the line's section
+    read in the text of its side."""
+    placed: list[tuple[str, str]] = []
+    for pull in archive(corpus)["pulls"]:
+        base = _local_commit(corpus, pull.get("baseRefOid"))
+        for review in pull.get("reviews") or []:  # type: ignore[union-attr]
+            comments = [c for c in review.get("comments") or [] if c.get("originalPosition")]
+            commit = _local_commit(corpus, (review.get("commit") or {}).get("abbreviatedOid"))
+            if not comments or not base or not commit or commit not in _on_main(corpus):
+                continue
+            try:
+                start = git("merge-base", base, commit, corpus=corpus).strip()
+                diff = git(
+                    "diff",
+                    "-U3",
+                    "--no-color",
+                    "--no-renames",
+                    start,
+                    commit,
+                    "--",
+                    "*.md",
+                    corpus=corpus,
+                )
+            except subprocess.CalledProcessError:
+                continue
+            if diff.count("diff --git ") != 1:
+                continue
+            for comment in comments:
+                spot = _position(diff, int(comment["originalPosition"]))
+                if spot is None:
+                    continue
+                side, path, line = spot
+                text = _show(start if side == "old" else commit, path, corpus)
+                key = _key_at(_heading_keys(text), line - 1)
+                if key:
+                    placed.append((commit, key))
+    return tuple(placed)
+
+
+@cache
+def _tag_history(tag: str, corpus: str) -> frozenset[str]:
+    return frozenset(git("rev-list", tag, corpus=corpus).split())
+
+
+def landed(rfc: int, commit: str) -> str | None:
+    """The first revision of the RFC's lineage, in order, whose tag's history holds
+    ``commit``: the revision a change landed in."""
+    corpus = corpus_of(rfc)
+    for series in lineage(rfc):
+        for tag in series_revisions(series):
+            if commit in _tag_history(tag, corpus):
+                return tag
+    return None
+
+
+def count_posts_mentioning(rfc: int, number: str, reviews: bool = False) -> int:
+    """Posts about the section while it was changing (approximate): posts naming its
+    then-current number, and with ``reviews`` inline review comments on a line of it (the
+    pipeline has counted those as discussion since review lines were read; questions.toml's
+    older recipe ``count`` leaves them out).
+
+    The window runs from the first revision whose text under the heading changed to the last
+    such revision. A post counts when it was written between their tag dates and its body
+    holds, as a whole token, the number the section had in the newest revision tagged before
+    the post; a review comment counts when its line sits under a heading titled like the
+    section and the change it reviewed landed in a revision of the window.
     """
     holders = _revision_sections(rfc, number)
     changed = changed_revisions(rfc, number)
     if not holders or not changed:
         return 0
     start, end = tag_date(changed[0]), tag_date(changed[-1])
+    key = holders[-1][1].key
+    order = [tag for series in lineage(rfc) for tag in series_revisions(series)]
+    first, last = order.index(changed[0]), order.index(changed[-1])
+    on_lines = 0
+    for commit, found in review_comments(corpus_of(rfc)) if reviews else ():
+        where = landed(rfc, commit) if found == key else None
+        on_lines += where is not None and first <= order.index(where) <= last
     dated = sorted((tag_date(tag), found.number) for tag, found in holders)
     total = 0
     for when, body in _posts(corpus_of(rfc)):
@@ -455,7 +590,7 @@ def count_posts_mentioning(rfc: int, number: str) -> int:
         pattern = rf"(?<![\w.]){re.escape(current[-1])}(?![\w]|\.\d)"
         if re.search(pattern, body):
             total += 1
-    return total
+    return total + on_lines
 
 
 # ------------------------------------------------------------------------------ documents

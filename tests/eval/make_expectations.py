@@ -14,6 +14,7 @@ person names are written, never corpus text. Recipes::
     became <series> <revision> <num>   the RFC section with the same heading
     history <rfc> <number>             revisions in the RFC's lineage holding the same heading
     count <rfc> <number>               posts naming the section while it changed, with tolerance
+    posts <rfc> <number>               the same, and inline review comments on its lines
     revisions <series>                 every revision of the series
     chain <series> <revision>          the revisions from that one to the series' last
     diff <series> <old> <new> <num>    the two revisions of a section diff (checked: section
@@ -175,8 +176,8 @@ def expectation(recipe: str) -> dict[str, object]:
         return {"rfc": found[0], "final_section": found[1]}
     if verb == "history":
         return {"revisions": ind.history(int(args[0]), args[1])}
-    if verb == "count":
-        count = ind.count_posts_mentioning(int(args[0]), args[1])
+    if verb in {"count", "posts"}:
+        count = ind.count_posts_mentioning(int(args[0]), args[1], reviews=verb == "posts")
         return {"count": count, "what": "posts", "tolerance": count_tolerance(count)}
     if verb == "revisions":
         return {"revisions": ind.series_revisions(args[0])}

@@ -10,7 +10,10 @@ Rules, kept simple on purpose:
 * A document is the Markdown file at a tag (``git show <tag>:<file>``). Text before
   ``--- middle`` (the YAML front matter and the abstract) holds no numbered sections.
 * A heading is a line starting with one or more ``#`` outside a fenced code block; its level is
-  the number of ``#``. The number is built by counting headings per level: ``1``, ``1.2``, ...
+  the number of ``#``. A line starting ``%%#`` is one too: the TLS sources write the headings
+  of the appendix their protocol data structures are extracted into that way (RFC 8446's
+  B.1 Record Layer … B.3.5 Updating Keys). The number is built by counting headings per
+  level: ``1``, ``1.2``, ...
   After ``--- back`` the top level counts in letters: ``A``, ``A.1``, ...
 * ``{#anchor}`` and ``{: ...}`` attribute blocks are removed from the title; a heading carrying
   ``numbered="false"`` (on its own line or the next) gets no number and does not advance counts.
@@ -93,7 +96,7 @@ RFCS: dict[int, tuple[str, str]] = {
     9846: ("main", "rfc9846.md"),
 }
 
-_HEADING = re.compile(r"^(#+)\s+(.*?)\s*$")
+_HEADING = re.compile(r"^(?:%%)?(#+)\s+(.*?)\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ATTR = re.compile(r"\{[#:][^}]*\}")
 _NUMBERED_FALSE = re.compile(r"numbered\s*=\s*[\"']?false")

@@ -25,7 +25,9 @@ person names are written, never corpus text. Recipes::
                                        the RFC's)
     document <name> [field ...]        a draft series or ``rfcNNNN``, with the checks named:
                                        became, published, editors, revisions_count
-    thread <corpus> <number>           that issue or pull request (checked to be held)
+    thread <corpus> <number> [issue|pr]
+                                       that issue or pull request (checked to be held, and of
+                                       the kind the question names)
     threads <corpus> <state> <issues|prs|any> <title words>
                                        threads in that state whose titles hold the words
                                        (``empty`` when the record holds none)
@@ -206,8 +208,13 @@ def expectation(recipe: str) -> dict[str, object]:
     if verb == "document":
         return _document(args[0], args[1:])
     if verb == "thread":
-        if int(args[1]) not in ind.threads(args[0]):
+        held = ind.threads(args[0]).get(int(args[1]))
+        if held is None:
             raise ValueError(f"The {args[0]} record holds no thread #{args[1]}.")
+        if args[2:] and held.is_pull_request != (args[2] == "pr"):
+            raise ValueError(
+                f"#{args[1]} is not {'a pull request' if args[2] == 'pr' else 'an issue'}."
+            )
         return {"thread": int(args[1])}
     if verb == "threads":
         return _threads(args[0], args[1], args[2], " ".join(args[3:]))

@@ -32,7 +32,8 @@ shape*; some shapes take optional extra checks. The shapes:
   names, an F1 of at least 0.9, compared case-folded) and ``revisions_count = 29``.
 * ``thread = 785``: answered, and the first ``thread`` result is issue or pull request 785.
 * ``thread_state = "open"``: answered, at least one ``thread`` result, and every one of them in
-  that state (compared case-folded). With ``empty = true`` the graph holds none in that state:
+  that state (compared case-folded; a pull request known only from its merge commit, with no
+  state, is ``merged``). With ``empty = true`` the graph holds none in that state:
   the answer must say so (answered) and list no thread in it. Optional ``rfc`` + ``section``:
   the answer's first ``rfc-section`` evidence must also be that section (threads of a section).
 * ``person = ["Eric Rescorla", "ekr"]`` (aliases of one human) + ``top`` (default 1): answered,

@@ -7,7 +7,8 @@ Nothing here compares strings of prose. A section answer is read from the answer
 ``revision``, ``chain_step``, ``section_diff`` (both sides) or ``section_text`` results
 (precision and recall against the expected set; correct when F1 is at least 0.9); an expected
 "unknown" from the verdict. Document facts are read from the ``document`` result of the
-expected name, threads from the ``thread`` results (their order, numbers and states), people
+expected name, threads from the ``thread`` results (their order, numbers and states; a pull
+request known only from its merge commit counts as merged), people
 from the ``person`` and ``expert`` results' names. Every shape but "unknown" needs the verdict
 ``answered``.
 
@@ -241,10 +242,18 @@ def _score_document(expect: Expectation, answer: Answer) -> tuple[bool, str, str
     return not problems, got, "; ".join(problems) or None
 
 
+def thread_state(thread: ThreadInfo) -> str:
+    """A thread result's state, case-folded; ``merged`` for a pull request known only from its
+    merge (no state, but a merge time or merge commit)."""
+    if thread.state:
+        return _fold(thread.state)
+    return "merged" if thread.merged or thread.merge_commit else ""
+
+
 def _score_threads(expect: Expectation, answer: Answer) -> tuple[bool, str, str | None]:
     """(correct, got, why) for a ``thread`` or ``thread_state`` expectation."""
     threads = answer_threads(answer)
-    shown = ", ".join(f"#{t.number} {t.state}" for t in threads[:6]) or "no threads"
+    shown = ", ".join(f"#{t.number} {thread_state(t)}" for t in threads[:6]) or "no threads"
     got = f"{len(threads)} threads ({shown}{', …' if len(threads) > 6 else ''})"
     if expect.thread is not None:
         if not threads:
@@ -255,12 +264,12 @@ def _score_threads(expect: Expectation, answer: Answer) -> tuple[bool, str, str 
     assert expect.thread_state is not None
     state = _fold(expect.thread_state)
     if expect.empty:
-        listed = [t.number for t in threads if _fold(t.state) == state]
+        listed = [t.number for t in threads if thread_state(t) == state]
         why = f"listed {state} threads {listed}, but the graph holds none" if listed else None
     elif not threads:
         why = f"no thread result, expected {state} threads"
     else:
-        other = [f"#{t.number} {t.state}" for t in threads if _fold(t.state) != state]
+        other = [f"#{t.number} {t.state}" for t in threads if thread_state(t) != state]
         why = f"threads not {state}: {', '.join(other[:6])}" if other else None
     why = why or _section_check(expect, answer)
     return why is None, got, why

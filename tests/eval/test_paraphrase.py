@@ -262,6 +262,9 @@ def test_thread_states_every_one_and_the_empty_case() -> None:
     assert score_answer(none_open, _answer(_thread(3, "closed"))).correct
     assert not score_answer(none_open, _answer(_thread(3, "open"))).correct
     assert not score_answer(none_open, _answer(verdict=Verdict.UNKNOWN)).correct
+    from_merge = _thread(4, "").model_copy(update={"merge_commit": "https://x/commit/1"})
+    assert score_answer(merged, _answer(from_merge)).correct  # known from its merge alone
+    assert not score_answer(merged, _answer(_thread(5, ""))).correct
     on_section = _question({"thread_state": "merged", "rfc": 8446, "section": "4.2.11"}, "threads")
     assert score_answer(on_section, _answer(_thread(1, "merged"), url=RFC + "4.2.11")).correct
     elsewhere = score_answer(on_section, _answer(_thread(1, "merged"), url=RFC + "4.2.10"))

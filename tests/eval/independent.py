@@ -1018,7 +1018,8 @@ def revision_on_day(rfc: int, number: str, day: str, margin_days: int = 4) -> st
     tagged no later than it) when it holds a section titled like RFC ``rfc`` ``number``.
     Raises when the day lies within ``margin_days`` of a tag (where time zones and dates could
     disagree), when tag dates run backwards around it (a later revision tagged on an earlier
-    commit), or when that revision holds no such section."""
+    commit), when the revision's RFC was already published that month (the RFC is then the
+    current text), or when that revision holds no such section."""
     target = section(rfc_headings(rfc), number)
     if target is None:
         raise ValueError(f"RFC {rfc} has no section {number}.")
@@ -1042,6 +1043,9 @@ def revision_on_day(rfc: int, number: str, day: str, margin_days: int = 4) -> st
         raise ValueError(f"No revision of RFC {rfc}'s lineage was out on {day}.")
     current = [tag for (_, tag), done in zip(ordered, out, strict=True) if done]
     series, _, revision = current[-1].rpartition("-")
+    became_rfc = series_row(series)[3]
+    if day[:7] >= published(became_rfc):
+        raise ValueError(f"On {day} RFC {became_rfc} was out, not {current[-1]}.")
     if by_key(revision_headings(series, int(revision)), target.key) is None:
         raise ValueError(f"{current[-1]} has no section titled {target.title!r}.")
     return current[-1]

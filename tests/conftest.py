@@ -157,3 +157,30 @@ def quic_build(
     brain, report = Brain.build(QUIC_MANIFEST, path=store, source=str(quic_bundle))
     brain.close()
     return store, report
+
+
+@pytest.fixture(scope="session")
+def tls_mirror(tls_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A bare mirror of the TLS bundle, for the independent checker and for git itself."""
+    import subprocess
+
+    mirror = tmp_path_factory.mktemp("tls-mirror") / "repository.git"
+    subprocess.run(
+        ["git", "clone", "--quiet", "--mirror", str(tls_bundle), str(mirror)],
+        check=True,
+        capture_output=True,
+    )
+    return mirror
+
+
+# The RFC texts of the TLS repository, for the independent checker: (ref, file).
+TLS_RFC_TEXTS = [("as-published", "draft-rescorla-tls-rfc8446-bis.md"), ("main", "rfc9846.md")]
+
+
+@pytest.fixture(scope="session")
+def tls_checker(tls_mirror: Path) -> object:
+    """The independent checker's attribution of the TLS repository (tests/independent),
+    computed once per session: it reads git alone."""
+    from tests.independent.attribution import attribute
+
+    return attribute(tls_mirror, texts=TLS_RFC_TEXTS)

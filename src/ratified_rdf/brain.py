@@ -514,20 +514,24 @@ class Brain:
         :class:`~ratified_rdf.answers.router.Route` fields the type reads (``rfc``,
         ``section``, ``draft``, ``revision``, ``number``, ``who``, ``older``, ``newer``,
         ``state``, ``count``); the card's question is written from them."""
-        kind = Intent(intent)
+        try:
+            kind = types.question_type(intent)
+        except KeyError:
+            known = ", ".join(sorted(str(k.intent) for k in types.REGISTRY))
+            raise BrainError(f"There is no question type {intent!r}; the types are {known}.") from None
         fields = {k: v for k, v in entities.items() if v is not None}
         try:
-            chosen = Route(intent=kind, **fields)  # type: ignore[arg-type]
+            chosen = Route(intent=kind.intent, **fields)  # type: ignore[arg-type]
         except ValueError as error:
             raise BrainError(
-                f"A {kind.value} card cannot be drawn from {fields}: {error}"
+                f"A {kind.intent} card cannot be drawn from {fields}: {error}"
             ) from None
-        template = types.question_type(kind).asked
+        template = kind.asked
         try:
             question = template.format(**fields) if template else ""
         except KeyError:
             question = ""
-        question = question or f"{kind.value}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
+        question = question or f"{kind.intent}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
 
         def draw(session: Session) -> Answer:
             session.headings = self.heading_index(session.graphs)

@@ -29,7 +29,7 @@ import pytest
 from ratified_rdf import Brain, BuildReport
 from ratified_rdf.answers.models import Count
 from tests.conftest import QUIC_CORPUS
-from tests.independent.attribution import Attribution, attribute
+from tests.independent.attribution import Attribution
 from tests.independent.review_lines import place_review_comments
 
 pytestmark = pytest.mark.corpus
@@ -122,20 +122,6 @@ def _differences(
         for key in set(ours) | set(theirs)
         if ours.get(key, set()) != theirs.get(key, set())
     }
-
-
-@pytest.fixture(scope="module")
-def tls_mirror(tls_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A bare mirror of the TLS bundle, for the checker and for git itself."""
-    mirror = tmp_path_factory.mktemp("tls-mirror") / "repository.git"
-    subprocess.run(["git", "clone", "--quiet", "--mirror", str(tls_bundle), str(mirror)],
-                   check=True, capture_output=True)  # fmt: skip
-    return mirror
-
-
-@pytest.fixture(scope="module")
-def tls_checker(tls_mirror: Path) -> Attribution:
-    return attribute(tls_mirror, texts=[(ref, file) for _, _, ref, file, _ in TLS_TEXTS])
 
 
 @pytest.fixture(scope="module")

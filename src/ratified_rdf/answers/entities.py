@@ -46,7 +46,8 @@ _SHORT_REVISION = re.compile(
 )
 _SECTION_WORD = re.compile(
     r"(?:\bsections?|\bsec\.?|§|\bappendix|\bappendices)\s*"
-    r"((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,5})(?![\d.]*\d)",
+    # An appendix letter is a capital standing alone ("section C", not "section covers").
+    r"((?:\d{1,2}|(?-i:[A-H]))(?:\.\d{1,2}){0,5})(?![\d.]*\d)(?!\w)",
     re.IGNORECASE,
 )
 _BARE_SECTION = re.compile(r"(?<![\w./-])(\d{1,2}(?:\.\d{1,2}){1,5})(?![\w/]|\.\d)")

@@ -72,7 +72,8 @@ class Route(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    intent: Intent
+    intent: Intent | str
+    """A built-in type's :class:`Intent`, or the name a type of your own registered."""
     mentions: Mentions = Mentions()
     draft: str | None = None
     revision: str | None = None
@@ -126,7 +127,8 @@ def cue(pattern: str, weight: float) -> Cue:
 class QuestionType:
     """One kind of question: its cues, the entities it needs, its queries, its card."""
 
-    intent: Intent
+    intent: Intent | str
+    """Its name: a built-in :class:`Intent`, or a new name for a type of your own."""
     answers: str
     """What it answers, in a sentence (for docs and ``ratified types``)."""
     cues: tuple[Cue, ...]

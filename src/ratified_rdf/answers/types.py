@@ -775,15 +775,12 @@ OUT_OF_SCOPE = QuestionType(
 """The fallback for everything else."""
 
 
-REGISTERED = frozenset(kind.intent for kind in REGISTRY)
-"""The intents of the types registered here (the fallbacks are not registered)."""
-
-
 def question_type(intent: Intent | str) -> QuestionType:
     """The type of ``intent``: a registered one, or a fallback."""
     fallbacks = {Intent.ENTITY: ENTITY, Intent.OUT_OF_SCOPE: OUT_OF_SCOPE}
-    if intent in fallbacks:
-        return fallbacks[Intent(intent)]
+    for name, kind in fallbacks.items():
+        if intent == name:
+            return kind
     return router.question_type(intent)
 
 

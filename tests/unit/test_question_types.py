@@ -1,0 +1,196 @@
+"""Question types are registered parts: a toy type needs only its registry entry, its query
+file and its card function, and every surface reaches it; the entity reader on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ratified_rdf import Brain, Verdict
+from ratified_rdf.answers.entities import Gazetteer
+from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
+from ratified_rdf.answers.models import Answer, Count
+from ratified_rdf.answers.router import QuestionType, cue, register, route, unregister
+from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.queries.files import register_query_folder
+from tests.pigeon import build_pigeon, make_pigeon_repo
+
+TOY_QUERY = """# Answers: how many sections the brain holds (a toy type's query).
+# Reads: spec
+PREFIX rr: <https://w3id.org/ratified-rdf/ontology#>
+SELECT (COUNT(?section) AS ?sections) WHERE { ?section a rr:Section }
+"""
+
+
+def _count_sections(session: Session, question: str, chosen: object) -> Answer:
+    rows = session.run("toy_section_count")
+    number = int(text_of(rows[0], "sections") or 0)
+    return Answer(
+        question=question,
+        intent="toy_section_count",
+        verdict=Verdict.ANSWERED,
+        summary=f"The brain holds {number} sections.",
+        results=[Count(what="sections", count=number)],
+        queries=session.queries,
+    )
+
+
+@pytest.fixture()
+def toy_type(tmp_path: Path) -> Iterator[QuestionType]:
+    (tmp_path / "toy_section_count.rq").write_text(TOY_QUERY, encoding="utf-8")
+    register_query_folder(tmp_path)
+    kind = register(
+        QuestionType(
+            intent="toy_section_count",
+            answers="How many sections the brain holds.",
+            cues=(cue(r"\bhow many sections (?:are there|does it hold)\b", 5),),
+            needs=lambda mentions, reading: True,
+            uses=0,
+            answer=_count_sections,
+            queries=("toy_section_count",),
+            results=(Count,),
+            asked="how many sections are there?",
+        )
+    )
+    yield kind
+    unregister("toy_section_count")
+
+
+@pytest.fixture(scope="module")
+def pigeon_brain(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Brain:
+    repo = make_pigeon_repo(tmp_path_factory.mktemp("git"))
+    return build_pigeon(repo, "embedded", request)[0]
+
+
+def test_a_toy_type_is_three_parts_and_every_path_reaches_it(
+    toy_type: QuestionType, pigeon_brain: Brain
+) -> None:
+    asked = pigeon_brain.ask("how many sections are there?")
+    assert asked.intent == "toy_section_count" and asked.verdict is Verdict.ANSWERED
+    count = asked.results[0]
+    assert isinstance(count, Count) and count.count == 28  # 7 sections in each of 4 texts
+    assert [q.name for q in asked.queries][-1] == "toy_section_count"
+    drawn = pigeon_brain.answer("toy_section_count")
+    assert (drawn.question, drawn.results) == ("how many sections are there?", asked.results)
+    unregister("toy_section_count")
+    gone = pigeon_brain.ask("how many sections are there?")
+    assert gone.intent != "toy_section_count"
+
+
+def test_an_unknown_type_is_refused_in_a_sentence(pigeon_brain: Brain) -> None:
+    with pytest.raises(Exception, match="no question type 'teleport'; the types are"):
+        pigeon_brain.answer("teleport")
+
+
+FICTION = Gazetteer(
+    drafts={"draft-example-owl": ["00", "01", "02"], "draft-example-owl-bis": ["00", "01"]},
+    became={"draft-example-owl": 9990, "draft-example-owl-bis": 9991},
+    rfcs={9990: "2030-01", 9991: "2034-05"},
+    people=[
+        ("urn:p:hoot", "Hedwig Hoot", ["hh", "hootie"]),
+        ("urn:p:feather", "Fern Feather", ["ff"]),
+        ("urn:p:two", "Fern Other", []),
+    ],
+    threads=[7, 42],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what changed between draft-20 and draft-21?", {"revisions": ()}),
+        ("draft-01 section 2.1", {"revisions": (("draft-example-owl", "01"),)}),
+        (
+            "diff between -00 and -01 of draft-example-owl-bis section 3",
+            {"revisions": (("draft-example-owl-bis", "00"), ("draft-example-owl-bis", "01"))},
+        ),
+        ("what did hootie say about section 4.2?", {"people": ("Hedwig Hoot",)}),
+        ("what did Fern change?", {"people": ()}),  # two people named Fern
+        ("is RFC 9990 4.2.1 still valid", {"rfcs": (9990,), "sections": ("4.2.1",)}),
+        ("TLS 1.3 and HTTP/2.1 and version 2.0.1", {"sections": ()}),
+        ("what is PR #42 and issue 7 and #99?", {"threads": (42, 7), "unknown_threads": (99,)}),
+        ("RFC 1234 and draft-ietf-other-thing", {"unknown_rfcs": (1234,)}),
+        ("appendix B.3 of RFC 9991", {"sections": ("B.3",), "rfcs": (9991,)}),
+    ],
+)
+def test_the_gazetteer_reads_what_a_question_names(question: str, expected: dict) -> None:
+    mentions = FICTION.read(question)
+    for field, value in expected.items():
+        found = getattr(mentions, field)
+        if field == "people":
+            found = tuple(p.name for p in found)
+        assert found == value, field
+
+
+def _entry(rfc: int, number: str, heading: str) -> HeadingEntry:
+    return HeadingEntry(
+        section=f"urn:rfc{rfc}:{number}",
+        heading=heading,
+        number=number,
+        document=f"RFC {rfc}",
+        is_rfc=True,
+        final=f"urn:rfc{rfc}:{number}",
+        page=f"https://example.org/rfc{rfc}#section-{number}",
+    )
+
+
+INDEXED = Gazetteer(
+    drafts={"draft-example-owl": ["00", "01"]},
+    became={"draft-example-owl": 9990},
+    rfcs={9991: "2034-05", 9990: "2030-01"},
+    people=[("urn:p:hoot", "Hedwig Hoot", ["hootie"])],
+    threads=[7],
+    headings=HeadingIndex.build(
+        [
+            _entry(9990, "2.1", "Night Flight"),
+            _entry(9991, "2.1", "Night Flight"),
+            _entry(9991, "5", "Moulting Season"),
+        ]
+    ),
+)
+
+
+def test_a_section_without_its_rfc_goes_to_the_earliest_rfc_with_the_others_offered() -> None:
+    chosen = route("history of section 2.1", INDEXED)
+    assert (chosen.intent, chosen.rfc, chosen.other_rfcs) == ("section_history", 9990, (9991,))
+    named = route("history of RFC 9991 section 2.1", INDEXED)
+    assert (named.rfc, named.other_rfcs) == (9991, ())
+    only = route("history of section 5", INDEXED)
+    assert (only.rfc, only.other_rfcs) == (9991, ())
+
+
+def test_a_person_and_a_section_keep_both() -> None:
+    chosen = route("what did hootie change in section 2.1?", INDEXED)
+    assert chosen.intent == "person_section"
+    assert (chosen.who, chosen.person, chosen.section, chosen.rfc) == (
+        "Hedwig Hoot",
+        "urn:p:hoot",
+        "2.1",
+        9990,
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("why is night flight like this?", "discussion"),
+        ("which section covers night flight?", "where_is"),
+        ("who should I ask about moulting season?", "who_to_ask"),
+        ("how did night flight evolve", "section_history"),
+        ("open issues about night flight", "threads"),
+        ("when was RFC 9990 published?", "document"),
+        ("who are the editors of draft-example-owl", "document"),
+        ("list the revisions of draft-example-owl", "revisions"),
+        ("what changed between draft-00 and draft-01 in section 2.1?", "section_diff"),
+        ("what is #7?", "thread"),
+        ("who knows most about owls?", "experts"),
+        ("RFC 9990", "entity"),
+        ("hootie", "person"),
+        ("what did the IESG say about RFC 9990?", "not_held"),
+        ("why is the sky blue?", "out_of_scope"),
+    ],
+)
+def test_each_type_is_chosen_by_its_cue_and_entities(question: str, intent: str) -> None:
+    assert route(question, INDEXED).intent == intent

@@ -21,7 +21,7 @@ from ratified_rdf.answers import discussion, holdings, sections, types
 from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
 from ratified_rdf.answers.models import Answer, Trust
-from ratified_rdf.answers.router import Intent, Route, route
+from ratified_rdf.answers.router import REGISTRY, Intent, Route, route
 from ratified_rdf.answers.session import Kept, Session
 from ratified_rdf.answers.trust import card_title, trust_of
 from ratified_rdf.audit import AuditLog, AuditRecord, DetailSidecar, Kind, capture
@@ -517,8 +517,10 @@ class Brain:
         try:
             kind = types.question_type(intent)
         except KeyError:
-            known = ", ".join(sorted(str(k.intent) for k in types.REGISTRY))
-            raise BrainError(f"There is no question type {intent!r}; the types are {known}.") from None
+            known = ", ".join(sorted(str(k.intent) for k in REGISTRY))
+            raise BrainError(
+                f"There is no question type {intent!r}; the types are {known}."
+            ) from None
         fields = {k: v for k, v in entities.items() if v is not None}
         try:
             chosen = Route(intent=kind.intent, **fields)  # type: ignore[arg-type]
@@ -592,6 +594,11 @@ class Brain:
             threads=(int(row["number"].value) for row in rows("gazetteer_threads")),
             headings=index,
             subject_words=subject,
+            groups={
+                match.group(1)
+                for name in drafts
+                if (match := re.match(r"draft-ietf-([a-z0-9]+)-", name))
+            },
         )
         self._cache.gazetteers[key] = found
         return found

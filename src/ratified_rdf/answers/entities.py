@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from itertools import islice
 
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.answers.heading_search import STOP_WORDS, HeadingIndex
+from ratified_rdf.answers.spelling import CUE_WORDS, Speller
 
 _RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
 # Words of a name are taken whole (possessive) and a name has at most 31 of them: unbounded,
@@ -249,6 +251,7 @@ class Gazetteer:
         threads: Iterable[int],
         headings: HeadingIndex | None = None,
         subject_words: Iterable[str] = (),
+        groups: Iterable[str] = (),
         permissive: bool = False,
     ) -> None:
         """``drafts``: each draft's revision numbers; ``became``: the RFC number each draft
@@ -259,6 +262,8 @@ class Gazetteer:
         no section; ``permissive``: hold every RFC, draft and thread a question names (the
         router's reading when it has no brain at hand)."""
         self.permissive = permissive
+        self.groups = frozenset(g.casefold() for g in groups)
+        """The working groups whose record the brain holds ("tls")."""
         self.subject_words = frozenset(w.casefold() for w in subject_words)
         self.drafts = {name: tuple(sorted(numbers)) for name, numbers in drafts.items()}
         self.became = dict(became)
@@ -271,7 +276,8 @@ class Gazetteer:
         self._first_names: dict[str, set[tuple[str, str]]] = {}
         """A first name alone ("Eric"), when it is the first name of one person only."""
         for iri, name, aliases in people:
-            for said in {name, *aliases}:
+            # A login is often the name run together ("martinduke").
+            for said in {name, *aliases, name.replace(" ", "")}:
                 key = " ".join(said.casefold().split())
                 if len(key) < 2:
                     continue
@@ -282,6 +288,20 @@ class Gazetteer:
             first = name.split()[0].casefold() if len(name.split()) > 1 else None
             if first and len(first) > 2:
                 self._first_names.setdefault(first, set()).add((iri, name))
+
+    @cached_property
+    def speller(self) -> Speller:
+        """The typo mender over the cue words and this brain's heading words; names, logins
+        and draft names are never mended."""
+        words = set(CUE_WORDS)
+        if self.headings is not None:
+            words |= self.headings.words()
+        protected = set(_COMMON)
+        for key in self.names:
+            protected.update(key.split())
+        for draft in self.drafts:
+            protected.update(draft.split("-"))
+        return Speller(words, protected)
 
     @classmethod
     def permissive_reader(cls) -> Gazetteer:

@@ -413,7 +413,7 @@ class HeadingIndex:
                 hit = hit.model_copy(update={"entry": same})
             if all(h.entry.section != hit.entry.section for h in hits):
                 hits.append(hit)
-        return hits
+        return _body_first(hits)
 
     def _by_heading(self) -> dict[tuple[int, str], HeadingEntry]:
         if self._rfc_headings is None:
@@ -422,6 +422,12 @@ class HeadingIndex:
                 for (rfc, _), entry in sorted(self._numbered.items())
             }
         return self._rfc_headings
+
+    def words(self) -> frozenset[str]:
+        """Every word of every heading, lower case (for mending typos)."""
+        return frozenset(
+            w for heading in self._headings for w in re.findall(r"[a-z]+", heading.casefold())
+        )
 
     def is_heading_word(self, word: str) -> bool:
         """Whether ``word`` is a term some heading holds (after stemming and aliases): such a
@@ -469,6 +475,31 @@ class HeadingIndex:
                 )
             )
         return SearchResult(question=question, query_terms=query, hits=tuple(hits))
+
+
+def _body_first(hits: list[HeadingHit]) -> list[HeadingHit]:
+    """The hits with an appendix section put after a body section that restates it: an RFC's
+    appendices repeat the body's subjects ("Cookie Extension" for §4.2.2 "Cookie", "Replay
+    Attacks on 0-RTT" beside §8 "0-RTT and Anti-Replay"), and the body is where a thing is
+    specified. A body section of the same RFC goes first when its heading's terms are all in
+    the appendix hit's heading, or when it matched every word the appendix hit matched."""
+    if not hits or not hits[0].entry.number or not hits[0].entry.number[0].isalpha():
+        return hits
+    top = hits[0]
+    wanted = set(heading_terms(top.entry.heading))
+    for position, hit in enumerate(hits[1:], start=1):
+        number = hit.entry.number or ""
+        if (
+            hit.entry.document == top.entry.document
+            and number[:1].isdigit()
+            and hit.matched
+            and (
+                set(heading_terms(hit.entry.heading)) <= wanted
+                or {w.casefold() for w in top.matched} <= {w.casefold() for w in hit.matched}
+            )
+        ):
+            return [hit, *hits[:position], *hits[position + 1 :]]
+    return hits
 
 
 def _group(key: str, members: list[HeadingEntry], position: Mapping[str, int]) -> _Group:

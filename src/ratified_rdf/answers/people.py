@@ -12,6 +12,7 @@ from ratified_rdf.answers.models import (
     Answer,
     Evidence,
     Expert,
+    PersonActivity,
     SectionActivity,
     Verdict,
 )
@@ -151,10 +152,20 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         intent="person",
         verdict=Verdict.ANSWERED,
         summary=summary,
-        results=list(sections),
+        results=[
+            PersonActivity(
+                name=name,
+                posts=int(text_of(overall, "posts") or 0) if overall else 0,
+                commits=int(text_of(overall, "commits") or 0) if overall else 0,
+            ),
+            *sections,
+        ],
         evidence=[
-            Evidence(iri=s.url, label=s.section, url=s.url, role="rfc-section")
-            for s in sections[:10]
+            Evidence(iri=person, label=name, url=None, role="person"),
+            *(
+                Evidence(iri=s.url, label=s.section, url=s.url, role="rfc-section")
+                for s in sections[:10]
+            ),
         ],
         queries=session.queries,
         note="Activity in the record: posts and commits, not a measure of knowledge.",
@@ -256,7 +267,7 @@ def person_on_section(
 ) -> Answer:
     """What one person did on one section while it was changing: the section's discussion
     card (``section_card``) kept to that person's posts and commits."""
-    from ratified_rdf.answers.models import CommitChange, DiscussionPost, PersonActivity
+    from ratified_rdf.answers.models import CommitChange, DiscussionPost
 
     if section_card.verdict is not Verdict.ANSWERED:
         return section_card.model_copy(update={"intent": "person_section"})

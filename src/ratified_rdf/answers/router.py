@@ -94,6 +94,8 @@ class Route(BaseModel):
     """What a counting question counts: posts, threads, commits, pull requests, people."""
     state: str | None = None
     """The thread state a list of threads is limited to (open, closed, merged)."""
+    changed_only: bool = False
+    """A list of pull requests limited to those whose commits changed the section."""
     older: str | None = None
     newer: str | None = None
     """The two revision numbers a diff compares (of ``draft``)."""
@@ -212,52 +214,18 @@ class Reading:
         return bool(self.mentions.sections) or self.may_have_topic
 
 
-ASKING_WORDS = frozenset(
-    {
-        "change",
-        "changed",
-        "changes",
-        "changing",
-        "history",
-        "version",
-        "versions",
-        "revision",
-        "revisions",
-        "draft",
-        "drafts",
-        "published",
-        "publication",
-        "editor",
-        "editors",
-        "author",
-        "authors",
-        "open",
-        "closed",
-        "merged",
-        "issue",
-        "issues",
-        "commit",
-        "commits",
-        "discussion",
-        "discussed",
-        "compared",
-        "compare",
-        "difference",
-        "differences",
-        "status",
-        "people",
-        "contributors",
-        "work",
-        "worked",
-        "protocol",
-        "spec",
-        "specification",
-        "document",
-        "documents",
-        "rfc",
-        "rfcs",
-    }
-)
+# fmt: off
+ASKING_WORDS = frozenset({
+    "active", "author", "authors", "best", "brain", "chair", "chairs", "change", "changed",
+    "changes", "changing", "closed", "commit", "commits", "compare", "compared", "contributed",
+    "contribution", "contributions", "contributor", "contributors", "difference", "differences",
+    "discussed", "discussion", "document", "documents", "draft", "drafts", "editor", "editors",
+    "expert", "expertise", "experts", "graph", "group", "groups", "history", "issue", "issues",
+    "know", "knows", "merged", "most", "open", "people", "protocol", "publication", "published",
+    "rank", "revision", "revisions", "rfc", "rfcs", "spec", "specification", "status",
+    "version", "versions", "work", "worked", "working",
+})
+# fmt: on
 """Words that say what a question asks, not what it is about: a heading they alone match
 ("Changes for this RFC") is not the question's topic."""
 
@@ -283,10 +251,15 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     # The built-in types register themselves when their module is first imported.
     from ratified_rdf.answers import types  # noqa: F401
 
-    text = " ".join(question.split())
+    said = " ".join(question.split())
     reader = gazetteer or Gazetteer.permissive_reader()
+    # One-letter typos are mended against the cue and heading words first ("requst").
+    text = reader.speller.mend(said) if gazetteer is not None else said
     mentions = reader.read(text)
     reading = Reading(text, mentions, gazetteer)
+    other_group = _other_group(text, gazetteer)
+    if other_group:
+        return Route(intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=other_group)
     for day in mentions.days:
         try:
             date.fromisoformat(day)
@@ -300,27 +273,53 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
             continue
         if not kind.needs(mentions, reading):
             continue
-        weight, said = kind.base, None
+        weight, words = kind.base, None
         for one in kind.cues:
-            match = one.pattern.search(text)
+            match = one.pattern.search(text) or one.pattern.search(said)
             if match and one.weight > weight:
-                weight, said = one.weight, match.group(0)
+                weight, words = one.weight, match.group(0)
         if weight <= 0:
             continue
         score = weight + 0.25 * kind.uses
         if best is None or score > best[0]:
-            best = (score, order, kind, said)
+            best = (score, order, kind, words)
     if best is None:
-        intent = Intent.ENTITY if mentions.held else Intent.OUT_OF_SCOPE
+        named = mentions.held or (not _ASKS.search(text) and reading.topic is not None)
+        intent = Intent.ENTITY if named else Intent.OUT_OF_SCOPE
         reason = (
             _unheld_reason(mentions)
             if mentions.unheld and not mentions.held
             else _unmatched_reason(text, gazetteer)
         )
         return _bind(Route(intent=intent, mentions=mentions, reason=reason), reading)
-    score, _, kind, said = best
-    chosen = _bind(Route(intent=kind.intent, mentions=mentions, score=score, cue=said), reading)
+    score, _, kind, words = best
+    chosen = _bind(Route(intent=kind.intent, mentions=mentions, score=score, cue=words), reading)
     return kind.bind(chosen, mentions, reading) if kind.bind else chosen
+
+
+_ASKS = re.compile(
+    r"\b(?:what|why|who|whom|whose|how|when|where|which|does|did|do|is|are|was|were|can|"
+    r"could|should|would|will|tell|explain)\b|\?",
+    re.IGNORECASE,
+)
+"""Words that make a question of a phrase: a bare phrase naming a heading ("key share") gets
+that section's card; a question its cues do not fit does not."""
+
+_GROUP = re.compile(r"\b([a-z][a-z0-9]{1,15})\s+(?:working\s+group|wg)\b", re.IGNORECASE)
+
+
+def _other_group(text: str, gazetteer: Gazetteer | None) -> str | None:
+    """Why a question about another working group is out of scope, when it is one."""
+    if gazetteer is None or not gazetteer.groups:
+        return None
+    for match in _GROUP.finditer(text):
+        name = match.group(1).casefold()
+        if name in {"the", "this", "our", "your", "a", "which", "what", "that", "ietf", "same"}:
+            continue
+        if name not in gazetteer.groups:
+            held = ", ".join(sorted(gazetteer.groups))
+            return f"it holds the record of the {held} working group only, not {name}'s"
+    return None
 
 
 def _unmatched_reason(text: str, gazetteer: Gazetteer | None) -> str:

@@ -195,6 +195,23 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
         return (1, starts.get(draft, ""), text_of(row, "revisionNumber") or "")
 
     rows.sort(key=order)
+    # An older RFC this one revises has a history of its own (RFC 9846 §4.3.1 was RFC 8446
+    # §4.2.1, which drafts before it wrote): its revisions come first, marked as reached
+    # through it, with their similarity to *its* text.
+    earlier: list[dict[str, Term]] = []
+    for row in rows:
+        older = text_of(row, "documentLabel") or ""
+        if text_of(row, "draft") is None and older.startswith("RFC ") and text_of(row, "number"):
+            for back in session.run(
+                "section_history",
+                rfc=v.document_iri("rfc" + older.removeprefix("RFC ")),
+                sectionNumber=text_of(row, "number") or "",
+            ):
+                if text_of(back, "draft") is not None:
+                    earlier.append(
+                        {**back, "through": Literal(f"{older} §{text_of(row, 'number')}")}
+                    )
+    earlier.sort(key=lambda r: (text_of(r, "date") or "", text_of(r, "revisionNumber") or ""))
     entries = [
         HistoryEntry(
             document=text_of(r, "documentLabel") or "",
@@ -204,23 +221,38 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
             heading=text_of(r, "heading") or "",
             similarity=float(text_of(r, "similarity") or 0),
             still_changing=is_true(r, "stillChanging"),
-            rule=_rule(text_of(r, "rule")),
+            rule=(
+                f"{_rule(text_of(r, 'rule'))}, through {text_of(r, 'through')}"
+                if "through" in r
+                else _rule(text_of(r, "rule"))
+            ),
             url=text_of(r, "sectionPage") or "",
         )
-        for r in rows
+        for r in [*earlier, *rows]
     ]
-    changing = [e for e in entries if e.still_changing]
+    rows = [*earlier, *rows]
+    direct = [e for e, r in zip(entries, rows, strict=True) if "through" not in r]
+    changing = [e for e in direct if e.still_changing]
     numbering = list(dict.fromkeys(e.section_number or e.heading for e in entries))
     titles = list(dict.fromkeys(e.heading for e in entries))
+    through = sorted({text_of(r, "through") or "" for r in earlier})
     summary = (
         f"RFC {rfc} §{section} {final_heading}: {len(entries)} earlier texts align with it, "
-        f"from {entries[0].document} to {entries[-1].document}. "
+        f"from {entries[0].document} to {entries[-1].document}"
+        + (
+            f" ({len(earlier)} of them through {', '.join(through)}, the older RFC's own "
+            "history, with their similarity to its text)"
+            if earlier
+            else ""
+        )
+        + ". "
         f"Numbered {', '.join(numbering)} along the way"
         + (f"; titled {' / '.join(titles)}" if len(titles) > 1 else "")
         + ". "
         + (
             f"Its text still differed from the final text (under 98% similar) in "
-            f"{len(changing)} of them, the last being {changing[-1].document}."
+            f"{len(changing)} of {'its own' if earlier else 'them'}, the last being "
+            f"{changing[-1].document}."
             if changing
             else "Its text was already final (98% or more similar) in every one of them."
         )
@@ -480,3 +512,42 @@ def rfc_section_row(
             }
         ]
     return session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+
+
+def revision_text(
+    session: Session, question: str, draft: str, revision: str, section: str
+) -> Answer:
+    """What section ``section`` of ``draft``-``revision`` said: numbered as that revision
+    numbers it (section numbers move between revisions)."""
+    name = f"{draft}-{revision}"
+    iri = f"{v.revision_iri(draft, revision)}/section/{section}"
+    rows = session.run("section_text", section=iri)
+    if not rows:
+        return out_of_scope(session, question, f"it holds no section {section} of {name}")
+    row = rows[0]
+    heading = text_of(row, "heading") or ""
+    entry = SectionText(
+        document=name,
+        section_number=section,
+        heading=heading,
+        text=text_of(row, "text") or "",
+        current_from="",
+        current_until=None,
+        url=text_of(row, "page") or "",
+    )
+    return Answer(
+        question=question,
+        intent="section_at",
+        verdict=Verdict.ANSWERED,
+        summary=f"{name} {_section_label(section, heading)} said (its text as posted):",
+        results=[entry],
+        evidence=[
+            Evidence(
+                iri=iri,
+                label=f"{name} {_section_label(section, heading)}",
+                url=entry.url,
+                role="revision-section",
+            )
+        ],
+        queries=session.queries,
+    )

@@ -4,6 +4,8 @@ to it, or their commits changed it), or all of them, limited to a state when ask
 
 from __future__ import annotations
 
+import re
+
 from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Answer, Count, Evidence, ThreadInfo, Verdict
@@ -19,6 +21,19 @@ LISTED_THREADS = 30
 """Threads a card lists at most (it counts them all)."""
 
 _KINDS = {"issues": "issue", "pull requests": "pull request", None: "issue or pull request"}
+
+
+def _words(text: str) -> list[str]:
+    return re.sub(r"[^0-9a-z]+", " ", text.casefold()).split()
+
+
+def _titled(title: str, words: tuple[str, ...]) -> bool:
+    """Whether ``title`` holds the run of ``words`` (case and punctuation aside)."""
+    wanted = _words(" ".join(words))
+    held = _words(title)
+    return bool(wanted) and any(
+        held[i : i + len(wanted)] == wanted for i in range(len(held) - len(wanted) + 1)
+    )
 
 
 def _thread(row: dict[str, Term]) -> ThreadInfo:
@@ -44,9 +59,16 @@ def thread_list(
     state: str | None,
     kind: str | None,
     known: HeadingEntry | None = None,
+    changed_only: bool = False,
+    titled: tuple[str, ...] = (),
 ) -> Answer:
     """The threads connected to RFC ``rfc`` §``section`` (every thread when no section is
-    given), of ``kind`` ("issues", "pull requests" or both) and in ``state`` when given."""
+    given), of ``kind`` ("issues", "pull requests" or both) and in ``state`` when given.
+
+    Connected: a post in it referred to the section, or a commit through it changed the
+    section while it was changing (only the latter with ``changed_only``: "which PRs changed
+    §4.2.11?"); and, when the section was found by the words ``titled``, a thread whose title
+    holds those words ("issues about 0-RTT")."""
     evidence: list[Evidence] = []
     scope = "the brain"
     if section and rfc:
@@ -55,9 +77,12 @@ def thread_list(
             return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
         final = text_of(found[0], "section") or ""
         scope = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
-        posts, commits = session.run_together(
-            ("section_posts", {"final": final}), ("section_commits", {"final": final})
-        )
+        if changed_only:
+            posts, commits = [], session.run("section_commits", final=final)
+        else:
+            posts, commits = session.run_together(
+                ("section_posts", {"final": final}), ("section_commits", {"final": final})
+            )
         iris = tuple(
             dict.fromkeys(
                 [
@@ -67,6 +92,13 @@ def thread_list(
             )
         )
         rows = session.rows_about(*THREADS, iris) if iris else []
+        if titled and not changed_only:
+            held = {text_of(r, "thread") for r in rows}
+            rows += [
+                r
+                for r in session.run(THREADS[0])
+                if text_of(r, "thread") not in held and _titled(text_of(r, "title") or "", titled)
+            ]
         evidence.append(
             Evidence(iri=final, label=scope, url=text_of(found[0], "page"), role="rfc-section")
         )
@@ -88,6 +120,8 @@ def thread_list(
         by_state[t.state or "unknown"] = by_state.get(t.state or "unknown", 0) + 1
     states = ", ".join(f"{n} {s}" for s, n in sorted(by_state.items()))
     connected = "connected to " + scope if section else "in " + scope
+    if titled and section and not changed_only:
+        connected += " or titled with '" + " ".join(titled) + "'"
     listed = plural(len(threads), noun, nouns)
     if state:
         verb = "is" if len(threads) == 1 else "are"
@@ -98,7 +132,10 @@ def thread_list(
         summary = f"{listed} {connected}" + (f": {states}." if everything else ".")
     if section:
         summary += (
-            " A thread is connected when a post in it referred to the section or a commit "
+            " A pull request is listed when a commit through it changed the section while "
+            "it was changing."
+            if changed_only
+            else " A thread is connected when a post in it referred to the section or a commit "
             "through it changed the section while it was changing."
         )
     if threads[:5]:

@@ -46,7 +46,6 @@ from ratified_rdf.answers.models import (
     ThreadInfo,
 )
 from ratified_rdf.answers.router import (
-    REGISTRY,
     Intent,
     QuestionType,
     Reading,
@@ -54,7 +53,7 @@ from ratified_rdf.answers.router import (
     cue,
     register,
 )
-from ratified_rdf.answers.session import Session
+from ratified_rdf.answers.session import Session, text_of
 
 # ---------------------------------------------------------------------------- section targets
 
@@ -70,7 +69,10 @@ class Target:
         known: HeadingEntry | None = None,
         lead: str = "",
         alternatives: list[Alternative] | None = None,
+        matched: tuple[str, ...] = (),
     ) -> None:
+        self.matched = matched
+        """The question's words its heading matched (when found by words)."""
         self.rfc = rfc
         self.number = number
         self.known = known
@@ -143,7 +145,7 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
         )
         for hit in hits[1:2]
     ]
-    return Target(rfc, best.entry.number or "", best.entry, lead, alternatives)
+    return Target(rfc, best.entry.number or "", best.entry, lead, alternatives, best.matched)
 
 
 def _on_section(
@@ -211,6 +213,13 @@ _COUNT_NOUN = re.compile(
 _STATE = re.compile(r"\b(open|still open|unresolved|closed|merged)\b", re.IGNORECASE)
 _THREADS = r"(?:issues?|prs?|pull requests?|threads?)"
 _STATES = r"(?:open|closed|merged|unresolved)"
+_CHANGED = re.compile(
+    r"\b(?:chang\w*|modif\w*|touch\w*|alter\w*|edit\w*|updat\w*|affect\w*|landed)\b", re.I
+)
+_THREAD_WORDS = frozenset(
+    {"issue", "issues", "pr", "prs", "pull", "pulls", "request", "requests", "thread", "threads"}
+)
+"""Words that name the kind of thread asked for, never a title's topic."""
 _THREAD_KIND = re.compile(r"\b(issues?|prs?|pull requests?|threads?)\b", re.IGNORECASE)
 
 _NOT_HELD = re.compile(
@@ -218,7 +227,8 @@ _NOT_HELD = re.compile(
     r"blue ?sheets?|jabber|slack|zulip|xmpp|meetecho|recordings?|slides|ipr|patents?|"
     r"salar(?:y|ies)|weather|stock|price|lunch|dinner|implementations?|interop\w*|"
     r"openssl|boringssl|nss|wolfssl|chrome|firefox|nginx|cloudflare|vendors?|"
-    r"market share|deployment stats?|errata)\b",
+    r"market share|deployment stats?|errata|last call|directorates?|secdir|genart|opsdir|"
+    r"shepherd\w*)\b",
     re.IGNORECASE,
 )
 
@@ -236,7 +246,10 @@ def _bind_threads(chosen: Route, mentions: Mentions, reading: Reading) -> Route:
     kind = _THREAD_KIND.search(reading.text)
     noun = kind.group(1).lower().rstrip("s") if kind else ""
     counted = {"issue": "issues", "pr": "pull requests", "pull request": "pull requests"}
-    return chosen.model_copy(update={"state": word, "count": counted.get(noun)})
+    changed = bool(_CHANGED.search(reading.text)) and counted.get(noun) == "pull requests"
+    return chosen.model_copy(
+        update={"state": word, "count": counted.get(noun), "changed_only": changed}
+    )
 
 
 def _bind_diff(chosen: Route, mentions: Mentions, reading: Reading) -> Route:
@@ -268,10 +281,33 @@ def _history(session: Session, question: str, chosen: Route, found: Target) -> A
 
 
 def _at(session: Session, question: str, chosen: Route) -> Answer:
-    if chosen.valid_at is None:
+    """The text current on the day named, or the text of the revision named."""
+    if chosen.valid_at is not None:
+        when = datetime.combine(chosen.valid_at, time(23, 59, 59), UTC)
+    elif chosen.draft and chosen.revision and not chosen.mentions.rfcs:
+        # "What did section 4.2.9 of draft-21 say?": the number is the revision's own.
+        return sections.revision_text(
+            session, question, chosen.draft, chosen.revision, chosen.section or ""
+        )
+    elif chosen.draft and chosen.revision:
+        rows = session.run("document_revisions", draftName=chosen.draft)
+        day = next(
+            (text_of(r, "date") for r in rows if text_of(r, "revisionNumber") == chosen.revision),
+            None,
+        )
+        if day is None:
+            return holdings.out_of_scope(
+                session, question, f"it holds no revision {chosen.draft}-{chosen.revision}"
+            )
+        when = datetime.fromisoformat(day)
+    else:
         return holdings.out_of_scope(session, question, chosen.reason or "it names no day")
-    when = datetime.combine(chosen.valid_at, time(23, 59, 59), UTC)
-    return sections.section_at(session, question, chosen.rfc, chosen.section or "", when)
+    found = target(session, question, chosen, "what did this say:")
+    if isinstance(found, Answer):
+        return found
+    if found.rfc is None:
+        return sections.which_rfc(session, question, found.number)
+    return found.dress(sections.section_at(session, question, found.rfc, found.number, when))
 
 
 def _diff(session: Session, question: str, chosen: Route) -> Answer:
@@ -319,6 +355,8 @@ def _threads(session: Session, question: str, chosen: Route) -> Answer:
             state=chosen.state,
             kind=chosen.count,
             known=found.known,
+            changed_only=chosen.changed_only,
+            titled=tuple(w for w in found.matched if w.casefold() not in _THREAD_WORDS),
         )
     )
 
@@ -369,6 +407,8 @@ def _entity(session: Session, question: str, chosen: Route) -> Answer:
         answer = people.person_lookup(session, question, chosen.who or "")
     elif mentions.drafts or mentions.rfcs:
         answer = _document_card(session, question, chosen)
+    elif chosen.topic:
+        answer = _on_section("history of", _history)(session, question, chosen)
     else:
         return holdings.out_of_scope(session, question, "no question this brain answers matches it")
     lead = (
@@ -418,6 +458,11 @@ register(
             ),
             cue(r"\bwhat(?:'s| is) in (?:the|this) (?:graph|brain)\b", 5),
             cue(r"\bwhat can (?:i|you) ask\b", 5),
+            cue(
+                r"\b(?:how many|number of|count of)\b.{0,40}\b(?:in|does|do|has|have) "
+                r"(?:the |this )?(?:graph|brain)\b|\b(?:graph|brain) (?:holds?|contains?|has)\b",
+                5,
+            ),
         ),
         needs=_nothing,
         uses=0,
@@ -432,10 +477,16 @@ register(
         answers="What a section said on a day: the text of the revision current then.",
         cues=(
             cue(
-                r"\b(?:say|said|says|read|reads|text|wording|worded|look(?:ed)? like|written)\b", 3
+                r"\b(?:say|said|says|read|reads|text|wording|worded|look(?:ed)? like|written|"
+                r"contents?|as of|as it stood|as it was)\b",
+                3,
             ),
+            cue(r"\b(?:on|at|by) \d{4}-\d{2}-\d{2}\b", 1.5),
         ),
-        needs=lambda m, r: bool(m.sections and m.days and not m.revisions),
+        needs=lambda m, r: bool(
+            (m.days and r.has_section and not m.revisions)
+            or (m.sections and m.revisions and not m.days)
+        ),
         uses=2,
         answer=_at,
         queries=("section_texts", "rfc_section"),
@@ -513,8 +564,10 @@ register(
                 r"\bwho (?:knows|know) (?:the )?most\b|\b(?:top|main|key|biggest|most active|"
                 r"leading) (?:contributors?|experts?|people|participants|authors)\b|"
                 r"\bwho (?:are|were) the (?:experts|main people|key people)\b|"
-                r"\bwho (?:contributed|participated|commented|posted) (?:the )?most\b|"
-                r"\bexperts\b",
+                r"\bwho (?:contributed|participated|commented|posted|worked) (?:the )?most\b|"
+                r"\b(?:has|have) (?:contributed|worked|done) (?:the )?most\b|"
+                r"\bknows? .{0,40}\bbest\b|\brank\w*\b.{0,40}\b(?:people|contributors|experts)\b|"
+                r"\bmost (?:active|involved|prolific|influential|central)\b|\bexperts\b",
                 4,
             ),
         ),
@@ -529,7 +582,7 @@ register(
     QuestionType(
         intent=Intent.COUNT,
         answers="How many posts, threads, commits, pull requests or people a section had.",
-        cues=(cue(r"\bhow many\b|\bnumber of\b|\bcount (?:of|the)\b|\bhow much\b", 3),),
+        cues=(cue(r"\bhow many\b|\bnumber of\b|\bcount\b|\btally\b|\bhow much\b", 3),),
         needs=_section,
         uses=1,
         answer=_on_section("how many posts referred to", _count),
@@ -556,8 +609,8 @@ register(
                 3,
             ),
             cue(
-                rf"\b{_THREADS} (?:that )?(?:changed|touched|about|on|for|concerning|"
-                r"mention\w*|discuss\w*)\b",
+                rf"\b{_THREADS} (?:that )?(?:chang\w*|touch\w*|modif\w*|alter\w*|edit\w*|"
+                r"updat\w*|affect\w*|about|on|for|concerning|mention\w*|discuss\w*)\b",
                 3,
             ),
         ),
@@ -622,7 +675,8 @@ register(
                 r"\b(?:discuss\w*|talk\w*|debat\w*|argu\w*|conversation\w*|rationale|reasoning|"
                 r"motivat\w*|why|how come|look(?:s)? like (?:this|that)|this way|that way|"
                 r"while it was (?:still )?changing|consensus|controvers\w*|"
-                r"(?:said|say|wrote|commented|posted) about|feedback|concerns?|objections?)\b",
+                r"(?:said|say|wrote|commented|posted) about|feedback|concerns?|objections?|"
+                r"backstory|background|story|context|origins?|motivation)\b",
                 2,
             ),
             cue(r"\bwho (?:changed|touched|worked on|commented on|edited|wrote)\b", 2),
@@ -702,9 +756,10 @@ register(
         answers="The chain of revisions from one revision to the RFC.",
         cues=(
             cue(
-                r"\b(?:chain|lead\w* to|path to|superseded|came after|what came next|successors?|"
-                r"next revisions?|get to the rfc|road to)\b",
-                3,
+                r"\b(?:chain|lead\w* to|path|route|steps?|journey|follow\w*|superseded|"
+                r"came after|what came next|successors?|next revisions?|get to the rfc|road to|"
+                r"up to the rfc)\b",
+                4,
             ),
         ),
         needs=lambda m, r: bool(m.revisions) and not m.sections,
@@ -720,10 +775,16 @@ register(
         asked="revisions of {draft}",
         answers="The revisions of a draft, with dates and links.",
         cues=(
-            cue(r"\b(?:revisions|versions|drafts|iterations)\b", 3),
+            cue(r"\b(?:revisions?|versions|drafts|iterations)\b", 3),
             cue(r"\bhow many (?:revisions|versions|drafts|times)\b", 4),
+            cue(
+                r"\b(?:list|every|all|enumerate|show|give)\b.{0,40}\b(?:revisions?|versions)\b|"
+                r"\b(?:revisions?|versions|iterations)\b.{0,60}\b(?:published|released|posted|"
+                r"were there|exist)\b",
+                4,
+            ),
         ),
-        needs=lambda m, r: bool(m.drafts) and not m.sections and not m.revisions,
+        needs=lambda m, r: bool(m.drafts) and not m.sections,
         uses=1,
         answer=_revisions,
         queries=("document_revisions", "document_facts", "draft_editors"),

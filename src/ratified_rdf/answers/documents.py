@@ -37,6 +37,7 @@ def facts(
     issued = text_of(first, "issued")
     drafts = related.get("drafts", []) if is_rfc else [draft or ""]
     editors: list[str] = []
+    bylines: dict[str, list[str]] = {}
     revisions: list[dict[str, str | None]] = []
     evidence: list[Evidence] = []
     for series in drafts:
@@ -53,6 +54,7 @@ def facts(
                 text_of(row, "page") or "",
                 (text_of(row, "date") or "")[:10],
             )
+        bylines.update(by_revision)
         for label, (iri, page, day) in pages.items():
             revisions.append({"label": label, "date": day, "iri": iri, "page": page})
         if by_revision:
@@ -69,6 +71,7 @@ def facts(
         rfc_number=number,
         published=issued[:7] if issued else None,
         editors=editors,
+        bylines=bylines,
         revisions=len(revisions),
         first_revision=revisions[0]["label"] if revisions else None,
         first_date=revisions[0]["date"] if revisions else None,
@@ -135,6 +138,10 @@ def describe(document: DocumentFacts) -> str:
             f"the byline of {document.last_revision}" if document.last_revision else "its byline"
         )
         parts.append(f"Editors ({where}): {_join(document.editors)}.")
+        everyone = sorted({n for names in document.bylines.values() for n in names})
+        earlier = [n for n in everyone if n not in document.editors]
+        if earlier:
+            parts.append(f"Earlier bylines also named {_join(earlier)}.")
     if document.revisions:
         parts.append(
             f"{plural(document.revisions, 'revision')}, from {document.first_revision} "

@@ -280,6 +280,8 @@ class DocumentFacts(BaseModel):
     editors: list[str] = Field(default_factory=list)
     """The names on the byline of the draft's last revision (for an RFC: of the last revision
     of the draft that became it)."""
+    bylines: dict[str, list[str]] = Field(default_factory=dict)
+    """Each revision's byline, by revision name (editors change between revisions)."""
     revisions: int = 0
     first_revision: str | None = None
     first_date: str | None = None

@@ -201,6 +201,19 @@ class Reading:
         return self._topic  # type: ignore[return-value]
 
     @property
+    def names_heading(self) -> bool:
+        """The words name a heading outright: its best RFC heading hit matched more than half
+        of the question's search terms ("key share", "the supported versions extension"; not
+        "show me the ngtcp2 source code", where only "code" matched)."""
+        if self.topic is None or self.gazetteer is None or self.gazetteer.headings is None:
+            return False
+        found = self.gazetteer.headings.search(self.text)
+        hits = self.gazetteer.headings.rfc_hits(found)
+        return bool(hits and found.query_terms) and (
+            2 * len(heading_terms(" ".join(hits[0].matched))) > len(found.query_terms)
+        )
+
+    @property
     def may_have_topic(self) -> bool:
         """Its words find a heading, or there is no heading index to tell (the router read
         without a brain: a section may be found by heading when the card is drawn)."""
@@ -260,6 +273,11 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     other_group = _other_group(text, gazetteer)
     if other_group:
         return Route(intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=other_group)
+    named = mentions.rfcs or mentions.drafts or mentions.people or mentions.threads
+    if mentions.unheld and not named:
+        # "History of RFC 9000 section 4" in a brain without RFC 9000: the section number
+        # alone must not find another RFC's section.
+        return Route(intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=_unheld_reason(mentions))
     for day in mentions.days:
         try:
             date.fromisoformat(day)
@@ -284,7 +302,7 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
         if best is None or score > best[0]:
             best = (score, order, kind, words)
     if best is None:
-        named = mentions.held or (not _ASKS.search(text) and reading.topic is not None)
+        named = mentions.held or (not _ASKS.search(text) and reading.names_heading)
         intent = Intent.ENTITY if named else Intent.OUT_OF_SCOPE
         reason = (
             _unheld_reason(mentions)

@@ -223,12 +223,13 @@ _THREAD_WORDS = frozenset(
 _THREAD_KIND = re.compile(r"\b(issues?|prs?|pull requests?|threads?)\b", re.IGNORECASE)
 
 _NOT_HELD = re.compile(
-    r"\b(iesg|ballots?|vot(?:e|es|ed|ing)|telechat|minutes|agendas?|interims?|"
-    r"blue ?sheets?|jabber|slack|zulip|xmpp|meetecho|recordings?|slides|ipr|patents?|"
-    r"salar(?:y|ies)|weather|stock|price|lunch|dinner|implementations?|interop\w*|"
-    r"openssl|boringssl|nss|wolfssl|chrome|firefox|nginx|cloudflare|vendors?|"
-    r"market share|deployment stats?|errata|last call|directorates?|secdir|genart|opsdir|"
-    r"shepherd\w*)\b",
+    r"\b(?:iesg|ballots?|vot(?:e|es|ed|ing)|telechat|meeting minutes|minutes of|agendas?|"
+    r"interims?|blue ?sheets?|jabber|slack|zulip|xmpp|meetecho|(?:meeting|session|video) "
+    r"recordings?|recordings of|slide decks?|presentation slides|ipr|patents?|salar(?:y|ies)|"
+    r"weather|stock price|lunch|dinner|which implementations|implementations? (?:support|"
+    r"status|list|report)|interop\w*|openssl|boringssl|nss|wolfssl|chrome|firefox|nginx|"
+    r"cloudflare|vendors?|market share|deployment stats?|errata|last call|directorates?|secdir|"
+    r"genart|opsdir|shepherd\w*)\b",
     re.IGNORECASE,
 )
 

@@ -23,6 +23,7 @@ from ratified_rdf.answers.models import (
     DiscussionPost,
     HistoryEntry,
     PersonActivity,
+    SectionDiff,
     Trust,
     Verdict,
 )
@@ -268,6 +269,10 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
             )
         lines.append("")
     lines += _discussion_lines(answer)
+    for diff in (r for r in answer.results if isinstance(r, SectionDiff)):
+        lines.append(f"Changed lines, {diff.older} → {diff.newer}:")
+        lines += [f"  - {line}" for line in diff.removed] + [f"  + {line}" for line in diff.added]
+        lines.append("")
     if answer.alternatives:
         lines.append("Did you mean:")
         lines += [f"  - {a.question}  ({a.reason})" for a in answer.alternatives]
@@ -354,6 +359,17 @@ def _discussion_lines(answer: Answer) -> list[str]:
             + ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:10])
         )
     return [*lines, ""]
+
+
+@main.command("types")
+def types_command() -> None:
+    """List the question types the router chooses from: what each answers and its queries."""
+    from ratified_rdf.answers.router import REGISTRY, route
+
+    route("")  # the built-in types register themselves on first use
+    for kind in REGISTRY:
+        click.echo(f"{kind.intent}: {kind.answers}")
+        click.echo(f"    queries: {', '.join(f'{q}.rq' for q in kind.queries)}")
 
 
 @main.command("query")

@@ -223,9 +223,8 @@ def test_the_pull_requests_that_changed_a_section(
     pulls = {p["number"]: p for p in _archive(tls_mirror)["pulls"]}
     for thread in listed:
         # Each pull request listed brought in a commit the checker finds changing the section.
-        head = f"refs/pull/{thread.number}/head"
         base = pulls[thread.number]["baseRefOid"]
-        brought = _git(tls_mirror, "rev-list", head, "--not", bundle_id.get(base, base)).split()
+        brought = _pull_request_commits(tls_mirror, thread.number, bundle_id.get(base, base))
         assert {public.get(c, c) for c in brought} & changed, thread.number
 
 
@@ -236,6 +235,29 @@ def test_who_discussed_a_section_while_it_was_changing(tls_brain: Brain) -> None
     answer = tls_brain.ask("who discussed RFC 8446 section 4.2.1 while it was still changing?")
     assert answer.intent == "discussion" and _section(answer) == (8446, "4.2.1")
     assert _one(answer, PersonActivity)
+
+
+def _resolves(mirror: Path, ref: str) -> bool:
+    command = ["git", "--git-dir", str(mirror), "rev-parse", "-q", "--verify", f"{ref}^{{commit}}"]
+    return subprocess.run(command, capture_output=True).returncode == 0
+
+
+def _pull_request_commits(mirror: Path, number: int, base: str | None) -> set[str]:
+    """What git says pull request ``number`` brought in: the commits a merge commit "Merge pull
+    request #N" brought to main, the pull request's head commit, and the head's commits its
+    base lacks (when the bundle, reduced to the documents, still holds the base)."""
+    found: set[str] = set()
+    for line in _git(mirror, "log", "--format=%H %P", f"--grep=Merge pull request #{number}\\b",
+                     "--all").splitlines():  # fmt: skip
+        _merge, *parents = line.split()
+        if len(parents) == 2:
+            found.update(_git(mirror, "rev-list", f"{parents[0]}..{parents[1]}").split())
+    head = f"refs/pull/{number}/head"
+    if _resolves(mirror, head):
+        found.add(_git(mirror, "rev-parse", head).strip())
+        if base and _resolves(mirror, base):
+            found.update(_git(mirror, "rev-list", head, "--not", base).split())
+    return found
 
 
 def _author_emails(mirror: Path, names: set[str]) -> set[str]:

@@ -194,3 +194,36 @@ def test_a_person_and_a_section_keep_both() -> None:
 )
 def test_each_type_is_chosen_by_its_cue_and_entities(question: str, intent: str) -> None:
     assert route(question, INDEXED).intent == intent
+
+
+def test_one_letter_typos_are_mended_only_when_one_word_fits() -> None:
+    speller = INDEXED.speller
+    assert speller.mend("look up pull requst 7") == "look up pull request 7"
+    assert speller.mend("hisotry of night fligth") == "history of night flight"
+    # Names and logins are never mended; short words and words two edits away neither.
+    assert speller.mend("what did hootie do") == "what did hootie do"
+    assert speller.mend("revizzions") == "revizzions"
+    assert route("look up pull requst 7", INDEXED).intent == "thread"
+
+
+def test_a_bare_phrase_gets_the_card_of_the_heading_it_names() -> None:
+    assert route("night flight", INDEXED).intent == "entity"
+    assert route("moulting season", INDEXED).topic
+    # Only one of three words matched: a phrase about something else, not this section.
+    assert route("book a night train", INDEXED).intent == "out_of_scope"
+
+
+def test_another_groups_record_and_unheld_documents_are_out_of_scope() -> None:
+    grouped = Gazetteer(
+        drafts={"draft-ietf-owl-flight": ["00"]},
+        became={},
+        rfcs={9990: "2030-01"},
+        people=[],
+        threads=[],
+        headings=INDEXED.headings,
+        groups=["owl"],
+    )
+    assert route("who chairs the hawk working group?", grouped).intent == "out_of_scope"
+    assert "not hawk's" in (route("who chairs the hawk working group?", grouped).reason or "")
+    assert route("history of RFC 4000 section 2.1", grouped).intent == "out_of_scope"
+    assert route("history of RFC 9990 section 2.1", grouped).intent == "section_history"

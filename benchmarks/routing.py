@@ -13,7 +13,7 @@ temporary folder when it is not given). The report has two parts:
   runs); p50 and p95 per question, in milliseconds.
 * **Cards end to end** (with ``--before``): the earlier commit is checked out with ``git
   worktree``; each run asks every card question in a fresh process of each tree (alternating,
-  the earlier first), after one warm-up ask of each, then times 5 asks of each; the report
+  the earlier first), after one warm-up ask of each, then times 9 asks of each; the report
   gives each tree's median per question and this checkout's ratio to the earlier one's.
 
 Nothing here asserts on timings.
@@ -58,7 +58,7 @@ for q in questions:
 out = {}
 for q in questions:
     times = []
-    for _ in range(5):
+    for _ in range(9):
         start = time.perf_counter()
         brain.ask(q)
         times.append((time.perf_counter() - start) * 1000)
@@ -98,7 +98,9 @@ def routing(store: Path) -> None:
     ordered = sorted(per_question)
     p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
     print(f"Routing alone, {len(questions)} questions × 20 (gazetteer built once, {built:.2f} s):")
-    print(f"  p50 {statistics.median(ordered):.3f} ms   p95 {p95:.3f} ms   max {ordered[-1]:.3f} ms")
+    print(
+        f"  p50 {statistics.median(ordered):.3f} ms   p95 {p95:.3f} ms   max {ordered[-1]:.3f} ms"
+    )
 
 
 def _cards(tree: Path, store: Path) -> dict[str, float]:
@@ -126,7 +128,7 @@ def side_by_side(store: Path, before: str, runs: int) -> None:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(earlier)], check=False, capture_output=True)  # fmt: skip
-    print(f"\nCards end to end, median of 5 asks, {runs} alternating runs (ms):")
+    print(f"\nCards end to end, median of 9 asks, {runs} alternating runs (ms):")
     print(f"  {'question':<72} {before:>9} {'now':>9} {'ratio':>6}")
     ratios = []
     for question in CARDS:

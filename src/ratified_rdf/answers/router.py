@@ -289,16 +289,18 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     for order, kind in enumerate(REGISTRY):
         if kind.blocked_by is not None and kind.blocked_by.search(text):
             continue
-        if not kind.needs(mentions, reading):
-            continue
         weight, words = kind.base, None
         for one in kind.cues:
             match = one.pattern.search(text) or one.pattern.search(said)
             if match and one.weight > weight:
                 weight, words = one.weight, match.group(0)
-        if weight <= 0:
-            continue
         score = weight + 0.25 * kind.uses
+        # Cues first: they are cheap, and a type no cue fits needs no entity check (which may
+        # search the headings).
+        if weight <= 0 or (best is not None and score <= best[0]):
+            continue
+        if not kind.needs(mentions, reading):
+            continue
         if best is None or score > best[0]:
             best = (score, order, kind, words)
     if best is None:

@@ -368,12 +368,10 @@ def _person_section(session: Session, question: str, chosen: Route, found: Targe
 
 
 def _document_card(session: Session, question: str, chosen: Route) -> Answer:
-    draft = (
-        chosen.draft
-        if (chosen.draft and not chosen.mentions.rfcs)
-        or (chosen.draft and chosen.mentions.named_drafts)
-        else None
-    )
+    """The card of the draft the question names (or whose revision it names), else of the
+    RFC it names."""
+    mentions = chosen.mentions
+    draft = chosen.draft if chosen.draft and (mentions.named_drafts or not mentions.rfcs) else None
     return documents.document_card(session, question, draft, None if draft else chosen.rfc)
 
 
@@ -386,11 +384,7 @@ def _where(session: Session, question: str, chosen: Route) -> Answer:
 
 
 def _revisions(session: Session, question: str, chosen: Route) -> Answer:
-    answer = sections.revisions(session, question, chosen.draft or "")
-    found = documents.facts(session, chosen.draft, None)
-    if found is None:
-        return answer
-    return answer.model_copy(update={"results": [*answer.results, found[0]]})
+    return sections.revisions(session, question, chosen.draft or "")
 
 
 def _entity(session: Session, question: str, chosen: Route) -> Answer:
@@ -722,6 +716,8 @@ register(
                 3,
             ),
             cue(r"\bwhen\b|\bwho\b|\bwhat is\b|\btell me about\b|\bdescribe\b", 1),
+            # A count of revisions is a fact of the document (with its first and last).
+            cue(r"\bhow many (?:revisions|versions|drafts|times|iterations)\b", 5),
         ),
         needs=_document,
         uses=1,
@@ -777,7 +773,6 @@ register(
         answers="The revisions of a draft, with dates and links.",
         cues=(
             cue(r"\b(?:revisions?|versions|drafts|iterations)\b", 3),
-            cue(r"\bhow many (?:revisions|versions|drafts|times)\b", 4),
             cue(
                 r"\b(?:list|every|all|enumerate|show|give)\b.{0,40}\b(?:revisions?|versions)\b|"
                 r"\b(?:revisions?|versions|iterations)\b.{0,60}\b(?:published|released|posted|"
@@ -788,8 +783,8 @@ register(
         needs=lambda m, r: bool(m.drafts) and not m.sections,
         uses=1,
         answer=_revisions,
-        queries=("document_revisions", "document_facts", "draft_editors"),
-        results=(RevisionEntry, DocumentFacts),
+        queries=("document_revisions",),
+        results=(RevisionEntry,),
     )
 )
 register(

@@ -289,9 +289,14 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     for order, kind in enumerate(REGISTRY):
         if kind.blocked_by is not None and kind.blocked_by.search(text):
             continue
+        ceiling = max((one.weight for one in kind.cues), default=kind.base)
+        if best is not None and max(ceiling, kind.base) + 0.25 * kind.uses <= best[0]:
+            continue  # it cannot win: its cues need not be read
         weight, words = kind.base, None
         for one in kind.cues:
-            match = one.pattern.search(text) or one.pattern.search(said)
+            match = one.pattern.search(text)
+            if match is None and said != text:
+                match = one.pattern.search(said)
             if match and one.weight > weight:
                 weight, words = one.weight, match.group(0)
         score = weight + 0.25 * kind.uses

@@ -155,6 +155,9 @@ class QuestionType:
     examples: tuple[str, ...] = field(default=())
 
 
+READ_AT_MOST = 2000
+"""Characters of a question the router reads."""
+
 REGISTRY: list[QuestionType] = []
 """Every registered question type, in tie-break order."""
 
@@ -264,7 +267,9 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     # The built-in types register themselves when their module is first imported.
     from ratified_rdf.answers import types  # noqa: F401
 
-    said = " ".join(question.split())
+    # A question is read up to its first READ_AT_MOST characters: past a paragraph it is not a
+    # question, and the reading stays linear and bounded whatever is sent.
+    said = " ".join(question[: 2 * READ_AT_MOST].split())[:READ_AT_MOST]
     reader = gazetteer or Gazetteer.permissive_reader()
     # One-letter typos are mended against the cue and heading words first ("requst").
     text = reader.speller.mend(said) if gazetteer is not None else said

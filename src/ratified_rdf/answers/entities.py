@@ -438,8 +438,13 @@ class Gazetteer:
         found: list[PersonMention] = []
         seen: set[str] = set()
         position = 0
+        starts = self._starts
         while position < len(words):
             matched = False
+            first = words[position].casefold()
+            if first not in starts and "@" not in first:
+                position += 1  # no name, login or first name begins with this word
+                continue
             for size in range(min(self._longest, len(words) - position), 0, -1):
                 said = " ".join(words[position : position + size])
                 key = said.casefold()
@@ -459,6 +464,11 @@ class Gazetteer:
             if not matched:
                 position += 1
         return found
+
+    @cached_property
+    def _starts(self) -> frozenset[str]:
+        """The first word of every name, login and first name the gazetteer holds."""
+        return frozenset([key.split()[0] for key in self.names] + list(self._first_names))
 
     def _may_be_person(self, word: str) -> bool:
         """A single word names a person only when it is not a word questions or headings use."""

@@ -326,6 +326,7 @@ class HeadingIndex:
         self._groups = groups
         self._numbered = numbered
         self._rfc_headings: dict[tuple[int, str], HeadingEntry] | None = None
+        self._holders: dict[str, tuple[int, ...]] | None = None
         self._places = places
         self._frequencies = tuple(Counter(a.terms) for a in analyses)
         count = len(headings)
@@ -395,7 +396,12 @@ class HeadingIndex:
 
     def rfcs_numbering(self, number: str) -> tuple[int, ...]:
         """The RFCs that hold a headed section numbered ``number``, lowest number first."""
-        return tuple(sorted(rfc for rfc, held in self._numbered if held == number))
+        if self._holders is None:
+            holders: dict[str, list[int]] = {}
+            for rfc, held in sorted(self._numbered):
+                holders.setdefault(held, []).append(rfc)
+            self._holders = {n: tuple(rfcs) for n, rfcs in holders.items()}
+        return self._holders.get(number, ())
 
     def rfc_hits(self, found: SearchResult, rfc: int | None = None) -> list[HeadingHit]:
         """The hits of ``found`` that are numbered RFC sections, best first; with ``rfc``, each

@@ -154,9 +154,17 @@ class QuestionType:
     route's fields), so ``Brain.answer`` and ``Brain.ask`` of that question give one card."""
     examples: tuple[str, ...] = field(default=())
 
+    ceiling: float = field(init=False, repr=False, compare=False)
+    """The most it can score: its strongest cue (or base) and its entities."""
+
+    def __post_init__(self) -> None:
+        top = max([self.base, *(one.weight for one in self.cues)]) + 0.25 * self.uses
+        object.__setattr__(self, "ceiling", top)
+
 
 READ_AT_MOST = 2000
 """Characters of a question the router reads."""
+
 
 REGISTRY: list[QuestionType] = []
 """Every registered question type, in tie-break order."""
@@ -291,12 +299,13 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
                 intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=f"{day} is not a date"
             )
     best: tuple[float, int, QuestionType, str | None] | None = None
-    for order, kind in enumerate(REGISTRY):
+    # The types are read strongest first, so most are passed over unread once one fits; the
+    # winner is the same as reading them in registry order (ties go to the earlier type).
+    for order, kind in sorted(enumerate(REGISTRY), key=lambda pair: -pair[1].ceiling):
+        if best is not None and (kind.ceiling, -order) <= (best[0], -best[1]):
+            continue  # it cannot win: its cues need not be read
         if kind.blocked_by is not None and kind.blocked_by.search(text):
             continue
-        ceiling = max((one.weight for one in kind.cues), default=kind.base)
-        if best is not None and max(ceiling, kind.base) + 0.25 * kind.uses <= best[0]:
-            continue  # it cannot win: its cues need not be read
         weight, words = kind.base, None
         for one in kind.cues:
             match = one.pattern.search(text)
@@ -307,12 +316,11 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
         score = weight + 0.25 * kind.uses
         # Cues first: they are cheap, and a type no cue fits needs no entity check (which may
         # search the headings).
-        if weight <= 0 or (best is not None and score <= best[0]):
+        if weight <= 0 or (best is not None and (score, -order) <= (best[0], -best[1])):
             continue
         if not kind.needs(mentions, reading):
             continue
-        if best is None or score > best[0]:
-            best = (score, order, kind, words)
+        best = (score, order, kind, words)
     if best is None:
         named = mentions.held or (not _ASKS.search(text) and reading.names_heading)
         intent = Intent.ENTITY if named else Intent.OUT_OF_SCOPE

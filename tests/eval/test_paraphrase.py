@@ -1,10 +1,10 @@
 """The paraphrase suite (issue 20): its question files, the new expectation shapes, and a full
 run against the TLS and QUIC brains.
 
-The corpus run asserts the issue's bar: at least 95% right overall and on the held-out block;
-on the tuned block none confidently wrong and every out-of-scope question "doesn't know" (the
-held-out block's misses are printed and reported, never tuned away). Run it, with the per-type
-table printed, by::
+The corpus run asserts the issue's bar: at least 95% right overall and on the held-out block,
+none confidently wrong, every out-of-scope question "doesn't know"; a held-out miss is printed
+(a question fixed after it was seen failing moves to the tuned block). Run it, with the
+per-type table printed, by::
 
     python -m pytest tests/eval/test_paraphrase.py -m corpus -s
 """
@@ -394,17 +394,13 @@ def test_the_paraphrase_suite_meets_the_bar(reports: dict[str, EvalReport]) -> N
         print(f"\n== {name}\n{format_table(report)}")
     outcomes = [o for r in reports.values() for o in r.outcomes]
     held = [o for o in outcomes if o.block == "held-out"]
-    tuned = [o for o in outcomes if o.block == "tuned"]
-    wrong = [f"{o.id} {o.text!r}: {o.why}" for o in tuned if o.status == "confidently_wrong"]
-    unknown = {o.id for o in tuned if o.expected == "verdict unknown"}
-    said = Counter(o.verdict for o in tuned if o.id in unknown)
-    assert sum(o.correct for o in outcomes) >= 0.95 * len(outcomes)
-    assert sum(o.correct for o in held) >= 0.95 * len(held)
-    # The tuned block is held to none confidently wrong and every out-of-scope question
-    # "doesn't know". The held-out block is measured, never tuned on: what it gets wrong is
-    # printed here and reported in benchmarks/RESULTS.md, and fixing it would make it tuned.
-    assert wrong == []
-    assert said == Counter({"unknown": len(unknown)})
-    for outcome in held:
+    wrong = [f"{o.id} {o.text!r}: {o.why}" for o in outcomes if o.status == "confidently_wrong"]
+    unknown = {o.id for o in outcomes if o.expected == "verdict unknown"}
+    said = Counter(o.verdict for o in outcomes if o.id in unknown)
+    for outcome in held:  # a held-out miss is reported; fixing it makes the question tuned
         if not outcome.correct:
             print(f"held-out miss {outcome.id} ({outcome.status}) {outcome.text!r}: {outcome.why}")
+    assert sum(o.correct for o in outcomes) >= 0.95 * len(outcomes)
+    assert sum(o.correct for o in held) >= 0.95 * len(held)
+    assert wrong == []
+    assert said == Counter({"unknown": len(unknown)})

@@ -226,6 +226,7 @@ _NOT_HELD = re.compile(
     r"\b(?:iesg|ballots?|vot(?:e|es|ed|ing)|telechat|meeting minutes|minutes of|agendas?|"
     r"interims?|blue ?sheets?|jabber|slack|zulip|xmpp|meetecho|(?:meeting|session|video) "
     r"recordings?|recordings of|slide decks?|presentation slides|ipr|patents?|salar(?:y|ies)|"
+    r"earns?|earnings|paid|wages?|budgets?|funding|revenue|"
     r"weather|stock price|lunch|dinner|which implementations|implementations? (?:support|"
     r"status|list|report)|interop\w*|openssl|boringssl|nss|wolfssl|chrome|firefox|nginx|"
     r"cloudflare|vendors?|market share|deployment stats?|errata|last call|directorates?|secdir|"

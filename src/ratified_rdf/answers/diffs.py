@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from ratified_rdf.answers.discussion import COMMITS, PULL_REQUESTS
+from ratified_rdf.answers.discussion import COMMITS, PULL_REQUESTS, commit_changes
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Answer, CommitChange, Evidence, SectionDiff, Verdict
 from ratified_rdf.answers.session import Session, text_of
@@ -154,6 +154,7 @@ def _commits_between(
         return []
     prefix = v.document_iri(draft) + "/"
     landed = []
+    places: dict[str, tuple[str, str | None]] = {}
     for row in session.run("section_commits", final=final):
         section = text_of(row, "section") or ""
         if not section.startswith(prefix):
@@ -161,32 +162,12 @@ def _commits_between(
         number = section[len(prefix) :].split("/", 1)[0]
         if older < number <= newer:
             landed.append(row)
+            places[section] = (f"{draft}-{number}", None)
     if not landed:
         return []
     commit_iris = tuple(dict.fromkeys(r["commit"] for r in landed if "commit" in r))
     pull_iris = tuple(dict.fromkeys(r["pr"] for r in landed if "pr" in r))
-    details = {text_of(d, "commit"): d for d in session.rows_about(*COMMITS, commit_iris)}
-    pulls = {
-        text_of(p, "pr"): p
-        for p in (session.rows_about(*PULL_REQUESTS, pull_iris) if pull_iris else [])
-    }
-    changes: dict[str, CommitChange] = {}
-    for row in landed:
-        commit = text_of(row, "commit") or ""
-        detail = details.get(commit, {})
-        pull = pulls.get(text_of(row, "pr"), {})
-        changes.setdefault(
-            commit,
-            CommitChange(
-                iri=commit,
-                document=f"{draft}-{newer}",
-                commit_url=text_of(detail, "commitPage"),
-                subject=text_of(detail, "subject"),
-                author=text_of(row, "author"),
-                date=text_of(row, "date") or "",
-                pull_request=int(text_of(pull, "prNumber") or 0) or None,
-                pull_request_title=text_of(pull, "prTitle"),
-                pull_request_url=text_of(pull, "prPage"),
-            ),
-        )
-    return list(changes.values())
+    details = session.rows_about(*COMMITS, commit_iris)
+    pulls = session.rows_about(*PULL_REQUESTS, pull_iris) if pull_iris else []
+    # The same changes a why card lists, built the same way (one per commit and its PR).
+    return commit_changes(landed, pulls, details, places)

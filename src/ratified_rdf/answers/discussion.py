@@ -99,7 +99,7 @@ def discussion(
     authors = _authors(author_rows)
     places = {**_places(place_rows), **indexed}
     posts = _posts(post_rows, authors, places)
-    commits = _commits(commit_rows, pull_rows, detail_rows, places)
+    commits = commit_changes(commit_rows, pull_rows, detail_rows, places)
     commit_count = len(changed.authors)
     changing = [p for p in posts if p.while_changing]
     later = [p for p in posts if not p.while_changing]
@@ -338,7 +338,7 @@ def _posts(
     return posts
 
 
-def _commits(
+def commit_changes(
     rows: list[dict[str, Term]],
     pulls: list[dict[str, Term]],
     details: list[dict[str, Term]],

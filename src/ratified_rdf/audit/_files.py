@@ -8,9 +8,11 @@ line that readers report instead of accepting.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,14 +25,39 @@ class Lines:
     torn: bytes | None
 
 
-def read_lines(path: Path) -> Lines:
-    """The lines of ``path``; a missing file has none."""
+def read_lines(path: Path, offset: int = 0) -> Lines:
+    """The lines of ``path`` from byte ``offset`` on (a line boundary); a missing file has
+    none."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            data = handle.read()
     except FileNotFoundError:
         return Lines([], None)
     *complete, last = data.split(b"\n")
     return Lines(complete, last or None)
+
+
+class PresenceLock:
+    """Says which processes have a log open: each holds a shared ``flock`` on one file for as
+    long as it has the log open. :meth:`alone` tells the first opener, who alone may judge
+    records nobody signed to be left over from a process that stopped."""
+
+    def __init__(self, path: Path) -> None:
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self.alone = True
+        except BlockingIOError:
+            self.alone = False
+        # Shared from now on, so the next opener knows this process is here.
+        fcntl.flock(self._fd, fcntl.LOCK_SH)
+
+    def close(self) -> None:
+        """Leave: the lock goes with the file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def set_aside_torn_line(path: Path, stamp: str) -> Path | None:
@@ -77,33 +104,52 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-LOCK_GRACE_S = 3.0
-"""How long to wait for another process's lock to go before reporting it."""
+LOCK_WAIT_S = 10.0
+"""How long to wait for another process's append (or signature) before reporting it: they
+hold the lock only while they write one line."""
+
+
+class LockTimeout(OSError):
+    """Another process held a log file's lock for longer than :data:`LOCK_WAIT_S`."""
 
 
 class AppendOnlyFile:
-    """A file open for appending whole lines durably, locked against other processes."""
+    """A file open for appending whole lines durably; several processes may append to it.
+
+    Appends are serialised between processes by :meth:`held`, an exclusive ``flock`` taken
+    only for the time of one append (or one tree head), so every line is written whole by
+    one process at a time and a reader holding the lock never sees a line half-written: a
+    torn last line seen under the lock was left by a process that died mid-write.
+    """
 
     def __init__(self, path: Path) -> None:
         existed = path.exists()
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        # A second writer process would interleave lines with ours and its in-memory tree
-        # would disagree with the file: only one process may append at a time. A process that
-        # was just killed can hold the lock a moment longer (its forked helpers die after it),
-        # so wait briefly before giving up.
-        deadline = time.monotonic() + LOCK_GRACE_S
+        if not existed:
+            fsync_directory(path.parent)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold the file's lock meanwhile (waiting up to :data:`LOCK_WAIT_S` for another
+        process's append to finish)."""
+        if self._fd < 0:
+            raise OSError(errno.EBADF, f"{self.path} is closed")
+        deadline = time.monotonic() + LOCK_WAIT_S
         while True:
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    os.close(self._fd)
-                    raise
-                time.sleep(0.05)
-        if not existed:
-            fsync_directory(path.parent)
+                    raise LockTimeout(
+                        f"another process has held {self.path} for over {LOCK_WAIT_S:g} s"
+                    ) from None
+                time.sleep(0.005)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def append_line(self, line: bytes, *, durable: bool = True) -> None:
         """Append ``line`` and a newline, and (``durable``) return only once both are on disk.
@@ -130,7 +176,7 @@ class AppendOnlyFile:
             os.fsync(self._fd)
 
     def close(self) -> None:
-        """Release the lock and the file; closing twice is harmless."""
+        """Put what was appended on disk and release the file; closing twice is harmless."""
         if self._fd >= 0:
             os.fsync(self._fd)
             os.close(self._fd)

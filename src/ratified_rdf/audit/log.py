@@ -11,6 +11,7 @@ directory with ``verify_log``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -22,7 +23,14 @@ from types import TracebackType
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import ValidationError
 
-from ratified_rdf.audit._files import AppendOnlyFile, Lines, read_lines, set_aside_torn_line
+from ratified_rdf.audit._files import (
+    AppendOnlyFile,
+    Lines,
+    LockTimeout,
+    PresenceLock,
+    read_lines,
+    set_aside_torn_line,
+)
 from ratified_rdf.audit.errors import AuditError
 from ratified_rdf.audit.merkle import MerkleTree
 from ratified_rdf.audit.records import (
@@ -53,6 +61,11 @@ PRIVATE_KEY_FILE = "log-key.pem"
 """Where logs made before the key moved out kept their signing key; never used to sign."""
 PUBLIC_KEY_FILE = "log-key.pub.pem"
 """A copy of the log's public key; a verifier is given its own copy, kept elsewhere."""
+PRESENCE_FILE = "open.lock"
+"""Locked (shared) by every process that has the log open."""
+HELD_UNSIGNED_FILE = "held-unsigned"
+"""Written when a log is opened by no one else and ends with records no tree head covers:
+every process then declines to sign over them until an operator adopts them."""
 KEY_ENV = "RATIFIED_AUDIT_KEY"
 """The environment variable naming the signing key's file, outside every log's folder."""
 EXAMPLE_KEY_PATH = "~/.config/ratified-rdf/audit-key.pem"
@@ -93,12 +106,15 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 class AuditLog:
-    """An open audit log; appends and tree heads are thread-safe and one process owns it.
+    """An open audit log; appends and tree heads are thread-safe, and several processes may
+    have one log open at once (a server, an MCP server, a build and readers of one brain).
 
-    Open it with ``AuditLog.open`` and close it (or use it as a context manager) to release
-    the directory for another process. A log without a signing key, or one that found
-    records no tree head covered when it was opened (and was not told to adopt them), still
-    appends but signs nothing: ``can_sign`` is False and ``signing_problem`` says why.
+    Each append or tree head takes the directory's lock for the time it writes one line, and
+    first reads what the other processes appended since, so every process keeps the same tree
+    and any of them may sign over all of it. Open it with ``AuditLog.open`` and close it (or
+    use it as a context manager). A log without a signing key, or one that ends with records
+    no tree head covered when it was opened by no one else (and was not told to adopt them),
+    still appends but signs nothing: ``can_sign`` is False and ``signing_problem`` says why.
     """
 
     def __init__(
@@ -118,20 +134,24 @@ class AuditLog:
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self._closed = False
-        try:
-            self._records = AppendOnlyFile(directory / RECORDS_FILE)
-        except BlockingIOError as exc:
-            raise AuditError(
-                f"Another process has the audit log at {directory} open. Stop it, or have "
-                "that process write the records."
-            ) from exc
+        self._presence = PresenceLock(directory / PRESENCE_FILE)
+        self._records = AppendOnlyFile(directory / RECORDS_FILE)
         self._heads = AppendOnlyFile(directory / TREE_HEADS_FILE)
+        self._records_read = self._heads_read = 0
+        self._recover = recover
+        self._tree = MerkleTree([])
+        self._record_ids: set[str] = set()
+        self._tree_heads: list[SignedTreeHead] = []
         try:
-            if recover:  # only now, holding the lock, can no writer be mid-line
-                stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-                for name in (RECORDS_FILE, TREE_HEADS_FILE):
-                    set_aside_torn_line(directory / name, stamp)
-            self._tree, self._record_ids, self._tree_heads = self._load()
+            try:
+                with self._records.held():
+                    self._catch_up(at_open=True)
+            except LockTimeout as exc:
+                raise AuditError(
+                    f"The audit log at {directory} is busy: {exc}. That process may be stuck; "
+                    "stop it, or try again."
+                ) from exc
+            self._check_latest_head()
             if key is not None:
                 self._publish_public_key(key.public_key())
         except BaseException:
@@ -139,7 +159,22 @@ class AuditLog:
             raise
         self.signing_problem: str | None = None
         """Why this log signs no tree head, or None when it can sign."""
-        unsigned = self.unsigned
+        held = directory / HELD_UNSIGNED_FILE
+        unsigned = self._unsigned_count()
+        if self._presence.alone:
+            # Nobody else has it open, so nobody is about to sign these: left over from a
+            # process that stopped before signing, or appended by someone. Say so for every
+            # process that opens the log until an operator adopts them.
+            if unsigned and not adopt_unsigned:
+                held.write_text(f"{self._tree.size}\n", encoding="ascii")
+            else:
+                held.unlink(missing_ok=True)
+        elif adopt_unsigned:
+            held.unlink(missing_ok=True)
+        elif _held_over(held, self._tree_heads):
+            unsigned = max(unsigned, 1)
+        else:
+            unsigned = 0  # another process here appended them, and signs them as it goes
         if key is None:
             self.signing_problem = keyless_reason or (
                 f"The audit log at {directory} was opened without a signing key: records are "
@@ -148,6 +183,7 @@ class AuditLog:
                 f"first use), for example: export {KEY_ENV}={EXAMPLE_KEY_PATH}"
             )
         elif unsigned and not adopt_unsigned:
+            unsigned = self._unsigned_count() or unsigned
             self.signing_problem = (
                 f"The audit log at {directory} ends with {_count(unsigned, 'record')} that no "
                 "signed tree head covers: a process stopped before it signed them, or someone "
@@ -244,37 +280,89 @@ class AuditLog:
         logger.info("Made the audit signing key %s (public key %s).", path, public_key_path(path))
         return made
 
-    def _load(self) -> tuple[MerkleTree, set[str], list[SignedTreeHead]]:
-        records = read_lines(self._records.path)
-        heads = read_lines(self._heads.path)
-        for lines, path in ((records, self._records.path), (heads, self._heads.path)):
-            if lines.torn is not None:
-                raise AuditError(torn_line_message(path, lines))
-        try:
-            entries = [parse_entry(line) for line in records.complete]
-            tree_heads = [SignedTreeHead.model_validate_json(line) for line in heads.complete]
-        except ValidationError as exc:
-            raise AuditError(
-                f"The audit log at {self.directory} has a damaged line, so it was not opened: "
-                f"{VERIFY_HINT}."
-            ) from exc
-        tree = MerkleTree(records.complete)
-        if tree_heads:
-            latest = tree_heads[-1]
-            if self._public_key is not None and latest.key_id != key_id(self._public_key):
+    def _catch_up(self, *, at_open: bool = False, locked: bool = True) -> None:
+        """Read the records and tree heads appended since this process last looked (by any
+        process), into the tree. Under the lock (``locked``) a torn last line can only be a
+        dead process's: it is set aside (``recover``) or reported; without the lock a line
+        still being written is left for later."""
+        for path in (self._records.path, self._heads.path):
+            offset = self._records_read if path == self._records.path else self._heads_read
+            lines = read_lines(path, offset)
+            if lines.torn is not None and locked:
+                if not self._recover:
+                    raise AuditError(torn_line_message(path, read_lines(path)))
+                stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+                set_aside_torn_line(path, stamp)
+            read = sum(len(line) + 1 for line in lines.complete)
+            try:
+                if path == self._records.path:
+                    entries = [parse_entry(line) for line in lines.complete]
+                    for line in lines.complete:
+                        self._tree.append(line)
+                    self._record_ids.update(e.id for e in entries if isinstance(e, AuditRecord))
+                    self._records_read += read
+                else:
+                    heads = [SignedTreeHead.model_validate_json(x) for x in lines.complete]
+                    for head in heads:
+                        self._check_key(head)
+                    self._tree_heads.extend(heads)
+                    self._heads_read += read
+            except ValidationError as exc:
                 raise AuditError(
-                    f"The audit log at {self.directory} was signed with the key {latest.key_id}, "
-                    f"not with the key given ({key_id(self._public_key)}). Open it with its own "
-                    "key: tree heads signed by two keys would not verify."
-                )
-            if latest.tree_size > tree.size or latest.root != tree.root(latest.tree_size):
+                    f"The audit log at {self.directory} has a damaged line, so it was not "
+                    f"{'opened' if at_open else 'written to'}: {VERIFY_HINT}."
+                ) from exc
+
+    def _check_key(self, head: SignedTreeHead) -> None:
+        if self._public_key is not None and head.key_id != key_id(self._public_key):
+            raise AuditError(
+                f"The audit log at {self.directory} was signed with the key {head.key_id}, "
+                f"not with the key given ({key_id(self._public_key)}). Open it with its own "
+                "key: tree heads signed by two keys would not verify."
+            )
+
+    def _check_latest_head(self) -> None:
+        if self._tree_heads:
+            latest = self._tree_heads[-1]
+            if latest.tree_size > self._tree.size or latest.root != self._tree.root(
+                latest.tree_size
+            ):
                 raise AuditError(
                     f"The records of the audit log at {self.directory} no longer match its "
                     f"latest signed tree head (size {latest.tree_size}), so it was not opened: "
                     f"{VERIFY_HINT}."
                 )
-        record_ids = {entry.id for entry in entries if isinstance(entry, AuditRecord)}
-        return tree, record_ids, tree_heads
+
+    def _unsigned_count(self) -> int:
+        return self._tree.size - (self._tree_heads[-1].tree_size if self._tree_heads else 0)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This process's thread lock and the directory's lock, caught up with the others."""
+        with self._lock:
+            try:
+                held = self._records.held()
+                held.__enter__()
+            except LockTimeout as exc:
+                raise AuditError(
+                    f"The audit log at {self.directory} is busy: {exc}. That process may be "
+                    "stuck; stop it, or try again."
+                ) from exc
+            except OSError as exc:  # the file is gone or closed under us
+                raise AuditError(
+                    f"Could not write to the audit log at {self.directory} ({exc}). "
+                    "Check the disk's space and permissions before going on."
+                ) from exc
+            try:
+                self._catch_up()
+                yield
+            finally:
+                held.__exit__(None, None, None)
+
+    def _peek(self) -> None:
+        """Catch up without the lock (complete lines only), for what only reads the tree."""
+        if not self._closed:
+            self._catch_up(locked=False)
 
     @property
     def public_key(self) -> Ed25519PublicKey:
@@ -295,9 +383,11 @@ class AuditLog:
 
     @property
     def unsigned(self) -> int:
-        """How many entries the latest signed tree head does not cover."""
+        """How many entries the latest signed tree head does not cover (appended by any
+        process)."""
         with self._lock:
-            return self._tree.size - (self._tree_heads[-1].tree_size if self._tree_heads else 0)
+            self._peek()
+            return self._unsigned_count()
 
     def on_append(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` (with no lock held) after every append, e.g. to wake a signer."""
@@ -310,13 +400,16 @@ class AuditLog:
 
     @property
     def size(self) -> int:
-        """How many entries (leaves) the log holds."""
-        return self._tree.size
+        """How many entries (leaves) the log holds (appended by any process)."""
+        with self._lock:
+            self._peek()
+            return self._tree.size
 
     @property
     def tree_heads(self) -> tuple[SignedTreeHead, ...]:
-        """The tree heads signed so far, oldest first."""
+        """The tree heads signed so far (by any process), oldest first."""
         with self._lock:
+            self._peek()
             return tuple(self._tree_heads)
 
     def append(self, entry: LogEntry, *, durable: bool = True) -> int:
@@ -329,7 +422,7 @@ class AuditLog:
         record, an anchoring step at a tree head this log signed.
         """
         leaf = canonical_bytes(entry)
-        with self._lock:
+        with self._locked():
             self._check_reference(entry)
             try:
                 self._records.append_line(leaf, durable=durable)
@@ -338,6 +431,7 @@ class AuditLog:
                     f"Could not write to the audit log at {self.directory} ({exc}). "
                     "Check the disk's space and permissions before going on."
                 ) from exc
+            self._records_read += len(leaf) + 1
             if isinstance(entry, AuditRecord):
                 self._record_ids.add(entry.id)
             index = self._tree.append(leaf)
@@ -375,26 +469,29 @@ class AuditLog:
         this log cannot sign (``signing_problem`` says why; it was said when it opened)."""
         if self._key is None or self.signing_problem is not None:
             return None
-        with self._lock:
-            if self._closed:
-                raise AuditError(
-                    f"The audit log at {self.directory} is closed, so no tree head was signed. "
-                    "Open it again to sign."
-                )
-            # A tree head may only cover records already on disk.
+        if self._closed:
+            raise AuditError(
+                f"The audit log at {self.directory} is closed, so no tree head was signed. "
+                "Open it again to sign."
+            )
+        with self._locked():
+            # A tree head may only cover records already on disk (fsync of the file puts
+            # every process's lines there).
             self._records.sync()
             # Tree heads must not go back in time even if the clock does.
             latest = self._tree_heads[-1].timestamp if self._tree_heads else 0
             head = sign_tree_head(
                 self._key, self._tree.size, self._tree.root(), max(now_ms(), latest)
             )
+            line = canonical_bytes(head)
             try:
-                self._heads.append_line(canonical_bytes(head))
+                self._heads.append_line(line)
             except OSError as exc:
                 raise AuditError(
                     f"Could not record a signed tree head in {self.directory} ({exc}). "
                     "Check the disk's space and permissions, then sign again."
                 ) from exc
+            self._heads_read += len(line) + 1
             self._tree_heads.append(head)
             return head
 
@@ -410,28 +507,33 @@ class AuditLog:
         operator has checked them. A log without a key still cannot sign."""
         if self._key is not None:
             self.signing_problem = None
+            (self.directory / HELD_UNSIGNED_FILE).unlink(missing_ok=True)
 
     def root(self, size: int | None = None) -> bytes:
         """The Merkle root of the first ``size`` entries (all by default)."""
         with self._lock:
+            self._peek()
             return self._tree.root(size)
 
     def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
         """The RFC 9162 inclusion proof of entry ``index`` in the tree of ``size`` entries."""
         with self._lock:
+            self._peek()
             return self._tree.inclusion_proof(index, size)
 
     def consistency_proof(self, old_size: int, new_size: int | None = None) -> list[bytes]:
         """The RFC 9162 consistency proof from ``old_size`` entries to ``new_size``."""
         with self._lock:
+            self._peek()
             return self._tree.consistency_proof(old_size, new_size)
 
     def close(self) -> None:
-        """Release the files and the directory's lock."""
+        """Release the files (the others that have the log open go on)."""
         with self._lock:
             self._closed = True
             self._records.close()
             self._heads.close()
+            self._presence.close()
 
     def __enter__(self) -> AuditLog:
         return self
@@ -443,6 +545,16 @@ class AuditLog:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _held_over(held: Path, heads: list[SignedTreeHead]) -> bool:
+    """Whether ``held`` still marks records no tree head covers (a head signed since, by an
+    operator who adopted them, makes it stale)."""
+    try:
+        size = int(held.read_text(encoding="ascii").strip() or "0")
+    except (FileNotFoundError, ValueError):
+        return False
+    return not heads or heads[-1].tree_size < size
 
 
 def _count(n: int, noun: str) -> str:

@@ -22,7 +22,7 @@ from ratified_rdf.answers.models import (
 from ratified_rdf.answers.people import contact_calls, contacts_from
 from ratified_rdf.answers.sections import rfc_section_row, which_rfc
 from ratified_rdf.answers.session import Session, iri_of, is_true, text_of
-from ratified_rdf.answers.wording import plural
+from ratified_rdf.answers.wording import drafted_question, plural
 from ratified_rdf.graph.store import Term
 
 LISTED_COMMITS = 12
@@ -495,13 +495,11 @@ def _drafted_question(
     evidence: list[Evidence],
 ) -> DraftedQuestion:
     """A note the reader could send to the people the card names (never sent by us)."""
-    to = list(dict.fromkeys([p.name for p in people[:3]] + [c.name for c in officers]))
-    sources = "\n".join(f"- {e.label}: {e.url}" for e in evidence[:8] if e.url)
-    text = (
-        f"Hello {', '.join(to)},\n\n"
-        f"I am trying to understand {title}. My question: {question}\n\n"
+    return drafted_question(
+        question,
+        title,
+        [p.name for p in people[:3]] + [c.name for c in officers],
+        evidence,
         "The record shows you discussed or changed this section while its text was still "
-        "changing, or were responsible for the document. These are the sources I looked at:\n"
-        f"{sources}\n\nThank you."
+        "changing, or were responsible for the document.",
     )
-    return DraftedQuestion(to=to, text=text)

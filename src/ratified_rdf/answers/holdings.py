@@ -9,6 +9,7 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.answers.wording import counted
 
 
 def holdings(session: Session, question: str) -> Answer:
@@ -83,5 +84,5 @@ def _describe(results: list[Holding]) -> str:
     parts = []
     for holding in results:
         names = f" ({', '.join(holding.names)})" if holding.names else ""
-        parts.append(f"{holding.count:,} {holding.what}{names}")
+        parts.append(f"{counted(holding.count, holding.what)}{names}")
     return ", ".join(parts)

@@ -18,7 +18,7 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.sections import rfc_section_row, which_rfc
 from ratified_rdf.answers.session import Call, Session, text_of
-from ratified_rdf.answers.wording import plural
+from ratified_rdf.answers.wording import drafted_question, plural
 from ratified_rdf.graph.store import Term
 
 
@@ -55,7 +55,8 @@ def who_to_ask(
                 iri=text_of(row, "person") or "",
                 role="participant",
                 reason=(
-                    f"{posts} posts and {commits} commits on this section while it was "
+                    f"{plural(posts, 'post')} and {plural(commits, 'commit')} on this section "
+                    "while it was "
                     f"changing; co-discussion PageRank {pagerank:.3f} (rank {rank})"
                 ),
                 posts=posts,
@@ -77,7 +78,9 @@ def who_to_ask(
             queries=session.queries,
         )
     top = [e for e in experts if e.role == "participant"][:3]
-    named = ", ".join(f"{e.name} ({e.posts} posts, {e.commits} commits)" for e in top)
+    named = ", ".join(
+        f"{e.name} ({plural(e.posts, 'post')}, {plural(e.commits, 'commit')})" for e in top
+    )
     officers = ", ".join(
         dict.fromkeys(f"{e.name} ({e.role})" for e in experts if e.role != "participant")
     )
@@ -87,12 +90,20 @@ def who_to_ask(
         + (f"; the drafts' editors and group: {officers}" if officers else "")
         + ". Ranked by co-discussion PageRank personalised to this section."
     )
+    drafted = drafted_question(
+        question,
+        title,
+        [e.name for e in top] + [e.name for e in experts if e.role != "participant"],
+        evidence,
+        "The record shows you discussed or changed this section while its text was still "
+        "changing, or were responsible for the document.",
+    )
     return Answer(
         question=question,
         intent="who_to_ask",
         verdict=Verdict.ANSWERED,
         summary=summary,
-        results=list(experts),
+        results=[*experts, drafted],
         evidence=evidence,
         queries=session.queries,
         note=(
@@ -241,7 +252,18 @@ def experts(session: Session, question: str) -> Answer:
         )
         for rank, row in enumerate(rows, start=1)
     ]
-    top = ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:5])
+    top = ", ".join(
+        f"{p.name} ({plural(p.posts, 'post')}, {plural(p.commits, 'commit')})" for p in people[:5]
+    )
+    evidence = [Evidence(iri=p.iri, label=p.name, url=None, role="person") for p in people]
+    drafted = drafted_question(
+        question,
+        "how the working group's texts came to say what they say",
+        [p.name for p in people[:3]],
+        evidence,
+        "The record shows you were among the most central to the discussion while the texts "
+        "were changing.",
+    )
     return Answer(
         question=question,
         intent="experts",
@@ -250,8 +272,8 @@ def experts(session: Session, question: str) -> Answer:
             f"Most central to the discussion of every section while the texts changed: {top}. "
             "Ask about one section for the people central to it."
         ),
-        results=list(people),
-        evidence=[Evidence(iri=p.iri, label=p.name, url=None, role="person") for p in people],
+        results=[*people, drafted],
+        evidence=evidence,
         queries=session.queries,
         note="Activity in the record (co-discussion PageRank over posts and commits), not a "
         "measure of knowledge.",

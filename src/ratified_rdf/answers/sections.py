@@ -20,6 +20,7 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.answers.session import Session, is_true, text_of
+from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 
@@ -237,7 +238,8 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
     titles = list(dict.fromkeys(e.heading for e in entries))
     through = sorted({text_of(r, "through") or "" for r in earlier})
     summary = (
-        f"RFC {rfc} §{section} {final_heading}: {len(entries)} earlier texts align with it, "
+        f"RFC {rfc} §{section} {final_heading}: {plural(len(entries), 'earlier text')} "
+        f"{'aligns' if len(entries) == 1 else 'align'} with it, "
         f"from {entries[0].document} to {entries[-1].document}"
         + (
             f" ({len(earlier)} of them through {', '.join(through)}, the older RFC's own "
@@ -311,7 +313,9 @@ def which_rfc(session: Session, question: str, section: str) -> Answer:
         question=question,
         intent="section_history",
         verdict=Verdict.AMBIGUOUS,
-        summary=f"Section {section} exists in {len(holders)} RFCs; say which one you mean.",
+        summary=(
+            f"Section {section} exists in {plural(len(holders), 'RFC')}; say which one you mean."
+        ),
         evidence=[
             Evidence(
                 iri=text_of(r, "section") or "",
@@ -365,7 +369,7 @@ def revision_chain(session: Session, question: str, draft: str, revision: str) -
         question=question,
         intent="revision_chain",
         verdict=Verdict.ANSWERED,
-        summary=f"{draft}-{revision} leads through {len(chain)} steps: {labels}.",
+        summary=f"{draft}-{revision} leads through {plural(len(chain), 'step')}: {labels}.",
         results=list(chain),
         evidence=[Evidence(iri=c.iri, label=c.label, url=c.url, role="revision") for c in chain],
         queries=session.queries,
@@ -392,7 +396,7 @@ def revisions(session: Session, question: str, draft: str) -> Answer:
         intent="revisions",
         verdict=Verdict.ANSWERED,
         summary=(
-            f"{draft} has {len(entries)} revisions, {entries[0].revision_number} "
+            f"{draft} has {plural(len(entries), 'revision')}, {entries[0].revision_number} "
             f"({entries[0].date[:10]}) to {entries[-1].revision_number} ({entries[-1].date[:10]})."
         ),
         results=list(entries),

@@ -2,10 +2,47 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ratified_rdf.answers.models import DraftedQuestion, Evidence
+
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     """``1 post``, ``2 posts``, ``1,250 commits``, ``1 person``, ``2 people``."""
     return f"{count:,} " + (noun if count == 1 else plural_form or f"{noun}s")
 
 
-__all__ = ["plural"]
+SINGULAR = {
+    "drafts": "draft",
+    "revisions": "revision",
+    "RFCs": "RFC",
+    "sections": "section",
+    "section alignments": "section alignment",
+    "sections with no counterpart": "section with no counterpart",
+}
+"""The one-of-a-kind form of the plural names the queries give kinds of things (holdings)."""
+
+
+def counted(count: int, nouns: str) -> str:
+    """A count before a noun given in the plural: ``1 draft``, ``2 drafts``, ``1 RFC``."""
+    return plural(count, SINGULAR.get(nouns, nouns), nouns)
+
+
+def drafted_question(
+    question: str, title: str, to: Iterable[str], evidence: Iterable[Evidence], why: str
+) -> DraftedQuestion:
+    """A note the reader could send to the people a card names, with the sources the card
+    rests on (drafted only: nothing is ever sent). ``why`` says why the record points at
+    them, as a sentence."""
+    names = list(dict.fromkeys(n for n in to if n))
+    sources = "\n".join(f"- {e.label}: {e.url}" for e in list(evidence)[:8] if e.url)
+    looked = f" These are the sources I looked at:\n{sources}" if sources else ""
+    text = (
+        f"Hello {', '.join(names)},\n\n"
+        f"I am trying to understand {title}. My question: {question}\n\n"
+        f"{why}{looked}\n\nThank you."
+    )
+    return DraftedQuestion(to=names, text=text)
+
+
+__all__ = ["SINGULAR", "counted", "drafted_question", "plural"]

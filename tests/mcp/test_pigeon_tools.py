@@ -6,6 +6,7 @@ computed by an embedded brain before the server starts, since the store is singl
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -95,10 +96,17 @@ def served(pigeon_store: Path) -> Served:
 def _answer(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, result.content
     assert result.structured_content is not None
-    # The text block carries the same JSON, for clients that read only text.
-    assert Answer.model_validate_json(_text(result)).model_dump(mode="json") == (
-        result.structured_content
-    )
+    # The structured content is the whole card; the text block summarises it (the answer,
+    # its evidence as label and link, how it was computed) rather than repeating it.
+    card = Answer.model_validate(result.structured_content)
+    assert card.model_dump(mode="json") == result.structured_content
+    text = _text(result)
+    assert card.summary in text
+    for evidence in card.evidence[:20]:
+        assert f"{evidence.label}: {evidence.url or '(no public link)'}" in text
+    assert "How this was computed: " in text
+    assert all(f"{q.name}.rq" in text for q in card.queries)
+    assert all(q.sparql.strip() not in text for q in card.queries)
     return result.structured_content
 
 
@@ -202,6 +210,19 @@ def test_section_people_is_the_who_to_ask_answer(served: Served) -> None:
     assert got["intent"] == "who_to_ask" and got["verdict"] == "answered"
     assert got["question"] == "who should I ask about RFC 9999 section 3.1?"
     assert any(r["kind"] == "expert" and r["reason"] for r in got["results"])
+    # The card names people, so the text block carries the question drafted for them.
+    drafted = [r for r in got["results"] if r["kind"] == "drafted_question"]
+    assert drafted and drafted[0]["text"] in _text(served.calls["people"])
+
+
+def test_an_answer_is_sent_once_not_twice(served: Served) -> None:
+    for key in [f"ask:{q}" for q in QUESTIONS] + ["history", "people", "said"]:
+        result = served.calls[key]
+        whole = len(json.dumps(result.structured_content, ensure_ascii=False))
+        text = _text(result)
+        assert len(text.encode()) < 4096, key
+        assert len(text) < whole, key
+        assert not text.lstrip().startswith("{"), key
 
 
 def test_sparql_returns_the_rows_the_embedded_query_returns(served: Served) -> None:

@@ -7,6 +7,7 @@ so the server is given a copy of it, made while nothing writes to it.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,13 @@ def test_why_early_data_resolves_to_rfc8446_4_2_10_with_links_and_sparql(
     result = with_session(store, script)
     assert not result.is_error, result.content
     got = result.structured_content
+    # The real card is tens of kilobytes; it is sent once, as structured content, and the
+    # text block only summarises it.
+    text = result.content[0].text
+    assert len(text.encode()) < 6144 < len(json.dumps(got, ensure_ascii=False).encode())
+    assert (
+        got["summary"] in text and "https://www.rfc-editor.org/rfc/rfc8446#section-4.2.10" in text
+    )
 
     for field in ("verdict", "summary", "results", "evidence", "alternatives", "trust"):
         assert got[field] == want[field], field

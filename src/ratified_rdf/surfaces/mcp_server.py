@@ -8,9 +8,11 @@ subprocess and calls four tools:
 - ``section_history``: how an RFC section was numbered and titled in each revision;
 - ``section_people``: who to ask about an RFC section, and why.
 
-Every result is the library's own object as JSON, both as the tool's structured content and
-as its text: an answer card keeps its verdict, summary, results, evidence links, the SPARQL
-it ran (with parameters, rows and engine time) and its trust state, nothing re-summarised.
+Every result is the library's own object as JSON in the tool's structured content: an answer
+card keeps its verdict, summary, results, evidence links, the SPARQL it ran (with parameters,
+rows and engine time) and its trust state. The text block of an answer card is its summary
+in a few lines (the answer, the drafted question, the evidence as label and link, one line on
+how it was computed), so the card is not sent twice; a ``sparql`` result's text is its JSON.
 Answers come only from the graph; "the graph doesn't know" is an answer (verdict
 ``unknown``), not an error. Errors the library raises on purpose come back as tool errors
 whose text is the library's sentence.
@@ -41,8 +43,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ratified_rdf._version import __version__
-from ratified_rdf.answers.models import Answer
+from ratified_rdf.answers.models import Answer, DraftedQuestion
 from ratified_rdf.answers.router import Intent, route
+from ratified_rdf.answers.wording import plural
 from ratified_rdf.audit import AuditError, PeriodicSigner
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph.store import QueryResult, StoreError
@@ -427,8 +430,68 @@ def _respond(tool: str, work: Callable[[], BaseModel]) -> "CallToolResult":
     from mcp.types import CallToolResult, TextContent
 
     data = payload.model_dump(mode="json")
-    text = json.dumps(data, ensure_ascii=False)
+    # An answer card's JSON runs to tens of kilobytes (its SPARQL, every row it lists): the
+    # structured content carries all of it, and the text block only what a reader needs to
+    # answer and cite, so the card is not sent twice.
+    text = (
+        card_text(payload) if isinstance(payload, Answer) else json.dumps(data, ensure_ascii=False)
+    )
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+MAX_TEXT_EVIDENCE = 20
+"""Most evidence links the text block of an answer lists; the structured content has all."""
+
+_HEADINGS = {"answered": "Answer", "unknown": "The graph doesn't know", "ambiguous": "Ambiguous"}
+
+
+def card_text(answer: Answer) -> str:
+    """An answer card in a few lines of text: the verdict and summary, the question it drafts
+    for the people it names, the alternatives, the evidence (label and link), and one line on
+    how it was computed. Everything else (typed results, each query's SPARQL, parameters and
+    rows, the trust state's details) is in the tool's structured content."""
+    lines = [
+        f"{_HEADINGS.get(answer.verdict.value, answer.verdict.value)} ({answer.intent}): "
+        f"{answer.summary}"
+    ]
+    for result in answer.results:
+        if isinstance(result, DraftedQuestion):
+            lines += [
+                "",
+                f"A question you could send to {', '.join(result.to)} (drafted, never sent):",
+                result.text,
+            ]
+    if answer.alternatives:
+        lines += ["", "Did you mean:"]
+        lines += [f"- {a.question} ({a.reason})" for a in answer.alternatives]
+    if answer.evidence:
+        lines += ["", "Evidence:"]
+        lines += [
+            f"- [{e.role}] {e.label}: {e.url or '(no public link)'}"
+            for e in answer.evidence[:MAX_TEXT_EVIDENCE]
+        ]
+        more = len(answer.evidence) - MAX_TEXT_EVIDENCE
+        if more > 0:
+            lines.append(f"- and {plural(more, 'more link')} in the structured content")
+    if answer.note:
+        lines += ["", f"Note: {answer.note}"]
+    if answer.withheld:
+        lines += ["", f"Withheld: {answer.withheld}"]
+    if answer.trust is not None:
+        lines += [
+            "",
+            f"Trust: {answer.trust.state}" + (" (stale review)" if answer.trust.stale else ""),
+        ]
+    names = ", ".join(f"{q.name}.rq" for q in answer.queries) or "no query"
+    lines += [
+        "",
+        f"How this was computed: {names}; "
+        f"{plural(sum(q.rows for q in answer.queries), 'row')}, "
+        f"{sum(q.engine_ms for q in answer.queries):.1f} ms engine. The structured content "
+        f"has the {plural(len(answer.results), 'result')}, each query's SPARQL and "
+        "parameters, and the trust state.",
+    ]
+    return "\n".join(lines)
 
 
 def _error(sentence: str) -> "CallToolResult":

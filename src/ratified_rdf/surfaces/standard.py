@@ -1,0 +1,863 @@
+"""The standard linked-data surfaces of ``ratified serve``, for clients that know only the
+W3C recommendations:
+
+- a SPARQL 1.1 Service Description at ``GET /sparql`` without a query (when the client takes
+  RDF), with VoID statistics of exactly the graphs the reader may see;
+- the VoID description (:meth:`Brain.describe_dataset`) at ``/void`` and ``/.well-known/void``;
+- a read-only SPARQL 1.1 Graph Store Protocol (indirect identification) at
+  ``/sparql?graph=<iri>`` and ``/sparql?default``, GET and HEAD; writes are refused with 405;
+- the ontology (``/ontology``) and the SHACL shapes (``/shapes``) as documents, and the
+  catalog's word on runs, named graphs and the brain itself in the descriptions of ``/id/…``;
+- a streamed answer for one-triple-pattern SELECTs, the queries rdflib's ``SPARQLStore``
+  sends when a program iterates a graph, under their own row limit.
+
+Bounds: a streamed answer (a graph, or a triple pattern's rows) is produced by a thread of its
+own, sealed off the network, into a queue of at most :data:`QUEUE_CHUNKS` chunks of
+:data:`CHUNK_BYTES`, so it never holds more than about a MiB however large the graph; it is
+counted before it starts and refused with 422 past ``max_stream_rows``; it ends at
+:data:`STREAM_DEADLINE_S` seconds whatever the client does; and at most as many streams run
+at once as there are query workers, ``per_client`` of them for one client. What is streamed
+is never the client's text: a triple pattern is recognised on rdflib's parse tree (one basic
+graph pattern of one triple, plain variables, IRIs and literals, nothing else) and the query
+that runs is rewritten from those terms alone. Everything else goes to the query sandbox.
+See ``docs/standard-surfaces.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import html
+import queue
+import re
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from pydantic import JsonValue
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    QueryResultsFormat,
+    QuerySolutions,
+    RdfFormat,
+    Triple,
+    parse,
+    serialize,
+)
+from rdflib import Literal as RdfLiteral
+from rdflib import URIRef, Variable
+from rdflib.plugins.sparql.algebra import translateQuery
+from rdflib.plugins.sparql.parser import parseQuery
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ratified_rdf.audit import AuditError, DetailSidecar, capture
+from ratified_rdf.audit.records import Kind
+from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.queries.guard import QueryRefused, audited_text, check_reader_query
+from ratified_rdf.queries.offline import forbid_network
+from ratified_rdf.resources import resource_dir
+from ratified_rdf.surfaces import server as s
+from ratified_rdf.trust import can_read
+
+SD: Final = "http://www.w3.org/ns/sparql-service-description#"
+FORMATS: Final = "http://www.w3.org/ns/formats/"
+ENTAILMENT: Final = "http://www.w3.org/ns/entailment/"
+PREFIXES: Final = {**v.PREFIXES, "sd": SD, "formats": FORMATS}
+
+MAX_STREAM_ROWS: Final = 1_000_000
+"""Most rows (or triples) a streamed answer holds by default; more is refused with 422."""
+STREAM_DEADLINE_S: Final = 300.0
+"""A streamed answer ends this many seconds after it started, read to the end or not."""
+CHUNK_BYTES: Final = 64 * 1024
+QUEUE_CHUNKS: Final = 16
+"""Chunks a stream keeps ready for a slow client; its producer waits once they are full."""
+
+_ENDPOINT: Final = "urn:ratified-rdf:this-endpoint"
+"""Stands for the endpoint's URL in a cached description; replaced by the request's own."""
+_ONTOLOGY: Final = v.BASE + "ontology"
+_SHAPES: Final = v.BASE + "shapes"
+_RESULT_FORMATS: Final = (
+    "SPARQL_Results_JSON",
+    "SPARQL_Results_XML",
+    "SPARQL_Results_CSV",
+    "SPARQL_Results_TSV",
+    "Turtle",
+    "N-Triples",
+    "JSON-LD",
+    "RDF_XML",
+)
+_RDF_OFFERS: Final = [
+    "text/turtle",
+    "application/n-triples",
+    "application/ld+json",
+    "application/rdf+xml",
+]
+_VARIABLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_MAX_SLICE: Final = 10**12
+_RDF_TYPE: Final = NamedNode(v.RDF + "type")
+_RDFS_LABEL: Final = NamedNode(v.RDFS + "label")
+_RDFS_COMMENT: Final = NamedNode(v.RDFS + "comment")
+
+
+def _node(iri: str) -> NamedNode:
+    return NamedNode(iri)
+
+
+def _int(value: int) -> Literal:
+    return Literal(str(value), datatype=NamedNode(v.XSD + "integer"))
+
+
+# --- state: cached descriptions and stream slots ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Described:
+    """What one reader's scope looks like: the VoID (endpoint as a placeholder) and the
+    default graph's size."""
+
+    void: list[Triple]
+    default_triples: int
+
+
+@dataclass
+class _State:
+    max_stream_rows: int
+    max_streams: int
+    per_client: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    busy: dict[str, int] = field(default_factory=dict)
+
+    def take(self, client: str) -> bool:
+        """Take a stream slot for ``client`` if one is free."""
+        with self.lock:
+            if sum(self.busy.values()) >= self.max_streams:
+                return False
+            if self.busy.get(client, 0) >= self.per_client:
+                return False
+            self.busy[client] = self.busy.get(client, 0) + 1
+            return True
+
+    def give_back(self, client: str) -> None:
+        """Free ``client``'s slot."""
+        with self.lock:
+            left = self.busy.get(client, 0) - 1
+            if left > 0:
+                self.busy[client] = left
+            else:
+                self.busy.pop(client, None)
+
+
+def install(app: Starlette, *, max_stream_rows: int = MAX_STREAM_ROWS) -> None:
+    """Give ``app`` (made by :func:`~ratified_rdf.surfaces.server.create_app`) what these
+    surfaces keep: the descriptions computed per reader scope, and the stream slots (as many
+    as query workers, ``per_client`` of them per client)."""
+    if max_stream_rows < 1:
+        raise ValueError("max_stream_rows must be at least 1.")
+    limits = app.state.limits
+    app.state.standard = _State(
+        max_stream_rows=max_stream_rows,
+        max_streams=limits.workers,
+        per_client=limits.per_client,
+    )
+
+
+def _state(request: Request) -> _State:
+    state: _State = request.app.state.standard
+    return state
+
+
+# Per reader (a server keeps one Brain per token), with the store state it was computed at.
+_DESCRIBED: weakref.WeakKeyDictionary[Brain, tuple[tuple[object, ...], _Described]] = (
+    weakref.WeakKeyDictionary()
+)
+_DESCRIBED_LOCK = threading.Lock()
+_COMPUTING = threading.Lock()
+
+
+def _described(brain: Brain) -> _Described:
+    """The reader's VoID and default-graph size, computed once per reader and store state."""
+    key = (tuple(brain.read_graphs), brain.write_generation)
+    with _DESCRIBED_LOCK:
+        found = _DESCRIBED.get(brain)
+    if found is not None and found[0] == key:
+        return found[1]
+    # One description at a time: a burst of first requests costs one computation, not many.
+    with _COMPUTING:
+        with _DESCRIBED_LOCK:
+            found = _DESCRIBED.get(brain)
+        if found is not None and found[0] == key:
+            return found[1]
+        void = brain.describe_dataset(endpoint=_ENDPOINT)
+        rows, _ = brain.run("default_graph_size")
+        described = _Described(void, int(rows[0]["triples"].value) if rows else 0)
+        with _DESCRIBED_LOCK:
+            _DESCRIBED[brain] = (key, described)
+    return described
+
+
+def _with_endpoint(triples: list[Triple], endpoint: str) -> list[Triple]:
+    here = NamedNode(endpoint)
+    return [
+        Triple(t.subject, t.predicate, here) if t.object.value == _ENDPOINT else t for t in triples
+    ]
+
+
+def _endpoint_url(request: Request) -> str:
+    return str(request.base_url).rstrip("/") + "/sparql"
+
+
+# --- the service description ------------------------------------------------------------------
+
+
+def service_description(brain: Brain, described: _Described, endpoint: str) -> list[Triple]:
+    """The SPARQL 1.1 Service Description of ``endpoint`` as ``brain``'s reader sees it: the
+    language, result formats and features, and the default dataset (the reader's graphs,
+    their union the default graph) with the VoID description of each graph."""
+    service = _node(endpoint)
+    dataset = _node(v.brain_iri(brain.tenant, brain.brain_id))
+    default = BlankNode("defaultGraph")
+
+    def sd(local: str) -> NamedNode:
+        return NamedNode(SD + local)
+
+    out = [
+        Triple(service, _RDF_TYPE, sd("Service")),
+        Triple(service, sd("endpoint"), service),
+        Triple(service, sd("supportedLanguage"), sd("SPARQL11Query")),
+        Triple(service, sd("feature"), sd("UnionDefaultGraph")),
+        Triple(service, sd("defaultEntailmentRegime"), NamedNode(ENTAILMENT + "Simple")),
+        Triple(service, sd("defaultDataset"), dataset),
+        Triple(dataset, _RDF_TYPE, sd("Dataset")),
+        Triple(dataset, sd("defaultGraph"), default),
+        Triple(default, _RDF_TYPE, sd("Graph")),
+        Triple(default, NamedNode(v.VOID + "triples"), _int(described.default_triples)),
+        Triple(service, _RDFS_LABEL, Literal(f"SPARQL endpoint of the brain {brain.brain_id}")),
+        Triple(
+            service,
+            _RDFS_COMMENT,
+            Literal(
+                "Read-only. The graph store protocol reads a graph at ?graph=<iri> (or the "
+                "default graph at ?default); VoID at /void."
+            ),
+        ),
+    ]
+    out += [Triple(service, sd("resultFormat"), NamedNode(FORMATS + f)) for f in _RESULT_FORMATS]
+    for number, graph in enumerate(brain.read_graphs):
+        named = BlankNode(f"namedGraph{number}")
+        out += [
+            Triple(dataset, sd("namedGraph"), named),
+            Triple(named, _RDF_TYPE, sd("NamedGraph")),
+            Triple(named, sd("name"), _node(graph)),
+            Triple(named, sd("graph"), _node(graph)),
+            Triple(_node(graph), _RDF_TYPE, sd("Graph")),
+        ]
+    return out + _with_endpoint(described.void, endpoint)
+
+
+async def _describe_service(request: Request, chosen: tuple[str, RdfFormat]) -> Response:
+    brain = s._reader(request)
+    described = await run_in_threadpool(_described, brain)
+    triples = service_description(brain, described, _endpoint_url(request))
+    media, rdf_format = chosen
+    body = serialize(triples, format=rdf_format, prefixes=PREFIXES)
+    return Response(body, media_type=media, headers={"Vary": "Accept, Authorization"})
+
+
+async def void_description(request: Request) -> Response:
+    """``GET /void`` and ``/.well-known/void``: the VoID and DCAT description of what the
+    reader may see (:meth:`Brain.describe_dataset`), by content negotiation."""
+    try:
+        chosen = s._choose(
+            s._GRAPHS, s._GRAPH_NAMES, request.headers.get("accept"), _formats(request)
+        )
+        if chosen is None:
+            raise s._not_acceptable("VoID description", s._GRAPHS.values())
+        brain = s._reader(request)
+        described = await run_in_threadpool(_described, brain)
+    except s.EndpointError as error:
+        return s._error_response(error)
+    except AuditError as error:
+        return s._error_response(s._audit_unavailable(error))
+    media, rdf_format = chosen
+    body = serialize(
+        _with_endpoint(described.void, _endpoint_url(request)),
+        format=rdf_format,
+        prefixes=PREFIXES,
+    )
+    return Response(body, media_type=media, headers={"Vary": "Accept, Authorization"})
+
+
+def _formats(request: Request) -> list[str]:
+    return request.query_params.getlist("format")
+
+
+# --- /sparql without a query: service description or graph store -------------------------------
+
+
+def _read_only() -> s.EndpointError:
+    return s.EndpointError(
+        405,
+        "This endpoint is read-only: the graph store protocol here answers GET and HEAD only "
+        "(PUT, POST, DELETE and PATCH are refused). Change the brain with `ratified build`.",
+        {"Allow": "GET, HEAD"},
+    )
+
+
+async def refuse_write(request: Request) -> Response:
+    """``PUT``, ``DELETE`` or ``PATCH`` on ``/sparql``: 405, the endpoint is read-only."""
+    return s._error_response(_read_only())
+
+
+async def before_query(request: Request) -> Response | None:
+    """What ``/sparql`` answers before it reads a query: the graph store protocol (a
+    ``graph`` or ``default`` parameter), or the service description (GET or HEAD without a
+    query, for a client that takes RDF rather than HTML). ``None``: a query request."""
+    url = request.query_params
+    store = "graph" in url or "default" in url
+    try:
+        if store and request.method == "POST":
+            raise _read_only()
+        if request.method not in {"GET", "HEAD"}:
+            return None
+        if store:
+            return await graph_store(request)
+        if url.getlist("query") or url.getlist("update"):
+            return None
+        accept = request.headers.get("accept")
+        formats = _formats(request)
+        if not formats and s._negotiate(accept, [*_RDF_OFFERS, s._PAGE]) in {None, s._PAGE}:
+            return None  # a browser: the endpoint's own answer (a sentence asking for a query)
+        chosen = s._choose(s._GRAPHS, s._GRAPH_NAMES, accept, formats)
+        if chosen is None:
+            return None
+        return await _describe_service(request, chosen)
+    except s.EndpointError as error:
+        return s._error_response(error)
+    except AuditError as error:
+        return s._error_response(s._audit_unavailable(error))
+
+
+def _missing_graph(iri: str) -> s.EndpointError:
+    # The same words whether the graph does not exist or the reader may not read it.
+    return s.EndpointError(
+        404,
+        f"No graph named {iri[:300]} is here for you to read. The service description "
+        "(GET /sparql with Accept: text/turtle) lists the named graphs you may read.",
+    )
+
+
+async def graph_store(request: Request) -> Response:
+    """The graph store protocol's GET and HEAD: one named graph the reader may read
+    (``?graph=<iri>``) or the default graph, their union (``?default``), streamed in the
+    negotiated RDF format."""
+    url = request.query_params
+    graphs = url.getlist("graph")
+    if len(graphs) > 1 or (graphs and "default" in url):
+        raise s.EndpointError(
+            400, "Name one graph per request: either ?graph=<iri> or ?default, not both."
+        )
+    chosen = s._choose(s._GRAPHS, s._GRAPH_NAMES, request.headers.get("accept"), _formats(request))
+    if chosen is None:
+        raise s._not_acceptable("graph", s._GRAPHS.values())
+    brain = s._reader(request)
+    graph = graphs[0] if graphs else None
+    if graph is not None and graph not in brain.read_graphs:
+        raise _missing_graph(graph)
+    media, rdf_format = chosen
+    headers = {"Vary": "Accept, Authorization"}
+    if request.method == "HEAD":
+        response = Response(None, media_type=media, headers=headers)
+        del response.headers["content-length"]
+        return response
+    pattern = f"GRAPH {NamedNode(graph)} {{ ?s ?p ?o }}" if graph else "?s ?p ?o"
+    state = _state(request)
+
+    def job(stream: _Stream) -> int:
+        _check_size(brain, pattern, state.max_stream_rows, 0, None)
+        solutions = brain.evaluate(f"SELECT ?s ?p ?o WHERE {{ {pattern} }}")
+        assert isinstance(solutions, QuerySolutions)
+        try:
+            stream.ready()
+            rows = _Rows(solutions)
+            serialize(rows, stream, rdf_format, prefixes=v.PREFIXES)
+            return rows.count
+        finally:
+            # The engine's result may only be dropped on the thread that made it.
+            rows = None  # type: ignore[assignment]
+            del solutions
+
+    subject: dict[str, JsonValue] = {
+        "graphs": [graph] if graph else list(brain.read_graphs),
+        "format": media,
+        "via": "/sparql graph store",
+    }
+    return await _streamed(request, brain, "dump", subject, job, media, headers)
+
+
+class _Rows:
+    """The triples of ``?s ?p ?o`` solutions, counted as they are read."""
+
+    def __init__(self, solutions: QuerySolutions) -> None:
+        self._solutions = solutions
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Triple]:
+        for row in self._solutions:
+            self.count += 1
+            yield Triple(row[0], row[1], row[2])
+
+
+# --- streams ------------------------------------------------------------------------------------
+
+
+class _Ended(Exception):
+    """A stream stopped early: its client went away, or its deadline passed."""
+
+
+_READY: Final = object()
+_DONE: Final = object()
+
+
+class _Stream:
+    """A file-like the serialiser writes into, on the producer thread, and the response
+    reads from: at most :data:`QUEUE_CHUNKS` chunks wait in between."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CHUNKS)
+        self.stopped = threading.Event()
+        self._buffer = bytearray()
+
+    def write(self, data: bytes) -> int:
+        """Take serialised bytes; pass them on a chunk at a time."""
+        self._buffer += data
+        if len(self._buffer) >= CHUNK_BYTES:
+            self._put(bytes(self._buffer))
+            self._buffer.clear()
+        return len(data)
+
+    def flush(self) -> None:
+        """Nothing to do: chunks go when full, and the rest at the end."""
+
+    def ready(self) -> None:
+        """Say the answer is about to start (status 200 can be sent)."""
+        self._put(_READY)
+
+    def finish(self) -> None:
+        """Pass on what is left, then the end."""
+        if self._buffer:
+            self._put(bytes(self._buffer))
+            self._buffer.clear()
+        self._put(_DONE)
+
+    def fail(self, error: BaseException) -> None:
+        """Pass on why the stream stopped (dropped if the reader has gone)."""
+        with contextlib.suppress(_Ended):
+            self._put(error)
+
+    def _put(self, item: object) -> None:
+        while True:
+            if self.stopped.is_set():
+                raise _Ended("the client stopped reading")
+            if time.monotonic() > self.deadline:
+                raise _Ended(f"the stream ran past its {STREAM_DEADLINE_S:g} s")
+            try:
+                self.queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def get(self) -> object:
+        """The next item, waiting at most until the deadline."""
+        left = self.deadline - time.monotonic()
+        try:
+            return self.queue.get(timeout=max(0.0, left) + 1.0)
+        except queue.Empty:
+            return _Ended(f"the stream ran past its {STREAM_DEADLINE_S:g} s")
+
+
+def _produce(
+    stream: _Stream,
+    brain: Brain,
+    kind: Kind,
+    subject: dict[str, JsonValue],
+    job: Callable[[_Stream], int],
+    release: Callable[[], None],
+) -> None:
+    """The producer thread: sealed off the network, audited like the library's own reads
+    (the record is written before anything runs; how it ended follows)."""
+    try:
+        forbid_network()
+        audit = brain.audit
+        with contextlib.ExitStack() as stack:
+            record = None
+            if audit is not None:
+                record = stack.enter_context(
+                    capture(
+                        audit,
+                        kind,
+                        {**subject, "brain": brain.brain_id},
+                        tenant=brain.tenant,
+                        clearance=brain.clearance.value,
+                        actor=brain.actor,
+                        durable=False,
+                    )
+                )
+            rows = job(stream)
+            if audit is not None and record is not None:
+                audit.append(
+                    DetailSidecar(annotates=record.id, detail={"rows": rows}), durable=False
+                )
+        stream.finish()
+    except BaseException as error:  # every ending reaches the response, then the log
+        stream.fail(_plain(error))
+    finally:
+        release()
+
+
+def _plain(error: BaseException) -> Exception:
+    """``error`` as a refusal without its traceback: the frames it holds hold the engine's
+    result, which must not reach (and be dropped on) the thread that sends the response."""
+    if isinstance(error, s.EndpointError):
+        return s.EndpointError(error.status, error.message, error.headers)
+    if isinstance(error, AuditError):
+        return s._audit_unavailable(error)
+    if isinstance(error, BrainError | QueryRefused):
+        return s.EndpointError(400, str(error))
+    if isinstance(error, _Ended):
+        return _Ended(str(error))
+    return RuntimeError(f"{type(error).__name__}: {error}")
+
+
+async def _streamed(
+    request: Request,
+    brain: Brain,
+    kind: Kind,
+    subject: dict[str, JsonValue],
+    job: Callable[[_Stream], int],
+    media: str,
+    headers: dict[str, str],
+) -> Response:
+    """Run ``job`` on a producer thread and stream what it writes; errors before its first
+    byte become the usual refusals."""
+    state = _state(request)
+    client = s._client_key(request)
+    if not state.take(client):
+        raise s.EndpointError(
+            503,
+            "Every streaming slot is taken (a client may stream one graph or triple pattern "
+            "at a time); try again when your other download ends.",
+            {"Retry-After": "1"},
+        )
+    stream = _Stream(time.monotonic() + STREAM_DEADLINE_S)
+    threading.Thread(
+        target=_produce,
+        args=(stream, brain, kind, subject, job, lambda: state.give_back(client)),
+        name="ratified-stream",
+        daemon=True,
+    ).start()
+    first = await run_in_threadpool(stream.get)
+    if first is not _READY:
+        stream.stopped.set()
+        if isinstance(first, s.EndpointError):
+            raise first
+        if isinstance(first, _Ended):
+            raise s.EndpointError(503, f"The stream did not start: {first}; try again.")
+        raise s.EndpointError(500, f"The stream failed before it started: {first}")
+
+    async def body() -> AsyncIterator[bytes]:
+        try:
+            while True:
+                item = await run_in_threadpool(stream.get)
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    # Raised mid-body, so the server cuts the connection: the client sees a
+                    # broken download, never a complete-looking partial one.
+                    raise item
+                assert isinstance(item, bytes)
+                yield item
+        finally:
+            stream.stopped.set()
+
+    return StreamingResponse(body(), media_type=media, headers=headers)
+
+
+def _check_size(brain: Brain, pattern: str, cap: int, offset: int, limit: int | None) -> int:
+    """How many rows the answer holds; 422 before streaming when over ``cap``."""
+    counted = brain.evaluate(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}")
+    assert isinstance(counted, QuerySolutions)
+    total = int(next(iter(counted))[0].value)
+    del counted
+    rows = max(0, total - offset)
+    if limit is not None:
+        rows = min(rows, limit)
+    if rows > cap:
+        raise s.EndpointError(
+            422,
+            f"This answer would hold {rows:,} rows (or triples), over the {cap:,} a streamed "
+            "answer may hold; ask for less (LIMIT and OFFSET page through it).",
+        )
+    return rows
+
+
+# --- triple patterns, streamed ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriplePattern:
+    """A SELECT over one triple pattern, rewritten from its parsed terms alone."""
+
+    projection: tuple[str, ...]
+    pattern: str
+    offset: int
+    limit: int | None
+
+    def sparql(self, cap: int) -> str:
+        """The query that runs: never more than ``cap`` rows."""
+        limit = cap if self.limit is None else min(self.limit, cap)
+        names = " ".join(f"?{name}" for name in self.projection)
+        offset = f" OFFSET {self.offset}" if self.offset else ""
+        return f"SELECT {names} WHERE {{ {self.pattern} }}{offset} LIMIT {limit}"
+
+
+def _term(value: object, position: int) -> str | None:
+    if isinstance(value, Variable):
+        return f"?{value}" if _VARIABLE.fullmatch(str(value)) else None
+    try:
+        if isinstance(value, URIRef):
+            return str(NamedNode(str(value)))
+        if isinstance(value, RdfLiteral) and position == 2:
+            if value.language:
+                return str(Literal(str(value), language=value.language))
+            if value.datatype:
+                return str(Literal(str(value), datatype=NamedNode(str(value.datatype))))
+            return str(Literal(str(value)))
+    except ValueError:
+        return None
+    return None
+
+
+def triple_pattern(sparql: str) -> TriplePattern | None:
+    """The query as a :class:`TriplePattern` if it is nothing more than a SELECT of one
+    triple pattern (with LIMIT and OFFSET, without ORDER BY, DISTINCT, FILTER or anything
+    else); ``None`` for every other query, which the query sandbox then answers."""
+    try:
+        if check_reader_query(sparql) != "SELECT":
+            return None
+        algebra = translateQuery(parseQuery(sparql)).algebra
+    except Exception:  # the sandbox gives the proper refusal for anything unreadable
+        return None
+    node = algebra.p
+    offset, limit = 0, None
+    if node.name == "Slice":
+        offset, limit = int(node.start or 0), node.length
+        if not 0 <= offset <= _MAX_SLICE or (limit is not None and not 0 <= limit <= _MAX_SLICE):
+            return None
+        node = node.p
+    if node.name != "Project" or node.p.name != "BGP" or len(node.p.triples) != 1:
+        return None
+    triple = node.p.triples[0]
+    terms = [_term(value, position) for position, value in enumerate(triple)]
+    if any(t is None for t in terms):
+        return None
+    present = {str(t) for t in triple if isinstance(t, Variable)}
+    projection = tuple(str(name) for name in node.PV)
+    if not projection or not set(projection) <= present:
+        return None
+    return TriplePattern(projection, " ".join(t for t in terms if t), offset, limit)
+
+
+async def stream_pattern(
+    request: Request,
+    brain: Brain,
+    sparql: str,
+    results: tuple[str, QueryResultsFormat] | None,
+) -> Response | None:
+    """Stream the rows of a one-triple-pattern SELECT (see :func:`triple_pattern`) up to the
+    stream limit; ``None`` when the query is not one, or no results format was agreed."""
+    if results is None:
+        return None
+    found = triple_pattern(sparql)
+    if found is None:
+        return None
+    state = _state(request)
+    media, results_format = results
+
+    def job(stream: _Stream) -> int:
+        rows = _check_size(brain, found.pattern, state.max_stream_rows, found.offset, found.limit)
+        solutions = brain.evaluate(found.sparql(state.max_stream_rows))
+        assert isinstance(solutions, QuerySolutions)
+        try:
+            stream.ready()
+            solutions.serialize(stream, results_format)
+            return rows
+        finally:
+            del solutions  # on the thread that made it, as the engine requires
+
+    subject: dict[str, JsonValue] = {**audited_text(sparql), "via": "/sparql stream"}
+    return await _streamed(request, brain, "query", subject, job, media, {"Vary": "Accept"})
+
+
+# --- the ontology and the shapes --------------------------------------------------------------
+
+
+@functools.cache
+def _vocabulary(name: str) -> tuple[bytes, tuple[Triple, ...]]:
+    """The shipped Turtle file of the ontology or the shapes, and its triples."""
+    folder, file = {"ontology": ("ontology", "ratified.ttl"), "shapes": ("shapes", "core.ttl")}[
+        name
+    ]
+    path: Path = resource_dir(folder) / file
+    text = path.read_bytes()
+    triples = tuple(q.triple for q in parse(text, RdfFormat.TURTLE, base_iri=v.BASE))
+    return text, triples
+
+
+def _vocabulary_page(name: str, iri: str, triples: tuple[Triple, ...]) -> str:
+    """A page with one row per term, its local name as the anchor so ``#Term`` links land."""
+    terms: dict[str, dict[str, list[str]]] = {}
+    for t in triples:
+        if isinstance(t.subject, NamedNode) and t.subject.value.startswith(iri + "#"):
+            entry = terms.setdefault(t.subject.value, {"type": [], "label": [], "comment": []})
+            if t.predicate == _RDF_TYPE:
+                entry["type"].append(s._compact(t.object.value))
+            elif t.predicate == _RDFS_LABEL:
+                entry["label"].append(t.object.value)
+            elif t.predicate == _RDFS_COMMENT or t.predicate.value.endswith("#message"):
+                entry["comment"].append(t.object.value)
+    rows = "".join(
+        f'<tr id="{html.escape(term.split("#", 1)[1])}"><td><code>'
+        f"{html.escape(s._compact(term) if name == 'ontology' else term.split('#', 1)[1])}"
+        f"</code></td><td>{html.escape(', '.join(sorted(e['type'])))}</td>"
+        f"<td>{html.escape('; '.join(e['label'] + e['comment']))}</td></tr>"
+        for term, e in sorted(terms.items())
+    )
+    title = "ratified-rdf ontology" if name == "ontology" else "ratified-rdf SHACL shapes"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="stylesheet" href="/static/style.css">
+<link rel="alternate" type="text/turtle" href="/{name}?format=turtle">
+</head><body><main>
+<p><a href="/">← Ask a question</a></p>
+<h1>{title}</h1>
+<p class="iri"><code>{html.escape(iri)}</code></p>
+<table class="triples"><thead><tr><th>term</th><th>type</th><th>about</th></tr></thead>
+<tbody>{rows}</tbody></table>
+<p class="muted">Also as <a href="/{name}?format=turtle">Turtle</a>,
+<a href="/{name}?format=nt">N-Triples</a>, <a href="/{name}?format=jsonld">JSON-LD</a>.</p>
+</main></body></html>
+"""
+
+
+def _vocabulary_route(name: str, iri: str) -> Callable[[Request], object]:
+    async def endpoint(request: Request) -> Response:
+        chosen = s._choose(s._DOCS, s._DOC_NAMES, request.headers.get("accept"), _formats(request))
+        if chosen is None:
+            return s._error_response(s._not_acceptable(name, s._DOCS.values()))
+        text, triples = _vocabulary(name)
+        media, rdf_format = chosen
+        headers = {"Vary": "Accept"}
+        if rdf_format is None:
+            page = _vocabulary_page(name, iri, triples)
+            return HTMLResponse(page, headers={**headers, **s._PAGE_HEADERS})
+        if rdf_format == RdfFormat.TURTLE:
+            return Response(text, media_type=media, headers=headers)
+        body = serialize(triples, format=rdf_format, prefixes=PREFIXES)
+        return Response(body, media_type=media, headers=headers)
+
+    endpoint.__doc__ = f"``GET /{name}``: the {name} document ({iri}), by content negotiation."
+    return endpoint
+
+
+# --- runs, graphs and the brain in resource descriptions ---------------------------------------
+
+
+def visible_graphs(brain: Brain) -> set[str]:
+    """Every graph IRI ``brain``'s reader may know of: its current graphs, and the graphs of
+    earlier runs at a level it is cleared for."""
+    seen = set(brain.read_graphs)
+    for run in brain.runs:
+        seen.update(g for g, level in run.graphs.items() if can_read(brain.clearance, level))
+    return seen
+
+
+def _catalog_says(brain: Brain, iri: str) -> list[Triple]:
+    # The catalog is no read graph (queries never see it), so it is read here directly, and
+    # only what the reader may know of is kept by the caller.
+    return brain._store.describe([iri], [brain.catalog])
+
+
+def scoped_description(brain: Brain, iri: str) -> list[Triple]:
+    """What the catalog and the VoID say about ``iri`` when it is a run, a named graph or the
+    brain itself, as far as ``brain``'s reader may know: a run's graphs above the reader's
+    clearance, and graphs it may not read, are left out (a graph it may not read gets no
+    description here, as if it did not exist)."""
+    visible = visible_graphs(brain)
+    brain_iri = v.brain_iri(brain.tenant, brain.brain_id)
+    wrote = v.RR + "wroteGraph"
+    out: list[Triple] = []
+    if iri in {run.iri for run in brain.runs}:
+        out += [
+            t
+            for t in _catalog_says(brain, iri)
+            if t.predicate.value != wrote or t.object.value in visible
+        ]
+    elif iri in visible:
+        out += _catalog_says(brain, iri)
+    elif iri == brain_iri:
+        out += _catalog_says(brain, iri)  # its runs, which every reader of the brain sees
+    if iri in brain.read_graphs or iri == brain_iri:
+        void = _described(brain).void
+        out += [
+            t
+            for t in void
+            if (t.subject.value == iri or t.subject.value.startswith(iri + "#partition-"))
+            and t.object.value != _ENDPOINT
+        ]
+    return out
+
+
+# --- routes -----------------------------------------------------------------------------------
+
+
+def routes() -> list[Route]:
+    """The routes these surfaces add; ``/sparql`` itself stays the server's."""
+    return [
+        Route("/sparql", refuse_write, methods=["PUT", "DELETE", "PATCH"]),
+        Route("/void", void_description, methods=["GET"]),
+        Route("/.well-known/void", void_description, methods=["GET"]),
+        Route("/ontology", _vocabulary_route("ontology", _ONTOLOGY), methods=["GET"]),
+        Route("/shapes", _vocabulary_route("shapes", _SHAPES), methods=["GET"]),
+    ]
+
+
+__all__ = [
+    "MAX_STREAM_ROWS",
+    "STREAM_DEADLINE_S",
+    "TriplePattern",
+    "before_query",
+    "graph_store",
+    "install",
+    "refuse_write",
+    "routes",
+    "scoped_description",
+    "service_description",
+    "stream_pattern",
+    "triple_pattern",
+    "visible_graphs",
+    "void_description",
+]

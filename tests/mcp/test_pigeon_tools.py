@@ -102,7 +102,7 @@ def _answer(result: CallToolResult) -> dict[str, Any]:
     assert card.model_dump(mode="json") == result.structured_content
     text = _text(result)
     assert card.summary in text
-    for evidence in card.evidence[:20]:
+    for evidence in card.evidence[:12]:
         assert f"{evidence.label}: {evidence.url or '(no public link)'}" in text
     assert "How this was computed: " in text
     assert all(f"{q.name}.rq" in text for q in card.queries)

@@ -42,7 +42,7 @@ def test_why_early_data_resolves_to_rfc8446_4_2_10_with_links_and_sparql(
     # The real card is tens of kilobytes; it is sent once, as structured content, and the
     # text block only summarises it.
     text = result.content[0].text
-    assert len(text.encode()) < 6144 < len(json.dumps(got, ensure_ascii=False).encode())
+    assert len(text.encode()) < 5120 < len(json.dumps(got, ensure_ascii=False).encode())
     assert (
         got["summary"] in text and "https://www.rfc-editor.org/rfc/rfc8446#section-4.2.10" in text
     )

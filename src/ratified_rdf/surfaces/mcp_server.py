@@ -439,7 +439,7 @@ def _respond(tool: str, work: Callable[[], BaseModel]) -> "CallToolResult":
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
-MAX_TEXT_EVIDENCE = 20
+MAX_TEXT_EVIDENCE = 12
 """Most evidence links the text block of an answer lists; the structured content has all."""
 
 _HEADINGS = {"answered": "Answer", "unknown": "The graph doesn't know", "ambiguous": "Ambiguous"}

@@ -285,6 +285,37 @@ def test_a_broken_link_on_a_card_is_reported_with_its_question_and_intent(
     assert {c.kind: c.broken for c in report.counts}["revision"] == 1
 
 
+def test_a_card_link_of_another_kind_than_its_role_or_field_says_is_broken(
+    brain: Brain, rows: dict[str, list]
+) -> None:
+    answer = brain.ask("what is PR #2?")
+    pull = f"{REPO}/pull/2"
+    mislabelled: Answer = answer.model_copy(
+        update={
+            "evidence": [Evidence(iri="https://w3id.org/x", label="x", url=pull, role="commit")]
+        }
+    )
+    report = links.check_links(links.card_links(mislabelled), _index(rows), scope="questions")
+    (item,) = report.broken
+    assert item.url == pull and "given as a commit link" in item.reason
+    assert [s.field for s in item.sources] == ["evidence 1 (commit) url"]
+    # The same page in the results, where a thread's page belongs, is not blamed.
+    assert any(link.url == pull for link in links.card_links(answer))
+
+
+def test_every_url_field_of_every_result_has_its_kinds_of_link() -> None:
+    from typing import get_args
+
+    from ratified_rdf.answers.models import Result
+
+    union = get_args(Result)[0]
+    for model in get_args(union):
+        kind = model.model_fields["kind"].default
+        for name in model.model_fields:
+            if name == "url" or name.endswith("_url") or name == "merge_commit":
+                assert (kind, name) in links.FIELD_KINDS, (kind, name)
+
+
 def test_question_files_in_toml_or_plain_text(tmp_path: Path) -> None:
     eval_file = tmp_path / "eval.toml"
     eval_file.write_text(
@@ -509,7 +540,9 @@ def test_cli_checks_a_question_and_exits_0(store: Path) -> None:
 def test_cli_all_as_json(store: Path) -> None:
     result = _run("links", "--all", "--json", "--store", str(store), "--quiet")
     assert result.exit_code == 0, result.output
-    report = links.LinkReport.model_validate_json(result.output[result.output.index("{") :])
+    data = json.loads(result.output[result.output.index("{") :])
+    assert data["ok"] is True
+    report = links.LinkReport.model_validate(data)
     assert report.scope == "all" and report.ok
     assert {c.kind: c.checked for c in report.counts}["revision"] == len(DATES)
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 from tqdm import tqdm
 
 from ratified_rdf.answers.models import Answer
@@ -131,9 +131,10 @@ class LinkReport(BaseModel):
     counts: tuple[KindCount, ...] = ()
     broken: tuple[BrokenLink, ...] = ()
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def ok(self) -> bool:
-        """No link is broken."""
+        """No link is broken (in the JSON too, for a script that reads only that)."""
         return not self.broken
 
     def summary(self) -> str:
@@ -614,8 +615,8 @@ def check_offline(link: Link, index: LinkIndex) -> tuple[str, str | None]:
     if expected is not None:
         if named.kind not in expected.kinds:
             return named.kind, (
-                f"The graph's {' or '.join(expected.kinds)} has a page of the form of a "
-                f"{named.kind} link."
+                f"It is given as a {' or '.join(expected.kinds)} link, but it has the form of "
+                f"a {named.kind} link."
             )
         if expected.subject is not None and named.subject != expected.subject:
             return named.kind, (
@@ -640,42 +641,47 @@ def check_links(
     progress: bool = False,
 ) -> LinkReport:
     """Check every distinct link once (offline; then online, when ``online`` is given) and
-    report the broken ones with every place they were found."""
+    report the broken ones with the places they broke at. A link counts once per kind in the
+    totals, however many places hold it."""
     places: dict[tuple[str, Expected | None], list[LinkSource]] = defaultdict(list)
     for link in links:
         places[(link.url, link.expected)].append(link.source)
     kinds: dict[str, str] = {}
-    reasons: dict[str, str] = {}
+    problems: dict[tuple[str, str], list[LinkSource]] = defaultdict(list)  # (url, reason)
     for (url, expected), sources in tqdm(
         places.items(), desc="checking links", unit="link", disable=not progress, file=sys.stderr
     ):
         kind, problem = check_offline(Link(url=url, source=sources[0], expected=expected), index)
-        kinds[url] = kind
-        if problem is not None and url not in reasons:
-            reasons[url] = problem
+        kinds.setdefault(url, kind)
+        if problem is not None:
+            problems[(url, problem)].extend(sources)
     statuses: dict[str, int | None] = {}
     if online is not None:
-        to_ask = [u for u, k in kinds.items() if k != "unrecognised" and u not in reasons]
+        failed = {url for url, _ in problems}
+        to_ask = [u for u, k in kinds.items() if k != "unrecognised" and u not in failed]
+        everywhere: dict[str, list[LinkSource]] = defaultdict(list)
+        for (url, _expected), sources in places.items():
+            everywhere[url].extend(sources)
         for url, result in online.check(to_ask, progress=progress).items():
             if result.broken:
-                reasons[url] = result.reason()
+                problems[(url, result.reason())] = everywhere[url]
                 statuses[url] = result.status
-    by_url: dict[str, list[LinkSource]] = defaultdict(list)
-    for (url, _expected), sources in places.items():
-        by_url[url].extend(sources)
+    broken_urls = {url for url, _ in problems}
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for url, kind in kinds.items():
         counts[kind][0] += 1
-        counts[kind][1] += url in reasons
+        counts[kind][1] += url in broken_urls
     broken = tuple(
         BrokenLink(
             url=url,
             kind=kinds[url],
-            reason=reasons[url],
-            sources=tuple(by_url[url]),
+            reason=reason,
+            sources=tuple(sources),
             status=statuses.get(url),
         )
-        for url in sorted(reasons, key=lambda u: (kinds[u], u))
+        for (url, reason), sources in sorted(
+            problems.items(), key=lambda item: (kinds[item[0][0]], item[0])
+        )
     )
     return LinkReport(
         scope=scope,
@@ -704,20 +710,65 @@ def url_fields(model: BaseModel) -> Iterator[tuple[str, str]]:
                 yield name, value
 
 
+_SECTION_PAGES = ("revision-section", "rfc-section", "rfc")
+"""A section's page: in a revision, or in an RFC (an unnumbered one's is the RFC's own)."""
+_THREAD_PAGES = ("pull-request", "issue", "mail")
+_POST_PAGES = ("comment", *_THREAD_PAGES)
+
+ROLE_KINDS: dict[str, tuple[str, ...]] = {
+    "revision": ("revision",),
+    "revision-section": ("revision-section",),
+    "section": _SECTION_PAGES,
+    "rfc": ("rfc",),
+    "rfc-section": ("rfc-section", "rfc"),
+    "commit": ("commit",),
+    "draft": ("draft",),
+    "pull-request": ("pull-request",),
+    "issue": ("issue",),
+    "thread": _THREAD_PAGES,
+    "post": _POST_PAGES,
+}
+"""The kinds of link an evidence node of each role may carry: a ``[commit]`` must link to a
+commit. A role not listed sets no expectation."""
+
+FIELD_KINDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("chain_step", "url"): ("revision", "rfc"),
+    ("history_entry", "url"): _SECTION_PAGES,
+    ("section_text", "url"): _SECTION_PAGES,
+    ("revision", "url"): ("revision",),
+    ("post", "thread_url"): _THREAD_PAGES,
+    ("post", "post_url"): _POST_PAGES,
+    ("commit", "commit_url"): ("commit",),
+    ("commit", "pull_request_url"): ("pull-request",),
+    ("thread", "url"): ("pull-request", "issue"),
+    ("thread", "merge_commit"): ("commit",),
+    ("section_activity", "url"): _SECTION_PAGES,
+    ("document", "url"): ("draft", "rfc"),
+    ("section_diff", "older_url"): _SECTION_PAGES,
+    ("section_diff", "newer_url"): _SECTION_PAGES,
+}
+"""The kinds of link each URL field of a result may carry, by (result kind, field)."""
+
+
 def card_links(answer: Answer) -> list[Link]:
-    """Every link ``answer`` renders: its evidence's links and its results' URL fields."""
+    """Every link ``answer`` renders: its evidence's links and its results' URL fields, each
+    expected to be of the kind its role or field says (:data:`ROLE_KINDS`,
+    :data:`FIELD_KINDS`)."""
     links: list[Link] = []
 
-    def add(where: str, url: str) -> None:
+    def add(where: str, url: str, kinds: tuple[str, ...] | None) -> None:
         source = LinkSource(question=answer.question, intent=answer.intent, field=where)
-        links.append(Link(url=url, source=source))
+        expected = Expected(kinds=kinds) if kinds else None
+        links.append(Link(url=url, source=source, expected=expected))
 
     for position, evidence in enumerate(answer.evidence):
         for name, url in url_fields(evidence):
-            add(f"evidence {position + 1} ({evidence.role}) {name}", url)
+            where = f"evidence {position + 1} ({evidence.role}) {name}"
+            add(where, url, ROLE_KINDS.get(evidence.role))
     for position, result in enumerate(answer.results):
         for name, url in url_fields(result):
-            add(f"result {position + 1} ({result.kind}) {name}", url)
+            where = f"result {position + 1} ({result.kind}) {name}"
+            add(where, url, FIELD_KINDS.get((result.kind, name)))
     return links
 
 

@@ -87,6 +87,8 @@ class Brain:
         self.withheld_graphs: list[str] = []
         self.graphs: list[str] = []
         self._cache = _cache or _SharedCache(in_memory=in_memory)
+        self._refreshing = threading.Lock()
+        self._seen_generation = store.generation if isinstance(store, OxigraphStore) else 0
         self.refresh()
 
     @classmethod
@@ -104,8 +106,13 @@ class Brain:
     ) -> Brain:
         """Open the brain stored at ``path`` for one reader: ``tenant`` (default: the default
         tenant), ``clearance`` (default: public). ``path`` is a folder written by ``ratified
-        build``, or the URL of an Oxigraph server (``http://127.0.0.1:7878``; for another
-        SPARQL 1.1 server, give :meth:`from_store` a :class:`SparqlProtocolStore`).
+        build``, or the URL of a SPARQL server: an Oxigraph server's root
+        (``http://127.0.0.1:7878``) or any SPARQL 1.1 endpoint's own address
+        (``https://example.org/sparql``; see :meth:`SparqlProtocolStore.at`).
+
+        A folder is opened shared: read-only until something is written, so a server, MCP
+        servers, a build and any number of readers use one brain at once, and each follows
+        (:meth:`follow`) what the others finish writing.
 
         ``in_memory`` copies the graphs the reader reads from a folder's store into memory as
         it opens (a few seconds for the TLS brain) and answers from the copy, two to three
@@ -121,7 +128,7 @@ class Brain:
                     "in_memory copies a store folder; a server holds its own data. Open "
                     f"{path} without it."
                 )
-            store, log_dir = SparqlProtocolStore.oxigraph(str(path)), remote_audit_dir(str(path))
+            store, log_dir = SparqlProtocolStore.at(str(path)), remote_audit_dir(str(path))
         else:
             folder = Path(path)
             if not folder.is_dir():
@@ -129,7 +136,9 @@ class Brain:
                     f"There is no brain at {folder}. Build one first: "
                     f"ratified build records/tls13 --store {folder}"
                 )
-            store, log_dir = OxigraphStore(folder), audit_dir(folder)
+            # Shared: read-only until a write, so servers, MCP servers, builds and any number
+            # of readers use one brain at once.
+            store, log_dir = OxigraphStore(folder, shared=True), audit_dir(folder)
         try:
             log = audit or AuditLog.open(log_dir)
         except BaseException:
@@ -221,7 +230,7 @@ class Brain:
             else AuditLog.open(remote_audit_dir(str(path)) if remote else audit_dir(Path(path)))
         )
         store: TripleStore = (
-            SparqlProtocolStore.oxigraph(str(path)) if remote else OxigraphStore(path)
+            SparqlProtocolStore.at(str(path)) if remote else OxigraphStore(path)
         )
         try:
             report = build(
@@ -282,6 +291,29 @@ class Brain:
         other._cache = self._cache
         return other
 
+    def follow(self) -> None:
+        """Catch up with what other processes finished writing to the store (a build that
+        made a new run current, a review, a prune): open it afresh, forget what was kept or
+        copied from before, and read the runs again. Every question, query, dump and
+        validation does this first; one ``stat`` when nothing changed. Only a brain opened
+        from a folder (:meth:`open`) follows; a server's store is always current."""
+        store = self._store
+        if not isinstance(store, OxigraphStore) or not store.shared:
+            return
+        store.follow()
+        if self._seen_generation == store.generation:
+            return
+        with self._refreshing:
+            generation = store.generation
+            if self._seen_generation != generation:
+                self._cache.follow(generation)
+                self.refresh()
+                self._seen_generation = generation
+
+    def _writing(self) -> AbstractContextManager[None]:
+        """The store's write lock for the block (a shared store takes it only now)."""
+        return self._store.writing() if isinstance(self._store, OxigraphStore) else nullcontext()
+
     def refresh(self) -> None:
         """Re-read the runs and which one is current (after a rebuild by another process)."""
         self.runs = read_runs(self._store, self.tenant, self.brain_id)
@@ -320,6 +352,7 @@ class Brain:
         return readable, withheld
 
     def _session(self, as_of: datetime | None = None) -> Session:
+        self.follow()
         if as_of is None:
             return Session(
                 self._cache.reads(self._store, self.read_graphs),
@@ -418,7 +451,7 @@ class Brain:
             "verdict": verdict,
             "reviewer": reviewer,
         }
-        with self._audited("review", subject) as record:
+        with self._writing(), self._audited("review", subject) as record:
             review = write_review(
                 self._review_writer(),
                 v.reviews_graph(self.tenant, self.brain_id, self.clearance.value),
@@ -452,7 +485,7 @@ class Brain:
             "verdict": verdict,
             "reviewer": reviewer,
         }
-        with self._audited("review", subject) as record:
+        with self._writing(), self._audited("review", subject) as record:
             review = write_review(
                 self._review_writer(),
                 v.reviews_graph(self.tenant, self.brain_id, self.clearance.value),
@@ -552,6 +585,8 @@ class Brain:
         """The entity gazetteer over ``graphs`` (default: the reader's): drafts, revisions,
         RFCs, people, threads and the heading index, built on first use and shared by every
         reader of the same graphs."""
+        if graphs is None:
+            self.follow()
         key = tuple(self.read_graphs if graphs is None else graphs)
         held = self._cache.gazetteers.get(key)
         if held is not None:
@@ -606,6 +641,8 @@ class Brain:
     def heading_index(self, graphs: Sequence[str] | None = None) -> tuple[HeadingIndex, QueryRun]:
         """The heading search index over every section heading in ``graphs`` (default: the
         reader's), built on first use and shared by every reader of the same graphs."""
+        if graphs is None:
+            self.follow()
         key = tuple(self.read_graphs if graphs is None else graphs)
         if key in self._cache.headings:
             index, run = self._cache.headings[key]
@@ -703,7 +740,7 @@ class Brain:
                 f"Say how many runs to keep as a whole number from 1 to {_MAX_KEEP:,}, not "
                 f"{str(keep)[:40]}; the current run is always kept."
             )
-        with self._audited("build", {"prune_keep": keep}) as record:
+        with self._writing(), self._audited("build", {"prune_keep": keep}) as record:
             writer = Writer(self._store, ShaclGate(), self.brain_id, self.tenant)
             forgotten = writer.prune(keep)
             self._detail(record, {"forgotten": list(forgotten)})
@@ -719,6 +756,7 @@ class Brain:
         pulled, on the pulling thread: pull them on a thread sealed off the network
         (:func:`~ratified_rdf.queries.offline.forbid_network`), as the query sandbox does."""
         check_reader_query(sparql)
+        self.follow()
         if not isinstance(self._store, OxigraphStore):
             raise BrainError(
                 "Only a brain in the embedded Oxigraph store streams query results; this one "
@@ -739,6 +777,7 @@ class Brain:
         """``graphs`` as N-Quads, for a copy kept elsewhere (the SPARQL endpoint's workers).
         Every graph must be one of :attr:`read_graphs` (what this reader's queries see); the
         export itself is not audited (the queries run over the copy are)."""
+        self.follow()
         allowed = set(self.read_graphs)
         if not set(graphs) <= allowed:
             raise BrainError("Only graphs this reader may read can be exported.")
@@ -756,6 +795,7 @@ class Brain:
         """A VoID and DCAT description of the graphs this reader sees: counts, partitions,
         vocabularies, licence, source and clearance of each, and where the dump and the
         endpoint are."""
+        self.follow()
         run = self._run_at(None)
         if run is None:
             raise BrainError("The brain has no complete run to describe yet.")
@@ -786,6 +826,7 @@ class Brain:
         """SHA-256 of what the reader's current graphs hold, the same for two builds of the
         same sources: sorted N-Triples lines tagged with their graph's source, with the run id
         written as ``RUN`` and the moments computations ended left out."""
+        self.follow()
         run = self._run_at(None)
         run_id = run.run_id if run else ""
         ended = term("prov:endedAtTime")
@@ -799,6 +840,7 @@ class Brain:
 
     def describe(self, iri: str) -> list[Triple]:
         """What the reader's graphs say about ``iri``: the triples with it as subject."""
+        self.follow()
         return self._store.describe([iri], self.read_graphs)
 
     def validate(self) -> list[Violation]:
@@ -819,6 +861,7 @@ class Brain:
 
     def _audited(self, kind: Kind, subject: dict[str, JsonValue]) -> AbstractContextManager:
         """Record the call before it runs (failing closed), and how it ended after."""
+        self.follow()
         if self.audit is None:
             return nullcontext()
         return capture(
@@ -935,6 +978,8 @@ class _SharedCache:
         self.copies: dict[tuple[str, ...], MemoryDataset] = {}
         self.generation = 0
         """Counts writes through this brain's readers: what was copied before is stale."""
+        self.store_generation = 0
+        """The opening of a shared store the copies and kept rows were made from."""
         # The server answers on several threads: one copy per graph set, and a write's
         # ``wrote`` waits for a copy being made, so no copy outlives the write.
         self._copying = threading.Lock()
@@ -951,6 +996,17 @@ class _SharedCache:
                     self.copies.pop(next(iter(self.copies))).close()
                 self.copies[key] = MemoryDataset(store, key)
             return self.copies[key]
+
+    def follow(self, store_generation: int) -> None:
+        """Forget what was copied or kept from the store before it was opened afresh
+        (``store_generation`` is its count of openings), once per opening."""
+        with self._copying:
+            if store_generation == self.store_generation:
+                return
+            self.store_generation = store_generation
+            # A new run reads new graphs: the old run's index would only hold memory.
+            self.headings.clear()
+        self.wrote()
 
     def wrote(self) -> None:
         """Forget every copy and kept rows after a write: the next read copies the graphs

@@ -16,7 +16,7 @@ import io
 import time
 from collections.abc import Iterable, Sequence
 from typing import IO
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 from pyoxigraph import (
@@ -48,14 +48,15 @@ class SparqlProtocolStore:
 
     ``query_url`` answers the query protocol, ``update_url`` the update protocol and
     ``store_url`` the Graph Store Protocol (for Oxigraph's server: ``/query``, ``/update``,
-    ``/store``). ``transport`` lets tests put a server in-process.
+    ``/store``); without a ``store_url`` whole graphs are read with CONSTRUCT and written with
+    INSERT DATA. ``transport`` lets tests put a server in-process.
     """
 
     def __init__(
         self,
         query_url: str,
         update_url: str,
-        store_url: str,
+        store_url: str | None,
         *,
         timeout: float = 60.0,
         transport: httpx.BaseTransport | None = None,
@@ -66,13 +67,35 @@ class SparqlProtocolStore:
         self._client = httpx.Client(timeout=timeout, transport=transport)
 
     @classmethod
+    def at(cls, url: str, **options: object) -> SparqlProtocolStore:
+        """The store a URL names: a server's root (``http://127.0.0.1:7878``, nothing after
+        the host) is an ``oxigraph serve``; a URL with a path is a SPARQL 1.1 endpoint's own
+        address (``https://example.org/sparql``, Fuseki's ``/ds/query``, Oxigraph's
+        ``/query``), which answers queries (and updates, if it takes them) at that address."""
+        parts = urlsplit(url)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise StoreError(
+                f"{url} is not the URL of a SPARQL server: give http(s)://host[:port] for an "
+                "Oxigraph server, or the full address of a SPARQL 1.1 endpoint."
+            )
+        if parts.path in {"", "/"} and not parts.query:
+            return cls.oxigraph(url, **options)
+        return cls(url, url, None, **options)  # type: ignore[arg-type]
+
+    @classmethod
     def oxigraph(cls, base_url: str, **options: object) -> SparqlProtocolStore:
         """The endpoints of an ``oxigraph serve`` at ``base_url`` (``http://127.0.0.1:7878``)."""
         base = base_url.rstrip("/")
         return cls(f"{base}/query", f"{base}/update", f"{base}/store", **options)  # type: ignore[arg-type]
 
     def add(self, graph: str, triples: Sequence[Triple]) -> None:
-        """POST the triples to the graph (Graph Store Protocol): one request, one transaction."""
+        """POST the triples to the graph (Graph Store Protocol): one request, one transaction;
+        to an endpoint without the protocol, one INSERT DATA."""
+        if self.store_url is None:
+            sparql = data_update(graph, [], triples)
+            if sparql:
+                self.update(sparql)
+            return
         body = io.BytesIO()
         serialize(triples, body, RdfFormat.N_TRIPLES)
         self._send(
@@ -172,6 +195,8 @@ class SparqlProtocolStore:
         self._client.close()
 
     def _graph(self, graph: str) -> list[Triple]:
+        if self.store_url is None:
+            return self._construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", [graph])
         response = self._client.get(
             self.store_url, params={"graph": graph}, headers={"Accept": _NTRIPLES}
         )

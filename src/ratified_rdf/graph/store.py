@@ -7,8 +7,11 @@ SPARQL 1.1 engine can stand in for Oxigraph later without touching queries or th
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -148,27 +151,130 @@ flushes the process grew by 662 MiB, flushing every 100,000 by 133 MiB, and took
 time; every 20,000, by 58 MiB and 6% more time."""
 
 
-class OxigraphStore:
-    """The embedded default: pyoxigraph on disk (a folder) or in memory (``path=None``)."""
+GENERATION_FILE = "ratified-generation"
+"""A file in a store's folder that every writer of this library replaces when it finishes
+writing (a build, a review, a prune): readers opened ``shared`` watch it to know that the
+store has changed, and open it afresh."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+OPEN_WAIT_S = 3.0
+"""How long to wait for another process's write lock before saying who may hold it."""
+
+
+class OxigraphStore:
+    """The embedded default: pyoxigraph on disk (a folder) or in memory (``path=None``).
+
+    A store on disk opened ``shared`` (what every reader of a brain does) reads from a
+    read-only opening, so any number of processes read it at once, beside one that writes
+    (a build, a review). It takes the folder's write lock only while it writes
+    (:meth:`writing`), and it follows what other processes wrote (:meth:`follow`): once a
+    writer has finished, the next read opens the store afresh. Opened as it is by default, a
+    folder is this process's alone to write until it is closed (what a build does).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, shared: bool = False) -> None:
         self.path = Path(path) if path is not None else None
+        self.shared = shared and self.path is not None
         self._open: Store | None = None
         self._unflushed = 0
+        self._writer: Store | None = None
+        self._write_depth = 0
+        self._reopen = threading.RLock()
+        self.generation = 0
+        """How many times this store has been opened afresh to follow another writer."""
+        self._seen = self._marker()
+        self._open = self._open_read_only() if self.shared else self._open_for_writing()
+
+    def _open_for_writing(self) -> Store:
+        if self.path is None:
+            return Store()
         # A process that was just killed can hold the store's lock a moment longer (its
         # forked helpers die after it): retry briefly before giving up.
-        deadline = time.monotonic() + 3.0
+        deadline = time.monotonic() + OPEN_WAIT_S
         while True:
             try:
-                self._open = Store(str(self.path)) if self.path is not None else Store()
-                return
+                return Store(str(self.path))
             except OSError as error:
                 if time.monotonic() >= deadline:
                     raise StoreError(
-                        f"The store at {self.path} cannot be opened ({error}). Is another "
-                        "process using it?"
+                        f"The store at {self.path} cannot be opened for writing ({error}). "
+                        "Another process is writing to it (a build, a review or a prune, or "
+                        "a server or MCP server of an older version): wait for it to finish "
+                        "and try again."
                     ) from None
                 time.sleep(0.05)
+
+    def _open_read_only(self) -> Store:
+        assert self.path is not None
+        try:
+            return Store.read_only(str(self.path))
+        except OSError as error:
+            raise StoreError(
+                f"The store at {self.path} cannot be opened for reading ({error}). Is it a "
+                "folder that `ratified build` wrote?"
+            ) from None
+
+    def _marker(self) -> tuple[int, int, int] | None:
+        if self.path is None:
+            return None
+        try:
+            info = (self.path / GENERATION_FILE).stat()
+        except OSError:
+            return None
+        return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+    def follow(self) -> bool:
+        """Open a shared store afresh if another process has finished writing to it since it
+        was opened; True when it was (what was read before may be stale). Cheap: one
+        ``stat`` of the generation file."""
+        if not self.shared or self._write_depth or self._open is None:
+            return False
+        marker = self._marker()
+        if marker == self._seen:
+            return False
+        with self._reopen:
+            if marker == self._seen or self._write_depth:
+                return False
+            # A read still running on the old opening keeps it alive until it ends.
+            self._open = self._open_read_only()
+            self._seen = marker
+            self.generation += 1
+            return True
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the folder's write lock meanwhile: reads and writes in the block go to one
+        opening for writing, which sees every write. Afterwards the store is flushed, the
+        generation file replaced (so other readers follow) and reading goes on read-only.
+        Nested blocks share one opening. A store that is not ``shared`` writes as it is."""
+        if not self.shared:
+            yield
+            return
+        with self._reopen:
+            if self._write_depth == 0:
+                self._writer = self._open_for_writing()
+            self._write_depth += 1
+        try:
+            yield
+        finally:
+            with self._reopen:
+                self._write_depth -= 1
+                if self._write_depth == 0:
+                    writer, self._writer = self._writer, None
+                    assert writer is not None
+                    writer.flush()
+                    del writer  # releases the folder's lock
+                    self._seen = self._bump_generation()
+                    self._open = self._open_read_only()
+                    self.generation += 1
+
+    def _bump_generation(self) -> tuple[int, int, int] | None:
+        """Replace the generation file (atomically: write, then rename) and return its mark."""
+        if self.path is None:
+            return None
+        fresh = self.path / f".{GENERATION_FILE}.{os.getpid()}"
+        fresh.write_text(f"{time.time_ns()} {os.getpid()}\n", encoding="ascii")
+        os.replace(fresh, self.path / GENERATION_FILE)
+        return self._marker()
 
     def add(self, graph: str, triples: Sequence[Triple]) -> None:
         """Add ``triples`` to ``graph`` in one transaction (Oxigraph's ``extend``).
@@ -176,6 +282,10 @@ class OxigraphStore:
         A store on disk is flushed after every :data:`FLUSH_EVERY_QUADS` quads added: left to
         itself, Oxigraph's RocksDB kept what was written in memory, about 1.2 KiB a quad, which
         at ×100 (19 million quads) is more than the machine has."""
+        if self.shared and not self._write_depth:
+            with self.writing():
+                self.add(graph, triples)
+            return
         name = NamedNode(graph)
         self._store.extend(Quad(t.subject, t.predicate, t.object, name) for t in triples)
         if self.path is not None:
@@ -188,11 +298,13 @@ class OxigraphStore:
         """Remove and add in one SPARQL update, which Oxigraph applies atomically."""
         sparql = data_update(graph, remove, add)
         if sparql:
-            self._store.update(sparql)
+            with self.writing():
+                self._store.update(sparql)
 
     def drop_graph(self, graph: str) -> None:
         """Remove a named graph and everything in it."""
-        self._store.remove_graph(NamedNode(graph))
+        with self.writing():
+            self._store.remove_graph(NamedNode(graph))
 
     def graphs(self) -> list[str]:
         """Names of every named graph."""
@@ -274,10 +386,16 @@ class OxigraphStore:
     def _store(self) -> Store:
         if self._open is None:
             raise StoreError(f"The store at {self.path or 'memory'} is closed.")
-        return self._open
+        writer = self._writer
+        return writer if writer is not None else self._open
 
     def close(self) -> None:
-        """Flush pending writes and release the store (its folder can then be opened again)."""
-        if self._open is not None and self.path is not None:
+        """Flush pending writes and release the store (its folder can then be opened again).
+        A store on disk that was written to says so in its generation file, so readers
+        beside it follow."""
+        if self._open is not None and self.path is not None and not self.shared:
             self._open.flush()
+            self._open = None
+            with contextlib.suppress(OSError):  # a read-only disk: nobody can have written
+                self._bump_generation()
         self._open = None

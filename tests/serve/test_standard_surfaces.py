@@ -363,7 +363,7 @@ def _minted(site: Site) -> dict[str, str]:
     ).rows
     found = [row["x"].value for row in rows]
     found += [run.iri for run in site.restricted.runs]
-    found += list(site.restricted.read_graphs)
+    found += [*site.restricted.read_graphs, site.restricted.catalog]
     kinds: dict[str, str] = {}
     for iri in sorted(found):
         kinds.setdefault(_shape(iri), iri)
@@ -372,9 +372,18 @@ def _minted(site: Site) -> dict[str, str]:
 
 def test_every_minted_iri_kind_dereferences(site: Site) -> None:
     kinds = _minted(site)
-    for kind in ("run/N", "card/N", "review/N", "reviewer/N", "tenant/default/brain/pigeon"):
+    for kind in (
+        "run/N",
+        "card/N",
+        "review/N",
+        "reviewer/N",
+        "tenant/default/brain/pigeon",
+        "tenant/default/graph/pigeon/catalog",
+        "mail/pigeon/N",
+    ):
         assert kind in kinds, sorted(kinds)
-    assert any(k.startswith("tenant/default/graph/") for k in kinds)
+    for shape in (r"person/.+/expertise-restricted/overall", r"tenant/default/graph/pigeon/N/\w+"):
+        assert any(re.fullmatch(shape, k) for k in kinds), shape
     for kind, iri in kinds.items():
         rest = iri[len(v.ID) :]
         moved = curl(f"{site.base}/id/{rest}", "-H", "Accept: text/turtle", token=RITA)
@@ -411,6 +420,9 @@ def test_runs_and_graphs_are_described_within_the_readers_clearance(site: Site) 
     assert int(said.value(URIRef(site.mail_graph), VOID.triples)) == len(
         _graph_store(site, "graph=" + quote(site.mail_graph, safe=""), RITA)
     )
+    catalog = site.public.catalog[len(v.ID) :]
+    assert curl(f"{site.base}/doc/{catalog}", token=RITA).status == 200
+    assert curl(f"{site.base}/doc/{catalog}").status == 404  # a graph is withheld from it
     # For the public reader the graph is what the public graphs say of it: links to it at
     # most (a computation that used it), never what the catalog says.
     hidden = curl(f"{site.base}/doc/{mail}", "-H", "Accept: text/turtle")

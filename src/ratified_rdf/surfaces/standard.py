@@ -328,6 +328,12 @@ async def before_query(request: Request) -> Response | None:
     try:
         if store and request.method == "POST":
             raise _read_only()
+        if store and (url.getlist("query") or url.getlist("update")):
+            raise s.EndpointError(
+                400,
+                "Send either a query (query=…) or a graph store request (graph=<iri> or "
+                "default), not both.",
+            )
         if request.method not in {"GET", "HEAD"}:
             return None
         if store:
@@ -820,6 +826,22 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
         out += _catalog_says(brain, iri)
     elif iri == brain_iri:
         out += _catalog_says(brain, iri)  # its runs, which every reader of the brain sees
+    elif iri == brain.catalog and brain.catalog in brain.graphs:
+        # Only a reader from whom no graph is withheld may read the catalog (as dump does).
+        size = sum(1 for _ in brain._store.triples([brain.catalog]))
+        out += [
+            Triple(_node(iri), _RDF_TYPE, NamedNode(v.VOID + "Dataset")),
+            Triple(
+                _node(iri),
+                _RDFS_LABEL,
+                Literal(
+                    f"The catalog of the brain {brain.brain_id}: its runs, the graphs each "
+                    "wrote and the clearance of each."
+                ),
+            ),
+            Triple(_node(iri), NamedNode(v.VOID + "triples"), _int(size)),
+            Triple(_node(brain_iri), NamedNode(v.VOID + "subset"), _node(iri)),
+        ]
     if iri in brain.read_graphs or iri == brain_iri:
         void = _described(brain).void
         out += [

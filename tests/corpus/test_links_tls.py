@@ -1,6 +1,7 @@
-"""``ratified links --all`` on the real TLS brain: no link the graph holds is malformed, and
-the number checked of each kind agrees with a count made without the brain (git's tags, the
-GitHub archive on gh-pages, the manifest)."""
+"""``ratified links --all`` on the real TLS brain: no link the graph holds is malformed (its
+commits are GitHub's ids in the corpus's commit map, its pull requests are ones the bundle's
+refs/pull/N/head record), and the number checked of each kind agrees with a count made without
+the brain (git's tags, the GitHub archive on gh-pages, the manifest)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ pytestmark = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")
-def report(tls_brain: Brain) -> links.LinkReport:
+def report(tls_brain: Brain, tls_bundle: Path) -> links.LinkReport:
     commit_map = links.load_commit_map(CORPUS / "commit-map.tsv")
-    return links.check_brain(tls_brain, commit_map=commit_map)
+    pulls = links.repository_pull_requests(tls_bundle)  # GitHub's refs/pull/N/head
+    return links.check_brain(tls_brain, commit_map=commit_map, pull_requests=pulls)
 
 
 def test_every_link_the_tls_graph_holds_is_well_formed(report: links.LinkReport) -> None:

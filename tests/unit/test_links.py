@@ -220,6 +220,36 @@ def test_a_bundle_commit_id_where_githubs_belongs_is_broken(
     assert reason and "not in the corpus's commit map" in reason
 
 
+def test_pull_request_links_are_checked_against_the_repositorys_own_pull_refs(
+    repo: Path, rows: dict[str, list], tmp_path: Path
+) -> None:
+    mirror = tmp_path / "mirror.git"
+    subprocess.run(
+        ["git", "clone", "-q", "--mirror", str(repo), str(mirror)], check=True, capture_output=True
+    )
+    with pytest.raises(links.LinksError, match="holds no refs/pull/N/head"):
+        links.repository_pull_requests(mirror)
+    head = subprocess.run(
+        ["git", "--git-dir", str(mirror), "rev-parse", "main"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    for number in (2, 1):  # GitHub's record: #2 is a pull request, and (here) so is #1
+        subprocess.run(
+            ["git", "--git-dir", str(mirror), "update-ref", f"refs/pull/{number}/head", head],
+            check=True,
+        )
+    pulls = links.repository_pull_requests(mirror)
+    assert pulls == {1, 2}
+    index = links.LinkIndex.read(rows, None, pulls)
+    assert _check(f"{REPO}/pull/2", index)[1] is None
+    reason = _check(f"{REPO}/issues/1", index)[1]
+    assert reason and "is a pull request of the repository" in reason
+    reason = _check(f"{REPO}/pull/2", links.LinkIndex.read(rows, None, {1}))[1]
+    assert reason and "has no pull request #2" in reason
+
+
 def test_a_new_kind_of_link_is_one_more_registration() -> None:
     with pytest.raises(ValueError, match="registered already"):
         links.register(links.CHECKERS["revision"])
@@ -566,6 +596,22 @@ def test_cli_exits_1_and_lists_the_broken_links(store: Path, tmp_path: Path) -> 
     assert "the bundle's id of GitHub commit" in result.output
     assert "graph resource <" in result.output
     assert f"commit {len(held)} checked, {len(held)} broken" in result.output
+
+
+def test_cli_source_checks_pull_requests_against_its_refs(
+    store: Path, repo: Path, tmp_path: Path
+) -> None:
+    mirror = tmp_path / "pigeon.git"
+    subprocess.run(
+        ["git", "clone", "-q", "--mirror", str(repo), str(mirror)], check=True, capture_output=True
+    )
+    subprocess.run(
+        ["git", "--git-dir", str(mirror), "update-ref", "refs/pull/1/head", "main"], check=True
+    )
+    result = _run("links", "--all", "--source", str(mirror), "--store", str(store), "--quiet")
+    assert result.exit_code == 1, result.output
+    assert "has no pull request #2" in result.output
+    assert "#1 is a pull request of the repository" in result.output
 
 
 def test_cli_questions_file(store: Path, tmp_path: Path) -> None:

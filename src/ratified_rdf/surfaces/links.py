@@ -198,6 +198,9 @@ class LinkIndex:
     """The IRIs of the mail messages the graph holds or links to."""
     commit_map: Mapping[str, str] | None = None
     """Bundle commit id → GitHub's (the corpus's ``commit-map.tsv``), when one is given."""
+    pull_requests: set[int] | None = None
+    """The pull request numbers the repository itself records (its ``refs/pull/N/head``),
+    when its bundle or clone is given: GitHub's own list, read without the brain."""
     _github_ids: set[str] | None = field(default=None, repr=False)
 
     def github_ids(self) -> set[str]:
@@ -208,10 +211,13 @@ class LinkIndex:
 
     @classmethod
     def read(
-        cls, rows: Mapping[str, Sequence[dict[str, Term]]], commit_map: Mapping[str, str] | None
+        cls,
+        rows: Mapping[str, Sequence[dict[str, Term]]],
+        commit_map: Mapping[str, str] | None,
+        pull_requests: set[int] | None = None,
     ) -> LinkIndex:
         """The index from the rows of the ``link_*.rq`` queries, by query name."""
-        index = cls(commit_map=commit_map)
+        index = cls(commit_map=commit_map, pull_requests=pull_requests)
         documents: dict[str, str] = {}  # document IRI → draft or RFC name
         revisions: dict[str, tuple[str, str]] = {}
         for row in rows["link_repositories"]:
@@ -444,6 +450,18 @@ def _check_thread(named: Named, index: LinkIndex) -> str | None:
         return (
             f"#{number} is {word[held]} in the brain, but the link is to {word[path_kind]} "
             f"(/{named.parts[1]}/{number})."
+        )
+    pulls = index.pull_requests
+    if pulls is not None and (held == "pull-request") != (number in pulls):
+        if held == "pull-request":
+            return (
+                f"The repository has no pull request #{number} (its git holds no "
+                f"refs/pull/{number}/head, GitHub's record of each one), yet the brain holds "
+                f"one: /pull/{number} is not the pull request the brain means."
+            )
+        return (
+            f"#{number} is a pull request of the repository (refs/pull/{number}/head), but "
+            "the brain holds it as an issue."
         )
     return None
 
@@ -899,17 +917,46 @@ def load_commit_map(path: Path) -> dict[str, str]:
     return mapping
 
 
+def repository_pull_requests(source: Path) -> set[int]:
+    """The pull request numbers a repository's bundle or clone records: its
+    ``refs/pull/N/head`` refs (read with ``git ls-remote``, so a bundle needs no clone)."""
+    import subprocess
+
+    try:
+        listed = subprocess.run(
+            ["git", "ls-remote", "--refs", str(source), "refs/pull/*/head"],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as error:
+        raise LinksError(
+            f"git could not list the refs of {source} ({error}); give the bundle or clone the "
+            "brain was built from."
+        ) from None
+    numbers = {int(n) for n in re.findall(r"refs/pull/(\d+)/head$", listed, re.MULTILINE)}
+    if not numbers:
+        raise LinksError(
+            f"{source} holds no refs/pull/N/head refs, so it says nothing about pull requests; "
+            "give a bundle or mirror made with them (git clone --mirror), or leave --source out."
+        )
+    return numbers
+
+
 def check_questions(
     brain: Brain,
     questions: Iterable[str],
     *,
     commit_map: Mapping[str, str] | None = None,
+    pull_requests: set[int] | None = None,
     online: OnlineChecker | None = None,
     progress: bool = False,
 ) -> LinkReport:
-    """Ask each question and check every link its card renders."""
+    """Ask each question and check every link its card renders (``commit_map`` and
+    ``pull_requests`` as :class:`LinkIndex` takes them)."""
     asked = list(questions)
-    index = LinkIndex.read(read_graph(brain), commit_map)
+    index = LinkIndex.read(read_graph(brain), commit_map, pull_requests)
     links: list[Link] = []
     for question in tqdm(
         asked, desc="asking", unit="question", disable=not progress, file=sys.stderr
@@ -924,12 +971,13 @@ def check_brain(
     brain: Brain,
     *,
     commit_map: Mapping[str, str] | None = None,
+    pull_requests: set[int] | None = None,
     online: OnlineChecker | None = None,
     progress: bool = False,
 ) -> LinkReport:
     """Check every link any card could render: every public page the graph holds."""
     rows = read_graph(brain)
-    index = LinkIndex.read(rows, commit_map)
+    index = LinkIndex.read(rows, commit_map, pull_requests)
     return check_links(graph_links(rows), index, scope="all", online=online, progress=progress)
 
 

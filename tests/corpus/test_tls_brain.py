@@ -84,7 +84,7 @@ def test_the_whole_brain_validates(tls_brain: Brain) -> None:
 def test_cli_card_shows_links_and_sparql(tls_brain: Brain) -> None:
     from ratified_rdf.surfaces.cli import render_card
 
-    card = render_card(tls_brain.ask("history of RFC 8446 section 4.2.10"))
+    card = render_card(tls_brain.ask("history of RFC 8446 section 4.2.10"), sparql=True)
     assert "https://www.rfc-editor.org/rfc/rfc8446#section-4.2.10" in card
     assert "section_history.rq (rfc=https://w3id.org/ratified-rdf/id/doc/rfc8446" in card
     assert "VALUES (?rfc ?sectionNumber)" in card

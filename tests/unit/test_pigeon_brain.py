@@ -251,7 +251,9 @@ def test_cli_build_ask_query_validate_dump(pigeon_repo: Path, tmp_path: Path) ->
     assert {"iri", "label", "url"} <= answer["evidence"][0].keys()
     assert {"name", "sparql", "params", "rows", "engine_ms"} <= answer["queries"][0].keys()
 
-    card = runner.invoke(main, ["ask", "--store", str(store), "history of RFC 9999 section 3.1"])
+    card = runner.invoke(
+        main, ["ask", "--store", str(store), "--sparql", "history of RFC 9999 section 3.1"]
+    )
     assert card.exit_code == 0 and "How this was computed:" in card.output
     assert "section_history.rq" in card.output and "SELECT" in card.output
 

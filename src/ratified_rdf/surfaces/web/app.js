@@ -53,6 +53,8 @@
     return a;
   }
 
+  // "1 post", "2 posts", "1 person", "2 people": a count with its noun in the right number.
+  const plural = (n, noun, nouns) => `${Number(n).toLocaleString("en")} ${n === 1 ? noun : nouns ?? `${noun}s`}`;
   const pct = (x) => (x === null || x === undefined ? "" : `${(x * 100).toFixed(1)}%`);
   const day = (text) => (text ? String(text).slice(0, 10) : "?");
 
@@ -89,15 +91,22 @@
           r.iri,
         ];
       case "person":
-        return [`${r.name}: ${r.posts} posts, ${r.commits} commits`];
+      {
+        // What their entry rests on: posts, commits, or comments on a pull request.
+        const parts = [];
+        if (r.posts) parts.push(plural(r.posts, "post"));
+        if (r.commits) parts.push(plural(r.commits, "commit"));
+        if (r.pull_requests_discussed) {
+          parts.push(`commented on ${plural(r.pull_requests_discussed, "pull request")} that changed it`);
+        }
+        return [`${r.name}: ${parts.join(", ") || `${plural(0, "post")}, ${plural(0, "commit")}`}`];
+      }
       case "expert":
         return [`${r.name} (${r.role}) — ${r.reason}`, null, r.iri];
       case "thread":
         return [`#${r.number} ${r.title} (${r.state}${r.is_pull_request ? ", pull request" : ""})`, r.url];
       case "section_activity":
-        return [`${r.section}: ${r.posts} posts, ${r.commits} commits`, r.url];
-      case "drafted_question":
-        return [`A question you could send to ${r.to.join(", ")} (drafted, never sent):`, null, null, r.text];
+        return [`${r.section}: ${plural(r.posts, "post")}, ${plural(r.commits, "commit")}`, r.url];
       case "count":
         return [`${r.what}: ${r.count}`];
       default:
@@ -105,13 +114,12 @@
     }
   }
 
+  // The result's words are its link's text: a link never reads as a bare address.
   function resultItem(result) {
-    const [text, url, iri, long] = describe(result);
-    const item = el("li", `result result-${result.kind}`, text);
-    if (url) item.append(" ", link(url, url));
+    const [text, url, iri] = describe(result);
+    const item = el("li", `result result-${result.kind}`, url ? link(url, text) : text);
     const graph = graphLink(iri);
     if (graph) item.append(" · ", graph);
-    if (long) item.append(el("pre", "drafted", long));
     return item;
   }
 
@@ -126,15 +134,17 @@
     return parts;
   }
 
-  function resultsBlock(results) {
+  function resultsBlock(all) {
+    const results = all.filter((r) => r.kind !== "drafted_question");
     if (!results.length) return null;
     const heading = el("h3", null, `Results (${results.length})`);
     return el("section", "results", heading, ...foldedList(results, resultItem));
   }
 
   function evidenceItem(e) {
-    const item = el("li", "evidence", el("span", "role", e.role), " ", e.label, " ");
-    item.append(e.url ? link(e.url, e.url) : el("span", "muted", "(no public link)"));
+    const item = el("li", "evidence", el("span", "role", e.role), " ");
+    if (e.url) item.append(link(e.url, e.label));
+    else item.append(e.label, " ", el("span", "muted", "(no public link)"));
     const graph = graphLink(e.iri);
     if (graph) item.append(" · ", graph);
     return item;
@@ -144,6 +154,20 @@
     if (!evidence.length) return null;
     const heading = el("h3", null, `Evidence (${evidence.length}, every step a link)`);
     return el("section", "evidence-list", heading, ...foldedList(evidence, evidenceItem));
+  }
+
+  // The question a card drafts for the people it names: shown whole, never folded away.
+  function draftedBlock(results) {
+    const drafted = results.filter((r) => r.kind === "drafted_question");
+    if (!drafted.length) return null;
+    const block = el("section", "drafted-question", el("h3", null, "A question you could send"));
+    for (const d of drafted) {
+      block.append(
+        el("p", "muted", `To ${d.to.join(", ")} (drafted for you; nothing is sent).`),
+        el("pre", "drafted", d.text),
+      );
+    }
+    return block;
   }
 
   function alternativesBlock(alternatives) {
@@ -209,6 +233,7 @@
     if (answer.withheld) card.append(el("p", "withheld", answer.withheld));
     for (const block of [
       resultsBlock(answer.results),
+      draftedBlock(answer.results),
       alternativesBlock(answer.alternatives),
       evidenceBlock(answer.evidence),
     ]) {

@@ -633,8 +633,8 @@ def check_offline(link: Link, index: LinkIndex) -> tuple[str, str | None]:
     if expected is not None:
         if named.kind not in expected.kinds:
             return named.kind, (
-                f"It is given as a {' or '.join(expected.kinds)} link, but it has the form of "
-                f"a {named.kind} link."
+                f"It is given as {_a(' or '.join(expected.kinds))} link, but it has the form "
+                f"of {_a(named.kind)} link."
             )
         if expected.subject is not None and named.subject != expected.subject:
             return named.kind, (
@@ -647,6 +647,11 @@ def check_offline(link: Link, index: LinkIndex) -> tuple[str, str | None]:
                 f"#{expected.detail}."
             )
     return named.kind, CHECKERS[named.kind].check(named, parts, index)
+
+
+def _a(kind: str) -> str:
+    """The kind with its article: "a revision", "an rfc-section", "an issue"."""
+    return f"{'an' if kind[0] in 'aeiou' or kind.startswith('rfc') else 'a'} {kind}"
 
 
 def check_links(

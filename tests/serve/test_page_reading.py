@@ -30,6 +30,7 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "mobile": {"width": 390,
 WHY = "who discussed RFC 9999 section 3.1?"
 WHO = "who should I ask about RFC 9999 section 3.1?"
 UNKNOWN = "how did the IESG vote on draft-example-pigeon?"
+SAID = "what did section 2.1 of draft-example-pigeon-00 say?"
 SECTION = "/doc/doc/rfc9999/section/3.1"
 TAKE_OFF = "A pigeon MUST NOT take off before its datagram is tied to its leg securely."
 
@@ -121,6 +122,16 @@ def test_the_who_to_ask_card_drafts_a_question_too(site: str, screen: tuple[str,
     assert not any(" 1 posts" in p or " 1 commits" in p for p in people)
     _readable(page, width)
     _shot(page, f"reading-who-{width}.png")
+
+
+def test_what_a_section_said_reads_as_words(site: str, screen: tuple[str, Page]) -> None:
+    width, page = screen
+    _ask(site, page, SAID)
+    said = page.locator("article.card li.result-section_text")
+    assert said.locator("a").first.inner_text() == "draft-example-pigeon-00 §2.1 Take-off"
+    text = said.locator("pre.said").inner_text()
+    assert text.startswith("A pigeon MUST NOT take off") and '"kind"' not in text
+    _readable(page, width)
 
 
 def test_a_sections_page_shows_its_text_rendered(site: str, screen: tuple[str, Page]) -> None:

@@ -58,6 +58,26 @@
   const pct = (x) => (x === null || x === undefined ? "" : `${(x * 100).toFixed(1)}%`);
   const day = (text) => (text ? String(text).slice(0, 10) : "?");
 
+  // A section's stored text (kramdown-rfc as its source wrote it) as plain words: the %%%
+  // extraction markers and {: …} attribute lists dropped, {{…}} references named. The
+  // section's own page (/id/…) shows it fully rendered.
+  function readable(text) {
+    const reference = (_, target) => {
+      const name = target.trim().replace(/^[?!]/, "");
+      const rfc = /^RFC ?(\d{1,5})$/i.exec(name);
+      return rfc ? `RFC ${Number(rfc[1])}` : name;
+    };
+    return String(text)
+      .split("\n")
+      .filter((line) => !/^ {0,3}%%%/.test(line) && !/^ {0,3}\{:[^{}]*\}\s*$/.test(line))
+      .join("\n")
+      .replace(/\{:[^{}\n]*\}/g, "")
+      .replace(/\{\{([^{}\n]{1,200})\}\}/g, reference)
+      .replace(/^ {0,3}: /gm, "  ") // a definition, indented under its term
+      .replace(/\n{3,}/g, "\n\n")
+      .trim();
+  }
+
   // One result as [text, public url, brain IRI, longer text].
   function describe(r) {
     switch (r.kind) {
@@ -109,6 +129,17 @@
         return [`${r.section}: ${plural(r.posts, "post")}, ${plural(r.commits, "commit")}`, r.url];
       case "count":
         return [`${r.what}: ${r.count}`];
+      case "section_text":
+        return [`${r.document} §${r.section_number ?? "–"} ${r.heading}`, r.url, null, readable(r.text)];
+      case "section_diff":
+        return [
+          `${r.older} → ${r.newer}: ${plural(r.added.length, "line")} added, ${plural(r.removed.length, "line")} removed`,
+          r.newer_url ?? r.older_url,
+          null,
+          [...r.removed.map((line) => `- ${line}`), ...r.added.map((line) => `+ ${line}`)].join("\n"),
+        ];
+      case "document":
+        return [`${r.name}${r.title ? `: ${r.title}` : ""}${r.published ? ` (published ${r.published})` : ""}`, r.url];
       default:
         return [JSON.stringify(r)];
     }
@@ -116,10 +147,11 @@
 
   // The result's words are its link's text: a link never reads as a bare address.
   function resultItem(result) {
-    const [text, url, iri] = describe(result);
+    const [text, url, iri, long] = describe(result);
     const item = el("li", `result result-${result.kind}`, url ? link(url, text) : text);
     const graph = graphLink(iri);
     if (graph) item.append(" · ", graph);
+    if (long) item.append(el("pre", "said", long));
     return item;
   }
 

@@ -5,9 +5,9 @@ its revisions; the same facts make the card of a draft or RFC named with no othe
 from __future__ import annotations
 
 from ratified_rdf.answers.holdings import out_of_scope
-from ratified_rdf.answers.models import Answer, DocumentFacts, Evidence, Verdict
+from ratified_rdf.answers.models import Answer, DocumentFacts, DraftedQuestion, Evidence, Verdict
 from ratified_rdf.answers.session import Session, text_of
-from ratified_rdf.answers.wording import plural
+from ratified_rdf.answers.wording import drafted_question, plural
 from ratified_rdf.graph import vocab as v
 
 
@@ -159,12 +159,24 @@ def document_card(
         named = draft or f"RFC {rfc}"
         return out_of_scope(session, question, f"it holds no document {named}")
     document, evidence = found
+    results: list[DocumentFacts | DraftedQuestion] = [document]
+    if document.editors:
+        # The card names the editors: it drafts the question for them, as a why card does.
+        results.append(
+            drafted_question(
+                question,
+                document.name,
+                document.editors,
+                evidence,
+                "The record names you on the byline of its last revision.",
+            )
+        )
     return Answer(
         question=question,
         intent=intent,
         verdict=Verdict.ANSWERED,
         summary=describe(document),
-        results=[document],
+        results=list(results),
         evidence=evidence,
         queries=session.queries,
         note=(

@@ -158,6 +158,20 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
             f"{name} wrote {plural(posts, 'post')} and {plural(commits, 'commit')} on sections "
             f"while they were changing (each post and commit counted once); most on {top}."
         )
+    evidence = [
+        Evidence(iri=person, label=name, url=None, role="person"),
+        *(
+            Evidence(iri=s.url, label=s.section, url=s.url, role="rfc-section")
+            for s in sections[:10]
+        ),
+    ]
+    drafted = drafted_question(
+        question,
+        f"your work on {sections[0].section}" if sections else "your part in the record",
+        [name],
+        evidence,
+        "The record shows your posts and commits on these sections while they were changing.",
+    )
     return Answer(
         question=question,
         intent="person",
@@ -170,14 +184,9 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
                 commits=int(text_of(overall, "commits") or 0) if overall else 0,
             ),
             *sections,
+            *([drafted] if sections else []),
         ],
-        evidence=[
-            Evidence(iri=person, label=name, url=None, role="person"),
-            *(
-                Evidence(iri=s.url, label=s.section, url=s.url, role="rfc-section")
-                for s in sections[:10]
-            ),
-        ],
+        evidence=evidence,
         queries=session.queries,
         note="Activity in the record: posts and commits, not a measure of knowledge.",
     )

@@ -105,6 +105,9 @@ _RDF_OFFERS: Final = [
 ]
 _VARIABLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _MAX_SLICE: Final = 10**12
+MAX_PATTERN_CHARS: Final = 4_000
+"""Longer texts are not looked at as triple patterns (rdflib's are a line or two), so no
+request makes the server parse a long text twice."""
 _RDF_TYPE: Final = NamedNode(v.RDF + "type")
 _RDFS_LABEL: Final = NamedNode(v.RDFS + "label")
 _RDFS_COMMENT: Final = NamedNode(v.RDFS + "comment")
@@ -659,6 +662,8 @@ def triple_pattern(sparql: str) -> TriplePattern | None:
     """The query as a :class:`TriplePattern` if it is nothing more than a SELECT of one
     triple pattern (with LIMIT and OFFSET, without ORDER BY, DISTINCT, FILTER or anything
     else); ``None`` for every other query, which the query sandbox then answers."""
+    if len(sparql) > MAX_PATTERN_CHARS:
+        return None
     try:
         if check_reader_query(sparql) != "SELECT":
             return None
@@ -695,7 +700,8 @@ async def stream_pattern(
     stream limit; ``None`` when the query is not one, or no results format was agreed."""
     if results is None:
         return None
-    found = triple_pattern(sparql)
+    # Parsed off the event loop: a text the guard reads slowly must not stall other requests.
+    found = await run_in_threadpool(triple_pattern, sparql)
     if found is None:
         return None
     state = _state(request)
@@ -868,6 +874,7 @@ def routes() -> list[Route]:
 
 
 __all__ = [
+    "MAX_PATTERN_CHARS",
     "MAX_STREAM_ROWS",
     "STREAM_DEADLINE_S",
     "TriplePattern",

@@ -312,3 +312,11 @@ def test_cli_turns_an_unexpected_failure_into_a_sentence(
     assert result.exit_code == 3
     assert "unexpected RuntimeError: the flux capacitor is missing" in result.output
     assert "RATIFIED_DEBUG=1" in result.output and "Traceback" not in result.output
+
+
+def test_a_revision_chain_names_its_last_step_an_rfc(brain: Brain) -> None:
+    answer = brain.revision_chain("draft-example-pigeon", "00")
+    roles = [e.role for e in answer.evidence]
+    urls = [e.url for e in answer.evidence]
+    assert roles[-1] == "rfc" and urls[-1] == "https://www.rfc-editor.org/rfc/rfc9999"
+    assert set(roles[:-1]) == {"revision"} and all("datatracker" in u for u in urls[:-1])

@@ -359,6 +359,11 @@ def which_revision(session: Session, question: str, section: str, draft: str | N
     )
 
 
+def _chain_role(step: ChainStep) -> str:
+    """A chain's steps are revisions until the last, which is the RFC they became."""
+    return "rfc" if step.iri.rsplit("/", 1)[-1].startswith("rfc") else "revision"
+
+
 def revision_chain(session: Session, question: str, draft: str, revision: str) -> Answer:
     """The revisions from ``draft``-``revision`` to the RFC it became."""
     chain = _chain(session, v.revision_iri(draft, revision))
@@ -371,7 +376,9 @@ def revision_chain(session: Session, question: str, draft: str, revision: str) -
         verdict=Verdict.ANSWERED,
         summary=f"{draft}-{revision} leads through {plural(len(chain), 'step')}: {labels}.",
         results=list(chain),
-        evidence=[Evidence(iri=c.iri, label=c.label, url=c.url, role="revision") for c in chain],
+        evidence=[
+            Evidence(iri=c.iri, label=c.label, url=c.url, role=_chain_role(c)) for c in chain
+        ],
         queries=session.queries,
     )
 

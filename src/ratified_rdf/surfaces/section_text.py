@@ -71,6 +71,18 @@ def parse(text: str) -> list[Block]:
             blocks.append(Block("paragraph", list(paragraph)))
             paragraph.clear()
 
+    # A closing mark looked for in vain from one line is not found from any later line
+    # either: remembering that keeps hostile text (thousands of unclosed fences) linear.
+    unclosed: set[str] = set()
+
+    def closing(start: int, mark: str, found: Callable[[str], bool]) -> int | None:
+        if mark in unclosed:
+            return None
+        end = next((j for j in range(start, len(lines)) if found(lines[j])), None)
+        if end is None:
+            unclosed.add(mark)
+        return end
+
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -82,7 +94,7 @@ def parse(text: str) -> list[Block]:
         comment = _COMMENT_START.match(line)
         if comment:
             close = "{:/comment}" if comment.group(1).startswith("{") else "-->"
-            end = next((j for j in range(i, len(lines)) if close in lines[j]), None)
+            end = closing(i, close, lambda text, close=close: close in text)
             if end is not None:
                 flush()
                 i = end + 1
@@ -90,9 +102,7 @@ def parse(text: str) -> list[Block]:
         fence = _FENCE.match(line)
         if fence:
             mark = fence.group(1)
-            end = next(
-                (j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(mark)), None
-            )
+            end = closing(i + 1, mark, lambda text, mark=mark: text.strip().startswith(mark))
             if end is not None:
                 flush()
                 blocks.append(Block("pre", _dedent(lines[i + 1 : end])))
@@ -250,11 +260,11 @@ def _table(lines: list[str]) -> Block:
 
 _INLINE = re.compile(
     r"(?P<xref>\{\{(?P<target>[^{}\n]{1,200})\}\})"
-    r"|(?P<code>`(?P<code_text>[^`\n]+)`)"
-    r"|(?P<link>\[(?P<link_text>[^\[\]\n]+)\]\((?P<href>[^()\s]+)\))"
-    r"|(?P<auto><(?P<auto_url>https?://[^<>\s]+)>)"
-    r"|(?P<strong>\*\*(?P<strong_text>[^*\n]+)\*\*)"
-    r"|(?P<em>(?<![\w*])\*(?P<em_text>[^*\s](?:[^*\n]*[^*\s])?)\*(?![\w*]))"
+    r"|(?P<code>`(?P<code_text>[^`\n]{1,500})`)"
+    r"|(?P<link>\[(?P<link_text>[^\[\]\n]{1,300})\]\((?P<href>[^()\s]{1,500})\))"
+    r"|(?P<auto><(?P<auto_url>https?://[^<>\s]{1,500})>)"
+    r"|(?P<strong>\*\*(?P<strong_text>[^*\n]{1,300})\*\*)"
+    r"|(?P<em>(?<![\w*])\*(?P<em_text>[^*\s](?:[^*\n]{0,300}[^*\s])?)\*(?![\w*]))"
     r"|(?P<ial>\{:[^{}\n]*\})"
     r"|(?P<escape>\\(?P<escaped>[\\`*_{}\[\]()#+\-.!|>]))"
 )

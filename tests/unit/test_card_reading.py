@@ -197,6 +197,8 @@ def test_the_plain_text_reading_drops_the_markup_too() -> None:
         "```\n<script>unclosed fence",
         "{{unbalanced and {{ more }} and }} {{",
         "{{" * 300 + "}}" * 10,
+        "```\n" * 3001 + "<!--\n" * 3000 + "<script>x</script>",
+        "*a " * 5000 + "<script>",
     ],
 )
 def test_hostile_text_stays_text(hostile: str) -> None:

@@ -45,9 +45,11 @@ from ratified_rdf.sources.git_history import (
     commit_parents,
     first_containing,
     first_parent_line,
+    held_pull_requests,
     own_pull_requests,
     place_changes,
     place_review_lines,
+    pull_request_heads,
     read_history,
 )
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
@@ -328,7 +330,10 @@ def read_discussion_sources(
     order = _text_order(manifest, spec)
     refs = sorted({ref for _, ref in order})
     files = list(manifest.discussion.document_files)
-    history = own_pull_requests(read_history(repo, refs, files), first_parent_line(repo, refs))
+    history = held_pull_requests(
+        own_pull_requests(read_history(repo, refs, files), first_parent_line(repo, refs)),
+        pull_request_heads(repo),
+    )
     landing = _landing(repo, manifest, spec)
     # Placing review lines mostly waits on git (a diff per reviewed commit): it runs on a
     # thread of its own while this one reads every commit's text and places its hunks.

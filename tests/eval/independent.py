@@ -731,12 +731,26 @@ def merged_pull_requests(corpus: str) -> dict[int, str]:
         corpus=corpus,
     )
     pulls = {int(item["number"]) for item in archive(corpus)["pulls"]}  # type: ignore[call-overload]
+    # The bundle's own pull request heads, read from the bundle file (its bare clone keeps
+    # branches and tags only).
+    listed = subprocess.run(
+        ["git", "ls-remote", str(CORPORA[corpus].bundle), "refs/pull/*/head"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    heads = {int(n) for n in re.findall(r"refs/pull/(\d+)/head$", listed, re.MULTILINE)}
     for line in log.splitlines():
         sha, _, subject = line.partition("\t")
         match = _MERGE.match(subject)
         # Where an archive exists, a number it holds as an issue (not a pull request) was a
-        # fork's pull request, merged there and brought in later: not this repository's.
-        if match and (not pulls or int(match.group(1)) in pulls):
+        # fork's pull request, merged there and brought in later: not this repository's. So
+        # is a number the bundle holds no pull request head for, where it holds any.
+        if (
+            match
+            and (not pulls or int(match.group(1)) in pulls)
+            and (not heads or int(match.group(1)) in heads)
+        ):
             found.setdefault(int(match.group(1)), sha)
     return found
 

@@ -617,6 +617,45 @@ def own_pull_requests(commits: Sequence[CommitRecord], mainline: set[str]) -> li
     ]
 
 
+def pull_request_heads(repo: GitRepository) -> set[int] | None:
+    """The pull requests whose heads the repository's source holds (``refs/pull/N/head``, as
+    GitHub serves them and bundles made from its repositories carry them), read without
+    fetching anything; None when it holds none or cannot be asked (a plain clone, a server out
+    of reach): then there is nothing to check numbers against."""
+    try:
+        result = subprocess.run(
+            ["git", "ls-remote", repo.source, "refs/pull/*/head"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    numbers = {
+        int(match.group(1))
+        for match in re.finditer(r"refs/pull/(\d+)/head$", result.stdout, re.MULTILINE)
+    }
+    return numbers if result.returncode == 0 and numbers else None
+
+
+def held_pull_requests(
+    commits: Sequence[CommitRecord], heads: set[int] | None
+) -> list[CommitRecord]:
+    """``commits`` with the pull request number dropped where the source holds pull request
+    heads (:func:`pull_request_heads`) but none for that number: quicwg/base-drafts' main line
+    holds "Merge pull request #6 from ekr/migration_threat_model_todos", merged in a fork and
+    brought in whole, which names the fork's pull request, not this repository's #6."""
+    if heads is None:
+        return list(commits)
+    return [
+        c
+        if c.pull_request is None or c.pull_request in heads
+        else c.model_copy(update={"pull_request": None})
+        for c in commits
+    ]
+
+
 def branch_commits(repo: GitRepository, merge_commit: str) -> list[str]:
     """Commits a merge brought in: those reachable from its second parent but not its first."""
     out = subprocess.run(

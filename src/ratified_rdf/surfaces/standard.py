@@ -25,6 +25,7 @@ See ``docs/standard-surfaces.md``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import html
@@ -138,6 +139,7 @@ class _State:
     max_stream_rows: int
     max_streams: int
     per_client: int
+    wait_s: float
     lock: threading.Lock = field(default_factory=threading.Lock)
     busy: dict[str, int] = field(default_factory=dict)
 
@@ -172,6 +174,7 @@ def install(app: Starlette, *, max_stream_rows: int = MAX_STREAM_ROWS) -> None:
         max_stream_rows=max_stream_rows,
         max_streams=limits.workers,
         per_client=limits.per_client,
+        wait_s=limits.timeout_s,
     )
 
 
@@ -562,13 +565,18 @@ async def _streamed(
     byte become the usual refusals."""
     state = _state(request)
     client = s._client_key(request)
-    if not state.take(client):
-        raise s.EndpointError(
-            503,
-            "Every streaming slot is taken (a client may stream one graph or triple pattern "
-            "at a time); try again when your other download ends.",
-            {"Retry-After": "1"},
-        )
+    # Like a query waiting for a worker, a stream waits its turn up to the query timeout.
+    waited_until = time.monotonic() + state.wait_s
+    while not state.take(client):
+        if time.monotonic() > waited_until:
+            raise s.EndpointError(
+                503,
+                f"Every streaming slot was taken for {state.wait_s:g} s (a client streams "
+                f"{state.per_client} graph or triple pattern at a time, the server "
+                f"{state.max_streams}); try again when your other download ends.",
+                {"Retry-After": "1"},
+            )
+        await asyncio.sleep(0.05)
     stream = _Stream(time.monotonic() + STREAM_DEADLINE_S)
     threading.Thread(
         target=_produce,

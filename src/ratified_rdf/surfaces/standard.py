@@ -295,6 +295,8 @@ async def void_description(request: Request) -> Response:
         return s._error_response(error)
     except AuditError as error:
         return s._error_response(s._audit_unavailable(error))
+    except BrainError as error:  # no complete run to describe yet
+        return s._error_response(s.EndpointError(503, f"{error} Try again once a build ends."))
     media, rdf_format = chosen
     body = serialize(
         _with_endpoint(described.void, _endpoint_url(request)),
@@ -358,6 +360,8 @@ async def before_query(request: Request) -> Response | None:
         return s._error_response(error)
     except AuditError as error:
         return s._error_response(s._audit_unavailable(error))
+    except BrainError as error:  # no complete run to describe yet
+        return s._error_response(s.EndpointError(503, f"{error} Try again once a build ends."))
 
 
 def _missing_graph(iri: str) -> s.EndpointError:
@@ -857,7 +861,10 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
             Triple(_node(brain_iri), NamedNode(v.VOID + "subset"), _node(iri)),
         ]
     if iri in brain.read_graphs or iri == brain_iri:
-        void = _described(brain).void
+        try:
+            void = _described(brain).void
+        except BrainError:  # no complete run yet: the catalog's word is all there is
+            return out
         out += [
             t
             for t in void

@@ -229,9 +229,7 @@ class Brain:
             if path is None
             else AuditLog.open(remote_audit_dir(str(path)) if remote else audit_dir(Path(path)))
         )
-        store: TripleStore = (
-            SparqlProtocolStore.at(str(path)) if remote else OxigraphStore(path)
-        )
+        store: TripleStore = SparqlProtocolStore.at(str(path)) if remote else OxigraphStore(path)
         try:
             report = build(
                 manifest,

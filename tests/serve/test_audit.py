@@ -32,7 +32,8 @@ from ratified_rdf.surfaces.cli import main
 from ratified_rdf.surfaces.server import create_app
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
-QUERY = "SELECT ?s WHERE { ?s a ?type } LIMIT 7"
+# ORDER BY keeps it off the triple-pattern stream: this is the query sandbox's audit.
+QUERY = "SELECT ?s WHERE { ?s a ?type } ORDER BY ?s LIMIT 7"
 
 
 @pytest.fixture()

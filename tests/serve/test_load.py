@@ -24,7 +24,10 @@ MIX: tuple[tuple[str, str, dict[str, str], int], ...] = (
     ("ask", "/api/ask", {"q": "what did section 2.1 of draft-example-pigeon-00 become?"}, 200),
     ("unknown", "/api/ask", {"q": "how did the IESG vote on draft-example-pigeon?"}, 200),
     ("select", "/sparql", {"query": "SELECT ?s WHERE { ?s a ?t } LIMIT 5"}, 200),
-    ("over-limit", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o }"}, 422),
+    # A bare triple pattern streams (rdflib's SPARQLStore pages that way); ordered, the same
+    # rows go through the query sandbox and its row limit.
+    ("pattern", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o }"}, 200),
+    ("over-limit", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o } ORDER BY ?s"}, 422),
     ("update", "/sparql", {"update": "DROP ALL"}, 403),
 )
 

@@ -145,6 +145,7 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
         "query": lambda: brain.query("SELECT * WHERE { ?s ?p ?o } LIMIT 1"),
         "read_lookups": brain.read_lookups,
         "reader": lambda: brain.reader(clearance="public"),
+        "follow": brain.follow,
         "refresh": brain.refresh,
         "review": lambda: brain.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified"),
         "review_claim": lambda: brain.review_claim(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
+from urllib.parse import urlsplit
 
 import click
 from pyoxigraph import RdfFormat, serialize
@@ -21,12 +22,16 @@ from ratified_rdf.answers.models import (
     Answer,
     CommitChange,
     DiscussionPost,
+    DraftedQuestion,
+    Expert,
     HistoryEntry,
     PersonActivity,
     SectionDiff,
+    SectionText,
     Trust,
     Verdict,
 )
+from ratified_rdf.answers.wording import plural
 from ratified_rdf.audit import (
     KEY_ENV,
     PUBLIC_KEY_FILE,
@@ -41,7 +46,7 @@ from ratified_rdf.audit import (
     load_public_key,
     verify_log,
 )
-from ratified_rdf.brain import Brain, BrainError, audit_dir
+from ratified_rdf.brain import Brain, BrainError, audit_dir, remote_audit_dir
 from ratified_rdf.graph.gate import GateRejected, GateWorkerDied
 from ratified_rdf.graph.reviews import ReviewError
 from ratified_rdf.graph.store import StoreError
@@ -57,6 +62,7 @@ from ratified_rdf.sources.online import (
     extract_mboxes,
     write_facts_record,
 )
+from ratified_rdf.surfaces import section_text
 from ratified_rdf.surfaces.mcp_server import mcp_command
 from ratified_rdf.surfaces.server import serve_command
 from ratified_rdf.trust import ClearanceError, TenantIdError
@@ -94,15 +100,54 @@ _FORMATS = {
     "jsonld": RdfFormat.JSON_LD,
 }
 
+
+class StoreLocation(click.ParamType):
+    """A store's folder (a :class:`~pathlib.Path`), or the URL of a SPARQL server kept whole
+    (``click.Path`` would fold ``http://`` into ``http:/``)."""
+
+    name = "folder|url"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Path | str:
+        """The folder as a Path, or the http(s) URL as it was given."""
+        if isinstance(value, Path):
+            return value
+        text = str(value)
+        if text.startswith(("http://", "https://")):
+            if not urlsplit(text).hostname:
+                self.fail(
+                    f"{text} names no host. Give http://host:port for an Oxigraph "
+                    "server, or a SPARQL endpoint's full address.",
+                    param,
+                    ctx,
+                )
+            return text
+        if "://" in text:
+            self.fail(
+                f"{text}: a store is a folder, or an http:// or https:// SPARQL server.", param, ctx
+            )
+        path = Path(text)
+        if path.exists() and not path.is_dir():
+            self.fail(f"{text} is a file; give the folder `ratified build` wrote.", param, ctx)
+        return path
+
+
 store_option = click.option(
     "--store",
     "store",
     default=DEFAULT_STORE,
     show_default=True,
     envvar="RATIFIED_STORE",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of the embedded Oxigraph store holding the brain.",
+    type=StoreLocation(),
+    help="The brain: folder of the embedded Oxigraph store, or the URL of a SPARQL server "
+    "(http://host:7878 for an Oxigraph server, or any SPARQL 1.1 endpoint's address).",
 )
+
+
+def _audit_folder(store: Path | str) -> Path:
+    """Where the audit log of ``store`` (a folder or a server's URL) lives."""
+    return remote_audit_dir(store) if isinstance(store, str) else audit_dir(store)
 
 
 def reader_options(command: Callable) -> Callable:
@@ -131,7 +176,9 @@ def reader_options(command: Callable) -> Callable:
     )(command)
 
 
-def _open(store: Path, tenant: str | None, clearance: str, redaction: str = "silent") -> Brain:
+def _open(
+    store: Path | str, tenant: str | None, clearance: str, redaction: str = "silent"
+) -> Brain:
     return Brain.open(store, tenant=tenant, clearance=clearance, redaction=redaction)
 
 
@@ -207,7 +254,7 @@ def main() -> None:
 )
 @store_option
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def build_command(manifest: Path, source: str | None, store: Path, quiet: bool) -> None:
+def build_command(manifest: Path, source: str | None, store: Path | str, quiet: bool) -> None:
     """Build (or rebuild) the brain a manifest describes."""
     brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
     brain.close()
@@ -230,28 +277,43 @@ def build_command(manifest: Path, source: str | None, store: Path, quiet: bool) 
 @reader_options
 @as_of_option
 @click.option("--json", "as_json", is_flag=True, help="Print the answer object as JSON.")
-@click.option("--brief", is_flag=True, help="Leave the SPARQL text out of the text card.")
+@click.option(
+    "--sparql",
+    "show_sparql",
+    is_flag=True,
+    help="Also print each query's parameters and its SPARQL text under how it was computed.",
+)
+# The card used to print the SPARQL unless --brief was given; the short card is the default
+# now, and --brief stays accepted (hidden) so that scripts written for it keep working.
+@click.option("--brief", is_flag=True, hidden=True, help="The default card (kept for old scripts).")
 def ask_command(
     question: str,
-    store: Path,
+    store: Path | str,
     tenant: str | None,
     clearance: str,
     redaction: str,
     as_of: datetime | None,
     as_json: bool,
+    show_sparql: bool,
     brief: bool,
 ) -> None:
-    """Ask a question in words; the answer shows its links and the SPARQL it ran."""
+    """Ask a question in words; the card shows the answer, its evidence with links, and how
+    it was computed (add --sparql for the SPARQL text, --json for the whole answer)."""
+    if brief and show_sparql:
+        raise click.UsageError("--brief leaves the SPARQL out and --sparql puts it in: give one.")
     with _open(store, tenant, clearance, redaction) as brain:
         answer = brain.ask(question, as_of=as_of)
     if as_json:
         click.echo(answer.model_dump_json(indent=2))
     else:
-        click.echo(render_card(answer, sparql=not brief))
+        click.echo(render_card(answer, sparql=show_sparql))
 
 
-def render_card(answer: Answer, *, sparql: bool = True) -> str:
-    """An answer as a plain-text card."""
+def render_card(answer: Answer, *, sparql: bool = False) -> str:
+    """An answer as a plain-text card: the answer, what it rests on (each piece of evidence by
+    its label, with its link), the question drafted for the people it names, and a short
+    account of the queries that computed it; ``sparql`` adds each query's parameters and text.
+    """
     heading = {
         Verdict.ANSWERED: "Answer",
         Verdict.UNKNOWN: "The graph doesn't know",
@@ -268,7 +330,13 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
                 f"  ({entry.similarity:.1%}, {mark})"
             )
         lines.append("")
+    for said in (r for r in answer.results if isinstance(r, SectionText)):
+        number = f" §{said.section_number}" if said.section_number else ""
+        lines.append(f"{said.document}{number} {said.heading}  {said.url}")
+        lines += [f"  {line}".rstrip() for line in section_text.to_text(said.text).splitlines()]
+        lines.append("")
     lines += _discussion_lines(answer)
+    lines += _expert_lines(answer)
     for diff in (r for r in answer.results if isinstance(r, SectionDiff)):
         lines.append(f"Changed lines, {diff.older} → {diff.newer}:")
         lines += [f"  - {line}" for line in diff.removed] + [f"  + {line}" for line in diff.added]
@@ -283,23 +351,62 @@ def render_card(answer: Answer, *, sparql: bool = True) -> str:
             f"  - [{e.role}] {e.label}  {e.url or '(no public link)'}" for e in answer.evidence
         ]
         lines.append("")
+    lines += _drafted_lines(answer)
     if answer.note:
         lines += [f"Note: {answer.note}", ""]
     if answer.withheld:
         lines += [f"Withheld: {answer.withheld}", ""]
     if answer.trust is not None:
         lines += [trust_line(answer.trust), ""]
-    lines.append("How this was computed:")
+    lines += _computed_lines(answer, sparql=sparql)
+    return "\n".join(lines)
+
+
+def _computed_lines(answer: Answer, *, sparql: bool) -> list[str]:
+    """How the card was computed: each query's name, rows and engine time; with ``sparql``,
+    its parameters and text too."""
+    total = sum(q.engine_ms for q in answer.queries)
+    lines = [
+        f"How this was computed: {plural(len(answer.queries), 'query', 'queries')}, "
+        f"{total:.2f} ms engine in all"
+        + ("." if sparql or not answer.queries else " (add --sparql to see the SPARQL).")
+    ]
     for query in answer.queries:
-        params = ", ".join(f"{k}={v}" for k, v in query.params.items()) or "no parameters"
         reused = " (rows reused from its earlier run on the same graphs)" if query.reused else ""
+        params = ", ".join(f"{k}={v}" for k, v in query.params.items()) or "no parameters"
+        called = f"{query.name}.rq ({params})" if sparql else f"{query.name}.rq"
         lines.append(
-            f"  - {query.name}.rq ({params}): {query.rows} rows, {query.engine_ms:.2f} ms "
-            f"engine{reused}"
+            f"  - {called}: {plural(query.rows, 'row')}, {query.engine_ms:.2f} ms engine{reused}"
         )
         if sparql:
             lines += [f"      {line}" for line in query.sparql.strip().splitlines()]
-    return "\n".join(lines)
+    return lines
+
+
+def _expert_lines(answer: Answer) -> list[str]:
+    """The people a card suggests asking, then the drafts' editors and the group's officers,
+    each with the reason the record gives."""
+    experts = [r for r in answer.results if isinstance(r, Expert)]
+    lines: list[str] = []
+    for heading, group in (
+        ("People to ask:", [e for e in experts if e.role == "participant"]),
+        ("Editors and group:", [e for e in experts if e.role != "participant"]),
+    ):
+        if group:
+            lines.append(heading)
+            lines += [f"  - {e.name} ({e.role}): {e.reason}" for e in group]
+            lines.append("")
+    return lines
+
+
+def _drafted_lines(answer: Answer) -> list[str]:
+    """The question the card drafts for the people it names, as the reader could send it."""
+    lines: list[str] = []
+    for drafted in (r for r in answer.results if isinstance(r, DraftedQuestion)):
+        lines.append(f"A question you could send to {', '.join(drafted.to)} (drafted, never sent):")
+        lines += [f"  | {line}".rstrip() for line in drafted.text.splitlines()]
+        lines.append("")
+    return lines
 
 
 def trust_line(trust: Trust) -> str:
@@ -320,6 +427,15 @@ def trust_line(trust: Trust) -> str:
         f"Trust: {trust.state} by {trust.reviewer} on {(trust.reviewed_at or '')[:10]}{note} "
         f"(card hash {trust.content_hash[:12]}…)."
     )
+
+
+def _involvement(person: PersonActivity) -> str:
+    """What a person's entry rests on, in words: posts, commits, pull requests commented on."""
+    parts = [plural(person.posts, "post")] if person.posts else []
+    parts += [plural(person.commits, "commit")] if person.commits else []
+    if person.pull_requests_discussed:
+        parts.append(f"commented on {plural(person.pull_requests_discussed, 'pull request')}")
+    return ", ".join(parts) or "0 posts, 0 commits"
 
 
 def _discussion_lines(answer: Answer) -> list[str]:
@@ -354,10 +470,7 @@ def _discussion_lines(answer: Answer) -> list[str]:
         lines.append(f"  {document}")
         lines += [f"    {text}" for _, text in sorted(entries)]
     if people:
-        lines.append(
-            "People: "
-            + ", ".join(f"{p.name} ({p.posts} posts, {p.commits} commits)" for p in people[:10])
-        )
+        lines.append("People: " + ", ".join(f"{p.name} ({_involvement(p)})" for p in people[:10]))
     return [*lines, ""]
 
 
@@ -382,7 +495,7 @@ def types_command() -> None:
 def query_command(
     file: Path,
     param: tuple[str, ...],
-    store: Path,
+    store: Path | str,
     tenant: str | None,
     clearance: str,
     redaction: str,
@@ -447,7 +560,7 @@ def _not_a_query(file: Path, text: str, error: SyntaxError) -> str:
 @main.command("validate")
 @store_option
 @reader_options
-def validate_command(store: Path, tenant: str | None, clearance: str, redaction: str) -> None:
+def validate_command(store: Path | str, tenant: str | None, clearance: str, redaction: str) -> None:
     """Validate the brain (the graphs you may read) against shapes/ with pyshacl."""
     with _open(store, tenant, clearance, redaction) as brain:
         violations = brain.validate()
@@ -460,12 +573,122 @@ def validate_command(store: Path, tenant: str | None, clearance: str, redaction:
     click.echo(f"The brain conforms to shapes/ ({graphs} graphs validated).")
 
 
+@main.command("links")
+@click.option("--question", "questions", multiple=True, help="Check the card this question gets.")
+@click.option(
+    "--questions",
+    "question_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Check the cards of the questions in a file: TOML ([[question]] text = …, or "
+    'question = "…") or plain text, one a line.',
+)
+@click.option("--all", "everything", is_flag=True, help="Check every public page the graph holds.")
+@click.option(
+    "--commit-map",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The corpus's commit-map.tsv (bundle id, GitHub id): commit links must use GitHub's.",
+)
+@click.option(
+    "--source",
+    type=click.Path(exists=True, path_type=Path),
+    help="The bundle or clone the brain was built from: pull request links must be pull "
+    "requests it records (refs/pull/N/head); its commit-map.tsv, if beside it, is used.",
+)
+@click.option("--online", is_flag=True, help="Also ask each host (HEAD, politely) for the page.")
+@click.option(
+    "--cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where --online keeps the answers (default: <store>.links-cache.json).",
+)
+@click.option(
+    "--max-age",
+    type=click.FloatRange(min=0),
+    default=7.0,
+    show_default=True,
+    help="Days after which a cached answer is asked again.",
+)
+@click.option(
+    "--delay",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Seconds between two requests to one host.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@store_option
+@reader_options
+def links_command(
+    questions: tuple[str, ...],
+    question_file: Path | None,
+    everything: bool,
+    commit_map: Path | None,
+    source: Path | None,
+    online: bool,
+    cache: Path | None,
+    max_age: float,
+    delay: float,
+    as_json: bool,
+    quiet: bool,
+    store: Path | str,
+    tenant: str | None,
+    clearance: str,
+    redaction: str,
+) -> None:
+    """Check every link the cards render: for a question, a file of them, or (--all) every
+    page the graph holds. Offline it checks each link's form against the brain (the
+    revision, section anchor, commit, pull request or issue it names is held); --online
+    also asks each host. Exit 1 when a link is broken."""
+    from datetime import timedelta
+
+    from ratified_rdf.surfaces import links
+
+    if sum((bool(questions), question_file is not None, everything)) != 1:
+        raise click.UsageError("Say what to check: --question, --questions FILE or --all.")
+    try:
+        if commit_map is None and source is not None:
+            beside = (source if source.is_dir() else source.parent) / "commit-map.tsv"
+            commit_map = beside if beside.is_file() else None
+        mapping = links.load_commit_map(commit_map) if commit_map else None
+        pulls = links.repository_pull_requests(source) if source else None
+        asked = [*questions, *(links.read_questions(question_file) if question_file else [])]
+        checker = (
+            links.OnlineChecker(
+                cache or links.default_cache(store), max_age=timedelta(days=max_age), delay=delay
+            )
+            if online
+            else None
+        )
+        with _open(store, tenant, clearance, redaction) as brain:
+            if everything:
+                report = links.check_brain(
+                    brain,
+                    commit_map=mapping,
+                    pull_requests=pulls,
+                    online=checker,
+                    progress=not quiet,
+                )
+            else:
+                report = links.check_questions(
+                    brain,
+                    asked,
+                    commit_map=mapping,
+                    pull_requests=pulls,
+                    online=checker,
+                    progress=not quiet,
+                )
+    except links.LinksError as error:
+        raise _Mistake(str(error)) from None
+    click.echo(report.model_dump_json(indent=2) if as_json else report.text())
+    sys.exit(0 if report.ok else 1)
+
+
 @main.command("coverage")
 @store_option
 @reader_options
 @click.argument("rfc", type=click.IntRange(min=1))
 def coverage_command(
-    rfc: int, store: Path, tenant: str | None, clearance: str, redaction: str
+    rfc: int, store: Path | str, tenant: str | None, clearance: str, redaction: str
 ) -> None:
     """How much of RFC NUMBER the brain traces: its sections with discussion, with changes
     only, and with nothing (posts that referred to a section and commits that changed it
@@ -504,7 +727,12 @@ def coverage_command(
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
 @reader_options
 def dump_command(
-    store: Path, fmt: str, output: Path | None, tenant: str | None, clearance: str, redaction: str
+    store: Path | str,
+    fmt: str,
+    output: Path | None,
+    tenant: str | None,
+    clearance: str,
+    redaction: str,
 ) -> None:
     """Write the brain's current graphs (those you may read) as a linked-data dump."""
     with _open(store, tenant, clearance, redaction) as brain:
@@ -536,7 +764,7 @@ def review_command(
     verdict: str | None,
     note: str | None,
     content_hash: str | None,
-    store: Path,
+    store: Path | str,
     tenant: str | None,
     clearance: str,
     redaction: str,
@@ -557,7 +785,7 @@ def review_command(
 @store_option
 @click.option("--keep", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--tenant", default=None, envvar="RATIFIED_TENANT")
-def prune_command(store: Path, keep: int, tenant: str | None) -> None:
+def prune_command(store: Path | str, keep: int, tenant: str | None) -> None:
     """Forget all but the latest KEEP runs of the brain (as-of reads stop at what is kept)."""
     with Brain.open(store, tenant=tenant, clearance="restricted") as brain:
         forgotten = brain.prune(keep)
@@ -608,7 +836,7 @@ audit_key_option = click.option(
     "must still hold the tree head it last saw, and records that match it.",
 )
 def audit_verify_command(
-    log: Path | None, store: Path, public_key: Path | None, witness: Path | None
+    log: Path | None, store: Path | str, public_key: Path | None, witness: Path | None
 ) -> None:
     """Check an audit log from scratch: every record, every signed tree head, every proof,
     that a signed tree head covers every record, and (with --witness) that the log was not
@@ -626,7 +854,7 @@ def audit_verify_command(
          checked against the copy of the key in its own folder (if there is one),
          which proves nothing against whoever can rewrite the folder.
     """
-    folder = log or audit_dir(store)
+    folder = log or _audit_folder(store)
     if not folder.is_dir():
         raise AuditError(f"There is no audit log at {folder}; give its folder, or --store.")
     in_folder = folder / PUBLIC_KEY_FILE
@@ -652,14 +880,14 @@ def audit_verify_command(
 )
 @click.option("--url", help="An external transparency log that accepts tree heads over HTTP.")
 def audit_anchor_command(
-    store: Path, key: Path | None, witness: Path | None, url: str | None
+    store: Path | str, key: Path | None, witness: Path | None, url: str | None
 ) -> None:
     """Sign the current tree head and anchor it outside the log; retry any anchoring queued
     earlier. Each step (pending, committed, anchored, replay-queued, failed) is logged, and
     a last tree head is signed over those steps."""
     if (witness is None) == (url is None):
         raise click.UsageError("Anchor at exactly one place: --witness DIR or --url URL.")
-    with AuditLog.open(audit_dir(store), key_path=key, warn=False) as log:
+    with AuditLog.open(_audit_folder(store), key_path=key, warn=False) as log:
         head = _sign(log)
         anchor = (
             LocalWitnessAnchor(witness, log.public_key)
@@ -686,11 +914,11 @@ def audit_anchor_command(
     help="Sign over records that no tree head covered when the log was opened (a process "
     "stopped before signing them, or someone appended them): only once you have checked them.",
 )
-def audit_sign_command(store: Path, key: Path | None, adopt_unsigned: bool) -> None:
+def audit_sign_command(store: Path | str, key: Path | None, adopt_unsigned: bool) -> None:
     """Sign the log's current tree head (closing a brain, and a server as it runs, do this
     too)."""
     with AuditLog.open(
-        audit_dir(store), key_path=key, adopt_unsigned=adopt_unsigned, warn=False
+        _audit_folder(store), key_path=key, adopt_unsigned=adopt_unsigned, warn=False
     ) as log:
         head = _sign(log)
     click.echo(f"Signed tree head: size {head.tree_size}, root {head.root_hash}.")
@@ -711,7 +939,7 @@ def _sign(log: AuditLog) -> SignedTreeHead:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
 @reader_options
 def void_command(
-    store: Path,
+    store: Path | str,
     dump_url: str | None,
     dump_format: str,
     endpoint: str | None,
@@ -749,7 +977,7 @@ def void_command(
     help="Where the Markdown report and the PNG chart go.",
 )
 @click.option("--no-baselines", is_flag=True, help="Score the graph only.")
-def eval_command(questions: Path, store: Path, out: Path, no_baselines: bool) -> None:
+def eval_command(questions: Path, store: Path | str, out: Path, no_baselines: bool) -> None:
     """Score the brain on a question file, beside BM25 and dense retrieval baselines."""
     from ratified_rdf.evaluation import format_table, run_eval, write_report
 

@@ -27,6 +27,7 @@ import gc
 import hashlib
 import html
 import os
+import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ from ratified_rdf.queries.sandbox import (
     SandboxLimits,
 )
 from ratified_rdf.records.manifest import ManifestError
+from ratified_rdf.surfaces import section_text
 from ratified_rdf.surfaces.access import AccessList, load_access
 
 WEB = Path(__file__).resolve().parent / "web"
@@ -175,6 +177,7 @@ def _reader(request: Request) -> Brain:
     bearer token stands for in the access list (tenant, clearance, redaction, and the name the
     audit records), or, without a token, the anonymous reader the server was started as."""
     brain: Brain = request.app.state.brain
+    brain.follow()  # a build or review by another process: serve what it made current
     header = request.headers.get("authorization")
     if not header:
         return brain
@@ -200,7 +203,9 @@ def _reader(request: Request) -> Brain:
             )
         except BrainError as error:
             raise EndpointError(403, str(error)) from None
-    return readers[grant.token_sha256]
+    reader = readers[grant.token_sha256]
+    reader.follow()
+    return reader
 
 
 # --- content negotiation --------------------------------------------------------------------
@@ -478,7 +483,14 @@ def _error_response(error: EndpointError) -> Response:
 
 
 async def sparql_endpoint(request: Request) -> Response:
-    """The SPARQL 1.1 Protocol query operation, read-only, over the reader's graphs."""
+    """The SPARQL 1.1 Protocol query operation, read-only, over the reader's graphs; without
+    a query, the service description or the graph store protocol
+    (:mod:`ratified_rdf.surfaces.standard`)."""
+    from ratified_rdf.surfaces import standard
+
+    surface = await standard.before_query(request)
+    if surface is not None:
+        return surface
     try:
         sparql, formats = await _protocol_request(request)
         accept = request.headers.get("accept")
@@ -489,6 +501,11 @@ async def sparql_endpoint(request: Request) -> Response:
         if choice.results is None and choice.graph is None:
             raise _not_acceptable("query", [*_RESULTS.values(), *_GRAPHS.values()])
         brain = _reader(request)
+        # rdflib's SPARQLStore iterates a graph with one triple-pattern SELECT and no paging:
+        # those stream, under their own row limit, instead of meeting max_rows.
+        streamed = await standard.stream_pattern(request, brain, sparql, choice.results)
+        if streamed is not None:
+            return streamed
         try:
             reply = await _audited_evaluation(request, brain, sparql, choice)
         except SandboxError as error:
@@ -552,7 +569,10 @@ def _resource(brain: Brain, rest: str) -> _Resource:
         node = NamedNode(iri)
     except ValueError:
         raise EndpointError(404, f"{iri} is not an IRI this brain could hold.") from None
-    triples = brain.describe(iri)
+    from ratified_rdf.surfaces import standard
+
+    # Runs, named graphs and the brain are described in the catalog, which no query reads.
+    triples = brain.describe(iri) + standard.scoped_description(brain, iri)
     rows = brain.query(
         f"SELECT ?s ?p WHERE {{ ?s ?p {node} }} ORDER BY ?p ?s LIMIT {INCOMING_LIMIT}"
     ).rows
@@ -598,7 +618,8 @@ async def document(request: Request) -> Response:
     media, rdf_format = chosen
     headers = {"Vary": "Accept", "Link": f'<{found.iri}>; rel="describes"'}
     if rdf_format is None:
-        return HTMLResponse(_resource_page(found, rest), headers={**headers, **_PAGE_HEADERS})
+        page = await run_in_threadpool(_resource_page, found, rest, _reader(request))
+        return HTMLResponse(page, headers={**headers, **_PAGE_HEADERS})
     body = serialize(found.triples, format=rdf_format, prefixes=v.PREFIXES)
     return Response(body, media_type=media, headers=headers)
 
@@ -626,19 +647,33 @@ def _compact(iri: str) -> str:
     return iri
 
 
-def _link(iri: str) -> str:
-    """An IRI as a link: brain IRIs to their page here, others (public pages) as they are."""
-    text = html.escape(_compact(iri))
+def _fallback_label(iri: str) -> str:
+    """Words for an IRI no label was found for: a brain IRI by its path, a vocabulary term
+    by its prefixed name, a public page by its host (never the address itself)."""
     if iri.startswith(v.ID):
-        return f'<a href="/id/{html.escape(iri[len(v.ID) :])}">{text}</a>'
+        return iri[len(v.ID) :]
+    compact = _compact(iri)
+    if compact != iri:
+        return compact
+    parts = urlsplit(iri)
+    return f"page at {parts.netloc}" if parts.netloc else iri
+
+
+def _link(iri: str, labels: Mapping[str, str] | None = None) -> str:
+    """An IRI as a link whose text is its label: brain IRIs to their page here, others
+    (public pages) as they are."""
+    text = html.escape((labels or {}).get(iri) or _fallback_label(iri))
+    title = f' title="{html.escape(iri)}"'
+    if iri.startswith(v.ID):
+        return f'<a href="/id/{html.escape(iri[len(v.ID) :])}"{title}>{text}</a>'
     if urlsplit(iri).scheme in {"http", "https"}:
-        return f'<a href="{html.escape(iri)}" rel="noopener noreferrer">{text}</a>'
+        return f'<a href="{html.escape(iri)}"{title} rel="noopener noreferrer">{text}</a>'
     return text
 
 
-def _term_html(term: object) -> str:
+def _term_html(term: object, labels: Mapping[str, str] | None = None) -> str:
     if isinstance(term, NamedNode):
-        return _link(term.value)
+        return _link(term.value, labels)
     if isinstance(term, BlankNode):
         return html.escape(str(term))
     if isinstance(term, Literal):
@@ -652,27 +687,138 @@ def _term_html(term: object) -> str:
     return html.escape(str(term))
 
 
-def _resource_page(found: _Resource, rest: str) -> str:
-    """A small HTML page: the resource's label, public pages, triples and incoming links."""
-    label = next(
-        (t.object.value for t in found.triples if t.predicate.value in _LABELS),
-        _compact(found.iri),
+_LABEL_QUERY = """PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX dcterms: <http://purl.org/dc/terms/>
+PREFIX foaf: <http://xmlns.com/foaf/0.1/>
+PREFIX rr: <https://w3id.org/ratified-rdf/ontology#>
+SELECT ?s ?label ?title ?name ?number WHERE {
+  VALUES ?s { %s }
+  OPTIONAL { ?s rdfs:label ?label }
+  OPTIONAL { ?s dcterms:title ?title }
+  OPTIONAL { ?s foaf:name ?name }
+  OPTIONAL { ?s rr:sectionNumber ?number }
+}"""
+
+_ANCHOR_QUERY = """PREFIX dcterms: <http://purl.org/dc/terms/>
+PREFIX rr: <https://w3id.org/ratified-rdf/ontology#>
+SELECT ?section ?number ?heading ?anchor ?appendix WHERE {
+  %s rr:hasSection ?section .
+  ?section rr:sectionNumber ?number ; dcterms:title ?heading .
+  OPTIONAL { ?section rr:anchor ?anchor }
+  OPTIONAL { ?section rr:isAppendix ?appendix }
+}"""
+
+
+def _document_of(iri: str) -> str:
+    """The document a section IRI belongs to, by name: ``rfc8446``, ``draft-x-y-11``."""
+    parts = iri[len(v.ID) :].split("/section/", 1)[0].split("/") if iri.startswith(v.ID) else []
+    if len(parts) >= 2 and parts[0] == "doc":
+        name = "-".join(parts[1:3])
+        return re.sub(r"^rfc(\d+)$", r"RFC \1", name)
+    return ""
+
+
+def _section_label(iri: str, number: str, heading: str) -> str:
+    return " ".join(w for w in (_document_of(iri), f"§{number}", heading) if w)
+
+
+def _labels_of(brain: Brain, iris: Iterable[str]) -> dict[str, str]:
+    """A readable label for each brain IRI the graph labels (a section by number and title)."""
+    wanted = sorted({i for i in iris if i.startswith(v.ID)})[:400]
+    if not wanted:
+        return {}
+    values = " ".join(str(NamedNode(i)) for i in wanted)
+    labels: dict[str, str] = {}
+    for row in brain.query(_LABEL_QUERY % values).rows:
+        words = [row.get(k) for k in ("label", "title", "name")]
+        found = next((w.value for w in words if w is not None), None)
+        number = row.get("number")
+        if found and number is not None:
+            found = _section_label(row["s"].value, number.value, found)
+        if found:
+            labels.setdefault(row["s"].value, found)
+    return labels
+
+
+def _kramdown_anchor(heading: str) -> str:
+    """The anchor kramdown gives a heading that names none: lower case, words joined by -."""
+    kept = re.sub(r"[^a-z0-9 _-]", "", heading.lower())
+    return re.sub(r"\s+", "-", kept.strip())
+
+
+def _anchor_resolver(brain: Brain, section_iri: str) -> section_text.Resolver:
+    """Cross references in a section's text (``{{cipher-suites}}``) to the sections of the
+    same document they name, by explicit ``{#anchor}`` or by the anchor kramdown makes of
+    the heading; a reference to anything else is left to the renderer."""
+    document = section_iri.split("/section/", 1)[0]
+    targets: dict[str, tuple[str, str]] = {}
+    if document != section_iri:
+        rows = brain.query(_ANCHOR_QUERY % NamedNode(document)).rows
+        for pass_explicit in (True, False):
+            for row in rows:
+                iri = row["section"].value
+                appendix = row.get("appendix") is not None and row["appendix"].value == "true"
+                words = f"{'Appendix' if appendix else 'Section'} {row['number'].value}"
+                href = "/id/" + iri[len(v.ID) :] if iri.startswith(v.ID) else None
+                anchor = row.get("anchor")
+                key = anchor.value if pass_explicit and anchor is not None else None
+                if not pass_explicit:
+                    key = _kramdown_anchor(row["heading"].value)
+                if key and key not in targets and href:
+                    targets[key] = (words, href)
+
+    def resolve(target: str) -> tuple[str, str | None] | None:
+        return targets.get(target)
+
+    return resolve
+
+
+def _resource_page(found: _Resource, rest: str, brain: Brain | None = None) -> str:
+    """A small HTML page: the resource's label, its text (a section's, rendered for reading),
+    public pages, triples and incoming links, every link worded by its label."""
+    title = next((t.object.value for t in found.triples if t.predicate.value in _LABELS), None)
+    number = next(
+        (t.object.value for t in found.triples if t.predicate.value == v.RR + "sectionNumber"),
+        None,
     )
+    label = (
+        _section_label(found.iri, number, title)
+        if title and number
+        else title or _fallback_label(found.iri)
+    )
+    mentioned = [found.iri, *(s for s, _ in found.incoming)]
+    mentioned += [t.object.value for t in found.triples if isinstance(t.object, NamedNode)]
+    labels = _labels_of(brain, mentioned) if brain is not None else {}
     pages = [
         t.object.value
         for t in found.triples
         if t.predicate.value == v.FOAF + "page" and isinstance(t.object, NamedNode)
     ]
     public = "".join(
-        f'<li><a href="{html.escape(p)}" rel="noopener noreferrer">{html.escape(p)}</a></li>'
+        f'<li><a href="{html.escape(p)}" rel="noopener noreferrer">'
+        f"{html.escape(label)} at {html.escape(urlsplit(p).netloc or 'its public page')}"
+        "</a></li>"
         for p in pages
     )
+    texts = [
+        t.object.value
+        for t in found.triples
+        if t.predicate.value == v.RR + "text" and isinstance(t.object, Literal)
+    ]
+    resolve = _anchor_resolver(brain, found.iri) if brain is not None and texts else None
+    rendered = "".join(section_text.to_html(text, resolve) for text in texts)
     rows = "".join(
-        f"<tr><td>{_link(t.predicate.value)}</td><td>{_term_html(t.object)}</td></tr>"
+        f"<tr><td>{_link(t.predicate.value)}</td><td>"
+        + (
+            '<a href="#text">the text above</a>'
+            if t.predicate.value == v.RR + "text"
+            else _term_html(t.object, labels)
+        )
+        + "</td></tr>"
         for t in sorted(found.triples, key=lambda t: (t.predicate.value, str(t.object)))
     )
     incoming = "".join(
-        f"<tr><td>{_link(s)}</td><td>{_link(p)}</td></tr>" for s, p in found.incoming
+        f"<tr><td>{_link(s, labels)}</td><td>{_link(p)}</td></tr>" for s, p in found.incoming
     )
     more = (
         f"<p class='muted'>The first {INCOMING_LIMIT} are listed.</p>"
@@ -681,6 +827,7 @@ def _resource_page(found: _Resource, rest: str) -> str:
     )
     doc = "/doc/" + html.escape(rest)
     sections = [
+        f'<h2 id="text">Text</h2>{rendered}' if rendered else "",
         f'<h2>Public page</h2><ul class="links">{public}</ul>' if public else "",
         "<h2>What the graph says</h2>",
         _table(("property", "value"), rows or '<tr><td colspan="2">Nothing as subject.</td></tr>'),
@@ -695,7 +842,7 @@ def _resource_page(found: _Resource, rest: str) -> str:
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="alternate" type="text/turtle" href="{doc}?format=turtle">
 <link rel="alternate" type="application/ld+json" href="{doc}?format=jsonld">
-</head><body><main>
+</head><body><main class="resource">
 <p><a href="/">← Ask a question</a></p>
 <h1>{html.escape(label)}</h1>
 <p class="iri"><code>{html.escape(found.iri)}</code></p>
@@ -708,7 +855,9 @@ def _resource_page(found: _Resource, rest: str) -> str:
 
 def _table(header: tuple[str, str], body: str) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    return f'<table class="triples"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    table = f'<table class="triples"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # The wrapper scrolls a wide table on a narrow screen instead of the whole page.
+    return f'<div class="table-wrap">{table}</div>'
 
 
 # --- the page -------------------------------------------------------------------------------
@@ -765,6 +914,7 @@ def create_app(
     per_client: int | None = None,
     query_memory_mib: int = 1_024,
     access: AccessList | None = None,
+    max_stream_rows: int = 1_000_000,
 ) -> Starlette:
     """The ASGI app serving ``brain``: run it with uvicorn.
 
@@ -774,7 +924,11 @@ def create_app(
     ``per_client`` how many of them one client may hold (default one: a client's further
     queries wait for its own turn, so one client never holds more than its share).
     ``access`` maps bearer tokens to readers; without a token a request reads as ``brain``.
+    ``max_stream_rows`` bounds what streams past ``max_rows`` instead (a whole graph from the
+    graph store protocol, a triple pattern's rows): see :mod:`ratified_rdf.surfaces.standard`.
     """
+    from ratified_rdf.surfaces import standard
+
     workers = query_workers if query_workers is not None else default_query_workers()
     if query_timeout_s <= 0:
         raise ValueError("query_timeout_s must be a positive number of seconds.")
@@ -797,6 +951,7 @@ def create_app(
             Route("/api/holdings", api_holdings, methods=["GET"]),
             Route("/id/{path:path}", resource, methods=["GET"]),
             Route("/doc/{path:path}", document, methods=["GET"]),
+            *standard.routes(),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ],
         exception_handlers={
@@ -812,6 +967,7 @@ def create_app(
     app.state.sandbox = None
     app.state.sandbox_limits = limits
     app.state.sandbox_lock = threading.Lock()
+    standard.install(app, max_stream_rows=max_stream_rows)
     return app
 
 

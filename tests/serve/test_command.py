@@ -49,14 +49,18 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     monkeypatch.setattr(uvicorn, "run", run)
     result = CliRunner().invoke(
         serve_command,
-        ["--store", str(store), "--port", "8123", "--query-timeout", "2.5", "--max-rows", "99"],
-    )
+        [
+            "--store", str(store), "--port", "8123", "--query-timeout", "2.5", "--max-rows", "99",
+            "--max-stream-rows", "5000",
+        ],
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     ((app, options),) = calls
     assert options == {"host": "127.0.0.1", "port": 8123, "log_level": "info"}
     assert app.state.limits == SandboxLimits(
         timeout_s=2.5, max_rows=99, workers=default_query_workers()
     )
+    assert app.state.standard.max_stream_rows == 5000
     assert app.state.brain.brain_id == "pigeon"
     assert "Serving brain 'pigeon'" in result.output
     # A server answers from a copy of the reader's graphs in memory unless told otherwise.

@@ -1018,6 +1018,15 @@ def settle_for_serving(brain: Brain) -> None:
     help="Most rows (or triples) a /sparql query may return; more is refused with 422.",
 )
 @click.option(
+    "--max-stream-rows",
+    default=1_000_000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Most rows a streamed answer may hold (a graph from the Graph Store Protocol, a bare "
+    "triple pattern such as rdflib's SPARQLStore sends); counted first, more is refused with "
+    "422.",
+)
+@click.option(
     "--query-memory",
     default=1_024,
     show_default=True,
@@ -1054,6 +1063,7 @@ def serve_command(
     port: int,
     query_timeout: float,
     max_rows: int,
+    max_stream_rows: int,
     query_memory: int,
     query_workers: int | None,
     per_client: int | None,
@@ -1076,6 +1086,7 @@ def serve_command(
             brain,
             query_timeout_s=query_timeout,
             max_rows=max_rows,
+            max_stream_rows=max_stream_rows,
             query_memory_mib=query_memory,
             query_workers=query_workers,
             per_client=per_client,

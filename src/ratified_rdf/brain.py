@@ -836,6 +836,19 @@ class Brain:
         )
         return _sha256("\n".join(lines))
 
+    def describe_in_catalog(self, iri: str) -> list[Triple]:
+        """What the brain's catalog (its runs, the graphs each wrote and their clearance) says
+        about ``iri``, with it as subject. The catalog is no graph a query reads: a caller keeps
+        only what its reader may know of (:func:`~ratified_rdf.surfaces.standard.
+        scoped_description` does)."""
+        self.follow()
+        return self._store.describe([iri], [self.catalog])
+
+    def catalog_size(self) -> int:
+        """How many triples the catalog holds."""
+        self.follow()
+        return sum(1 for _ in self._store.triples([self.catalog]))
+
     def describe(self, iri: str) -> list[Triple]:
         """What the reader's graphs say about ``iri``: the triples with it as subject."""
         self.follow()

@@ -146,6 +146,8 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
         "read_lookups": brain.read_lookups,
         "reader": lambda: brain.reader(clearance="public"),
         "follow": brain.follow,
+        "describe_in_catalog": lambda: brain.describe_in_catalog(brain.catalog),
+        "catalog_size": brain.catalog_size,
         "refresh": brain.refresh,
         "review": lambda: brain.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified"),
         "review_claim": lambda: brain.review_claim(

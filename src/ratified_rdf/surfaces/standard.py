@@ -820,9 +820,9 @@ def visible_graphs(brain: Brain) -> set[str]:
 
 
 def _catalog_says(brain: Brain, iri: str) -> list[Triple]:
-    # The catalog is no read graph (queries never see it), so it is read here directly, and
-    # only what the reader may know of is kept by the caller.
-    return brain._store.describe([iri], [brain.catalog])
+    # The catalog is no read graph (queries never see it); only what the reader may know of
+    # is kept by the caller.
+    return brain.describe_in_catalog(iri)
 
 
 def scoped_description(brain: Brain, iri: str) -> list[Triple]:
@@ -846,7 +846,7 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
         out += _catalog_says(brain, iri)  # its runs, which every reader of the brain sees
     elif iri == brain.catalog and brain.catalog in brain.graphs:
         # Only a reader from whom no graph is withheld may read the catalog (as dump does).
-        size = sum(1 for _ in brain._store.triples([brain.catalog]))
+        size = brain.catalog_size()
         out += [
             Triple(_node(iri), _RDF_TYPE, NamedNode(v.VOID + "Dataset")),
             Triple(

@@ -17,8 +17,12 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+import rdflib
 from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
+from rdflib.namespace import RDF, Namespace
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
+from SPARQLWrapper import JSON, SPARQLWrapper
 
 from ratified_rdf import Brain
 from ratified_rdf.audit import PUBLIC_KEY_FILE, load_public_key, verify_log
@@ -27,6 +31,7 @@ from tests.mcp.conftest import server_parameters
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 QUESTION = "what does the graph hold?"
+SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
 GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 
 
@@ -120,6 +125,7 @@ def test_a_server_two_mcp_servers_and_three_readers_share_one_store(
 ) -> None:
     store, repo = built
     with _serving(store) as server:
+        _standard_clients(server)
         _share_and_rebuild(store, repo, server)
     # Every process wrote to one audit log; once they have all stopped it verifies whole.
     log = audit_dir(store)
@@ -127,6 +133,34 @@ def test_a_server_two_mcp_servers_and_three_readers_share_one_store(
     assert report.ok, report
     kinds = [json.loads(line).get("kind") for line in (log / "records.jsonl").open()]
     assert kinds.count("ask") >= 8  # the server twice, two MCP servers, three CLI readers...
+
+
+def _standard_clients(server: str) -> None:
+    """curl, SPARQLWrapper and rdflib's SPARQLStore against the real command's server."""
+    described = subprocess.run(
+        ["curl", "-sf", "-H", "Accept: text/turtle", f"{server}/sparql"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert described.returncode == 0, described.stderr
+    service = rdflib.Graph().parse(data=described.stdout, format="turtle")
+    assert (None, RDF.type, SD.Service) in service
+    named = set(service.objects(None, SD.name))
+    assert named, "the service description names no graph"
+    default = subprocess.run(
+        ["curl", "-sf", "-H", "Accept: application/n-triples", f"{server}/sparql?default"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert default.returncode == 0, default.stderr
+    lines = {line for line in default.stdout.decode().splitlines() if line.strip()}
+    everything = rdflib.Graph(store=SPARQLStore(f"{server}/sparql"))
+    assert len(set(everything)) == len(lines) > 0
+    wrapper = SPARQLWrapper(f"{server}/sparql")
+    wrapper.setQuery("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    wrapper.setReturnFormat(JSON)
+    counted = wrapper.queryAndConvert()["results"]["bindings"][0]["n"]["value"]  # type: ignore[index,call-overload]
+    assert int(counted) >= len(lines)  # a triple in two graphs counts twice in the union
 
 
 def _share_and_rebuild(store: Path, repo: Path, server: str) -> None:

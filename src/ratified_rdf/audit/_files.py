@@ -151,6 +151,10 @@ class AppendOnlyFile:
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
+    def size(self) -> int:
+        """The file's length now, as every process has written it."""
+        return os.fstat(self._fd).st_size if self._fd >= 0 else 0
+
     def append_line(self, line: bytes, *, durable: bool = True) -> None:
         """Append ``line`` and a newline, and (``durable``) return only once both are on disk.
 

@@ -285,8 +285,11 @@ class AuditLog:
         process), into the tree. Under the lock (``locked``) a torn last line can only be a
         dead process's: it is set aside (``recover``) or reported; without the lock a line
         still being written is left for later."""
-        for path in (self._records.path, self._heads.path):
-            offset = self._records_read if path == self._records.path else self._heads_read
+        for file in (self._records, self._heads):
+            path = file.path
+            offset = self._records_read if file is self._records else self._heads_read
+            if file.size() == offset:
+                continue  # nobody appended since: no read (what most appends find)
             lines = read_lines(path, offset)
             if lines.torn is not None and locked:
                 if not self._recover:

@@ -274,18 +274,26 @@ def _run_batches(
     run: RunContext,
 ) -> Iterator[Batch]:
     """Every batch of a run, in order: the spec, the discussion, expertise per level."""
-    yield from spec_batches(
+    written: set[str] = set()
+    for batch in spec_batches(
         records,
         run,
         (lambda a: people.iri(Identity(kind="document", name=a.name, email=a.email)))
         if people
         else None,
         facts,
-    )
+    ):
+        written.add(batch.graph)
+        yield batch
     if discussion is not None:
-        yield from discussion_batches(discussion, records, run)
+        for batch in discussion_batches(discussion, records, run):
+            written.add(batch.graph)
+            yield batch
         for level, sources, computed, ended in scores:
-            yield from expertise_batches(computed, SectionIris(records), run, level, sources, ended)
+            # Its provenance names only graphs this run wrote: TLS has no mail graph, so its
+            # expertise was not computed from one.
+            used = frozenset(s for s in sources if run.graph(s) in written)  # type: ignore[arg-type]
+            yield from expertise_batches(computed, SectionIris(records), run, level, used, ended)
 
 
 def read_discussion_sources(

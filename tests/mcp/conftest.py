@@ -1,8 +1,8 @@
 """Fixtures for the MCP server tests: a built pigeon store, and the server run for real.
 
-The Oxigraph store and the audit log belong to one process at a time (file locks), so every
-store here is built and closed before a server subprocess opens it, and the embedded brain
-that computes the expected answers is opened only while no server runs.
+Every store here is built and closed before a server subprocess opens it. Readers open a
+store read-only and share its audit log, so the embedded brain that computes the expected
+answers may be open beside a server (``tests/serve/test_many_users.py`` runs several at once).
 """
 
 from __future__ import annotations

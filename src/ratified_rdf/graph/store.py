@@ -315,6 +315,11 @@ class OxigraphStore:
         default = [NamedNode(g) for g in graphs] if graphs is not None else None
         started = time.perf_counter()
         result = self._store.query(sparql, default_graph=default, named_graphs=default)
+        if isinstance(result, QueryTriples):
+            # Let go of it here, on the thread that made it: pyoxigraph's results may not be
+            # dropped on another (the error's traceback would carry it to the caller's).
+            result = None
+            raise StoreError("Only SELECT and ASK queries return rows; use dump for graphs.")
         return solutions_result(result, started)
 
     def evaluate(

@@ -124,9 +124,7 @@ def test_a_brain_open_beside_a_rebuild_answers_from_the_new_run(tmp_path: Path) 
         assert next(r for r in other.runs if r.current).run_id == second.run_id
         assert after.summary == before.summary  # same sources, same card
         # A review from a reader beside them is written, and both see it.
-        card = reader.review(
-            "what does the graph hold?", reviewer="Ada Pigeon", verdict="ratified"
-        )
+        card = reader.review("what does the graph hold?", reviewer="Ada Pigeon", verdict="ratified")
         assert card.trust is not None and card.trust.reviewer == "Ada Pigeon"
         seen = other.reader(clearance="public").ask("what does the graph hold?")
         assert seen.trust is not None and seen.trust.state == "ratified"

@@ -27,7 +27,7 @@ from ratified_rdf import Brain
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.surfaces.access import AccessList, ReaderGrant, token_digest
 from ratified_rdf.surfaces.server import create_app
-from ratified_rdf.surfaces.standard import triple_pattern
+from ratified_rdf.surfaces.standard import could_be_pattern, triple_pattern
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
@@ -562,3 +562,22 @@ def test_a_pattern_with_awkward_literals_streams_the_same_rows(site: Site) -> No
         expected = site.public.query(query).rows
         assert len(got) == len(expected) > 0, query
         assert Counter(r["s"]["value"] for r in got) == Counter(r["s"].value for r in expected)
+
+
+@pytest.mark.parametrize(
+    ("query", "streams"),
+    [
+        ("SELECT * WHERE { ?s ?p ?o }", True),
+        ('SELECT ?s WHERE { ?s ?p "a { b }" }', True),  # braces inside a literal do not count
+        ("SELECT ?s WHERE { ?s ?p 'x}' }", True),
+        ('SELECT ?s WHERE { ?s ?p """two\n{lines}""" }', True),
+        ("SELECT * { { ?s ?p ?o } }", False),
+        ("SELECT * WHERE { ?s ?p ?o VALUES ?s { <https://example.org/a> } }", False),
+        ("SELECT * WHERE { ?s ?p ?o FILTER EXISTS { ?s a ?t } }", False),
+    ],
+)
+def test_only_a_text_with_one_group_is_parsed_for_a_pattern(query: str, streams: bool) -> None:
+    # The cheap look at the text decides which queries pay for a second parse; it must never
+    # turn away a real pattern, and what it lets through is still parsed in full.
+    assert could_be_pattern(query) is streams
+    assert (triple_pattern(query) is not None) is streams

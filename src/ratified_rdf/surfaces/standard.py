@@ -670,11 +670,25 @@ def _term(value: object, position: int) -> str | None:
     return None
 
 
+_STRINGS = re.compile(
+    r'"""[\s\S]*?"""' + r"|'''[\s\S]*?'''" + r'|"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'"
+)
+
+
+def could_be_pattern(sparql: str) -> bool:
+    """Whether ``sparql`` may be a bare triple pattern, told without parsing it: outside its
+    string literals it holds exactly one pair of braces. Every other query (a VALUES block, a
+    sub-group, FILTER EXISTS) goes straight to the sandbox, without a second parse on the way
+    (rdflib's parser takes milliseconds, with the interpreter's lock held)."""
+    bare = _STRINGS.sub('""', sparql)
+    return bare.count("{") == 1 and bare.count("}") == 1
+
+
 def triple_pattern(sparql: str) -> TriplePattern | None:
     """The query as a :class:`TriplePattern` if it is nothing more than a SELECT of one
     triple pattern (with LIMIT and OFFSET, without ORDER BY, DISTINCT, FILTER or anything
     else); ``None`` for every other query, which the query sandbox then answers."""
-    if len(sparql) > MAX_PATTERN_CHARS:
+    if len(sparql) > MAX_PATTERN_CHARS or not could_be_pattern(sparql):
         return None
     try:
         if check_reader_query(sparql) != "SELECT":
@@ -710,7 +724,7 @@ async def stream_pattern(
 ) -> Response | None:
     """Stream the rows of a one-triple-pattern SELECT (see :func:`triple_pattern`) up to the
     stream limit; ``None`` when the query is not one, or no results format was agreed."""
-    if results is None:
+    if results is None or len(sparql) > MAX_PATTERN_CHARS or not could_be_pattern(sparql):
         return None
     # Parsed off the event loop: a text the guard reads slowly must not stall other requests.
     found = await run_in_threadpool(triple_pattern, sparql)

@@ -617,26 +617,32 @@ def own_pull_requests(commits: Sequence[CommitRecord], mainline: set[str]) -> li
     ]
 
 
-def pull_request_heads(repo: GitRepository) -> set[int] | None:
-    """The pull requests whose heads the repository's source holds (``refs/pull/N/head``, as
-    GitHub serves them and bundles made from its repositories carry them), read without
-    fetching anything; None when it holds none or cannot be asked (a plain clone, a server out
-    of reach): then there is nothing to check numbers against."""
+def pull_request_refs(source: str | Path) -> set[int]:
+    """The numbers of the ``refs/pull/N/head`` refs a bundle, clone or server holds (as
+    GitHub serves them and bundles made from its repositories carry them), listed with
+    ``git ls-remote``, so nothing is fetched and a bundle needs no clone. A SourceError when
+    git cannot list them."""
     try:
-        result = subprocess.run(
-            ["git", "ls-remote", repo.source, "refs/pull/*/head"],
+        listed = subprocess.run(
+            ["git", "ls-remote", "--refs", str(source), "refs/pull/*/head"],
             capture_output=True,
             text=True,
-            check=False,
+            check=True,
             timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as error:
+        raise SourceError(f"git could not list the refs of {source} ({error}).") from None
+    return {int(n) for n in re.findall(r"refs/pull/(\d+)/head$", listed, re.MULTILINE)}
+
+
+def pull_request_heads(repo: GitRepository) -> set[int] | None:
+    """The pull requests whose heads the repository's source holds (:func:`pull_request_refs`);
+    None when it holds none or cannot be asked (a plain clone, a server out of reach): then
+    there is nothing to check numbers against."""
+    try:
+        return pull_request_refs(repo.source) or None
+    except SourceError:
         return None
-    numbers = {
-        int(match.group(1))
-        for match in re.finditer(r"refs/pull/(\d+)/head$", result.stdout, re.MULTILINE)
-    }
-    return numbers if result.returncode == 0 and numbers else None
 
 
 def held_pull_requests(

@@ -40,6 +40,8 @@ from tqdm import tqdm
 
 from ratified_rdf.answers.models import Answer
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.sources.git_history import pull_request_refs
+from ratified_rdf.sources.git_repo import SourceError
 
 if TYPE_CHECKING:
     from ratified_rdf.brain import Brain
@@ -925,22 +927,10 @@ def load_commit_map(path: Path) -> dict[str, str]:
 def repository_pull_requests(source: Path) -> set[int]:
     """The pull request numbers a repository's bundle or clone records: its
     ``refs/pull/N/head`` refs (read with ``git ls-remote``, so a bundle needs no clone)."""
-    import subprocess
-
     try:
-        listed = subprocess.run(
-            ["git", "ls-remote", "--refs", str(source), "refs/pull/*/head"],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        ).stdout
-    except (OSError, subprocess.SubprocessError) as error:
-        raise LinksError(
-            f"git could not list the refs of {source} ({error}); give the bundle or clone the "
-            "brain was built from."
-        ) from None
-    numbers = {int(n) for n in re.findall(r"refs/pull/(\d+)/head$", listed, re.MULTILINE)}
+        numbers = pull_request_refs(source)
+    except SourceError as error:
+        raise LinksError(f"{error} Give the bundle or clone the brain was built from.") from None
     if not numbers:
         raise LinksError(
             f"{source} holds no refs/pull/N/head refs, so it says nothing about pull requests; "

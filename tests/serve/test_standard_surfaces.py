@@ -581,3 +581,13 @@ def test_only_a_text_with_one_group_is_parsed_for_a_pattern(query: str, streams:
     # turn away a real pattern, and what it lets through is still parsed in full.
     assert could_be_pattern(query) is streams
     assert (triple_pattern(query) is not None) is streams
+
+
+def test_the_look_at_the_text_reads_it_once() -> None:
+    # Unclosed strings full of escapes once made a regular expression retry at every quote
+    # (quadratic in the text); the scan must count the same whatever the text holds, so a
+    # text of quotes and escapes is counted by one pass: its braces sit in strings.
+    hostile = "SELECT * WHERE { ?s ?p ?o } #" + '"\\' * 1_800
+    assert could_be_pattern(hostile)  # the one group outside the strings
+    assert not could_be_pattern('"\\' * 1_800 + "{ { } }")  # all inside an unclosed string
+    assert not could_be_pattern("{}" * 1_000)

@@ -670,18 +670,33 @@ def _term(value: object, position: int) -> str | None:
     return None
 
 
-_STRINGS = re.compile(
-    r'"""[\s\S]*?"""' + r"|'''[\s\S]*?'''" + r'|"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'"
-)
-
-
 def could_be_pattern(sparql: str) -> bool:
     """Whether ``sparql`` may be a bare triple pattern, told without parsing it: outside its
     string literals it holds exactly one pair of braces. Every other query (a VALUES block, a
     sub-group, FILTER EXISTS) goes straight to the sandbox, without a second parse on the way
-    (rdflib's parser takes milliseconds, with the interpreter's lock held)."""
-    bare = _STRINGS.sub('""', sparql)
-    return bare.count("{") == 1 and bare.count("}") == 1
+    (rdflib's parser takes milliseconds, with the interpreter's lock held). One pass over the
+    text, so a hostile one costs time in proportion to its length."""
+    braces = {"{": 0, "}": 0}
+    quote = ""  # the delimiter of the string literal being read (one quote or three)
+    at = 0
+    while at < len(sparql):
+        char = sparql[at]
+        if quote:
+            if char == "\\":
+                at += 2
+                continue
+            if sparql.startswith(quote, at):
+                at += len(quote)
+                quote = ""
+                continue
+        elif char in "\"'":
+            quote = char * 3 if sparql.startswith(char * 3, at) else char
+            at += len(quote)
+            continue
+        elif char in braces:
+            braces[char] += 1
+        at += 1
+    return braces["{"] == 1 and braces["}"] == 1
 
 
 def triple_pattern(sparql: str) -> TriplePattern | None:

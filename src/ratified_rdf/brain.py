@@ -17,6 +17,7 @@ from typing import IO
 from pydantic import JsonValue
 from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples, RdfFormat, Triple
 
+from ratified_rdf._errors import BrainError
 from ratified_rdf.answers import discussion, holdings, sections, types
 from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
@@ -41,10 +42,6 @@ from ratified_rdf.queries.guard import audited_text, check_reader_query
 from ratified_rdf.queries.offline import run_offline
 from ratified_rdf.queries.run import source_of
 from ratified_rdf.trust import Clearance, RedactionPolicy, TenantId, can_read
-
-
-class BrainError(RuntimeError):
-    """The store holds no brain, or not the one asked for."""
 
 
 class Brain:

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ratified_rdf._errors import AuditError
+
 
 @dataclass(frozen=True)
 class Lines:
@@ -109,7 +111,7 @@ LOCK_WAIT_S = 10.0
 hold the lock only while they write one line."""
 
 
-class LockTimeout(OSError):
+class LockTimeout(AuditError, OSError):
     """Another process held a log file's lock for longer than :data:`LOCK_WAIT_S`."""
 
 

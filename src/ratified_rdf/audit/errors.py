@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ratified_rdf._errors import AuditError
 
-class AuditError(RuntimeError):
-    """The audit trail cannot be written or trusted as asked; the message says what to do."""
+__all__ = ["AnchorRejected", "AnchorStateError", "AnchorUnreachable", "AuditError"]
 
 
 class AnchorStateError(AuditError):

@@ -54,6 +54,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ratified_rdf._errors import InputError
+
 Block = Literal["tuned", "held-out"]
 Kind = Literal["lookup", "count", "list"]
 
@@ -206,7 +208,7 @@ class Question(BaseModel):
         return self.kind == "lookup" and self.expect.shape == "section"
 
 
-class QuestionFileError(ValueError):
+class QuestionFileError(InputError):
     """The question file cannot be read as the format above."""
 
 

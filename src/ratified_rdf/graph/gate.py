@@ -37,6 +37,7 @@ from pyshacl.graph_abstraction import DataGraph
 from pyshacl.pytypes import SHACLExecutor
 from pyshacl.validator import Validator
 
+from ratified_rdf._errors import InputError, StoreError
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.resources import resource_dir
@@ -64,11 +65,11 @@ class Violation(BaseModel):
         return f"{self.focus_node}{where}: {self.message}{value}"
 
 
-class GateWorkerDied(RuntimeError):
+class GateWorkerDied(StoreError):
     """A gate worker process died (killed, out of memory); the run was not written."""
 
 
-class GateRejected(ValueError):
+class GateRejected(InputError):
     """A batch broke the shapes; nothing of it was written."""
 
     def __init__(self, source: str, violations: Sequence[Violation]) -> None:

@@ -23,6 +23,7 @@ from typing import Final
 
 from pyoxigraph import NamedNode
 
+from ratified_rdf._errors import InputError
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.mapping import XSD_DT, Batch
 from ratified_rdf.graph.vocab import term
@@ -44,7 +45,7 @@ _NOT_PLAIN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2
 _NOT_PLAIN_NOTE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
-class ReviewError(ValueError):
+class ReviewError(InputError):
     """A review the brain will not record (an unknown verdict; a name or note that is not
     plain text); nothing of it was written."""
 

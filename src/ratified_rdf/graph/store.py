@@ -30,13 +30,10 @@ from pyoxigraph import (
     serialize,
 )
 
+from ratified_rdf._errors import StoreError
 from ratified_rdf.graph.vocab import PREFIXES
 
 Term = NamedNode | BlankNode | Literal
-
-
-class StoreError(RuntimeError):
-    """The store cannot be opened or refused an operation."""
 
 
 class QueryResult(BaseModel):

@@ -26,6 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import Literal, NamedNode, Triple
 
+from ratified_rdf._errors import StoreError
 from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
@@ -37,7 +38,7 @@ from ratified_rdf.queries.run import run_query, source_of
 from ratified_rdf.trust import Clearance, TenantId
 
 
-class MappingChanged(RuntimeError):
+class MappingChanged(StoreError):
     """A run mapped again did not give the batches it gave when staged (a bug: mapping must be
     deterministic); the run is not committed."""
 

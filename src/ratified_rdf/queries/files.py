@@ -22,6 +22,7 @@ from typing import Literal as TypingLiteral
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import Literal, NamedNode
 
+from ratified_rdf._errors import InputError
 from ratified_rdf.graph.vocab import XSD
 from ratified_rdf.resources import resource_dir
 
@@ -41,7 +42,7 @@ _PLACEHOLDER = re.compile(r"VALUES\s*\(([^)]*)\)\s*\{\s*\((?:\s*UNDEF\s*)+\)\s*\
 _IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s<>\"{}|\\^`\x00-\x1f\x7f-\x9f]*")
 
 
-class QueryError(ValueError):
+class QueryError(InputError):
     """A query file is malformed, or a parameter does not fit its declared kind."""
 
 

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, Final
 
+from ratified_rdf._errors import QueryFailed
+
 IDLE_EXIT_S: Final = 600.0
 """A worker left idle this long exits by itself (the next query starts a fresh one)."""
 WARM_UP_S: Final = 300.0
@@ -90,7 +92,7 @@ class QueryReply:
     rows: int
 
 
-class SandboxError(Exception):
+class SandboxError(QueryFailed):
     """A query the sandbox did not answer: the HTTP status of the SPARQL Protocol that fits,
     and a sentence saying what happened and what to do."""
 

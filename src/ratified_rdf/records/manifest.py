@@ -15,6 +15,7 @@ from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ratified_rdf._errors import InputError
 from ratified_rdf.trust import Clearance, TenantId
 
 MANIFEST_NAME = "manifest.toml"
@@ -24,7 +25,7 @@ _DRAFT_NAME = re.compile(r"^draft-[a-z0-9]+(-[a-z0-9]+)+$")
 _RANGE = re.compile(r"^(\d{2})(?:-(\d{2}))?$")
 
 
-class ManifestError(ValueError):
+class ManifestError(InputError):
     """The manifest is missing or says something that cannot be true."""
 
 

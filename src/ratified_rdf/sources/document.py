@@ -16,8 +16,10 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from ratified_rdf._errors import SourceError
 
-class ParseError(ValueError):
+
+class ParseError(SourceError, ValueError):
     """A document could not be read as the format it claims to be."""
 
 

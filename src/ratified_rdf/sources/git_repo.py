@@ -17,9 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-
-class SourceError(RuntimeError):
-    """The source repository cannot be reached or read."""
+from ratified_rdf._errors import SourceError
 
 
 class TagInfo(BaseModel):

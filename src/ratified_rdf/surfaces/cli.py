@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import click
 from pyoxigraph import RdfFormat, serialize
 
+from ratified_rdf._errors import RatifiedError
 from ratified_rdf.answers.models import (
     Answer,
     CommitChange,
@@ -46,15 +47,10 @@ from ratified_rdf.audit import (
     load_public_key,
     verify_log,
 )
-from ratified_rdf.brain import Brain, BrainError, audit_dir, remote_audit_dir
-from ratified_rdf.graph.gate import GateRejected, GateWorkerDied
-from ratified_rdf.graph.reviews import ReviewError
-from ratified_rdf.graph.store import StoreError
+from ratified_rdf.brain import Brain, audit_dir, remote_audit_dir
 from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.files import QueryError, parse_query_file
-from ratified_rdf.records.manifest import ManifestError
-from ratified_rdf.sources.document import ParseError
-from ratified_rdf.sources.git_repo import SourceError, default_cache_dir
+from ratified_rdf.sources.git_repo import default_cache_dir
 from ratified_rdf.sources.online import (
     DatatrackerClient,
     PoliteClient,
@@ -65,24 +61,11 @@ from ratified_rdf.sources.online import (
 from ratified_rdf.surfaces import section_text
 from ratified_rdf.surfaces.mcp_server import mcp_command
 from ratified_rdf.surfaces.server import serve_command
-from ratified_rdf.trust import ClearanceError, TenantIdError
 
 DEFAULT_STORE = "brain"
-_EXPECTED = (
-    AuditError,
-    BrainError,
-    ClearanceError,
-    TenantIdError,
-    GateRejected,
-    GateWorkerDied,
-    ManifestError,
-    ParseError,
-    QueryError,
-    ReviewError,
-    SourceError,
-    StoreError,
-    FileNotFoundError,
-)
+_EXPECTED = (RatifiedError, FileNotFoundError)
+"""Errors raised on purpose (and a file the user named that is missing): their message is the
+sentence the user reads."""
 _EXTRAS = {
     "mcp": "'ratified-rdf[mcp]'",
     "bm25s": "'ratified-rdf[eval]'",

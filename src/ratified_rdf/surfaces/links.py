@@ -38,6 +38,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 from tqdm import tqdm
 
+from ratified_rdf._errors import InputError
 from ratified_rdf.answers.models import Answer
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.sources.git_history import pull_request_refs
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from ratified_rdf.graph.store import Term
 
 
-class LinksError(ValueError):
+class LinksError(InputError):
     """A question file or cache that cannot be read as given; the message says what to do."""
 
 

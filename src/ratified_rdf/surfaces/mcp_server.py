@@ -42,19 +42,18 @@ import click
 from pydantic import BaseModel, ConfigDict, Field
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from ratified_rdf._errors import RatifiedError
 from ratified_rdf._version import __version__
 from ratified_rdf.answers.models import Answer, DraftedQuestion
 from ratified_rdf.answers.router import Intent, route
 from ratified_rdf.answers.wording import plural
-from ratified_rdf.audit import AuditError, PeriodicSigner
-from ratified_rdf.brain import Brain, BrainError
-from ratified_rdf.graph.store import QueryResult, StoreError
+from ratified_rdf.audit import PeriodicSigner
+from ratified_rdf.brain import Brain
+from ratified_rdf.graph.store import QueryResult
 from ratified_rdf.graph.vocab import PREFIXES
-from ratified_rdf.queries.files import QueryError
 from ratified_rdf.queries.guard import QueryRefused
 from ratified_rdf.trust import (
     Clearance,
-    ClearanceError,
     RedactionPolicy,
     TenantId,
     TenantIdError,
@@ -83,14 +82,7 @@ DEFAULT_ACTOR = "mcp"
 
 _T = TypeVar("_T")
 
-_EXPECTED = (
-    AuditError,
-    BrainError,
-    ClearanceError,
-    TenantIdError,
-    QueryError,
-    StoreError,
-)
+_EXPECTED = (RatifiedError,)
 """Errors the library raises on purpose: their message is the sentence the caller reads."""
 
 SECTION_PATTERN = r"^(?:\d{1,2}|[A-Ha-h])(?:\.\d{1,2}){0,5}$"

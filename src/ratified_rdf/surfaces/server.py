@@ -60,11 +60,11 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ratified_rdf._errors import RatifiedError
 from ratified_rdf.audit import AuditError, DetailSidecar, capture
 from ratified_rdf.audit.signer import PeriodicSigner, stop_on_sigterm
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph import vocab as v
-from ratified_rdf.graph.store import StoreError
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.offline import NETWORK_SEALED
 from ratified_rdf.queries.sandbox import (
@@ -74,7 +74,6 @@ from ratified_rdf.queries.sandbox import (
     SandboxError,
     SandboxLimits,
 )
-from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.surfaces import section_text
 from ratified_rdf.surfaces.access import AccessList, load_access
 
@@ -1079,7 +1078,7 @@ def serve_command(
         if in_memory:
             click.echo(f"Copying the brain at {store} into memory …", err=True)
         brain = Brain.open(store, in_memory=in_memory)
-    except (BrainError, StoreError, ManifestError) as error:
+    except RatifiedError as error:
         raise click.ClickException(str(error)) from None
     with brain:
         app = create_app(

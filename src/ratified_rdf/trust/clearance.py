@@ -11,11 +11,13 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Final
 
+from ratified_rdf._errors import InputError
+
 _SHOWN_INPUT_LENGTH: Final = 32
 """How much of an unknown level or policy name an error repeats: enough to spot a typo."""
 
 
-class ClearanceError(ValueError):
+class ClearanceError(InputError):
     """A clearance level or a redaction policy could not be parsed."""
 
 

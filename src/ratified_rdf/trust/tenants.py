@@ -64,6 +64,8 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from ratified_rdf._errors import InputError
+
 MAX_TENANT_ID_LENGTH: Final = 63
 """Longest tenant id, in characters after percent-decoding (a DNS label's limit)."""
 
@@ -153,7 +155,7 @@ TENANT_ID_MESSAGES: Final[dict[TenantIdRule, str]] = {
 """The fixed message of every rule; no message ever includes anything from the input."""
 
 
-class TenantIdError(ValueError):
+class TenantIdError(InputError):
     """A tenant id was rejected; :attr:`rule` says which rule it broke.
 
     The message is the rule's fixed sentence from :data:`TENANT_ID_MESSAGES`. The constructor

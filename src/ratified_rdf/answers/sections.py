@@ -23,6 +23,7 @@ from ratified_rdf.answers.session import Session, is_true, text_of
 from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
+from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
 
 CONNECTION_NOT_CAUSATION = (
     "Alignment says a section became that section of the RFC, matched by the rule shown; "
@@ -252,11 +253,13 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
         + (f"; titled {' / '.join(titles)}" if len(titles) > 1 else "")
         + ". "
         + (
-            f"Its text still differed from the final text (under 98% similar) in "
+            "Its text still differed from the final text (under "
+            f"{STILL_CHANGING_BELOW:.0%} similar) in "
             f"{len(changing)} of {'its own' if earlier else 'them'}, the last being "
             f"{changing[-1].document}."
             if changing
-            else "Its text was already final (98% or more similar) in every one of them."
+            else f"Its text was already final ({STILL_CHANGING_BELOW:.0%} or more similar) in "
+            "every one of them."
         )
     )
     evidence = [

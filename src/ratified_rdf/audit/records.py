@@ -170,9 +170,9 @@ def canonical_json(value: JsonValue, what: str = "value") -> bytes:
     Values without floats whose keys are all ASCII (every audit record, every answer card)
     take a fast path: for them orjson's sorted, compact JSON is byte for byte RFC 8785 (the
     same escapes; code-point order is UTF-16 order for ASCII keys), which a property test
-    checks against the ``rfc8785`` package. orjson writes a why card's 22 kB about nine
-    times quicker than the standard library's encoder (0.05 against 0.44 ms). Anything else
-    goes through that package, and its bytes are read back and canonicalised again before
+    checks against the ``rfc8785`` package; orjson is several times quicker than the
+    standard library's encoder on a card (benchmarks/RESULTS.md). Anything else goes through
+    that package, and its bytes are read back and canonicalised again before
     they are returned, since a verifier does exactly that to every line: a float such as
     ``2.0**53`` is written as an integer that RFC 8785 then refuses, and such a line could
     never verify.

@@ -221,7 +221,7 @@ _AFTER_APPENDIX = re.compile(
     rf"[ \t\xa0]*(?:\r?\n[ \t>]*)?(?P<num>[A-H](?:\.\d{{1,2}}){{0,6}}){_NUMBER_END}"
 )
 _AFTER_SHORTHAND = re.compile(rf"[ ]?(?P<num>\d{{1,2}}(?:\.\d{{1,2}}){{0,6}}){_NUMBER_END}")
-# Trap rule: "1.5 RTT", "0.5 ms", "2.5%" are quantities even in a list after "Sections".
+# Trap rule: "1.5 RTT", "0.5 RTT", "2.5%" are quantities even in a list after "Sections".
 _QUANTITY = re.compile(r"\s*-?(?:RTTs?|ms|s|sec|seconds|%|bytes?|bits?|times)\b|%", re.I)
 _CONTINUATION = re.compile(
     r"(?P<sep>\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|&)\s|/)\s*)(?:§\s*)?"

@@ -62,7 +62,7 @@ def child(store: Path, side: str, rounds: int) -> dict[str, float]:
     from core import QUESTIONS
 
     with Brain.open(store) as opened:
-        brain = Brain(opened._store, opened.brain_id, tenant=opened.tenant, in_memory=True)
+        brain = Brain(opened._store, opened.brain_id, in_memory=True, reader=opened.reader)
         brain.holdings()  # the first question makes the copy
         settle_for_serving(brain)
         for question in QUESTIONS:

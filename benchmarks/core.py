@@ -48,8 +48,8 @@ import pyoxigraph
 import rdflib
 from pyoxigraph import RdfFormat
 
+from ratified_rdf import Brain, BrainError
 from ratified_rdf.audit import AuditLog
-from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.build import BuildReport
 from ratified_rdf.graph.store import OxigraphStore, StoreError
 from ratified_rdf.surfaces.server import settle_for_serving
@@ -319,8 +319,8 @@ def bench_audit(brain: Brain, runs: int) -> list[list[str]]:
     rows = []
     with tempfile.TemporaryDirectory() as folder, AuditLog.open(folder) as log:
         # Two readers of one open store: the only difference between them is the log.
-        plain = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None)
-        audited = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=log)
+        plain = Brain(brain._store, brain.brain_id, audit=None, reader=brain.reader)
+        audited = Brain(brain._store, brain.brain_id, audit=log, reader=brain.reader)
         for question in QUESTIONS:
             log_line = f"audit overhead: {question!r}, {runs} interleaved pairs"
             print(f"[bench] {log_line}", file=sys.stderr, flush=True)
@@ -377,7 +377,7 @@ def audit_section(rows: list[list[str]], runs: int) -> str:
 
 def bench_heading_search(brain: Brain, runs: int) -> list[float]:
     """The heading index alone (already built): every question searched ``runs`` times, ms."""
-    index, _ = brain.heading_index()
+    index, _ = brain.reading.heading_index()
     for question in QUESTIONS:
         index.search(question)
     times: list[float] = []
@@ -625,13 +625,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         sections.append(build_section(reports, note))
 
         # Answers are timed without an audit log; the audit section adds one and compares.
-        brain = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None)
+        brain = Brain(brain._store, brain.brain_id, audit=None, reader=brain.reader)
         # From memory first, as a process that serves from memory is: after 700 answers from
         # disk the same process answered from memory more slowly (the why card 9.1 against
         # 8.5 ms, mean of three pairs of processes), most likely as RocksDB's cached blocks
         # stay in the malloc arenas of the threads that read them.
         log("copying the reader's graphs into memory")
-        copied = Brain(brain._store, brain.brain_id, tenant=brain.tenant, in_memory=True)
+        copied = Brain(brain._store, brain.brain_id, in_memory=True, reader=brain.reader)
         started = time.perf_counter()
         copied.holdings()  # the first question makes the copy
         copy_s = time.perf_counter() - started

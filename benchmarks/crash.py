@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 from tests.pigeon import MANIFEST, make_pigeon_repo  # noqa: E402
 
 from ratified_rdf import Brain  # noqa: E402
+from ratified_rdf.trust import Reader  # noqa: E402
 
 OUT_FILE = Path(__file__).resolve().parent / "out" / "crash.md"
 
@@ -58,8 +59,8 @@ def build(manifest: Path, source: str, store: Path) -> subprocess.Popen[bytes]:
 
 def state(store: Path) -> tuple[str, str]:
     """(current run id, content hash) as a fresh reader sees it."""
-    with Brain.open(store, clearance="restricted") as brain:
-        run = next(r for r in brain.runs if r.current)
+    with Brain.open(store, reader=Reader(clearance="restricted")) as brain:
+        run = next(r for r in brain.scope.runs if r.current)
         return run.run_id, brain.content_hash()
 
 

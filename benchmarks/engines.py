@@ -69,7 +69,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from core import DEFAULT_BUNDLE, BenchError, ms, peak_rss_mib, percentile, run_builds, table
-from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf import Brain, BrainError
 from ratified_rdf.graph.store import OxigraphStore, StoreError
 
 HERE = Path(__file__).resolve().parent
@@ -405,7 +405,7 @@ def open_disk(stack: ExitStack, store: Path | None, bundle: Path) -> tuple[Brain
 
 def reader(brain: Brain) -> Brain:
     """An unaudited reader of the same store: only the query is measured."""
-    return Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None)
+    return Brain(brain._store, brain.brain_id, audit=None, reader=brain.reader)
 
 
 def dump_quads(brain: Brain) -> tuple[bytes, float]:
@@ -422,7 +422,7 @@ def load_memory(brain: Brain, data: bytes) -> tuple[Brain, float]:
     store = OxigraphStore(None)
     store._store.bulk_load(data, RdfFormat.N_QUADS)
     seconds = time.perf_counter() - started
-    return Brain(store, brain.brain_id, tenant=brain.tenant, audit=None), seconds
+    return Brain(store, brain.brain_id, audit=None, reader=brain.reader), seconds
 
 
 def load_rdflib(data: bytes) -> tuple[rdflib.Dataset, float]:

@@ -84,6 +84,7 @@ from core import table  # noqa: E402
 from ratified_rdf import Brain  # noqa: E402
 from ratified_rdf.answers.heading_search import SearchResult  # noqa: E402
 from ratified_rdf.answers.router import Route, route  # noqa: E402
+from ratified_rdf.trust import Reader  # noqa: E402
 
 DEFAULT_BUNDLE = REPO.parent / "shared/corpus/tls13-spec/tls13-spec.bundle"
 OUT_FILE = Path(__file__).resolve().parent / "out" / "fuzz.md"
@@ -97,7 +98,7 @@ FUNCTIONS = {
     "heading_search": "Brain.heading_index()[0].search (pigeon brain)",
     "ask": "Brain.ask with SPARQL-hostile questions (pigeon brain)",
     "run": "Brain.run with hostile typed parameters, every sparql/*.rq",
-    "tenant": "Brain.from_store(store, tenant=…)",
+    "tenant": "Brain.from_store(store, reader=Reader(tenant=…))",
 }
 
 
@@ -427,7 +428,7 @@ class Targets:
 
     def __init__(self, folder: Path) -> None:
         self.brain, self.store = pigeon_brain(folder)
-        self.index, _ = self.brain.heading_index()
+        self.index, _ = self.brain.reading.heading_index()
         self.before = fingerprint(self.brain, self.store)
 
     def unchanged(self) -> list[str]:
@@ -481,7 +482,7 @@ class Targets:
             return [] if tenant == "default" else [f"the tenant {tenant!r} opened a brain"]
 
         return observe(
-            lambda: Brain.from_store(self.store, tenant=tenant),
+            lambda: Brain.from_store(self.store, reader=Reader(tenant=tenant)),
             documented=DOCUMENTED,
             bound=bound,
             check_result=check,

@@ -122,7 +122,7 @@ def probe_queries(
 
 def probe_cards(reader: Brain, grown: Store, runs: int) -> list[tuple[str, float, float, bool]]:
     """(question, ×1 p50 ms, grown p50 ms, same answer) end to end, the grown store swapped in."""
-    copy = next(iter(reader._cache.copies.values()))
+    copy = next(iter(reader.reading.copies.copies.values()))
     own = copy._copy
     results = []
     for question in QUESTIONS:
@@ -133,7 +133,7 @@ def probe_cards(reader: Brain, grown: Store, runs: int) -> list[tuple[str, float
                 copy._copy = store
                 # The brain does not know its copy was swapped: rows it kept from the other
                 # store would be reused, so whole-graph queries run afresh on every ask here.
-                reader._cache.kept.clear()
+                reader.reading.lookups.kept.clear()
                 started = time.perf_counter()
                 answer = reader.ask(question)
                 timings[label].append((time.perf_counter() - started) * 1000)
@@ -235,10 +235,10 @@ def run(args: argparse.Namespace) -> int:
             check_inputs(args.bundle)
             brain, _ = build_once(args.store or Path(scratch) / "store", args.bundle, 1, 1)
         reader = Brain(
-            brain._store, brain.brain_id, tenant=brain.tenant, audit=None, in_memory=True
+            brain._store, brain.brain_id, audit=None, in_memory=True, reader=brain.reader
         )
         reader.holdings()  # makes the in-memory copy
-        base = next(iter(reader._cache.copies.values()))._copy
+        base = next(iter(reader.reading.copies.copies.values()))._copy
         log(f"adding {args.copies} renamed copies of {len(base):,} quads")
         grown = grown_copy(brain, reader.read_graphs, args.copies)
         queries = probe_queries(reader, base, grown, args.runs)

@@ -105,8 +105,7 @@ def audit_part(before: str | None) -> None:
 
 def cards_part(folder: Path) -> None:
     from ratified_rdf import Brain
-    from ratified_rdf.audit import AuditLog
-    from ratified_rdf.brain import audit_dir
+    from ratified_rdf.audit import AuditLog, audit_dir
     from ratified_rdf.graph.store import OxigraphStore
 
     print("\n## Cards: shared (read-only, following) against exclusive (read-write), ms")
@@ -147,7 +146,7 @@ def follow_part(folder: Path) -> None:
         brain.ask(QUESTIONS[0])
         started = time.perf_counter()
         for _ in range(10_000):
-            brain.follow()
+            brain.reading.follow()
         idle_us = (time.perf_counter() - started) / 10_000 * 1e6
         print(f"- follow() with nothing changed: {idle_us:.1f} µs")
         catch_ups, next_asks = [], []
@@ -155,7 +154,7 @@ def follow_part(folder: Path) -> None:
             marker = folder / GENERATION_FILE
             marker.write_text(f"bench {i}\n")  # what a writer leaves when it finishes
             started = time.perf_counter()
-            brain.follow()
+            brain.reading.follow()
             catch_ups.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             brain.ask(QUESTIONS[0])

@@ -83,7 +83,7 @@ def routing(store: Path) -> None:
 
     brain = Brain.open(store)
     start = time.perf_counter()
-    gazetteer = brain.gazetteer()
+    gazetteer = brain.reading.gazetteer()
     built = time.perf_counter() - start
     questions = _questions()
     per_question: list[float] = []

@@ -367,9 +367,9 @@ def worker_cards(args: argparse.Namespace) -> int:
     brain = Brain.open(args.dir / "store")
     open_ms = (time.perf_counter() - opened) * 1000
     # Timed without the audit log, as core.py does (it measures the log's overhead itself).
-    reader = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None)
+    reader = Brain(brain._store, brain.brain_id, audit=None, reader=brain.reader)
     on_disk = time_cards(reader, questions, args.runs, f"×{build['factor']} on disk")
-    in_memory = Brain(brain._store, brain.brain_id, tenant=brain.tenant, audit=None, in_memory=True)
+    in_memory = Brain(brain._store, brain.brain_id, audit=None, in_memory=True, reader=brain.reader)
     log(f"×{build['factor']}: copying the reader's graphs into memory")
     started = time.perf_counter()
     in_memory.holdings()  # the first question makes the copy

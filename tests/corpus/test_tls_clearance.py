@@ -47,7 +47,7 @@ def _comparable(answer: Answer) -> dict:
 def test_a_public_reader_cannot_tell_the_restricted_list_exists(
     with_private_list: Brain, tls_brain: Brain, question: str
 ) -> None:
-    public = with_private_list.reader(clearance="public")
+    public = with_private_list.read_as(with_private_list.reader.but(clearance="public"))
     answer = public.ask(question)
     assert "Zoe Fictional" not in answer.model_dump_json()
     # No count, no hint: the very answer the brain gives when the list was never ingested.
@@ -57,7 +57,9 @@ def test_a_public_reader_cannot_tell_the_restricted_list_exists(
 def test_the_acknowledge_policy_says_only_that_more_exists_where_it_does(
     with_private_list: Brain,
 ) -> None:
-    told = with_private_list.reader(clearance="public", redaction="acknowledge")
+    told = with_private_list.read_as(
+        with_private_list.reader.but(clearance="public", redaction="acknowledge")
+    )
     assert told.ask(QUESTIONS[0]).withheld == "More exists above your clearance."
     # Zoe is nobody the people table knows, so no expertise score moved: nothing to say.
     assert told.ask(QUESTIONS[1]).withheld is None
@@ -66,7 +68,7 @@ def test_the_acknowledge_policy_says_only_that_more_exists_where_it_does(
 def test_a_restricted_reader_sees_the_thread_on_the_same_question(
     with_private_list: Brain, tls_brain: Brain
 ) -> None:
-    restricted = with_private_list.reader(clearance="restricted")
+    restricted = with_private_list.read_as(with_private_list.reader.but(clearance="restricted"))
     answer = restricted.ask(QUESTIONS[0])
     mail = [r for r in answer.results if isinstance(r, DiscussionPost) and r.post_kind == "message"]
     assert [(m.author, m.document, m.section_number) for m in mail] == [

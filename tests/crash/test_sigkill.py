@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ratified_rdf import Brain
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 TRIALS = 3
@@ -40,8 +41,8 @@ def _build(store: Path, repo: Path) -> subprocess.Popen[bytes]:
 
 def _state(store: Path) -> tuple[str, str]:
     """(current run id, content hash) of the store, as a fresh reader sees it."""
-    with Brain.open(store, clearance="restricted") as brain:
-        run = next(r for r in brain.runs if r.current)
+    with Brain.open(store, reader=Reader(clearance="restricted")) as brain:
+        run = next(r for r in brain.scope.runs if r.current)
         return run.run_id, brain.content_hash()
 
 

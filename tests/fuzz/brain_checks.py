@@ -10,13 +10,12 @@ from typing import Final
 
 import pyoxigraph
 
-from ratified_rdf import Brain
-from ratified_rdf.brain import BrainError
+from ratified_rdf import Brain, BrainError
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries import QueryRun
 from ratified_rdf.queries.files import QueryError, load_query
-from ratified_rdf.trust import TenantIdError
+from ratified_rdf.trust import Reader, TenantIdError
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 DOCUMENTED: Final = (QueryError, BrainError, TenantIdError)
@@ -34,7 +33,7 @@ def pigeon_brain(folder: Path) -> tuple[Brain, OxigraphStore]:
     """
     store = OxigraphStore()
     build(MANIFEST, source=str(make_pigeon_repo(folder)), store=store)
-    return Brain.from_store(store, clearance="restricted"), store
+    return Brain.from_store(store, reader=Reader(clearance="restricted")), store
 
 
 def fingerprint(brain: Brain, store: OxigraphStore) -> tuple[object, ...]:

@@ -29,7 +29,7 @@ from ratified_rdf import Brain
 from ratified_rdf.graph.store import OxigraphStore, StoreError
 from ratified_rdf.queries import QueryRun
 from ratified_rdf.queries.files import QueryError, QueryFile
-from ratified_rdf.trust import TenantIdError
+from ratified_rdf.trust import Reader, TenantIdError
 from tests.fuzz import strategies as fs
 from tests.fuzz.brain_checks import DOCUMENTED, fingerprint, pigeon_brain, values_problems
 from tests.fuzz.harness import FIXTURES, Verdict, observe
@@ -299,11 +299,11 @@ def test_every_hostile_tenant_id_is_refused(brain: Brain, store: OxigraphStore) 
     assert len(TENANT_ATTACKS) > 300
     for attack in [*TENANT_ATTACKS, 5, b"default", ["default"], ""]:
         with pytest.raises(TenantIdError) as caught:
-            Brain.from_store(store, tenant=attack)  # type: ignore[arg-type]
+            Brain.from_store(store, reader=Reader(tenant=attack))  # type: ignore[arg-type]
         if isinstance(attack, str) and len(attack) >= 8:
             assert attack not in str(caught.value)
         with pytest.raises(TenantIdError):
-            brain.reader(tenant=attack)  # type: ignore[arg-type]
+            brain.read_as(brain.reader.but(tenant=attack))  # type: ignore[arg-type]
 
 
 @SHORT
@@ -312,7 +312,9 @@ def test_any_tenant_id_is_refused_or_names_a_tenant_without_a_brain(
     store: OxigraphStore, tenant: str
 ) -> None:
     outcome = observe(
-        lambda: Brain.from_store(store, tenant=tenant), documented=DOCUMENTED, bound=5.0
+        lambda: Brain.from_store(store, reader=Reader(tenant=tenant)),
+        documented=DOCUMENTED,
+        bound=5.0,
     )
     assert outcome.verdict is not Verdict.BUG, outcome.describe(tenant)
     if outcome.verdict is Verdict.PARSED:

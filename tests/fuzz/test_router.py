@@ -145,7 +145,7 @@ def brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Brain]:
 
 @pytest.fixture(scope="module")
 def index(brain: Brain) -> HeadingIndex:
-    built, _run = brain.heading_index()
+    built, _run = brain.reading.heading_index()
     assert len(built) > 0
     return built
 

@@ -20,7 +20,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from ratified_rdf import Brain
-from ratified_rdf.brain import audit_dir
+from ratified_rdf.audit import audit_dir
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 T = TypeVar("T")

@@ -18,7 +18,7 @@ from typing import IO, Any
 import pytest
 from click.testing import CliRunner
 
-from ratified_rdf.brain import audit_dir
+from ratified_rdf.audit import audit_dir
 from ratified_rdf.surfaces.mcp_server import mcp_command
 from ratified_rdf.trust import TENANT_ID_MESSAGES, TenantIdRule
 from tests.mcp.conftest import SERVER_MODULE, audit_entries, tree_heads

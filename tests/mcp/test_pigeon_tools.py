@@ -19,6 +19,7 @@ from mcp.types import CallToolResult, TextContent
 
 from ratified_rdf import Answer, Brain
 from ratified_rdf.surfaces.mcp_server import UPDATE_REFUSED, people_question
+from ratified_rdf.trust import Reader
 from tests.mcp.conftest import audit_entries, tree_heads, with_session
 
 QUESTIONS = [
@@ -51,7 +52,7 @@ class Served:
 
 
 def _embedded(store: Path) -> dict[str, Any]:
-    with Brain.open(store, actor="embedded") as brain:
+    with Brain.open(store, reader=Reader(actor="embedded")) as brain:
         return {
             **{f"ask:{q}": brain.ask(q) for q in QUESTIONS},
             "history": brain.section_history(9999, "3.1"),

@@ -17,6 +17,7 @@ from mcp.client.session import ClientSession
 
 from ratified_rdf import BuildReport
 from ratified_rdf.brain import Brain
+from ratified_rdf.trust import Reader
 from tests.mcp.conftest import audit_entries, with_session
 
 pytestmark = pytest.mark.corpus
@@ -30,7 +31,7 @@ def test_why_early_data_resolves_to_rfc8446_4_2_10_with_links_and_sparql(
     store = tmp_path / "tls"
     # The audit log (<store>.audit) stays behind: the copy starts a log of its own.
     shutil.copytree(tls_build[0], store)
-    with Brain.open(store, actor="embedded") as brain:
+    with Brain.open(store, reader=Reader(actor="embedded")) as brain:
         want = brain.ask(QUESTION).model_dump(mode="json")
 
     async def script(session: ClientSession) -> Any:

@@ -29,7 +29,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
     manifest = records / "manifest.toml"
     manifest.write_text(manifest.read_text() + '\n[clearance]\nmail = "restricted"\n')
     built, _ = Brain.build(manifest, source=str(make_pigeon_repo(folder / "git")))
-    anonymous = built.reader(clearance="public")
+    anonymous = built.read_as(built.reader.but(clearance="public"))
     access = AccessList(
         reader=(
             ReaderGrant(

@@ -25,9 +25,9 @@ from ratified_rdf.audit import (
     AuditRecord,
     DetailSidecar,
     OutcomeSidecar,
+    audit_dir,
 )
 from ratified_rdf.audit.log import public_key_path
-from ratified_rdf.brain import audit_dir
 from ratified_rdf.surfaces.cli import main
 from ratified_rdf.surfaces.server import create_app
 from tests.pigeon import MANIFEST, make_pigeon_repo
@@ -62,7 +62,7 @@ def test_a_query_is_recorded_with_its_outcome_and_rows(audited: tuple[Brain, Aud
         assert refused.status_code == 400
     ran, service = _query_records(log)
     assert ran.subject["sparql"] == QUERY  # type: ignore[index]
-    assert ran.tenant == str(brain.tenant) and ran.actor == brain.actor
+    assert ran.tenant == str(brain.reader.tenant) and ran.actor == brain.reader.actor
     entries = list(log.entries())
     details = [e for e in entries if isinstance(e, DetailSidecar) and e.annotates == ran.id]
     assert [d.detail for d in details] == [{"rows": 7}]

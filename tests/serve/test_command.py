@@ -66,11 +66,14 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     # A server answers from a copy of the reader's graphs in memory unless told otherwise.
     assert isinstance(stores[0], MemoryDataset)
     assert "answers from a copy in memory" in result.output
-    assert not app.state.brain._cache.copies  # let go when the server stopped
+    assert not app.state.brain.reading.copies.copies  # let go when the server stopped
     # … with its heading index built, the heap frozen and room for a card's young objects
     # before the first question.
-    assert tuple(app.state.brain.read_graphs) in app.state.brain._cache.headings
-    assert {key[0] for key in app.state.brain._cache.kept} >= {"pull_requests", "commit_details"}
+    assert tuple(app.state.brain.read_graphs) in app.state.brain.reading.lookups.headings
+    assert {key[0] for key in app.state.brain.reading.lookups.kept} >= {
+        "pull_requests",
+        "commit_details",
+    }
     assert frozen[0] > 0
     assert young == [YOUNG_OBJECTS] and YOUNG_OBJECTS > 700
 

@@ -25,8 +25,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from SPARQLWrapper import JSON, SPARQLWrapper
 
 from ratified_rdf import Brain
-from ratified_rdf.audit import PUBLIC_KEY_FILE, load_public_key, verify_log
-from ratified_rdf.brain import audit_dir
+from ratified_rdf.audit import PUBLIC_KEY_FILE, audit_dir, load_public_key, verify_log
 from tests.mcp.conftest import server_parameters
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
@@ -106,7 +105,7 @@ def _runs_served(base: str, runs: set[str]) -> set[str]:
 
 def _current_run(store: Path) -> str:
     with Brain.open(store) as brain:
-        return next(r for r in brain.runs if r.current).run_id
+        return next(r for r in brain.scope.runs if r.current).run_id
 
 
 def _ask_by_cli(store: Path) -> dict:

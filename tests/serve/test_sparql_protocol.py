@@ -24,8 +24,7 @@ from pyoxigraph import (
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from ratified_rdf import Brain
-from ratified_rdf.brain import BrainError
+from ratified_rdf import Brain, BrainError
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.surfaces import server
 from ratified_rdf.surfaces.server import create_app
@@ -292,7 +291,7 @@ def test_the_catalog_is_out_of_reach_of_every_query(
     ]:
         assert client.get("/sparql", params={"query": query}).status_code == 400
     with pytest.raises(BrainError, match="Only graphs this reader may read"):
-        pigeon_brain.export([catalog])
+        pigeon_brain.reading.export([catalog])
 
 
 def test_graph_names_are_only_the_read_graphs(client: TestClient, pigeon_brain: Brain) -> None:
@@ -322,7 +321,7 @@ def test_service_never_reaches_out(
     # Below the endpoint's own check, the library refuses it too (every spelling).
     for query in queries:
         with pytest.raises(QueryError, match="SERVICE"):
-            pigeon_brain.evaluate(query)
+            pigeon_brain.reading.evaluate(query)
     time.sleep(0.3)
     assert seen == []
 

@@ -87,11 +87,11 @@ def site(tmp_path_factory: pytest.TempPathFactory, serve: Serve) -> Iterator[Sit
     manifest = records / "manifest.toml"
     manifest.write_text(manifest.read_text() + '\n[clearance]\nmail = "restricted"\n')
     built, _ = Brain.build(manifest, source=str(make_pigeon_repo(folder / "git")))
-    public = built.reader(clearance="public")
+    public = built.read_as(built.reader.but(clearance="public"))
     # A public review, so card, review and reviewer IRIs exist too.
     public.review("what does the graph hold?", reviewer="Dana Reviewer", verdict="ratified")
-    public.refresh()
-    restricted = built.reader(clearance="restricted")
+    public.reading.refresh()
+    restricted = built.read_as(built.reader.but(clearance="restricted"))
     [mail] = [g for g in restricted.read_graphs if g.endswith("/mail")]
     access = AccessList(
         reader=(ReaderGrant(name="Rita", token_sha256=token_digest(RITA), clearance="restricted"),)
@@ -186,7 +186,7 @@ def test_an_anonymous_reader_learns_nothing_of_the_restricted_graph(site: Site) 
         assert site.mail_graph.encode() in curl(site.base + path, token=RITA).body
     # The public totals add up over the public graphs alone.
     described = _parse(public.body, "text/turtle")
-    brain = URIRef(v.brain_iri(site.public.tenant, site.public.brain_id))
+    brain = URIRef(v.brain_iri(site.public.reader.tenant, site.public.brain_id))
     named = _named_graphs(described)
     assert int(described.value(brain, VOID.triples)) == sum(named.values())
     assert site.mail_graph not in named and site.mail_graph in _named_graphs(
@@ -392,7 +392,7 @@ def _minted(site: Site) -> dict[str, str]:
         f'FILTER(isIRI(?x) && STRSTARTS(STR(?x), "{v.ID}")) }}'
     ).rows
     found = [row["x"].value for row in rows]
-    found += [run.iri for run in site.restricted.runs]
+    found += [run.iri for run in site.restricted.scope.runs]
     found += [*site.restricted.read_graphs, site.restricted.catalog]
     kinds: dict[str, str] = {}
     for iri in sorted(found):
@@ -435,7 +435,7 @@ def test_every_minted_iri_kind_dereferences(site: Site) -> None:
 
 
 def test_runs_and_graphs_are_described_within_the_readers_clearance(site: Site) -> None:
-    [run] = [r.iri for r in site.public.runs if r.current]
+    [run] = [r.iri for r in site.public.scope.runs if r.current]
     rest = run[len(v.ID) :]
     wrote = URIRef(v.RR + "wroteGraph")
     public = _parse(
@@ -525,7 +525,7 @@ def test_the_tls_brain_through_the_standard_surfaces(tls_brain: Brain, serve: Se
             "SELECT DISTINCT ?x WHERE { ?x ?p ?o "
             f'FILTER(STRSTARTS(STR(?x), "{v.ID}")) }} LIMIT 200000'
         ).rows
-        for iri in sorted([r["x"].value for r in rows] + [r.iri for r in tls_brain.runs]):
+        for iri in sorted([r["x"].value for r in rows] + [r.iri for r in tls_brain.scope.runs]):
             kinds.setdefault(_shape(iri), iri)
         for graph in named:
             kinds.setdefault(_shape(graph), graph)

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from ratified_rdf import Brain
-from ratified_rdf.audit import KEY_ENV, AuditError, AuditLog, load_public_key, verify_log
-from ratified_rdf.brain import audit_dir
+from ratified_rdf.audit import KEY_ENV, AuditError, AuditLog, audit_dir, load_public_key, verify_log
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.surfaces.cli import main
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
@@ -31,7 +31,9 @@ def operator_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def store(tmp_path_factory: pytest.TempPathFactory, operator_key: Path) -> Path:
     folder = tmp_path_factory.mktemp("audited")
     repo = make_pigeon_repo(folder / "git")
-    brain, _ = Brain.build(MANIFEST, path=folder / "brain", source=str(repo), actor="builder")
+    brain, _ = Brain.build(
+        MANIFEST, path=folder / "brain", source=str(repo), reader=Reader.builder(actor="builder")
+    )
     brain.close()
     return folder / "brain"
 
@@ -56,7 +58,7 @@ def test_build_and_every_batch_are_recorded_and_signed(store: Path) -> None:
 
 
 def test_asks_and_queries_are_recorded_with_reader_and_failures_too(store: Path) -> None:
-    with Brain.open(store, clearance="internal", actor="carol") as brain:
+    with Brain.open(store, reader=Reader(clearance="internal", actor="carol")) as brain:
         answer = brain.ask("who discussed RFC 9999 section 3.1?")
         brain.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
         with pytest.raises(QueryError, match="not valid SPARQL"):

@@ -22,6 +22,7 @@ from ratified_rdf.audit import (
     AuditRecord,
     LocalWitnessAnchor,
     SignedTreeHead,
+    audit_dir,
     canonical_bytes,
     generate_key,
     load_private_key,
@@ -30,7 +31,6 @@ from ratified_rdf.audit import (
     save_public_key,
 )
 from ratified_rdf.audit.log import public_key_path
-from ratified_rdf.brain import audit_dir
 from ratified_rdf.surfaces.cli import main
 
 ROUNDS, PER_ROUND = 4, 10

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from ratified_rdf.brain import audit_dir
+from ratified_rdf.audit import audit_dir
 from ratified_rdf.surfaces.cli import main
 from tests.pigeon import MANIFEST, make_pigeon_repo
 

@@ -15,6 +15,7 @@ from pyoxigraph import RdfFormat, Store
 
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.cli import main
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,7 +94,7 @@ def test_a_dump_validates_with_plain_pyshacl_and_round_trips(store: Path, tmp_pa
     assert "Conforms: True" in checked.stdout
     fresh = Store()
     fresh.load(path=str(nquads), format=RdfFormat.N_QUADS)
-    with Brain.open(store, clearance="restricted") as brain:
+    with Brain.open(store, reader=Reader(clearance="restricted")) as brain:
         assert len(fresh) == sum(1 for _ in brain._store.triples(brain.graphs))
         assert {g.value for g in fresh.named_graphs()} == set(brain.graphs)
         buffer = io.BytesIO()

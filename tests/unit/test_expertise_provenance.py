@@ -50,12 +50,15 @@ def test_a_brain_without_mail_names_no_mail_graph(repo: Path, tmp_path: Path) ->
     assert used, "no computation said what it used"
     named = {g for graphs in used.values() for g in graphs}
     assert not any(g.endswith("/mail") for g in named)
-    assert named <= set(next(r for r in brain.runs if r.current).graphs)
+    assert named <= set(next(r for r in brain.scope.runs if r.current).graphs)
 
 
 def test_each_level_names_only_what_it_may_use(repo: Path, tmp_path: Path) -> None:
     built, _ = Brain.build(_manifest(tmp_path, "restricted mail"), source=str(repo))
-    public, restricted = built.reader(clearance="public"), built.reader(clearance="restricted")
+    public, restricted = (
+        built.read_as(built.reader.but(clearance="public")),
+        built.read_as(built.reader.but(clearance="restricted")),
+    )
     public_used = {g for graphs in _used(public).values() for g in graphs}
     assert public_used and not any(g.endswith("/mail") for g in public_used)
     restricted_used = _used(restricted)

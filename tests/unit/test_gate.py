@@ -59,7 +59,7 @@ def _bad_revision_batch(graph: str) -> Batch:
 
 def test_rejected_batch_leaves_store_byte_for_byte(brain: Brain) -> None:
     before = _snapshot(brain)
-    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.reader.tenant)
     run = writer.begin_run()
     with pytest.raises(GateRejected) as rejected:
         writer.write_all([_bad_revision_batch(run.graph("spec"))])
@@ -125,7 +125,7 @@ def test_the_gate_reports_what_pyshacl_validate_reports(brain: Brain) -> None:
 def test_a_reference_to_another_batch_of_the_run_is_typed_from_it(brain: Brain) -> None:
     """Only the batch's own subjects are focus nodes; what they point at is typed from the
     whole run, so a reference into another batch is no false violation."""
-    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.reader.tenant)
     run = writer.begin_run()
     person, pointer = _chair_batches(run.graph("records"))
     writer.write_all([pointer, person])  # order does not matter: the run is staged first
@@ -134,7 +134,7 @@ def test_a_reference_to_another_batch_of_the_run_is_typed_from_it(brain: Brain) 
 
 def test_a_dangling_reference_rejects_the_whole_run(brain: Brain) -> None:
     before = _snapshot(brain)
-    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.reader.tenant)
     run = writer.begin_run()
     _person, pointer = _chair_batches(run.graph("records"))
     fine = Batch(run.graph("spec"), "an unrelated good batch (test)")
@@ -149,7 +149,7 @@ def test_a_dangling_reference_rejects_the_whole_run(brain: Brain) -> None:
 def test_a_run_mapped_afresh_for_each_pass_writes_what_a_list_would(brain: Brain) -> None:
     # At scale a run's batches do not fit in memory: the writer may take a function that maps
     # them again for each pass (stage, validate, write) instead of a list it holds.
-    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.reader.tenant)
     run = writer.begin_run()
     passes = [0]
 
@@ -166,7 +166,7 @@ def test_a_run_mapped_afresh_for_each_pass_writes_what_a_list_would(brain: Brain
 
 def test_a_run_that_maps_differently_the_second_time_is_refused(brain: Brain) -> None:
     before = _snapshot(brain)
-    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.reader.tenant)
     run = writer.begin_run()
     person, pointer = _chair_batches(run.graph("records"))
     mapped = iter([[person, pointer], [pointer, person]])
@@ -198,7 +198,7 @@ def test_a_store_on_disk_stages_on_disk_and_leaves_no_staging_behind(
         return real_prepare(self, batch, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ShaclGate, "prepare", prepare)
-    writer = Writer(built._store, ShaclGate(), built.brain_id, built.tenant)
+    writer = Writer(built._store, ShaclGate(), built.brain_id, built.reader.tenant)
     run = writer.begin_run()
     person, pointer = _chair_batches(run.graph("records"))
     assert writer.write_all([person, pointer]) == len(person.triples) + len(pointer.triples)
@@ -230,7 +230,7 @@ def test_staging_left_by_a_killed_build_is_cleared_by_the_next(
 
 def test_catalog_switch_is_checked_against_the_state_after_it(brain: Brain) -> None:
     """The run record names its graphs and the brain has exactly one current run."""
-    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
+    writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.reader.tenant)
     run = writer.begin_run()
     before = _snapshot(brain)
     with pytest.raises(GateRejected) as rejected:

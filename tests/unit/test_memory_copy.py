@@ -12,6 +12,7 @@ import pytest
 from ratified_rdf import Brain, BrainError
 from ratified_rdf.graph.memory import MemoryDataset
 from ratified_rdf.graph.store import OxigraphStore, StoreError
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 QUESTIONS = (
@@ -29,7 +30,9 @@ QUESTIONS = (
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = make_pigeon_repo(tmp_path_factory.mktemp("g"))
     store = tmp_path_factory.mktemp("store") / "store"
-    built, _ = Brain.build(MANIFEST, source=str(repo), path=store, clearance="internal")
+    built, _ = Brain.build(
+        MANIFEST, source=str(repo), path=store, reader=Reader(clearance="internal")
+    )
     built.close()
     return store
 
@@ -57,19 +60,19 @@ def test_the_copy_answers_as_the_store_on_disk_does(folder: Path, question: str)
 
 def test_a_review_is_seen_by_the_next_question(folder: Path) -> None:
     question = QUESTIONS[0]
-    with Brain.open(folder, clearance="internal", in_memory=True) as brain:
+    with Brain.open(folder, in_memory=True, reader=Reader(clearance="internal")) as brain:
         before = brain.ask(question)
         assert before.trust is not None and before.trust.state == "derived"
         reviewed = brain.review(question, reviewer="Dana Fictional", verdict="ratified")
         assert reviewed.trust is not None and reviewed.trust.state == "ratified"
         assert brain.ask(question).trust.state == "ratified"  # type: ignore[union-attr]
-    with Brain.open(folder, clearance="internal") as on_disk:
+    with Brain.open(folder, reader=Reader(clearance="internal")) as on_disk:
         assert on_disk.ask(question).trust.state == "ratified"  # type: ignore[union-attr]
 
 
 def test_each_reader_gets_a_copy_of_its_own_graphs(folder: Path) -> None:
-    with Brain.open(folder, clearance="internal", in_memory=True) as brain:
-        public = brain.reader(clearance="public")
+    with Brain.open(folder, in_memory=True, reader=Reader(clearance="internal")) as brain:
+        public = brain.read_as(brain.reader.but(clearance="public"))
         inside, outside = brain._session().store, public._session().store
         assert isinstance(inside, MemoryDataset) and isinstance(outside, MemoryDataset)
         assert inside is not outside
@@ -87,13 +90,13 @@ def test_a_server_url_is_not_copied() -> None:
 
 def test_readers_on_many_threads_share_one_copy(folder: Path) -> None:
     with Brain.open(folder, in_memory=True) as brain:
-        brain._cache.wrote()  # start without the copy made at open
-        readers = [brain.reader() for _ in range(8)]
+        brain.reading.copies.wrote()  # start without the copy made at open
+        readers = [brain.read_as(brain.reader.but()) for _ in range(8)]
         with ThreadPoolExecutor(max_workers=8) as pool:
             stores = list(pool.map(lambda reader: reader._session().store, readers))
             summaries = set(pool.map(lambda reader: reader.ask(QUESTIONS[0]).summary, readers))
         assert len({id(store) for store in stores}) == 1
-        assert len(brain._cache.copies) == 1
+        assert len(brain.reading.copies.copies) == 1
         assert len(summaries) == 1
 
 
@@ -113,7 +116,7 @@ def test_a_copy_is_held_by_a_thread_of_its_own_until_let_go(folder: Path) -> Non
     try:
         first = [t for t in _holders() if t not in before]
         assert len(first) == 1  # loaded there, so its blocks stay out of answering threads
-        brain._cache.wrote()  # a write forgets the copy, and its thread ends
+        brain.reading.copies.wrote()  # a write forgets the copy, and its thread ends
         assert _ended(first)
         assert brain.ask(QUESTIONS[0]).verdict.value == "answered"  # copied afresh
         second = [t for t in _holders() if t not in before]
@@ -121,7 +124,7 @@ def test_a_copy_is_held_by_a_thread_of_its_own_until_let_go(folder: Path) -> Non
     finally:
         brain.close()
     assert _ended(second)
-    assert not brain._cache.copies
+    assert not brain.reading.copies.copies
 
 
 def test_a_copy_that_cannot_be_made_says_why(folder: Path) -> None:

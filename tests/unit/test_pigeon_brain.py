@@ -19,6 +19,7 @@ from ratified_rdf.answers.models import HistoryEntry, SectionFate
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces.cli import main, render_card
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, build_pigeon, make_pigeon_repo
 
 REPO = Path(__file__).resolve().parents[2]
@@ -198,8 +199,8 @@ def test_rebuild_keeps_history_for_as_of_reads_until_pruned(
     graphs = store.graphs()
     # records, spec, people, github, mail, git and expertise: one graph per source, per run.
     assert sum(first.run_id in g for g in graphs) == sum(second.run_id in g for g in graphs) == 7
-    brain = Brain.from_store(store, clearance="restricted")
-    assert [r.run_id for r in brain.runs] == [first.run_id, second.run_id]
+    brain = Brain.from_store(store, reader=Reader(clearance="restricted"))
+    assert [r.run_id for r in brain.scope.runs] == [first.run_id, second.run_id]
     assert all(second.run_id in g for g in brain.read_graphs)
     assert sum(1 for _ in store.triples(brain.read_graphs)) == second.triples
     title = (
@@ -215,11 +216,11 @@ def test_rebuild_keeps_history_for_as_of_reads_until_pruned(
     too_early = brain.ask("what does the graph hold?", as_of=datetime(2000, 1, 1, tzinfo=UTC))
     assert too_early.verdict is Verdict.UNKNOWN and "no complete build" in too_early.summary
     # Pruning forgets the first run and its graphs; the current run is untouched.
-    writer = Writer(store, ShaclGate(), brain.brain_id, brain.tenant)
+    writer = Writer(store, ShaclGate(), brain.brain_id, brain.reader.tenant)
     assert writer.prune(keep=1) == [first.run_id]
     assert not any(first.run_id in g for g in store.graphs())
-    brain.refresh()
-    assert [r.run_id for r in brain.runs] == [second.run_id]
+    brain.reading.refresh()
+    assert [r.run_id for r in brain.scope.runs] == [second.run_id]
     assert brain.query(title).rows[0]["title"].value == now
     assert brain.validate() == []
 

@@ -222,7 +222,7 @@ def test_a_question_without_a_number_finds_its_section_by_heading(brain: Brain) 
 def test_a_card_found_by_heading_takes_its_link_from_the_index(brain: Brain) -> None:
     # A reader of its own builds its heading index for the router: asked by number or by
     # heading, the card starts from the index's row and looks nothing up again.
-    fresh = Brain(brain._store, brain.brain_id, tenant=brain.tenant)
+    fresh = Brain(brain._store, brain.brain_id, reader=brain.reader)
     by_number = fresh.ask("who discussed RFC 9999 section 3.1?")
     assert "rfc_section" not in [q.name for q in by_number.queries]
     by_heading = brain.ask("why does the take-off rule look like this?")
@@ -244,7 +244,7 @@ def test_a_card_found_by_heading_takes_its_link_from_the_index(brain: Brain) -> 
 def test_a_card_asked_by_number_starts_from_the_index(
     brain: Brain, question: str, lookup: Callable[[Brain], Answer]
 ) -> None:
-    fresh = Brain(brain._store, brain.brain_id, tenant=brain.tenant)
+    fresh = Brain(brain._store, brain.brain_id, reader=brain.reader)
     first = fresh.ask(question)
     again = fresh.ask(question)
     names = [q.name for q in again.queries]

@@ -13,6 +13,7 @@ from ratified_rdf.audit import AuditLog
 from ratified_rdf.build import build
 from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.store import StoreError
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
@@ -31,8 +32,10 @@ def test_scoping_holds_on_the_server(oxigraph_url: str, tmp_path: Path) -> None:
     build(_tenant_records(tmp_path / "a", "remote-a"), source=str(repo), store=store)
     build(_tenant_records(tmp_path / "b", "remote-b"), source=str(repo), store=store)
     with AuditLog.open(tmp_path / "audit") as log:
-        a = Brain.open(oxigraph_url, tenant="remote-a", clearance="restricted", audit=log)
-        b = a.reader(tenant="remote-b")
+        a = Brain.open(
+            oxigraph_url, audit=log, reader=Reader(tenant="remote-a", clearance="restricted")
+        )
+        b = a.read_as(a.reader.but(tenant="remote-b"))
         theirs = next(g for g in b.read_graphs if g.endswith("/spec"))
         # The protocol's dataset parameters win over GRAPH and FROM in the text.
         assert a.query(f"SELECT ?s WHERE {{ GRAPH <{theirs}> {{ ?s ?p ?o }} }}").rows == ()

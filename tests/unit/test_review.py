@@ -11,10 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from ratified_rdf import Brain, BrainError, ReviewError
-from ratified_rdf.brain import audit_dir
+from ratified_rdf.audit import audit_dir
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces.cli import main
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 QUESTION = "who discussed RFC 9999 section 3.1?"
@@ -27,7 +28,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture()
 def brain(repo: Path) -> Brain:
-    built, _ = Brain.build(MANIFEST, source=str(repo), clearance="internal")
+    built, _ = Brain.build(MANIFEST, source=str(repo), reader=Reader(clearance="internal"))
     return built
 
 
@@ -52,7 +53,9 @@ def test_a_ratified_card_shows_its_state_and_reviewer(brain: Brain) -> None:
     # A rephrasing is the same card, so it carries the same state.
     assert brain.ask("why is RFC 9999 section 3.1 this way?").trust.state == "ratified"
     # The review lives at the reviewer's clearance: a public reader sees a derived card.
-    assert brain.reader(clearance="public").ask(QUESTION).trust.state == "derived"
+    assert (
+        brain.read_as(brain.reader.but(clearance="public")).ask(QUESTION).trust.state == "derived"
+    )
     cards = brain.cards_in_state("ratified")
     assert [c["card"].value for c in cards] == [after.trust.card]
     assert brain.cards_in_state("disputed") == []
@@ -74,7 +77,7 @@ def test_a_review_of_a_card_that_changed_since_it_was_read_is_refused(brain: Bra
 def test_a_card_whose_evidence_changed_is_stale(repo: Path, tmp_path: Path) -> None:
     store = OxigraphStore()
     build(MANIFEST, source=str(repo), store=store)
-    brain = Brain.from_store(store, clearance="internal")
+    brain = Brain.from_store(store, reader=Reader(clearance="internal"))
     brain.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified")
     # A later ingest without the mailing list: one post fewer on the card.
     records = tmp_path / "records"
@@ -82,7 +85,7 @@ def test_a_card_whose_evidence_changed_is_stale(repo: Path, tmp_path: Path) -> N
     manifest = records / "manifest.toml"
     manifest.write_text(manifest.read_text().split("[[discussion.mail]]")[0])
     build(manifest, source=str(repo), store=store)
-    brain.refresh()
+    brain.reading.refresh()
     card = brain.ask(QUESTION)
     assert card.trust is not None
     assert (card.trust.state, card.trust.stale, card.trust.reviewer) == (
@@ -130,7 +133,7 @@ def test_a_derived_claim_can_be_disputed_and_filtered_on(brain: Brain) -> None:
 
 
 def test_reviews_at_two_levels_leave_each_reader_one_state(brain: Brain) -> None:
-    public = brain.reader(clearance="public")
+    public = brain.read_as(brain.reader.but(clearance="public"))
     card = public.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified").trust.card
     brain.review(QUESTION, reviewer="dana reviewer", verdict="disputed")  # later, higher level
     assert [c["card"].value for c in public.cards_in_state("ratified")] == [card]
@@ -157,8 +160,11 @@ def test_a_claim_on_an_rfc_section_leaves_the_section_one_heading(brain: Brain) 
         .value
     )
     before = sorted(map(str, brain.describe(section)))
-    for reader in (brain.reader(clearance="public"), brain):
+    for reader in (brain.read_as(brain.reader.but(clearance="public")), brain):
         reader.review_claim(section, reviewer="Dana Reviewer", verdict="disputed", note="why?")
     assert sorted(map(str, brain.describe(section))) == before  # nothing written onto it
     assert [c["card"].value for c in brain.cards_in_state("disputed")] == [section]
-    assert brain.validate() == [] and brain.reader(clearance="public").validate() == []
+    assert (
+        brain.validate() == []
+        and brain.read_as(brain.reader.but(clearance="public")).validate() == []
+    )

@@ -16,7 +16,7 @@ from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.queries.guard import QueryRefused
-from ratified_rdf.trust import TENANT_ID_MESSAGES, TenantIdError
+from ratified_rdf.trust import TENANT_ID_MESSAGES, Reader, TenantIdError
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 ATTACKS = Path(__file__).resolve().parents[1] / "fixtures" / "tenant_attacks.txt"
@@ -56,8 +56,8 @@ def _comparable(answer: Answer) -> dict:
 
 
 def test_a_reader_cleared_for_restricted_sees_the_mail(restricted_mail: OxigraphStore) -> None:
-    brain = Brain.from_store(restricted_mail, clearance="restricted")
-    assert brain.withheld_graphs == []
+    brain = Brain.from_store(restricted_mail, reader=Reader(clearance="restricted"))
+    assert brain.scope.withheld_graphs == []
     # One set of expertise scores: the one computed with the mail.
     scores = [g for g in brain.read_graphs if "/expertise" in g]
     assert [g.rsplit("/", 1)[-1] for g in scores] == ["expertise-restricted"]
@@ -72,7 +72,7 @@ def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
     public = Brain.from_store(restricted_mail)  # public is the default clearance
     # Mail is restricted, and so are the expertise scores computed with it; the public
     # reader gets scores computed without it.
-    assert sorted(g.rsplit("/", 1)[-1] for g in public.withheld_graphs) == [
+    assert sorted(g.rsplit("/", 1)[-1] for g in public.scope.withheld_graphs) == [
         "expertise-restricted",
         "mail",
     ]
@@ -103,10 +103,10 @@ def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
 def test_the_acknowledge_policy_says_only_that_more_exists(
     restricted_mail: OxigraphStore,
 ) -> None:
-    told = Brain.from_store(restricted_mail, redaction="acknowledge")
+    told = Brain.from_store(restricted_mail, reader=Reader(redaction="acknowledge"))
     answer = told.ask(QUESTION)
     assert answer.withheld == "More exists above your clearance."
-    silent = told.reader(redaction="silent").ask(QUESTION)
+    silent = told.read_as(told.reader.but(redaction="silent")).ask(QUESTION)
     assert silent.withheld is None
     assert _comparable(answer) == {**_comparable(silent), "withheld": answer.withheld}
     # Where nothing more exists, nothing is acknowledged.
@@ -117,8 +117,8 @@ def test_tenants_never_see_each_other(repo: Path, tmp_path: Path) -> None:
     store = OxigraphStore()
     build(_records(tmp_path / "a", tenant="acme"), source=str(repo), store=store)
     build(_records(tmp_path / "b", tenant="globex", mail=False), source=str(repo), store=store)
-    acme = Brain.from_store(store, tenant="acme", clearance="restricted")
-    globex = Brain.from_store(store, tenant="globex", clearance="restricted")
+    acme = Brain.from_store(store, reader=Reader(tenant="acme", clearance="restricted"))
+    globex = Brain.from_store(store, reader=Reader(tenant="globex", clearance="restricted"))
     assert all("/tenant/acme/" in g for g in acme.read_graphs + acme.graphs)
     assert all("/tenant/globex/" in g for g in globex.read_graphs + globex.graphs)
     # The other tenant's graphs are out of reach by name, through GRAPH or a reader; FROM is
@@ -138,9 +138,9 @@ def test_tenants_never_see_each_other(repo: Path, tmp_path: Path) -> None:
             )
     mail = "SELECT ?t WHERE { ?t a <https://w3id.org/ratified-rdf/ontology#MailThread> }"
     assert acme.query(mail).rows and not globex.query(mail).rows
-    assert globex.reader(tenant="acme").tenant == "acme"
+    assert globex.read_as(globex.reader.but(tenant="acme")).reader.tenant == "acme"
     with pytest.raises(Exception, match="no brain for tenant"):
-        Brain.from_store(store, tenant="initech")
+        Brain.from_store(store, reader=Reader(tenant="initech"))
 
 
 def test_every_hostile_tenant_id_is_refused_by_every_public_entry(
@@ -156,8 +156,8 @@ def test_every_hostile_tenant_id_is_refused_by_every_public_entry(
     bypasses = []
     for attack in attacks:
         for entry in (
-            lambda t: Brain.from_store(restricted_mail, tenant=t),
-            lambda t: brain.reader(tenant=t),
+            lambda t: Brain.from_store(restricted_mail, reader=Reader(tenant=t)),
+            lambda t: brain.read_as(brain.reader.but(tenant=t)),
         ):
             try:
                 entry(attack)
@@ -179,7 +179,7 @@ def test_a_readers_query_cannot_call_out(restricted_mail: OxigraphStore) -> None
 
 def test_unknown_clearance_is_a_sentence(restricted_mail: OxigraphStore) -> None:
     with pytest.raises(ValueError, match="valid values are: public, internal"):
-        Brain.from_store(restricted_mail, clearance="top-secret")
+        Brain.from_store(restricted_mail, reader=Reader(clearance="top-secret"))
     assert Brain.from_store(restricted_mail).ask(QUESTION).verdict is Verdict.ANSWERED
 
 
@@ -187,8 +187,8 @@ def test_every_reading_entry_point_stays_inside_the_tenant(repo: Path, tmp_path:
     store = OxigraphStore()
     build(_records(tmp_path / "a", tenant="acme"), source=str(repo), store=store)
     build(_records(tmp_path / "b", tenant="globex", mail=False), source=str(repo), store=store)
-    acme = Brain.from_store(store, tenant="acme", clearance="restricted")
-    globex = Brain.from_store(store, tenant="globex", clearance="restricted")
+    acme = Brain.from_store(store, reader=Reader(tenant="acme", clearance="restricted"))
+    globex = Brain.from_store(store, reader=Reader(tenant="globex", clearance="restricted"))
     thread = "SELECT ?t WHERE { ?t a <https://w3id.org/ratified-rdf/ontology#MailThread> }"
     [row] = acme.query(thread).rows
     mail_thread = row["t"].value
@@ -215,4 +215,4 @@ def test_every_reading_entry_point_stays_inside_the_tenant(repo: Path, tmp_path:
     assert globex.ask(QUESTION).trust.state == "derived"
     assert globex.cards_in_state("ratified") == []
     # The heading index is shared by readers of the same graphs only.
-    assert acme.heading_index()[0] is not globex.heading_index()[0]
+    assert acme.reading.heading_index()[0] is not globex.reading.heading_index()[0]

@@ -12,6 +12,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 
 from ratified_rdf import Brain
 from ratified_rdf.graph.store import GENERATION_FILE, OxigraphStore, StoreError
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 GRAPH = "https://example.org/graph/pigeon-notes"
@@ -112,19 +113,24 @@ def test_a_brain_open_beside_a_rebuild_answers_from_the_new_run(tmp_path: Path) 
     folder = tmp_path / "brain"
     built, first = Brain.build(MANIFEST, path=folder, source=str(repo))
     built.close()
-    with Brain.open(folder) as reader, Brain.open(folder, clearance="restricted") as other:
+    with (
+        Brain.open(folder) as reader,
+        Brain.open(folder, reader=Reader(clearance="restricted")) as other,
+    ):
         before = reader.ask("what does the graph hold?")
-        assert next(r for r in reader.runs if r.current).run_id == first.run_id
+        assert next(r for r in reader.scope.runs if r.current).run_id == first.run_id
         rebuilt, second = Brain.build(MANIFEST, path=folder, source=str(repo))
         rebuilt.close()
         after = reader.ask("what does the graph hold?")
-        assert next(r for r in reader.runs if r.current).run_id == second.run_id
-        assert next(r for r in other.runs if r.current).run_id == first.run_id  # not asked yet
+        assert next(r for r in reader.scope.runs if r.current).run_id == second.run_id
+        assert (
+            next(r for r in other.scope.runs if r.current).run_id == first.run_id
+        )  # not asked yet
         other.query("ASK { ?s ?p ?o }")
-        assert next(r for r in other.runs if r.current).run_id == second.run_id
+        assert next(r for r in other.scope.runs if r.current).run_id == second.run_id
         assert after.summary == before.summary  # same sources, same card
         # A review from a reader beside them is written, and both see it.
         card = reader.review("what does the graph hold?", reviewer="Ada Pigeon", verdict="ratified")
         assert card.trust is not None and card.trust.reviewer == "Ada Pigeon"
-        seen = other.reader(clearance="public").ask("what does the graph hold?")
+        seen = other.read_as(other.reader.but(clearance="public")).ask("what does the graph hold?")
         assert seen.trust is not None and seen.trust.state == "ratified"

@@ -32,6 +32,7 @@ from ratified_rdf.graph.writer import Writer
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.sources.git_repo import SourceError
 from ratified_rdf.surfaces.cli import main
+from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 QUESTION = "who discussed RFC 9999 section 3.1?"
@@ -134,8 +135,8 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
         "describe": lambda: brain.describe(section),
         "describe_dataset": brain.describe_dataset,
         "dump": lambda: brain.dump(io.BytesIO(), RdfFormat.N_QUADS),
-        "export": lambda: brain.export(brain.read_graphs[:1]),
-        "evaluate": lambda: brain.evaluate("ASK { ?s ?p ?o }"),
+        "export": lambda: brain.reading.export(brain.read_graphs[:1]),
+        "evaluate": lambda: brain.reading.evaluate("ASK { ?s ?p ?o }"),
         "from_store": lambda: Brain.from_store(brain._store),
         "gazetteer": brain.gazetteer,
         "heading_index": brain.heading_index,
@@ -144,9 +145,9 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
         "prune": lambda: brain.prune(1),
         "query": lambda: brain.query("SELECT * WHERE { ?s ?p ?o } LIMIT 1"),
         "read_lookups": brain.read_lookups,
-        "reader": lambda: brain.reader(clearance="public"),
+        "reader": lambda: brain.read_as(brain.reader.but(clearance="public")),
         "follow": brain.follow,
-        "describe_in_catalog": lambda: brain.describe_in_catalog(brain.catalog),
+        "describe_in_catalog": lambda: brain.reading.describe_in_catalog(brain.catalog),
         "catalog_size": brain.catalog_size,
         "refresh": brain.refresh,
         "review": lambda: brain.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified"),
@@ -165,7 +166,7 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
 def test_every_public_method_that_writes_is_walked(repo: Path, manifest: Path) -> None:
     store = RecordingStore()
     build(manifest, source=str(repo), store=store)
-    brain = Brain.from_store(store, clearance="restricted")
+    brain = Brain.from_store(store, reader=Reader(clearance="restricted"))
     calls = _calls(brain, repo, manifest)
     public = {name for name, _ in inspect.getmembers(Brain, callable) if not name.startswith("_")}
     assert public <= set(calls), (
@@ -203,8 +204,8 @@ def folder(repo: Path, manifest: Path, tmp_path: Path) -> Iterator[Path]:
 def test_hostile_writes_leave_the_brain_conforming(
     folder: Path, repo: Path, manifest: Path, tmp_path: Path
 ) -> None:
-    with Brain.open(folder, clearance="restricted") as brain:
-        readers = {level: brain.reader(clearance=level) for level in LEVELS}
+    with Brain.open(folder, reader=Reader(clearance="restricted")) as brain:
+        readers = {level: brain.read_as(brain.reader.but(clearance=level)) for level in LEVELS}
         public, top = readers["public"], readers["restricted"]
         section = _one(
             public,
@@ -215,7 +216,7 @@ def test_hostile_writes_leave_the_brain_conforming(
         alignment = _one(public, "SELECT ?a WHERE { ?a rr:alignmentRule ?r } ORDER BY ?a LIMIT 1")
         foaf = "PREFIX foaf: <http://xmlns.com/foaf/0.1/> "
         person = _one(readers["internal"], foaf + "SELECT ?p WHERE { ?p a foaf:Person } LIMIT 1")
-        brain_iri = v.brain_iri(brain.tenant, brain.brain_id)
+        brain_iri = v.brain_iri(brain.reader.tenant, brain.brain_id)
 
         # review: names, notes, verdicts and questions that are not plain text are refused.
         for name in HOSTILE_TEXT:
@@ -261,7 +262,7 @@ def test_hostile_writes_leave_the_brain_conforming(
         score = _one(top, "SELECT ?s WHERE { ?s a rr:ExpertiseScore } ORDER BY ?s LIMIT 1")
         top.review_claim(score, reviewer="Dana Reviewer", verdict="ratified")
         _refused(  # the catalog is no reader's evidence: a run is not a claim
-            lambda: top.review_claim(brain.runs[-1].iri, reviewer="Dana", verdict="ratified")
+            lambda: top.review_claim(brain.scope.runs[-1].iri, reviewer="Dana", verdict="ratified")
         )
         readers["internal"].review_claim(person, reviewer="Dana Reviewer", verdict="withdrawn")
         for claim in (
@@ -324,7 +325,7 @@ def test_hostile_writes_leave_the_brain_conforming(
         Brain.build(tmp_path / "no-manifest.toml", source=str(repo), path=folder)
 
     for level in LEVELS:
-        with Brain.open(folder, clearance=level) as reader:
+        with Brain.open(folder, reader=Reader(clearance=level)) as reader:
             assert reader.validate() == [], level
         result = CliRunner().invoke(
             main, ["validate", "--store", str(folder), "--clearance", level]
@@ -337,18 +338,18 @@ def test_a_second_heading_from_any_write_is_refused_by_the_gate_itself(folder: P
     """A write that bypasses the reviews code (a future write path) still goes through
     Writer.write_batch, whose gate reads every graph of the brain's state: a second title on
     an RFC section, written into a reviews graph, is refused with the section's shape."""
-    with Brain.open(folder, clearance="restricted") as brain:
+    with Brain.open(folder, reader=Reader(clearance="restricted")) as brain:
         section = _one(
             brain, "SELECT ?s WHERE { ?s rr:sectionNumber '3.1' ; rr:isAppendix ?a } LIMIT 1"
         )
-        writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.tenant)
-        batch = Batch(v.reviews_graph(brain.tenant, brain.brain_id, "public"), "test write")
+        writer = Writer(brain._store, ShaclGate(), brain.brain_id, brain.reader.tenant)
+        batch = Batch(v.reviews_graph(brain.reader.tenant, brain.brain_id, "public"), "test write")
         batch.add(section, "dcterms:title", Literal("A second heading"))
         with pytest.raises(GateRejected, match="exactly one non-empty heading"):
             writer.write_batch(batch)
         # A second parent for the section: touched through the inverse path, refused too.
-        other = Batch(v.reviews_graph(brain.tenant, brain.brain_id, "public"), "test parent")
-        other.add(brain.runs[-1].iri, "rr:hasSection", section)
+        other = Batch(v.reviews_graph(brain.reader.tenant, brain.brain_id, "public"), "test parent")
+        other.add(brain.scope.runs[-1].iri, "rr:hasSection", section)
         with pytest.raises(GateRejected, match="belongs to exactly one"):
             writer.write_batch(other)
         # The gate will not check a batch without the graph it is written to.

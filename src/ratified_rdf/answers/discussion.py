@@ -15,6 +15,7 @@ from ratified_rdf.answers.models import (
     DiscussionPost,
     DraftedQuestion,
     Evidence,
+    EvidenceKind,
     Expert,
     PersonActivity,
     Verdict,
@@ -434,7 +435,11 @@ def _people(
             discussed.setdefault(name, set()).add(text_of(row, "pr") or "")
     for name, pulls in discussed.items():
         tally.setdefault(name, [0, 0, 0])[2] = len(pulls)
-    kinds = ("cited it", "changed it", "commented on a pull request that changed it")
+    kinds: tuple[EvidenceKind, ...] = (
+        "cited it",
+        "changed it",
+        "commented on a pull request that changed it",
+    )
     return sorted(
         (
             PersonActivity(

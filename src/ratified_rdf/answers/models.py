@@ -15,6 +15,31 @@ from pydantic import BaseModel, ConfigDict, Field
 from ratified_rdf.queries import QueryRun
 
 
+class Intent(StrEnum):
+    """What a question asks for: one per registered question type, and the two fallbacks."""
+
+    SECTION_BECAME = "section_became"
+    SECTION_HISTORY = "section_history"
+    SECTION_AT = "section_at"
+    SECTION_DIFF = "section_diff"
+    DISCUSSION = "discussion"
+    WHO_TO_ASK = "who_to_ask"
+    EXPERTS = "experts"
+    THREAD = "thread"
+    THREADS = "threads"
+    PERSON = "person"
+    PERSON_SECTION = "person_section"
+    COUNT = "count"
+    DOCUMENT = "document"
+    WHERE_IS = "where_is"
+    REVISION_CHAIN = "revision_chain"
+    REVISIONS = "revisions"
+    HOLDINGS = "holdings"
+    NOT_HELD = "not_held"
+    ENTITY = "entity"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
 class Verdict(StrEnum):
     """What kind of answer this is."""
 
@@ -372,7 +397,9 @@ class Answer(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     question: str
-    intent: str
+    intent: Intent | str = Field(union_mode="left_to_right")
+    """The question type that drew the card: an :class:`Intent`, or the name of a type
+    registered outside the package."""
     verdict: Verdict
     summary: str
     results: list[Result] = Field(default_factory=list)

@@ -29,42 +29,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.answers.entities import Gazetteer, Mentions
 from ratified_rdf.answers.heading_search import heading_terms
+from ratified_rdf.answers.models import Intent
 
 if TYPE_CHECKING:
     from ratified_rdf.answers.models import Answer
     from ratified_rdf.answers.session import Session
-
-
-class Intent(StrEnum):
-    """What a question asks for: one per registered question type, and the two fallbacks."""
-
-    SECTION_BECAME = "section_became"
-    SECTION_HISTORY = "section_history"
-    SECTION_AT = "section_at"
-    SECTION_DIFF = "section_diff"
-    DISCUSSION = "discussion"
-    WHO_TO_ASK = "who_to_ask"
-    EXPERTS = "experts"
-    THREAD = "thread"
-    THREADS = "threads"
-    PERSON = "person"
-    PERSON_SECTION = "person_section"
-    COUNT = "count"
-    DOCUMENT = "document"
-    WHERE_IS = "where_is"
-    REVISION_CHAIN = "revision_chain"
-    REVISIONS = "revisions"
-    HOLDINGS = "holdings"
-    NOT_HELD = "not_held"
-    ENTITY = "entity"
-    OUT_OF_SCOPE = "out_of_scope"
 
 
 class Route(BaseModel):
@@ -322,8 +297,8 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
             continue
         best = (score, order, kind, words)
     if best is None:
-        named = mentions.held or (not _ASKS.search(text) and reading.names_heading)
-        intent = Intent.ENTITY if named else Intent.OUT_OF_SCOPE
+        holds_any = bool(mentions.held) or (not _ASKS.search(text) and reading.names_heading)
+        intent = Intent.ENTITY if holds_any else Intent.OUT_OF_SCOPE
         reason = (
             _unheld_reason(mentions)
             if mentions.unheld and not mentions.held

@@ -125,7 +125,7 @@ class Session:
         first = [self.run(name, **params) for name, params in calls[:1]]
         return [*first, *(pending.rows() for pending in later)]
 
-    def rows_about(self, name: str, key: str, wanted: Sequence[NamedNode]) -> list[dict[str, Term]]:
+    def rows_about(self, name: str, key: str, wanted: Sequence[Term]) -> list[dict[str, Term]]:
         """The rows of the whole-graph query ``sparql/<name>.rq`` whose ``key`` is one of
         ``wanted``, in the order of ``wanted``: the rows a bound query would have given, from
         the query's kept rows (read once per set of graphs, indexed by ``key`` once). Its

@@ -94,12 +94,11 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
     """The section ``chosen`` is about, or the "doesn't know" answer when its words find no
     RFC section heading. ``asking`` words the alternatives ("who discussed")."""
     if chosen.section:
-        rfc = chosen.rfc
-        known = (
-            session.from_index(lambda index: index.rfc_section(rfc, chosen.section or ""))
-            if rfc is not None
-            else None
-        )
+        rfc, number = chosen.rfc, chosen.section
+        known = None
+        if rfc is not None:
+            held_rfc: int = rfc
+            known = session.from_index(lambda index: index.rfc_section(held_rfc, number))
         lead = ""
         if chosen.other_rfcs and rfc is not None:
             others = ", ".join(f"RFC {n}" for n in chosen.other_rfcs)

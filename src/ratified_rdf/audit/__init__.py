@@ -12,6 +12,7 @@ process's tree heads as it goes. The signing key lives outside the log's folder
 """
 
 from ratified_rdf.audit.anchor import Anchor, Anchoring, ConsistencyProver, Receipt
+from ratified_rdf.audit.calls import CallAudit, audit_dir, audit_folder, remote_audit_dir
 from ratified_rdf.audit.capture import capture
 from ratified_rdf.audit.errors import (
     AnchorRejected,
@@ -92,6 +93,7 @@ __all__ = [
     "AuditError",
     "AuditLog",
     "AuditRecord",
+    "CallAudit",
     "Clearance",
     "ConsistencyProver",
     "DetailSidecar",
@@ -106,6 +108,8 @@ __all__ = [
     "SignedTreeHead",
     "VerificationReport",
     "WitnessedHead",
+    "audit_dir",
+    "audit_folder",
     "canonical_bytes",
     "capture",
     "check_transition",
@@ -117,6 +121,7 @@ __all__ = [
     "load_public_key",
     "node_hash",
     "parse_entry",
+    "remote_audit_dir",
     "save_private_key",
     "save_public_key",
     "sign_tree_head",

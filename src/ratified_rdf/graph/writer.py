@@ -26,7 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import Literal, NamedNode, Triple
 
-from ratified_rdf._errors import StoreError
+from ratified_rdf._errors import BrainError, StoreError
 from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
@@ -354,4 +354,20 @@ def _same_run(batches: Iterable[Batch], sources: list[str], step: str) -> Iterat
         raise MappingChanged(
             f"The run had {len(sources)} batches when staged but {count} when {step}; mapping "
             "must be deterministic. The run was not committed."
+        )
+
+
+MAX_KEEP = 2**53 - 1
+"""The most runs a prune can be told to keep: the largest count an audit record holds exactly."""
+
+
+def check_prune(keep: object, *, withheld: bool) -> None:
+    """Raise :class:`BrainError` unless a reader may prune (nothing is withheld from it: a
+    prune forgets whole runs) and ``keep`` is a whole number of runs to keep."""
+    if withheld:
+        raise BrainError("Pruning forgets whole runs; only a restricted-clearance reader may.")
+    if isinstance(keep, bool) or not isinstance(keep, int) or not 0 < keep <= MAX_KEEP:
+        raise BrainError(
+            f"Say how many runs to keep as a whole number from 1 to {MAX_KEEP:,}, not "
+            f"{str(keep)[:40]}; the current run is always kept."
         )

@@ -16,6 +16,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 import click
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pyoxigraph import RdfFormat, serialize
 
 from ratified_rdf._errors import RatifiedError
@@ -43,13 +44,15 @@ from ratified_rdf.audit import (
     HttpTransparencyAnchor,
     LocalWitnessAnchor,
     SignedTreeHead,
+    audit_dir,
     last_seen,
     load_public_key,
+    remote_audit_dir,
     verify_log,
 )
-from ratified_rdf.brain import Brain, audit_dir, remote_audit_dir
+from ratified_rdf.brain import Brain
 from ratified_rdf.graph.vocab import PREFIXES
-from ratified_rdf.queries.files import QueryError, parse_query_file
+from ratified_rdf.queries.files import ParamValue, QueryError, parse_query_file
 from ratified_rdf.sources.git_repo import default_cache_dir
 from ratified_rdf.sources.online import (
     DatatrackerClient,
@@ -61,6 +64,7 @@ from ratified_rdf.sources.online import (
 from ratified_rdf.surfaces import section_text
 from ratified_rdf.surfaces.mcp_server import mcp_command
 from ratified_rdf.surfaces.server import serve_command
+from ratified_rdf.trust import Reader
 
 DEFAULT_STORE = "brain"
 _EXPECTED = (RatifiedError, FileNotFoundError)
@@ -162,7 +166,7 @@ def reader_options(command: Callable) -> Callable:
 def _open(
     store: Path | str, tenant: str | None, clearance: str, redaction: str = "silent"
 ) -> Brain:
-    return Brain.open(store, tenant=tenant, clearance=clearance, redaction=redaction)
+    return Brain.open(store, reader=Reader(tenant, clearance, redaction))
 
 
 as_of_option = click.option(
@@ -493,7 +497,7 @@ def query_command(
             f"{file} is not UTF-8 text (byte 0x{error.object[error.start]:02X} at offset "
             f"{error.start}); save the query as UTF-8 and run it again."
         ) from None
-    values: dict[str, str | int] = {}
+    values: dict[str, ParamValue] = {}
     for item in param:
         name, sep, value = item.partition("=")
         if not sep:
@@ -770,7 +774,7 @@ def review_command(
 @click.option("--tenant", default=None, envvar="RATIFIED_TENANT")
 def prune_command(store: Path | str, keep: int, tenant: str | None) -> None:
     """Forget all but the latest KEEP runs of the brain (as-of reads stop at what is kept)."""
-    with Brain.open(store, tenant=tenant, clearance="restricted") as brain:
+    with Brain.open(store, reader=Reader(tenant, "restricted")) as brain:
         forgotten = brain.prune(keep)
     click.echo(
         f"Forgot {len(forgotten)} run(s): {', '.join(forgotten)}."
@@ -842,7 +846,7 @@ def audit_verify_command(
         raise AuditError(f"There is no audit log at {folder}; give its folder, or --store.")
     in_folder = folder / PUBLIC_KEY_FILE
     if public_key is not None:
-        key = load_public_key(public_key)
+        key: Ed25519PublicKey | None = load_public_key(public_key)
     else:
         key = load_public_key(in_folder) if in_folder.is_file() else None
     seen = last_seen(witness) if witness is not None else None

@@ -1171,7 +1171,7 @@ def default_cache(store: Path | str) -> Path:
     store on a server (its URL), beside that server's audit log under the user's state
     folder."""
     if isinstance(store, str):
-        from ratified_rdf.brain import remote_audit_dir
+        from ratified_rdf.audit import remote_audit_dir
 
         audit = remote_audit_dir(store)
         return audit.with_name(audit.name + ".links-cache.json")

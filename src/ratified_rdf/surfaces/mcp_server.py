@@ -54,6 +54,7 @@ from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.guard import QueryRefused
 from ratified_rdf.trust import (
     Clearance,
+    Reader,
     RedactionPolicy,
     TenantId,
     TenantIdError,
@@ -162,7 +163,8 @@ def create_server(brain: Brain, *, lock: "threading.Lock | None" = None) -> "MCP
             "Every answer comes only from the brain's RDF graph, with the public links and "
             "the SPARQL that produced it; quote those rather than restating them. A verdict "
             "of 'unknown' means the graph holds nothing for the question. The reader is "
-            f"tenant {brain.tenant}, clearance {brain.clearance.value}; every call is audited."
+            f"tenant {brain.reader.tenant}, clearance {brain.reader.clearance.value}; every "
+            "call is audited."
         ),
         log_level="WARNING",
     )
@@ -595,9 +597,7 @@ def mcp_command(
     except ImportError:
         raise _CommandError(MCP_MISSING) from None
     try:
-        brain = Brain.open(
-            store, tenant=scope, clearance=clearance, redaction=redaction, actor=actor
-        )
+        brain = Brain.open(store, reader=Reader(scope, clearance, redaction, actor))
     except (*_EXPECTED, OSError) as error:
         raise _CommandError(str(error)) from None
     try:

@@ -60,10 +60,10 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ratified_rdf._errors import RatifiedError
+from ratified_rdf._errors import BrainError, RatifiedError
 from ratified_rdf.audit import AuditError, DetailSidecar, capture
 from ratified_rdf.audit.signer import PeriodicSigner, stop_on_sigterm
-from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.brain import Brain
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.offline import NETWORK_SEALED
@@ -76,6 +76,7 @@ from ratified_rdf.queries.sandbox import (
 )
 from ratified_rdf.surfaces import section_text
 from ratified_rdf.surfaces.access import AccessList, load_access
+from ratified_rdf.trust import Reader
 
 WEB = Path(__file__).resolve().parent / "web"
 YOUNG_OBJECTS = 20_000
@@ -176,7 +177,7 @@ def _reader(request: Request) -> Brain:
     bearer token stands for in the access list (tenant, clearance, redaction, and the name the
     audit records), or, without a token, the anonymous reader the server was started as."""
     brain: Brain = request.app.state.brain
-    brain.follow()  # a build or review by another process: serve what it made current
+    brain.reading.follow()  # a build or review by another process: serve what it made current
     header = request.headers.get("authorization")
     if not header:
         return brain
@@ -194,16 +195,13 @@ def _reader(request: Request) -> Brain:
     readers: dict[str, Brain] = request.app.state.readers
     if grant.token_sha256 not in readers:
         try:
-            readers[grant.token_sha256] = brain.reader(
-                tenant=grant.tenant,
-                clearance=grant.clearance,
-                redaction=grant.redaction,
-                actor=grant.name,
+            readers[grant.token_sha256] = brain.read_as(
+                Reader(grant.tenant, grant.clearance, grant.redaction, grant.name)
             )
         except BrainError as error:
             raise EndpointError(403, str(error)) from None
     reader = readers[grant.token_sha256]
-    reader.follow()
+    reader.reading.follow()
     return reader
 
 
@@ -317,7 +315,7 @@ def _sandbox_for(request: Request, brain: Brain) -> QuerySandbox:
         if state.sandbox is None:
             state.sandbox = QuerySandbox(
                 limits=state.sandbox_limits,
-                generation=lambda: state.brain.write_generation,
+                generation=lambda: state.brain.reading.write_generation,
             )
         sandbox: QuerySandbox = state.sandbox
     return sandbox
@@ -345,9 +343,9 @@ async def _audited_evaluation(
                 audit,
                 "query",
                 subject,
-                tenant=brain.tenant,
-                clearance=brain.clearance.value,
-                actor=brain.actor,
+                tenant=brain.reader.tenant,
+                clearance=brain.reader.clearance.value,
+                actor=brain.reader.actor,
             ),
         )
     query = QueryRequest(
@@ -357,7 +355,7 @@ async def _audited_evaluation(
         graph_media=choice.graph[0] if choice.graph else None,
     )
     try:
-        reply = await _sandbox_for(request, brain).run(_client_key(request), query, brain.export)
+        reply = await _sandbox_for(request, brain).run(_client_key(request), query, brain.reading.export)
     except BaseException as error:
         if not await asyncio.to_thread(stack.__exit__, type(error), error, error.__traceback__):
             raise
@@ -971,7 +969,7 @@ def create_app(
 
 
 def settle_for_serving(brain: Brain) -> None:
-    """Build what the first questions would (:meth:`Brain.read_lookups`: the reader's heading
+    """Build what the first questions would (:meth:`Reading.read_lookups`: the reader's heading
     index and the rows why cards look details up in; ``Brain.open`` with ``in_memory`` has made
     the copy already), then freeze the heap for Python's collector and let the youngest
     generation grow before it is collected.
@@ -979,13 +977,12 @@ def settle_for_serving(brain: Brain) -> None:
     A brain in a server keeps about a hundred thousand long-lived objects (the heading index,
     kept rows), and a card allocates enough to set off collections during most asks; every
     full collection walked them all, with the GIL held. Frozen, the collector leaves them
-    alone: on the TLS brain in memory, interleaved, the why card's p50 went from 18.3 to 12.4
-    ms and who-to-ask's from 6.2 to 4.8 ms. Objects made later (copies after a write) are
-    collected as usual. A card's objects are freed by reference counting once it is answered,
-    so with room for 20,000 young objects instead of 700 the collector almost never runs
-    during a card (a why card spent 0.13 ms a question in it; now about none), and garbage in
-    cycles still goes within 20,000 allocations."""
-    brain.read_lookups()
+    alone, and cards are answered measurably faster (benchmarks/RESULTS.md). Objects made later
+    (copies after a write) are collected as usual. A card's objects are freed by reference
+    counting once it is answered, so with room for many more young objects than the default
+    the collector almost never runs during a card, and garbage in cycles still goes within
+    :data:`YOUNG_OBJECTS` allocations."""
+    brain.reading.read_lookups()
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_OBJECTS, *gc.get_threshold()[1:])
@@ -1053,8 +1050,8 @@ def settle_for_serving(brain: Brain) -> None:
     default=True,
     show_default=True,
     help="Answer from a copy of each reader's graphs in memory (made at start for the "
-    "anonymous reader, on first use for others; a few seconds and a few hundred MiB for the "
-    "TLS brain), or straight from the store on disk.",
+    "anonymous reader, on first use for others; it takes time and memory in proportion to "
+    "the brain), or straight from the store on disk.",
 )
 def serve_command(
     store: Path,

@@ -61,9 +61,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from ratified_rdf._errors import BrainError
 from ratified_rdf.audit import AuditError, DetailSidecar, capture
 from ratified_rdf.audit.records import Kind
-from ratified_rdf.brain import Brain, BrainError
+from ratified_rdf.brain import Brain
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.queries.guard import QueryRefused, audited_text, check_reader_query
 from ratified_rdf.queries.offline import forbid_network
@@ -193,7 +194,7 @@ _COMPUTING = threading.Lock()
 
 def _described(brain: Brain) -> _Described:
     """The reader's VoID and default-graph size, computed once per reader and store state."""
-    key = (tuple(brain.read_graphs), brain.write_generation)
+    key = (tuple(brain.read_graphs), brain.reading.write_generation)
     with _DESCRIBED_LOCK:
         found = _DESCRIBED.get(brain)
     if found is not None and found[0] == key:
@@ -231,7 +232,7 @@ def service_description(brain: Brain, described: _Described, endpoint: str) -> l
     language, result formats and features, and the default dataset (the reader's graphs,
     their union the default graph) with the VoID description of each graph."""
     service = _node(endpoint)
-    dataset = _node(v.brain_iri(brain.tenant, brain.brain_id))
+    dataset = _node(v.brain_iri(brain.reader.tenant, brain.brain_id))
     default = BlankNode("defaultGraph")
 
     def sd(local: str) -> NamedNode:
@@ -401,7 +402,7 @@ async def graph_store(request: Request) -> Response:
 
     def job(stream: _Stream) -> int:
         _check_size(brain, pattern, state.max_stream_rows, 0, None)
-        solutions = brain.evaluate(f"SELECT ?s ?p ?o WHERE {{ {pattern} }}")
+        solutions = brain.reading.evaluate(f"SELECT ?s ?p ?o WHERE {{ {pattern} }}")
         assert isinstance(solutions, QuerySolutions)
         try:
             stream.ready()
@@ -524,9 +525,9 @@ def _produce(
                         audit,
                         kind,
                         {**subject, "brain": brain.brain_id},
-                        tenant=brain.tenant,
-                        clearance=brain.clearance.value,
-                        actor=brain.actor,
+                        tenant=brain.reader.tenant,
+                        clearance=brain.reader.clearance.value,
+                        actor=brain.reader.actor,
                         durable=False,
                     )
                 )
@@ -617,7 +618,7 @@ async def _streamed(
 
 def _check_size(brain: Brain, pattern: str, cap: int, offset: int, limit: int | None) -> int:
     """How many rows the answer holds; 422 before streaming when over ``cap``."""
-    counted = brain.evaluate(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}")
+    counted = brain.reading.evaluate(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}")
     assert isinstance(counted, QuerySolutions)
     total = int(next(iter(counted))[0].value)
     del counted
@@ -750,7 +751,7 @@ async def stream_pattern(
 
     def job(stream: _Stream) -> int:
         rows = _check_size(brain, found.pattern, state.max_stream_rows, found.offset, found.limit)
-        solutions = brain.evaluate(found.sparql(state.max_stream_rows))
+        solutions = brain.reading.evaluate(found.sparql(state.max_stream_rows))
         assert isinstance(solutions, QuerySolutions)
         try:
             stream.ready()
@@ -843,15 +844,15 @@ def visible_graphs(brain: Brain) -> set[str]:
     """Every graph IRI ``brain``'s reader may know of: its current graphs, and the graphs of
     earlier runs at a level it is cleared for."""
     seen = set(brain.read_graphs)
-    for run in brain.runs:
-        seen.update(g for g, level in run.graphs.items() if can_read(brain.clearance, level))
+    for run in brain.scope.runs:
+        seen.update(g for g, level in run.graphs.items() if can_read(brain.reader.clearance, level))
     return seen
 
 
 def _catalog_says(brain: Brain, iri: str) -> list[Triple]:
     # The catalog is no read graph (queries never see it); only what the reader may know of
     # is kept by the caller.
-    return brain.describe_in_catalog(iri)
+    return brain.reading.describe_in_catalog(iri)
 
 
 def scoped_description(brain: Brain, iri: str) -> list[Triple]:
@@ -860,10 +861,10 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
     clearance, and graphs it may not read, are left out (a graph it may not read gets no
     description here, as if it did not exist)."""
     visible = visible_graphs(brain)
-    brain_iri = v.brain_iri(brain.tenant, brain.brain_id)
+    brain_iri = v.brain_iri(brain.reader.tenant, brain.brain_id)
     wrote = v.RR + "wroteGraph"
     out: list[Triple] = []
-    if iri in {run.iri for run in brain.runs}:
+    if iri in {run.iri for run in brain.scope.runs}:
         out += [
             t
             for t in _catalog_says(brain, iri)
@@ -875,7 +876,7 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
         out += _catalog_says(brain, iri)  # its runs, which every reader of the brain sees
     elif iri == brain.catalog and brain.catalog in brain.graphs:
         # Only a reader from whom no graph is withheld may read the catalog (as dump does).
-        size = brain.catalog_size()
+        size = brain.reading.catalog_size()
         out += [
             Triple(_node(iri), _RDF_TYPE, NamedNode(v.VOID + "Dataset")),
             Triple(

@@ -1,4 +1,5 @@
-"""Trust boundaries: who a request is for (tenants) and what it may see (clearance levels)."""
+"""Trust boundaries: who a request is for (tenants), what it may see (clearance levels), and
+the :class:`Reader` value that carries both."""
 
 from ratified_rdf.trust.clearance import (
     Clearance,
@@ -7,6 +8,7 @@ from ratified_rdf.trust.clearance import (
     can_read,
     readable_levels,
 )
+from ratified_rdf.trust.reader import Reader, default_actor
 from ratified_rdf.trust.tenants import (
     DEFAULT_TENANT_ID,
     MAX_RAW_TENANT_ID_LENGTH,
@@ -29,11 +31,13 @@ __all__ = [
     "TENANT_ID_PATTERN",
     "Clearance",
     "ClearanceError",
+    "Reader",
     "RedactionPolicy",
     "TenantId",
     "TenantIdError",
     "TenantIdRule",
     "can_read",
+    "default_actor",
     "readable_levels",
     "validate_tenant_id",
 ]

@@ -1,0 +1,79 @@
+"""``GraphCopies``: what every reader of one store shares, in memory: copies of the graphs
+readers read (for a brain opened ``in_memory``), and the count of writes that makes them stale.
+
+Other layers keep things derived from a store's graphs (the answers' heading index and kept
+rows); they register a callback here, so one write forgets them all together.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+from ratified_rdf.graph.memory import MemoryDataset
+from ratified_rdf.graph.store import OxigraphStore, Queryable, TripleStore
+
+
+class GraphCopies:
+    """Copies of graphs kept in memory, one per distinct set of graphs, shared by readers."""
+
+    MAX_COPIES = 4
+    """Copies kept at once (one per distinct set of graphs: a tenant, a clearance level);
+    the oldest goes first."""
+
+    def __init__(self, in_memory: bool = False) -> None:
+        self.in_memory = in_memory
+        self.copies: dict[tuple[str, ...], MemoryDataset] = {}
+        self.generation = 0
+        """Counts writes through this store's readers: what was copied before is stale."""
+        self.store_generation = 0
+        """The opening of a shared store the copies were made from."""
+        self._on_write: list[Callable[[], None]] = []
+        self._on_reopen: list[Callable[[], None]] = []
+        # The server answers on several threads: one copy per graph set, and a write's
+        # ``wrote`` waits for a copy being made, so no copy outlives the write.
+        self._copying = threading.Lock()
+
+    def when_written(self, forget: Callable[[], None], *, reopened: bool = False) -> None:
+        """Call ``forget`` after every write (``reopened``: only when the store was opened
+        afresh after another process wrote to it)."""
+        (self._on_reopen if reopened else self._on_write).append(forget)
+
+    def reads(self, store: TripleStore, graphs: Sequence[str]) -> Queryable:
+        """Where to read ``graphs`` from: their copy in memory when copies are kept (made now
+        if missing), otherwise the store itself."""
+        if not self.in_memory or not isinstance(store, OxigraphStore) or not graphs:
+            return store
+        key = tuple(sorted(graphs))
+        with self._copying:
+            if key not in self.copies:
+                while len(self.copies) >= self.MAX_COPIES:
+                    self.copies.pop(next(iter(self.copies))).close()
+                self.copies[key] = MemoryDataset(store, key)
+            return self.copies[key]
+
+    def follow(self, store_generation: int) -> None:
+        """Forget what was copied or derived from the store before it was opened afresh
+        (``store_generation`` is its count of openings), once per opening."""
+        with self._copying:
+            if store_generation == self.store_generation:
+                return
+            self.store_generation = store_generation
+            for forget in self._on_reopen:
+                forget()
+        self.wrote()
+
+    def wrote(self) -> None:
+        """Forget every copy and everything derived after a write: the next read copies the
+        graphs afresh."""
+        with self._copying:
+            self.generation += 1
+            self.drop()
+            for forget in self._on_write:
+                forget()
+
+    def drop(self) -> None:
+        """Let go of every copy (each one's holding thread ends; queries still running on
+        one finish first)."""
+        while self.copies:
+            self.copies.popitem()[1].close()

@@ -58,8 +58,7 @@ def child(store: Path, side: str, rounds: int) -> dict[str, float]:
 
         memory.MemoryDataset.__init__ = load_here  # type: ignore[method-assign]
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from core import QUESTIONS
+    from benchmarks.core import QUESTIONS
 
     with Brain.open(store) as opened:
         brain = Brain(opened._store, opened.brain_id, tenant=opened.tenant, in_memory=True)
@@ -80,7 +79,17 @@ def child(store: Path, side: str, rounds: int) -> dict[str, float]:
 def run_side(store: Path, side: str, rounds: int) -> dict[str, float]:
     """Run one side in a child process and read back its medians."""
     done = subprocess.run(
-        [sys.executable, __file__, "--store", str(store), "--rounds", str(rounds), "--side", side],
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.copy_thread",
+            "--store",
+            str(store),
+            "--rounds",
+            str(rounds),
+            "--side",
+            side,
+        ],
         capture_output=True,
         text=True,
         check=False,

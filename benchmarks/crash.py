@@ -22,11 +22,11 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from tests.pigeon import MANIFEST, make_pigeon_repo  # noqa: E402
+from tests.pigeon import MANIFEST, make_pigeon_repo
 
-from ratified_rdf import Brain  # noqa: E402
+from ratified_rdf import Brain
+
+REPO = Path(__file__).resolve().parents[1]
 
 OUT_FILE = Path(__file__).resolve().parent / "out" / "crash.md"
 

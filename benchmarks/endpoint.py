@@ -56,8 +56,7 @@ import pyoxigraph
 import starlette
 import uvicorn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from core import ms, percentile, ratio, table
+from benchmarks.core import ms, percentile, ratio, table
 from ratified_rdf.audit import AuditLog
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph.remote import SparqlProtocolStore

@@ -67,8 +67,15 @@ import pyoxigraph
 import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from core import DEFAULT_BUNDLE, BenchError, ms, peak_rss_mib, percentile, run_builds, table
+from benchmarks.core import (
+    DEFAULT_BUNDLE,
+    BenchError,
+    ms,
+    peak_rss_mib,
+    percentile,
+    run_builds,
+    table,
+)
 from ratified_rdf.brain import Brain, BrainError
 from ratified_rdf.graph.store import OxigraphStore, StoreError
 

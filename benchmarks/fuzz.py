@@ -51,20 +51,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-# The tests package holds the properties, strategies and checks this runs at length.
-sys.path.insert(0, str(REPO))
-import hypothesis  # noqa: E402
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from tests.fuzz import strategies as fs  # noqa: E402
-from tests.fuzz.brain_checks import (  # noqa: E402
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+from tests.fuzz import strategies as fs
+from tests.fuzz.brain_checks import (
     DOCUMENTED,
     fingerprint,
     pigeon_brain,
     values_problems,
 )
-from tests.fuzz.harness import (  # noqa: E402
+from tests.fuzz.harness import (
     KNOWN_BUGS,
     PATHOLOGICAL,
     QUESTIONS_PATHOLOGICAL,
@@ -80,10 +77,12 @@ from tests.fuzz.harness import (  # noqa: E402
     seed_files,
 )
 
-from core import table  # noqa: E402
-from ratified_rdf import Brain  # noqa: E402
-from ratified_rdf.answers.heading_search import SearchResult  # noqa: E402
-from ratified_rdf.answers.router import Route, route  # noqa: E402
+from benchmarks.core import table
+from ratified_rdf import Brain
+from ratified_rdf.answers.heading_search import SearchResult
+from ratified_rdf.answers.router import Route, route
+
+REPO = Path(__file__).resolve().parents[1]
 
 DEFAULT_BUNDLE = REPO.parent / "shared/corpus/tls13-spec/tls13-spec.bundle"
 OUT_FILE = Path(__file__).resolve().parent / "out" / "fuzz.md"

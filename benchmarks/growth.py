@@ -42,13 +42,7 @@ from pathlib import Path
 
 from pyoxigraph import NamedNode, RdfFormat, Store
 
-from ratified_rdf.brain import Brain
-from ratified_rdf.queries.files import load_query
-from ratified_rdf.queries.run import source_of
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from core import (  # noqa: E402  (the house helpers, shared with core.py)
+from benchmarks.core import (
     DEFAULT_BUNDLE,
     QUESTIONS,
     BenchError,
@@ -59,6 +53,11 @@ from core import (  # noqa: E402  (the house helpers, shared with core.py)
     open_existing,
     table,
 )
+from ratified_rdf.brain import Brain
+from ratified_rdf.queries.files import load_query
+from ratified_rdf.queries.run import source_of
+
+HERE = Path(__file__).resolve().parent
 
 OUT_FILE = HERE / "out" / "growth.md"
 IRI_SPACE = b"<https://w3id.org/ratified-rdf/id/"

@@ -28,9 +28,8 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from core import ms, percentile, table
-from endpoint import BenchError, free_port
+from benchmarks.core import ms, percentile, table
+from benchmarks.endpoint import BenchError, free_port
 
 OUT_FILE = Path(__file__).resolve().parent / "out" / "load.md"
 MAX_ROWS = 1_000

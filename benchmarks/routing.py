@@ -77,7 +77,6 @@ def _questions() -> list[str]:
 
 
 def routing(store: Path) -> None:
-    sys.path.insert(0, str(ROOT / "src"))
     from ratified_rdf import Brain
     from ratified_rdf.answers.router import route
 

@@ -71,11 +71,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from benchmarks.core import ms, percentile
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-from core import ms, percentile  # noqa: E402  (the house formatting, shared with core.py)
-
 OUT_FILE = HERE / "out" / "scale.md"
 WARMUP = 5
 DEFAULT_BUDGET = 3600.0
@@ -289,8 +288,7 @@ def generated_corpus(
 
 def worker_build(args: argparse.Namespace) -> int:
     """Generate the corpus and build it; write the result as JSON."""
-    sys.path.insert(0, str(HERE))
-    import synthetic
+    from benchmarks import synthetic
     from ratified_rdf.brain import Brain
 
     folder: Path = args.dir
@@ -438,7 +436,7 @@ def run_worker(argv: list[str], timeout: float | None) -> tuple[bool, float]:
     Returns (finished, seconds). Raises when the worker fails."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), *argv],
+        [sys.executable, "-m", "benchmarks.scale", *argv],
         cwd=REPO,
         start_new_session=True,
     )

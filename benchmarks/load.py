@@ -47,7 +47,8 @@ MIX: tuple[tuple[str, str, dict[str, str], int], ...] = (
     ("became", "/api/ask", {"q": "what did section 4.2.9 of draft-ietf-tls-tls13-21 become?"}, 200),
     ("unknown", "/api/ask", {"q": "how did the IESG vote on draft-ietf-tls-tls13?"}, 200),
     ("select", "/sparql", {"query": "SELECT ?s WHERE { ?s a ?t } LIMIT 10"}, 200),
-    ("over limit", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o }"}, 422),
+    # ORDER BY: a bare triple pattern would stream instead (up to --max-stream-rows).
+    ("over limit", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o } ORDER BY ?s"}, 422),
     ("update", "/sparql", {"update": "DROP ALL"}, 403),
 )
 

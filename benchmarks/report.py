@@ -350,12 +350,19 @@ def options(parser: argparse.ArgumentParser, smoke: str | None = None) -> None:
         )
 
 
+_STARTED: dict[str, str] = {}
+"""The facts of this run, taken when its options were parsed (so the date and the load are
+the run's start); :func:`publish` uses them."""
+
+
 def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
-    """Parse ``argv``, refusing ``--record`` with ``--smoke``: a smoke run's figures are not
-    results."""
+    """Parse ``argv``, refusing ``--record`` with ``--smoke`` (a smoke run's figures are not
+    results), and take the run's facts."""
     args = parser.parse_args(argv)
     if args.record and getattr(args, "smoke", False):
         parser.error("--smoke runs are never recorded: drop --record or --smoke")
+    _STARTED.clear()
+    _STARTED.update(machine())
     return args
 
 
@@ -386,9 +393,10 @@ def publish(
     """Print the report and write it to ``benchmarks/out/<name>.md``; with ``record``,
     also write ``summary`` (default: every section) as the script's section of RESULTS.md.
 
-    ``facts`` are the run's (default: :func:`machine` now), ``extra`` more facts for the line
-    under the title. Returns the report."""
-    facts = dict(facts or machine())
+    ``facts`` are the run's (default: those :func:`parse` took at the start, else
+    :func:`machine` now), ``extra`` more facts for the line under the title. Returns the
+    report."""
+    facts = dict(facts or _STARTED or machine())
     line = facts_line(facts, **(extra or {}))
     text = render(title, sections, line)
     print(text, end="", flush=True)

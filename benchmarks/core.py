@@ -203,7 +203,9 @@ def run_builds(
         if index == 1 and store is not None:
             target = store
         else:
-            target = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rr-bench-")))
+            # The store in a folder of its own: its audit log goes beside it, in the folder.
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="rr-bench-"))
+            target = Path(scratch) / "store"
         try:
             brain, built = build_once(target, bundle, index, builds, manifest or MANIFEST)
         except StoreError as error:

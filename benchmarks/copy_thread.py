@@ -2,18 +2,20 @@
 
 Run from the repository root, with a built brain::
 
-    python benchmarks/copy_thread.py --store DIR [--pairs N] [--rounds N]
+    python -m benchmarks.copy_thread --store DIR [--pairs N] [--rounds N]
+    python -m benchmarks.copy_thread --smoke     # the pigeon brain, 1 pair, 2 rounds
 
 Where a copy's blocks live is a matter of the whole process (glibc's malloc gives each thread
 an arena, and the arena a copy was loaded into stays slow for later allocations), so each
 side runs in a process of its own: ``--pairs`` pairs of child processes, the two sides
 alternating, each opening the brain in memory as ``ratified serve`` does (heading index
-built, heap frozen) and asking the questions of ``benchmarks/core.py`` in turns for
+built, heap frozen) and asking the questions of ``benchmarks.core`` in turns for
 ``--rounds`` rounds after 5 warm-ups. *own thread* is the library as it is
 (:class:`ratified_rdf.graph.memory.MemoryDataset` loads on a thread that then holds the
 copy); *asking thread* loads the copy on the thread that goes on to ask, as it did before.
 
-The report (Markdown on stdout, also ``benchmarks/out/copy_thread.md``) gives each side's p50
+The report (Markdown on stdout, also ``benchmarks/out/copy_thread.md``, and with ``--record``
+``benchmarks/RESULTS.md``) gives each side's p50
 end-to-end milliseconds per question, as the median over the pairs and each pair's range, and
 the ratio. Nothing here asserts on timings.
 """
@@ -25,18 +27,23 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
-OUT_FILE = Path(__file__).resolve().parent / "out" / "copy_thread.md"
+from benchmarks import report
+from benchmarks.core import PIGEON_QUESTIONS, QUESTIONS, pigeon_store
+from benchmarks.report import Row
+
+log = report.logger("copy_thread")
 SIDES = ("asking thread", "own thread")
 WARMUP = 5
 
 
-def child(store: Path, side: str, rounds: int) -> dict[str, float]:
+def child(store: Path, side: str, rounds: int, smoke: bool) -> dict[str, float]:
     """One side in this process: p50 end-to-end milliseconds per question."""
     from ratified_rdf.brain import Brain
     from ratified_rdf.graph import memory
@@ -58,29 +65,38 @@ def child(store: Path, side: str, rounds: int) -> dict[str, float]:
 
         memory.MemoryDataset.__init__ = load_here  # type: ignore[method-assign]
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from core import QUESTIONS
-
+    asked = PIGEON_QUESTIONS if smoke else QUESTIONS
     with Brain.open(store) as opened:
         brain = Brain(opened._store, opened.brain_id, in_memory=True, reader=opened.reader)
         brain.holdings()  # the first question makes the copy
         settle_for_serving(brain)
-        for question in QUESTIONS:
+        for question in asked:
             for _ in range(WARMUP):
                 brain.ask(question)
-        times: dict[str, list[float]] = {question: [] for question in QUESTIONS}
+        times: dict[str, list[float]] = {question: [] for question in asked}
         for _ in range(rounds):
-            for question in QUESTIONS:
+            for question in asked:
                 started = time.perf_counter()
                 brain.ask(question)
                 times[question].append((time.perf_counter() - started) * 1000)
     return {question: statistics.median(values) for question, values in times.items()}
 
 
-def run_side(store: Path, side: str, rounds: int) -> dict[str, float]:
+def run_side(store: Path, side: str, rounds: int, smoke: bool) -> dict[str, float]:
     """Run one side in a child process and read back its medians."""
     done = subprocess.run(
-        [sys.executable, __file__, "--store", str(store), "--rounds", str(rounds), "--side", side],
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.copy_thread",
+            "--store",
+            str(store),
+            "--rounds",
+            str(rounds),
+            "--side",
+            side,
+            *(["--smoke"] if smoke else []),
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -90,58 +106,59 @@ def run_side(store: Path, side: str, rounds: int) -> dict[str, float]:
     return json.loads(done.stdout)
 
 
-def report(results: dict[str, list[dict[str, float]]], pairs: int, rounds: int) -> str:
-    """The Markdown table: per question, each side's median p50 (range over pairs), ratio."""
-    lines = [
-        "## Where the in-memory copy is loaded",
-        "",
-        f"{pairs} pairs of processes, the sides alternating; in each, 5 warm-ups then {rounds} "
-        "rounds of the questions of `core.py` in turns. p50 end-to-end ms per process; the "
-        "median over the pairs, with the range.",
-        "",
-        "| question | asking thread ms | own thread ms | asking ÷ own |",
-        "| --- | ---: | ---: | ---: |",
-    ]
+def sections(results: dict[str, list[dict[str, float]]], pairs: int, rounds: int) -> list[str]:
+    """The table: per question, each side's median p50 (range over pairs), and the ratio."""
     asking, own = results[SIDES[0]], results[SIDES[1]]
-    for question in asking[0]:
-        slow = [run[question] for run in asking]
-        fast = [run[question] for run in own]
-        lines.append(
-            f"| {question} | {statistics.median(slow):.2f} ({min(slow):.2f}–{max(slow):.2f}) "
-            f"| {statistics.median(fast):.2f} ({min(fast):.2f}–{max(fast):.2f}) "
-            f"| {statistics.median(slow) / statistics.median(fast):.2f}× |"
-        )
-    return "\n".join(lines) + "\n"
+    rows = [
+        Row(question, [[run[question] for run in asking], [run[question] for run in own]])
+        for question in asking[0]
+    ]
+    return [
+        "## Where the in-memory copy is loaded",
+        f"{pairs} pairs of processes, the sides alternating; in each, {WARMUP} warm-ups then "
+        f"{rounds} rounds of the questions of `benchmarks.core` in turns. p50 end-to-end ms "
+        "per process; the median over the pairs, with the range.",
+        report.side_by_side("question", SIDES, rows, baseline=1, spread="range"),
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the pairs and print the report; 2 when there is no brain to read."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True, help="folder of a built brain")
+    parser.add_argument("--store", type=Path, help="folder of a built brain")
     parser.add_argument("--pairs", type=int, default=3, help="pairs of processes (default 3)")
     parser.add_argument("--rounds", type=int, default=60, help="timed rounds (default 60)")
     parser.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    report.options(parser, smoke="the pigeon brain, 1 pair, 2 rounds")
+    args = report.parse(parser, argv)
     if args.side is not None:
-        print(json.dumps(child(args.store, args.side, args.rounds)))
+        print(json.dumps(child(args.store, args.side, args.rounds, args.smoke)))
         return 0
-    if not args.store.is_dir():
+    if args.smoke:
+        args.pairs, args.rounds = 1, 2
+        with tempfile.TemporaryDirectory(prefix="rr-copy-thread-") as scratch:
+            return run_pairs(args, pigeon_store(Path(scratch)))
+    if args.store is None or not args.store.is_dir():
         print(
             f"error: there is no brain at {args.store}. Build one first: "
-            f"ratified build records/tls13 --store {args.store}",
+            f"ratified build records/tls13 --store {args.store or 'DIR'}",
             file=sys.stderr,
         )
         return 2
+    return run_pairs(args, args.store)
+
+
+def run_pairs(args: argparse.Namespace, store: Path) -> int:
+    """The pairs of processes on ``store``, then the report."""
     results: dict[str, list[dict[str, float]]] = {side: [] for side in SIDES}
     for pair in range(args.pairs):
         order = SIDES if pair % 2 == 0 else SIDES[::-1]
         for side in order:
-            print(f"[copy_thread] pair {pair + 1}/{args.pairs}: {side}", file=sys.stderr)
-            results[side].append(run_side(args.store, side, args.rounds))
-    text = report(results, args.pairs, args.rounds)
-    print(text, end="")
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(text, encoding="utf-8")
+            log(f"pair {pair + 1}/{args.pairs}: {side}")
+            results[side].append(run_side(store, side, args.rounds, args.smoke))
+    parts = sections(results, args.pairs, args.rounds)
+    title = "Which thread loads the in-memory copy"
+    report.publish("copy_thread", title, parts, record=args.record)
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/core.py [--store DIR] [--runs N] [--builds N] [--bundle PATH]
+    python -m benchmarks.core [--store DIR] [--runs N] [--builds N] [--bundle PATH] [--smoke]
 
 It measures, in one process:
 
@@ -17,12 +17,16 @@ It measures, in one process:
    The ``revision_chain`` query is also timed on its own against its target of under 1 ms.
 3. Baseline: the brain's current graphs dumped as N-Quads and loaded into an ``rdflib.Dataset``
    (default graph = union of the graphs, as Oxigraph is queried); each distinct bound SPARQL the
-   questions ran is run, text unchanged, on rdflib. Row counts are checked against Oxigraph
+   questions ran is run, text unchanged, on rdflib. Distinct rows are checked against Oxigraph's
    before anything is timed; a mismatch prints ``MISMATCH`` and exits with status 1.
 4. Peak memory: the process's maximum resident set size (build, queries and rdflib together).
 
-The report is Markdown on stdout, also written to ``benchmarks/out/core.md``; progress goes to
-stderr. Nothing here asserts on timings.
+The report is Markdown on stdout, also written to ``benchmarks/out/core.md`` (and with
+``--record`` to ``benchmarks/RESULTS.md``); progress goes to stderr. ``--smoke`` measures the
+fictional pigeon brain instead, with 2 runs. Nothing here asserts on timings.
+
+The TLS brain's helpers live here too, for the scripts that measure it: ``QUESTIONS``,
+``build_once``, ``open_existing``, ``run_builds``, and ``pigeon_store`` for their smoke runs.
 """
 
 from __future__ import annotations
@@ -30,10 +34,6 @@ from __future__ import annotations
 import argparse
 import gc
 import io
-import math
-import os
-import platform
-import resource
 import statistics
 import sys
 import tempfile
@@ -41,13 +41,13 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
-import pyoxigraph
 import rdflib
 from pyoxigraph import RdfFormat
 
+from benchmarks import report
+from benchmarks.report import BenchError, Row, ms, peak_rss_mib, percentile, table
 from ratified_rdf import Brain, BrainError
 from ratified_rdf.audit import AuditLog
 from ratified_rdf.build import BuildReport
@@ -57,7 +57,7 @@ from ratified_rdf.surfaces.server import settle_for_serving
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_BUNDLE = REPO.parent / "shared/corpus/tls13-spec/tls13-spec.bundle"
 MANIFEST = REPO / "records/tls13"
-OUT_FILE = Path(__file__).resolve().parent / "out" / "core.md"
+log = report.logger("core")
 
 QUESTIONS: tuple[str, ...] = (
     "what did section 4.2.9 of draft-ietf-tls-tls13-21 become in the RFC?",
@@ -68,16 +68,23 @@ QUESTIONS: tuple[str, ...] = (
     "why does early data work this way?",
     "who should I ask about key share?",
 )
+PIGEON_QUESTIONS: tuple[str, ...] = (
+    "what did section 2.1 of draft-example-pigeon-00 become in the RFC?",
+    "history of RFC 9999 section 3.1",
+    "how did the IESG vote on draft-example-pigeon?",
+    "who discussed RFC 9999 section 3.1?",
+    "how many posts referred to RFC 9999 §3.1 while it was changing?",
+    "why does the take-off rule look like this?",
+    "who should I ask about RFC 9999 section 3.1?",
+)
+"""The same kinds of question, in the order of ``QUESTIONS``, about the pigeon brain (what
+``--smoke`` runs ask)."""
 WARMUP = 5
 RDFLIB_RUNS = 5
 CHAIN_QUERY = "revision_chain"
 CHAIN_TARGET_MS = 1.0
 CARD_TARGET_MS = 10.0
 """Issue 4: router, heading search and card for one question, end to end, p50."""
-
-
-class BenchError(RuntimeError):
-    """A precondition failed; the message says what to do."""
 
 
 @dataclass
@@ -111,52 +118,6 @@ class BaselineRow:
     rdflib_ms: float
 
 
-def log(message: str) -> None:
-    """A progress line on stderr."""
-    print(f"[core] {message}", file=sys.stderr, flush=True)
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile (with fewer than 100 values, p99 is the slowest run)."""
-    ordered = sorted(values)
-    rank = max(1, math.ceil(pct / 100 * len(ordered)))
-    return ordered[rank - 1]
-
-
-def ms(value: float) -> str:
-    """Milliseconds with precision that suits their size."""
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
-
-
-def ratio(slow: float, fast: float) -> str:
-    """``slow / fast`` as a multiplier."""
-    if fast <= 0:
-        return "n/a"
-    value = slow / fast
-    return f"{value:,.0f}×" if value >= 10 else f"{value:.1f}×"
-
-
-def peak_rss_mib() -> float:
-    """This process's peak resident set size so far, in MiB."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports kibibytes, macOS bytes.
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
-    """A Markdown table; columns listed in ``right`` are right-aligned."""
-    align = ["---:" if i in right else "---" for i in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 # --- 1. build ------------------------------------------------------------------------------
 
 
@@ -175,17 +136,36 @@ def open_existing(store_dir: Path) -> Brain | None:
         return None
 
 
-def build_once(store_dir: Path, bundle: Path, index: int, total: int) -> tuple[Brain, BuildReport]:
-    """One full build from the bundle into ``store_dir``."""
-    log(f"build {index}/{total}: {bundle.name} -> {store_dir} (about 50 s)")
-    brain, report = Brain.build(
-        MANIFEST, path=store_dir, source=str(bundle), progress=sys.stderr.isatty()
+def build_once(
+    store_dir: Path, bundle: Path, index: int, total: int, manifest: Path = MANIFEST
+) -> tuple[Brain, BuildReport]:
+    """One full build from the bundle (or any source) into ``store_dir``."""
+    log(f"build {index}/{total}: {bundle.name} -> {store_dir}")
+    brain, built = Brain.build(
+        manifest, path=store_dir, source=str(bundle), progress=sys.stderr.isatty()
     )
     log(
-        f"build {index}/{total}: {report.triples:,} triples in {report.total_seconds:.1f} s "
-        f"(read {report.read_seconds:.1f} s, write {report.write_seconds:.1f} s)"
+        f"build {index}/{total}: {built.triples:,} triples in {built.total_seconds:.1f} s "
+        f"(read {built.read_seconds:.1f} s, write {built.write_seconds:.1f} s)"
     )
-    return brain, report
+    return brain, built
+
+
+def pigeon_source(folder: Path) -> tuple[Path, Path]:
+    """(manifest, repository) of the fictional pigeon brain (``tests/pigeon.py``), the
+    repository made in ``folder``: what ``--smoke`` runs build instead of TLS, in seconds."""
+    from tests.pigeon import MANIFEST as PIGEON_MANIFEST
+    from tests.pigeon import make_pigeon_repo
+
+    return PIGEON_MANIFEST, make_pigeon_repo(folder / "git")
+
+
+def pigeon_store(folder: Path) -> Path:
+    """The pigeon brain built into ``folder/store`` (closed), for a ``--smoke`` run."""
+    manifest, repo = pigeon_source(folder)
+    brain, _ = build_once(folder / "store", repo, 1, 1, manifest)
+    brain.close()
+    return folder / "store"
 
 
 def check_inputs(bundle: Path) -> None:
@@ -201,9 +181,10 @@ def check_inputs(bundle: Path) -> None:
 
 
 def run_builds(
-    stack: ExitStack, store: Path | None, builds: int, bundle: Path
+    stack: ExitStack, store: Path | None, builds: int, bundle: Path, manifest: Path | None = None
 ) -> tuple[Brain, list[BuildReport], str]:
-    """Build ``builds`` times (or reuse ``store``); return the brain to query and a note."""
+    """Build ``builds`` times (or reuse ``store``); return the brain to query and a note.
+    ``manifest`` is the TLS brain's unless given (with ``bundle``, any source)."""
     if store is not None:
         existing = open_existing(store)
         if existing is not None:
@@ -212,7 +193,8 @@ def run_builds(
             return existing, [], f"Build skipped: `{store}` already holds a brain."
     if builds < 1:
         raise BenchError("--builds must be at least 1 when there is no brain to reuse.")
-    check_inputs(bundle)
+    if manifest is None:
+        check_inputs(bundle)
     reports: list[BuildReport] = []
     brain: Brain | None = None
     for index in range(1, builds + 1):
@@ -221,12 +203,14 @@ def run_builds(
         if index == 1 and store is not None:
             target = store
         else:
-            target = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rr-bench-")))
+            # The store in a folder of its own: its audit log goes beside it, in the folder.
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="rr-bench-"))
+            target = Path(scratch) / "store"
         try:
-            brain, report = build_once(target, bundle, index, builds)
+            brain, built = build_once(target, bundle, index, builds, manifest or MANIFEST)
         except StoreError as error:
             raise BenchError(str(error)) from None
-        reports.append(report)
+        reports.append(built)
     assert brain is not None
     stack.callback(brain.close)  # closed before the temporary folders are removed
     temporary = "a fresh temporary store each time" if builds > 1 else "a fresh temporary store"
@@ -283,7 +267,7 @@ def build_section(reports: list[BuildReport], note: str) -> str:
 
 
 def bench_questions(
-    brain: Brain, runs: int
+    brain: Brain, runs: int, asked: Sequence[str] = QUESTIONS
 ) -> tuple[list[QuestionTimes], dict[tuple[str, str], QueryTimes]]:
     """Warm up, then time each question ``runs`` times; gather every query's engine time.
 
@@ -292,13 +276,13 @@ def bench_questions(
     instead of one question getting a slow minute to itself."""
     questions: list[QuestionTimes] = []
     queries: dict[tuple[str, str], QueryTimes] = {}
-    for question in QUESTIONS:
+    for question in asked:
         log(f"asking {question!r}: {WARMUP} warm-up runs")
         for _ in range(WARMUP):
             brain.ask(question)
         answer = brain.ask(question)
         questions.append(QuestionTimes(question, answer.intent, str(answer.verdict.value)))
-    log(f"{runs} timed rounds of the {len(QUESTIONS)} questions, in turns")
+    log(f"{runs} timed rounds of the {len(asked)} questions, in turns")
     for _ in range(runs):
         for times in questions:
             started = time.perf_counter()
@@ -313,17 +297,16 @@ def bench_questions(
     return questions, queries
 
 
-def bench_audit(brain: Brain, runs: int) -> list[list[str]]:
+def bench_audit(brain: Brain, runs: int, asked: Sequence[str] = QUESTIONS) -> list[list[str]]:
     """Each question asked by the same reader with and without an audit log, runs interleaved
     so both see the same machine; the log is a fresh one in a temporary folder."""
     rows = []
-    with tempfile.TemporaryDirectory() as folder, AuditLog.open(folder) as log:
+    with tempfile.TemporaryDirectory() as folder, AuditLog.open(folder) as audit_log:
         # Two readers of one open store: the only difference between them is the log.
         plain = Brain(brain._store, brain.brain_id, audit=None, reader=brain.reader)
-        audited = Brain(brain._store, brain.brain_id, audit=log, reader=brain.reader)
-        for question in QUESTIONS:
-            log_line = f"audit overhead: {question!r}, {runs} interleaved pairs"
-            print(f"[bench] {log_line}", file=sys.stderr, flush=True)
+        audited = Brain(brain._store, brain.brain_id, audit=audit_log, reader=brain.reader)
+        for question in asked:
+            log(f"audit overhead: {question!r}, {runs} interleaved pairs")
             for _ in range(WARMUP):
                 plain.ask(question)
                 audited.ask(question)
@@ -349,7 +332,7 @@ def bench_audit(brain: Brain, runs: int) -> list[list[str]]:
                     "met" if extra < 0.1 * base else "MISSED",
                 ]
             )
-        log.sign_tree_head()
+        audit_log.sign_tree_head()
     return rows
 
 
@@ -375,14 +358,14 @@ def audit_section(rows: list[list[str]], runs: int) -> str:
     )
 
 
-def bench_heading_search(brain: Brain, runs: int) -> list[float]:
+def bench_heading_search(brain: Brain, runs: int, asked: Sequence[str] = QUESTIONS) -> list[float]:
     """The heading index alone (already built): every question searched ``runs`` times, ms."""
     index, _ = brain.reading.heading_index()
-    for question in QUESTIONS:
+    for question in asked:
         index.search(question)
     times: list[float] = []
     for _ in range(runs):
-        for question in QUESTIONS:
+        for question in asked:
             started = time.perf_counter()
             index.search(question)
             times.append((time.perf_counter() - started) * 1000)
@@ -407,33 +390,21 @@ def questions_section(
 ) -> str:
     """The question table (on disk and from the in-memory copy), the card target, the heading
     search's own time and the revision-chain target line."""
-    rows = []
-    for q, m in zip(questions, in_memory, strict=True):
-        per_query = ", ".join(
-            f"{name} {ms(statistics.median(values))}" for name, values in q.engine_ms.items()
+    rows = [
+        Row(
+            [q.question, f"{q.intent} / {q.verdict}"],
+            [q.total_ms, m.total_ms],
+            [", ".join(f"{n} {ms(statistics.median(v))}" for n, v in q.engine_ms.items())],
         )
-        rows.append(
-            [
-                q.question,
-                f"{q.intent} / {q.verdict}",
-                ms(statistics.median(q.total_ms)),
-                ms(percentile(q.total_ms, 99)),
-                ms(statistics.median(m.total_ms)),
-                ms(percentile(m.total_ms, 99)),
-                ratio(statistics.median(q.total_ms), statistics.median(m.total_ms)),
-                per_query,
-            ]
-        )
-    header = [
-        "question",
-        "intent / verdict",
-        "on disk median ms",
-        "on disk p99 ms",
-        "in memory median ms",
-        "in memory p99 ms",
-        "disk ÷ memory",
-        "median engine ms by query (on disk)",
+        for q, m in zip(questions, in_memory, strict=True)
     ]
+    compared = report.side_by_side(
+        ["question", "intent / verdict"],
+        ["on disk", "in memory"],
+        rows,
+        baseline=1,
+        notes=["median engine ms by query (on disk)"],
+    )
 
     def verdict(times: QuestionTimes) -> str:
         median = statistics.median(times.total_ms)
@@ -446,13 +417,14 @@ def questions_section(
         "## Questions (`Brain.ask`, end to end: router, heading search, queries, card)",
         "",
         f"{WARMUP} warm-up runs, then {runs} timed rounds in which the questions take turns "
-        "(each sees the same mix of the machine's fast and slow moments); p99 is nearest-rank. "
+        "(each sees the same mix of the machine's fast and slow moments); each cell is p50 / "
+        "p99 end-to-end ms, p99 nearest-rank. "
         "*On disk* reads the RocksDB store; *in memory* is the same brain as `ratified serve` "
         "answers: opened with `in_memory=True` (its copy of the reader's graphs took "
         f"{copy_s:.1f} s to make), its heading index built and the heap then frozen for the "
         "collector (`settle_for_serving`).",
         "",
-        table(header, rows, right=(2, 3, 4, 5, 6)),
+        compared,
         "",
         f"**Card target** (p50 under {CARD_TARGET_MS:g} ms, end to end):",
         "",
@@ -468,17 +440,17 @@ def questions_section(
     ]
     if in_answers:
         median = statistics.median(in_answers)
-        verdict = "met" if median < CHAIN_TARGET_MS else "MISSED"
+        met = "met" if median < CHAIN_TARGET_MS else "MISSED"
         line = (
             f"**{CHAIN_QUERY}** median engine time: {ms(median)} ms inside answers"
-            f" (target < {CHAIN_TARGET_MS:g} ms: {verdict})"
+            f" (target < {CHAIN_TARGET_MS:g} ms: {met})"
         )
         if chain_alone:
             alone = statistics.median(chain_alone)
-            verdict = "met" if alone < CHAIN_TARGET_MS else "MISSED"
+            met = "met" if alone < CHAIN_TARGET_MS else "MISSED"
             line += (
                 f"; {ms(alone)} ms run alone on the store, p99 {ms(percentile(chain_alone, 99))} ms"
-                f" (target: {verdict})"
+                f" (target: {met})"
             )
         lines.append(line + ".")
     else:
@@ -504,22 +476,33 @@ def load_rdflib(brain: Brain) -> tuple[rdflib.Dataset, int, float]:
 
 
 def rdflib_rows(dataset: rdflib.Dataset, sparql: str) -> int:
-    """Run ``sparql`` on rdflib and read every row."""
-    return len(list(dataset.query(sparql)))
+    """Run ``sparql`` on rdflib and read every row; the number of distinct rows."""
+    return len(set(dataset.query(sparql)))
+
+
+def oxigraph_rows(brain: Brain, sparql: str) -> int:
+    """The number of distinct rows of ``sparql`` on the brain's store. Oxigraph returns a row
+    once per graph of the union that holds it, rdflib once, so distinct rows are compared."""
+    rows = brain.query(sparql).rows
+    return len({tuple(sorted((k, str(v)) for k, v in row.items())) for row in rows})
 
 
 def bench_rdflib(
-    dataset: rdflib.Dataset, queries: dict[tuple[str, str], QueryTimes], runs: int
+    brain: Brain,
+    dataset: rdflib.Dataset,
+    queries: dict[tuple[str, str], QueryTimes],
+    runs: int,
 ) -> tuple[list[BaselineRow], list[str]]:
-    """Check row counts on every query first, then time rdflib; return rows and mismatches."""
+    """Check distinct rows on every query first, then time rdflib; return rows and
+    mismatches."""
     mismatches = []
     for record in queries.values():
         log(f"rdflib: checking {record.name}")
-        got = rdflib_rows(dataset, record.sparql)
-        if got != record.rows:
+        got, expected = rdflib_rows(dataset, record.sparql), oxigraph_rows(brain, record.sparql)
+        if got != expected:
             mismatches.append(
-                f"MISMATCH: {record.name} returned {record.rows} row(s) on Oxigraph but {got} on "
-                "rdflib for the same SPARQL over the same graphs."
+                f"MISMATCH: {record.name} returned {expected} distinct row(s) on Oxigraph but "
+                f"{got} on rdflib for the same SPARQL over the same graphs."
             )
     if mismatches:
         return [], mismatches
@@ -544,33 +527,19 @@ def bench_rdflib(
 
 def baseline_section(rows: list[BaselineRow], quads: int, load_s: float, runs: int) -> str:
     """The side-by-side table."""
-    body = [
-        [
-            r.name,
-            ms(r.oxigraph_ms),
-            ms(r.rdflib_ms),
-            ratio(r.rdflib_ms, r.oxigraph_ms),
-            str(r.rows),
-        ]
-        for r in rows
-    ]
-    header = [
-        "query",
-        "oxigraph engine ms (median)",
-        "rdflib ms (median)",
-        "rdflib/oxigraph",
-        "rows",
-    ]
+    compared = [Row(r.name, [r.oxigraph_ms, r.rdflib_ms], [str(r.rows)]) for r in rows]
     return "\n".join(
         [
             "## Same SPARQL, same data: Oxigraph vs rdflib",
             "",
             f"The current graphs ({quads:,} quads) dumped as N-Quads and loaded into "
             f"`rdflib.Dataset(default_union=True)` in {load_s:.1f} s. Identical bound SPARQL; "
-            f"row counts checked equal before timing. Oxigraph medians come from the question "
-            f"runs; rdflib medians from {runs} runs (parse + evaluate + read every row).",
+            "distinct rows counted on both and checked equal before timing (Oxigraph returns a "
+            "row once per graph of the union holding it; *rows* is Oxigraph's count). Oxigraph "
+            f"medians come from the question runs; rdflib medians from {runs} runs (parse + "
+            "evaluate + read every row).",
             "",
-            table(header, body, right=(1, 2, 3, 4)),
+            report.side_by_side("query", ["oxigraph engine", "rdflib"], compared, notes=["rows"]),
         ]
     )
 
@@ -591,45 +560,41 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--bundle", type=Path, default=DEFAULT_BUNDLE, help=f"the corpus ({DEFAULT_BUNDLE})"
     )
-    args = parser.parse_args(argv)
+    report.options(parser, smoke="the pigeon brain and PIGEON_QUESTIONS, 2 runs")
+    args = report.parse(parser, argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.smoke:
+        args.runs = 2
     return args
-
-
-def header_section() -> str:
-    """When and on what the benchmark ran."""
-    return "\n".join(
-        [
-            "# ratified-rdf core benchmark",
-            "",
-            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · Python {platform.python_version()} · "
-            f"pyoxigraph {pyoxigraph.__version__} · rdflib {rdflib.__version__} · "
-            f"{platform.machine()} · {os.cpu_count()} CPU(s)",
-        ]
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run every part and print the report; 1 on a row mismatch, 2 on a setup problem."""
     args = parse_args(argv)
-    sections = [header_section()]
+    sections = []
     memory: list[tuple[str, float]] = []
     with ExitStack() as stack:
         try:
-            brain, reports, note = run_builds(stack, args.store, args.builds, args.bundle)
+            if args.smoke:
+                scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rr-")))
+                manifest, source = pigeon_source(scratch)
+                built = run_builds(stack, args.store, args.builds, source, manifest)
+            else:
+                built = run_builds(stack, args.store, args.builds, args.bundle)
         except BenchError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
+        brain, reports, note = built
+        asked = PIGEON_QUESTIONS if args.smoke else QUESTIONS
         memory.append(("after build / open", peak_rss_mib()))
         sections.append(build_section(reports, note))
 
         # Answers are timed without an audit log; the audit section adds one and compares.
         brain = Brain(brain._store, brain.brain_id, audit=None, reader=brain.reader)
-        # From memory first, as a process that serves from memory is: after 700 answers from
-        # disk the same process answered from memory more slowly (the why card 9.1 against
-        # 8.5 ms, mean of three pairs of processes), most likely as RocksDB's cached blocks
-        # stay in the malloc arenas of the threads that read them.
+        # From memory first, as a process that serves from memory is: after hundreds of
+        # answers from disk the same process answered from memory more slowly, most likely
+        # as RocksDB's cached blocks stay in the malloc arenas of the threads that read them.
         log("copying the reader's graphs into memory")
         copied = Brain(brain._store, brain.brain_id, in_memory=True, reader=brain.reader)
         started = time.perf_counter()
@@ -637,12 +602,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         copy_s = time.perf_counter() - started
         threshold = gc.get_threshold()
         settle_for_serving(copied)  # as `ratified serve` does before its first question
-        in_memory, _ = bench_questions(copied, args.runs)
-        searches = bench_heading_search(copied, args.runs)
+        in_memory, _ = bench_questions(copied, args.runs, asked)
+        searches = bench_heading_search(copied, args.runs, asked)
         gc.unfreeze()
         gc.set_threshold(*threshold)
         del copied
-        questions, queries = bench_questions(brain, args.runs)
+        questions, queries = bench_questions(brain, args.runs, asked)
         chain = next((r for (name, _), r in queries.items() if name == CHAIN_QUERY), None)
         chain_alone = None
         if chain is not None:
@@ -654,15 +619,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 questions, in_memory, copy_s, queries, chain_alone, searches, args.runs
             )
         )
-        sections.append(audit_section(bench_audit(brain, args.runs), args.runs))
+        sections.append(audit_section(bench_audit(brain, args.runs, asked), args.runs))
 
         dataset, quads, load_s = load_rdflib(brain)
-        baseline, mismatches = bench_rdflib(dataset, queries, RDFLIB_RUNS)
+        baseline, mismatches = bench_rdflib(brain, dataset, queries, RDFLIB_RUNS)
         if mismatches:
             for line in mismatches:
                 print(line)
             print(
-                "error: rdflib and Oxigraph disagree on row counts, so no timing is compared.",
+                "error: rdflib and Oxigraph disagree on rows, so no timing is compared.",
                 file=sys.stderr,
             )
             return 1
@@ -680,11 +645,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
         )
     )
-    report = "\n\n".join(sections) + "\n"
-    print(report, end="")
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(report, encoding="utf-8")
-    log(f"wrote {OUT_FILE}")
+    report.publish("core", "ratified-rdf core benchmark", sections, record=args.record)
     return 0
 
 

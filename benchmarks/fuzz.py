@@ -4,8 +4,8 @@ fuzzer over real-looking seed files.
 
 Run from the repository root::
 
-    python benchmarks/fuzz.py [--examples N] [--mutations N] [--budget SECONDS] [--seed N]
-                              [--bundle PATH | --no-corpus] [--only NAME,...]
+    python -m benchmarks.fuzz [--examples N] [--mutations N] [--budget SECONDS] [--seed N]
+                              [--bundle PATH | --no-corpus] [--only NAME,...] [--smoke]
 
 Three phases, each counting per target the inputs tried, how each call ended (parsed,
 documented error, BUG) and the slowest input:
@@ -28,16 +28,16 @@ that ignores the alarm is counted as a BUG and a fresh worker takes over. A BUG'
 input is saved outside the repository (``--save-bugs``, default a temporary folder) unless it
 came from the corpus, and each BUG is matched to the known bugs of ``harness.KNOWN_BUGS``.
 
-The report is Markdown on stdout, also written to ``benchmarks/out/fuzz.md``; progress goes to
-stderr. Exit status 0 when nothing is a BUG, 1 when anything is, 2 on a setup problem.
+The report is Markdown on stdout, also written to ``benchmarks/out/fuzz.md`` (with ``--record``,
+the tallies in ``benchmarks/RESULTS.md``); progress goes to stderr. ``--smoke`` tries 3 inputs
+per target and phase on the fixtures alone. Exit status 0 when nothing is a BUG, 1 when
+anything is, 2 on a setup problem.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import subprocess
 import sys
@@ -47,24 +47,28 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-# The tests package holds the properties, strategies and checks this runs at length.
-sys.path.insert(0, str(REPO))
-import hypothesis  # noqa: E402
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from tests.fuzz import strategies as fs  # noqa: E402
-from tests.fuzz.brain_checks import (  # noqa: E402
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+
+from benchmarks import report
+from benchmarks.core import DEFAULT_BUNDLE
+from benchmarks.report import table
+from ratified_rdf import Brain
+from ratified_rdf.answers.heading_search import SearchResult
+from ratified_rdf.answers.router import Route, route
+from ratified_rdf.trust import Reader
+from tests.fuzz import strategies as fs
+from tests.fuzz.brain_checks import (
     DOCUMENTED,
     fingerprint,
     pigeon_brain,
     values_problems,
 )
-from tests.fuzz.harness import (  # noqa: E402
+from tests.fuzz.harness import (
     KNOWN_BUGS,
     PATHOLOGICAL,
     QUESTIONS_PATHOLOGICAL,
@@ -80,14 +84,7 @@ from tests.fuzz.harness import (  # noqa: E402
     seed_files,
 )
 
-from core import table  # noqa: E402
-from ratified_rdf import Brain  # noqa: E402
-from ratified_rdf.answers.heading_search import SearchResult  # noqa: E402
-from ratified_rdf.answers.router import Route, route  # noqa: E402
-from ratified_rdf.trust import Reader  # noqa: E402
-
-DEFAULT_BUNDLE = REPO.parent / "shared/corpus/tls13-spec/tls13-spec.bundle"
-OUT_FILE = Path(__file__).resolve().parent / "out" / "fuzz.md"
+REPO = report.REPO
 MAX_INPUT = 400_000
 """Mutated inputs are cut to this many bytes (the largest seed is 341 kB)."""
 
@@ -102,17 +99,11 @@ FUNCTIONS = {
 }
 
 
-class BenchError(RuntimeError):
-    """A precondition failed; the message says what to do."""
-
-
 class BudgetSpent(BaseException):
     """Raised inside a Hypothesis run to stop it when its share of the budget is used."""
 
 
-def log(message: str) -> None:
-    """A progress line on stderr."""
-    print(f"[fuzz] {message}", file=sys.stderr, flush=True)
+log = report.logger("fuzz")
 
 
 # --- tallies -------------------------------------------------------------------------------
@@ -662,22 +653,17 @@ def _shown(data: bytes, limit: int = 90) -> str:
     return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
 
 
-def report(
+def sections(
     args: argparse.Namespace,
     tallies: dict[str, Tally],
     pathological: list[list[str]],
     corpus_note: str,
     seconds: float,
     restarts: int,
-) -> str:
-    """The Markdown report."""
+) -> list[str]:
+    """The report's sections: the tallies and BUGs, then the pathological inputs."""
     bugs = sum(t.verdicts[Verdict.BUG] for t in tallies.values())
     lines = [
-        "# ratified-rdf fuzzing",
-        "",
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · Python {platform.python_version()} · "
-        f"Hypothesis {hypothesis.__version__} · {platform.machine()} · {os.cpu_count()} CPU(s)",
-        "",
         f"`--examples {args.examples} --mutations {args.mutations} --seed {args.seed}"
         + (f" --budget {args.budget:g}`" if args.budget else "`")
         + f" · {seconds:.0f} s · {corpus_note} · worker restarts after a crash or hang: "
@@ -763,13 +749,8 @@ def report(
             lines += ["Known bugs seen:", ""]
             lines += [f"- **{k}**: {KNOWN_BUGS[k]}" for k in known_ids]
             lines += [""]
-    lines += [
-        "## Pathological inputs",
-        "",
-        table(["input", "bytes", "seconds / bound", "verdict", "signature"], pathological),
-        "",
-    ]
-    return "\n".join(lines)
+    paths = table(["input", "bytes", "seconds / bound", "verdict", "signature"], pathological)
+    return ["\n".join(lines).rstrip(), f"## Pathological inputs\n\n{paths}"]
 
 
 # --- main ----------------------------------------------------------------------------------
@@ -806,7 +787,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=None,
         help="where to write BUG inputs (default: a new temporary folder)",
     )
-    args = parser.parse_args(argv)
+    report.options(parser, smoke="3 inputs per target and phase, fixtures only")
+    args = report.parse(parser, argv)
+    if args.smoke:
+        args.examples, args.mutations, args.no_corpus = 3, 3, True
     if args.examples < 0 or args.mutations < 0:
         parser.error("--examples and --mutations cannot be negative")
     if args.budget is not None and args.budget < 30:
@@ -861,13 +845,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         worker.close()
     bug_folder = args.save_bugs or Path(tempfile.mkdtemp(prefix="ratified-fuzz-bugs-"))
     save_bugs(tallies, bug_folder)
-    text = report(
+    parts = sections(
         args, tallies, pathological, corpus_note, time.monotonic() - started, worker.restarts
     )
-    print(text, end="")
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(text, encoding="utf-8")
-    log(f"wrote {OUT_FILE}")
+    report.publish(
+        "fuzz",
+        "ratified-rdf fuzzing",
+        parts,
+        extra={"Hypothesis": hypothesis.__version__},
+        record=args.record,
+        summary=parts[:1],  # the tallies and BUGs, not every pathological input
+    )
     return 1 if any(t.verdicts[Verdict.BUG] for t in tallies.values()) else 0
 
 

@@ -2,17 +2,17 @@
 
 Run from the repository root::
 
-    python benchmarks/growth.py [--store DIR] [--copies 10] [--runs 40] [--bundle PATH]
+    python -m benchmarks.growth [--store DIR] [--copies 10] [--runs 40] [--bundle PATH] [--smoke]
 
 A card should cost what its own section's data costs, whatever else the store holds. A query
 that Oxigraph evaluates with nothing bound (a UNION, or an OPTIONAL of several patterns) scans
-every revision or draft instead, and grows with the corpus. ``benchmarks/scale.py`` finds such
+every revision or draft instead, and grows with the corpus. ``benchmarks.scale`` finds such
 growth in hours (a synthetic corpus, built at ×1, ×10, ×100); this probe finds it in seconds,
 on the real TLS brain:
 
 1. The brain (``--store DIR``, or built from the bundle into a temporary folder, about a
    minute) is opened with an in-memory copy of the reader's graphs, and the questions of
-   ``benchmarks/core.py`` are asked once to learn which bound queries each card runs.
+   ``benchmarks.core`` are asked once to learn which bound queries each card runs.
 2. A second in-memory store holds the same graphs plus ``--copies`` copies of them with every
    ratified-rdf IRI renamed (``…/id/`` → ``…/id/copyN/``); literals stay as they are, so a
    copy's section numbers, headings and names look like the original's. The graph grows
@@ -25,8 +25,9 @@ on the real TLS brain:
 
 The growth ratio of a well-anchored query is not 1: bigger hash tables cost a little more per
 lookup. The report gives the median ratio over all queries as that floor and flags a query
-that grows more than 1.5 times the floor. Markdown on stdout and in ``benchmarks/out/growth.md``;
-progress on stderr. Nothing here asserts on timings.
+that grows more than 1.5 times the floor. Markdown on stdout and in ``benchmarks/out/growth.md``
+(with ``--record``, in ``benchmarks/RESULTS.md``); progress on stderr. ``--smoke`` probes the
+pigeon brain with one copy and 2 runs. Nothing here asserts on timings.
 """
 
 from __future__ import annotations
@@ -37,30 +38,26 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pyoxigraph import NamedNode, RdfFormat, Store
 
+from benchmarks import report
+from benchmarks.core import (
+    DEFAULT_BUNDLE,
+    PIGEON_QUESTIONS,
+    QUESTIONS,
+    build_once,
+    check_inputs,
+    open_existing,
+    pigeon_store,
+)
+from benchmarks.report import BenchError, Row
 from ratified_rdf.brain import Brain
 from ratified_rdf.queries.files import load_query
 from ratified_rdf.queries.run import source_of
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from core import (  # noqa: E402  (the house helpers, shared with core.py)
-    DEFAULT_BUNDLE,
-    QUESTIONS,
-    BenchError,
-    build_once,
-    check_inputs,
-    log,
-    ms,
-    open_existing,
-    table,
-)
-
-OUT_FILE = HERE / "out" / "growth.md"
+log = report.logger("growth")
 IRI_SPACE = b"<https://w3id.org/ratified-rdf/id/"
 FLAG = 1.5
 """A query growing more than this many times the floor is flagged."""
@@ -88,11 +85,11 @@ def rows_of(store: Store, sparql: str, graphs: list[NamedNode]) -> tuple[float, 
 
 
 def probe_queries(
-    reader: Brain, base: Store, grown: Store, runs: int
+    reader: Brain, base: Store, grown: Store, runs: int, asked: Sequence[str]
 ) -> list[tuple[str, str, int, float, float, bool]]:
     """(query, first question, rows, ×1 p50 ms, grown p50 ms, rows equal) per distinct query."""
     seen: dict[str, tuple[str, str]] = {}
-    for question in QUESTIONS:
+    for question in asked:
         for run in reader.ask(question).queries:  # reused runs too: their SPARQL is timed here
             seen.setdefault(run.name, (question, run.sparql))
     results = []
@@ -120,12 +117,14 @@ def probe_queries(
     return results
 
 
-def probe_cards(reader: Brain, grown: Store, runs: int) -> list[tuple[str, float, float, bool]]:
+def probe_cards(
+    reader: Brain, grown: Store, runs: int, asked: Sequence[str]
+) -> list[tuple[str, float, float, bool]]:
     """(question, ×1 p50 ms, grown p50 ms, same answer) end to end, the grown store swapped in."""
     copy = next(iter(reader.reading.copies.copies.values()))
     own = copy._copy
     results = []
-    for question in QUESTIONS:
+    for question in asked:
         timings: dict[str, list[float]] = {"base": [], "grown": []}
         answers = {}
         for _ in range(runs):
@@ -150,58 +149,43 @@ def probe_cards(reader: Brain, grown: Store, runs: int) -> list[tuple[str, float
     return results
 
 
-def report(
+def sections(
     queries: list[tuple[str, str, int, float, float, bool]],
     cards: list[tuple[str, float, float, bool]],
     copies: int,
     quads: tuple[int, int],
     runs: int,
-) -> str:
-    """The Markdown report."""
+) -> list[str]:
+    """The report's sections."""
     anchored = [q for q in queries if not load_query(q[0]).whole_graph]
-    floor = statistics.median(large / small for *_, small, large, _ in anchored)
+    floor = (
+        statistics.median(large / small for *_, small, large, _ in anchored) if anchored else 1.0
+    )
     rows = []
     for name, _question, count, small, large, same in sorted(
         queries, key=lambda q: q[4] / q[3], reverse=True
     ):
-        growth = large / small
         if load_query(name).whole_graph:
             verdict = "whole graph (by design)"
         else:
-            verdict = "LEAKS" if not same else "grows" if growth > FLAG * floor else "ok"
-        rows.append([name, str(count), ms(small), ms(large), f"{growth:.2f}×", verdict])
+            verdict = "LEAKS" if not same else "grows" if large / small > FLAG * floor else "ok"
+        rows.append(Row(name, [small, large], [str(count), verdict]))
     card_rows = [
-        [q, ms(small), ms(large), f"{large / small:.2f}×", "same" if same else "DIFFERENT"]
-        for q, small, large, same in cards
+        Row(q, [small, large], ["same" if same else "DIFFERENT"]) for q, small, large, same in cards
     ]
     size = copies + 1
-    return "\n".join(
-        [
-            f"# Growth probe ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
-            "",
-            f"The TLS brain's reader graphs ({quads[0]:,} quads) against the same graphs with "
-            f"{copies} renamed copies beside them ({quads[1]:,} quads, ×{size}), both in memory. "
-            f"p50 of {runs} interleaved runs. Floor (median growth over the queries about one "
-            "section, draft or person): "
-            f"**{floor:.2f}×**; a query above {FLAG:g}× the floor is flagged.",
-            "",
-            table(
-                ["query", "rows", "×1 p50 ms", f"×{size} p50 ms", "growth", "verdict"],
-                rows,
-                right=(1, 2, 3, 4),
-            ),
-            "",
-            "Each question end to end (`Brain.ask`, unaudited, the copy swapped for the grown "
-            "store); the answer must be the same on both, except where \"the graph doesn't "
-            'know" lists what the graph holds:',
-            "",
-            table(
-                ["question", "×1 p50 ms", f"×{size} p50 ms", "growth", "answer"],
-                card_rows,
-                right=(1, 2, 3),
-            ),
-        ]
-    )
+    names = ["×1 p50", f"×{size} p50"]
+    return [
+        f"The reader's graphs ({quads[0]:,} quads) against the same graphs with {copies} "
+        f"renamed copies beside them ({quads[1]:,} quads, ×{size}), both in memory. p50 of "
+        f"{runs} interleaved runs. Floor (median growth over the queries about one section, "
+        f"draft or person): **{floor:.2f}×**; a query above {FLAG:g}× the floor is flagged.",
+        report.side_by_side("query", names, rows, notes=["rows", "verdict"]),
+        "Each question end to end (`Brain.ask`, unaudited, the copy swapped for the grown "
+        "store); the answer must be the same on both, except where \"the graph doesn't "
+        'know" lists what the graph holds:',
+        report.side_by_side("question", names, card_rows, notes=["answer"]),
+    ]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -211,9 +195,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE, help="the TLS git bundle")
     parser.add_argument("--copies", type=int, default=10, help="renamed copies to add (10)")
     parser.add_argument("--runs", type=int, default=40, help="timed runs per query (40)")
-    args = parser.parse_args(argv)
+    report.options(parser, smoke="the pigeon brain, 1 copy, 2 runs")
+    args = report.parse(parser, argv)
     if args.copies < 1 or args.runs < 1:
         parser.error("--copies and --runs must be at least 1")
+    if args.smoke:
+        args.copies, args.runs = 1, 2
     return args
 
 
@@ -229,8 +216,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """The probe itself; 1 when a query's rows picked up a copy."""
+    asked = PIGEON_QUESTIONS if args.smoke else QUESTIONS
     with tempfile.TemporaryDirectory(prefix="rr-growth-") as scratch:
-        brain = open_existing(args.store) if args.store else None
+        store = pigeon_store(Path(scratch)) if args.smoke else args.store
+        brain = open_existing(store) if store else None
         if brain is None:
             check_inputs(args.bundle)
             brain, _ = build_once(args.store or Path(scratch) / "store", args.bundle, 1, 1)
@@ -241,14 +230,13 @@ def run(args: argparse.Namespace) -> int:
         base = next(iter(reader.reading.copies.copies.values()))._copy
         log(f"adding {args.copies} renamed copies of {len(base):,} quads")
         grown = grown_copy(brain, reader.read_graphs, args.copies)
-        queries = probe_queries(reader, base, grown, args.runs)
-        cards = probe_cards(reader, grown, max(5, args.runs // 4))
-        text = report(queries, cards, args.copies, (len(base), len(grown)), args.runs)
+        queries = probe_queries(reader, base, grown, args.runs, asked)
+        cards = probe_cards(reader, grown, max(5, args.runs // 4), asked)
+        quads = (len(base), len(grown))
         brain.close()
-    print(text)
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(text + "\n", encoding="utf-8")
-    log(f"wrote {OUT_FILE}")
+    title = "Growth probe: does a card's cost stay with its own data?"
+    parts = sections(queries, cards, args.copies, quads, args.runs)
+    report.publish("growth", title, parts, record=args.record)
     leaks = [n for n, *_, same in queries if not same and not load_query(n).whole_graph]
     return 1 if leaks else 0
 

@@ -11,15 +11,19 @@ clients alone, then the clients plus one hostile client that sends the three-way
 with ORDER BY (issue 18's exhaustion attack) over and over; the report gives each call's p99
 under attack over its p99 alone, and the peak memory of the server with its query workers.
 
-    python benchmarks/load.py --store DIR [--clients 16] [--seconds 60] [--hostile]
+    python -m benchmarks.load --store DIR [--clients 16] [--seconds 60] [--hostile]
+    python -m benchmarks.load --smoke [--hostile]     # the pigeon brain, 2 clients, 8 s
+
+The report is Markdown on stdout and in ``benchmarks/out/load.md`` (with ``--record``, in
+``benchmarks/RESULTS.md``).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
@@ -28,77 +32,34 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from core import ms, percentile, table
-from endpoint import BenchError, free_port
+from benchmarks import report
+from benchmarks.core import pigeon_store
+from benchmarks.endpoint import serve, stop
+from benchmarks.report import BenchError, Row, ms, percentile, table
 
-OUT_FILE = Path(__file__).resolve().parent / "out" / "load.md"
 MAX_ROWS = 1_000
+"""The server's row limit: the over-limit SELECT (every triple) must exceed it; the pigeon
+brain of ``--smoke`` has fewer triples than this, so its server gets ``SMOKE_MAX_ROWS``."""
+SMOKE_MAX_ROWS = 100
 MIX: tuple[tuple[str, str, dict[str, str], int], ...] = (
     ("why card", "/api/ask", {"q": "why does early data work this way?"}, 200),
     ("who to ask", "/api/ask", {"q": "who should I ask about key share?"}, 200),
     ("became", "/api/ask", {"q": "what did section 4.2.9 of draft-ietf-tls-tls13-21 become?"}, 200),
     ("unknown", "/api/ask", {"q": "how did the IESG vote on draft-ietf-tls-tls13?"}, 200),
     ("select", "/sparql", {"query": "SELECT ?s WHERE { ?s a ?t } LIMIT 10"}, 200),
-    ("over limit", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o }"}, 422),
+    # ORDER BY: a bare triple pattern would stream instead (up to --max-stream-rows).
+    ("over limit", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o } ORDER BY ?s"}, 422),
     ("update", "/sparql", {"update": "DROP ALL"}, 403),
 )
 
 
-def log(message: str) -> None:
-    """Progress on stderr."""
-    print(f"[load] {message}", file=sys.stderr, flush=True)
-
-
+log = report.logger("load")
 HOSTILE = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?a ?d ?g"
 
 
 def rss_mib(pid: int) -> float:
-    """Resident memory of process ``pid`` and its children (its query workers), Linux /proc."""
-    total = 0.0
-    pending = [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) / 1024
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
-        pending += [int(child) for child in children]
-    return total
-
-
-def start_server(store: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """``ratified serve`` on a free loopback port; returns once it answers."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ratified_rdf",
-            "serve",
-            "--store",
-            str(store),
-            "--port",
-            str(port),
-            "--max-rows",
-            str(MAX_ROWS),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            if httpx.get(f"{base}/api/holdings", timeout=5).is_success:
-                return server, base
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    server.kill()
-    raise BenchError(f"ratified serve did not come up for {store}; is the store built?")
+    """Resident memory of the server and its query workers, MiB."""
+    return report.rss_mib(pid, children=True) or 0.0
 
 
 def run(
@@ -200,41 +161,47 @@ def run(
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve, load, report; 1 if any 5xx or unexpected status, 2 on a setup problem."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True, help="a built brain")
+    parser.add_argument("--store", type=Path, help="a built brain")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument(
         "--hostile", action="store_true", help="a second run with one hostile client beside"
     )
-    args = parser.parse_args(argv)
+    report.options(parser, smoke="the pigeon brain, 2 clients for 8 s")
+    args = report.parse(parser, argv)
+    if args.smoke:
+        args.clients, args.seconds = 2, 8.0
+        with tempfile.TemporaryDirectory(prefix="rr-load-") as scratch:
+            args.store = pigeon_store(Path(scratch))
+            return load(args)
+    if args.store is None:
+        parser.error("--store is required (or --smoke)")
+    return load(args)
+
+
+def load(args: argparse.Namespace) -> int:
+    """The runs on ``args.store`` and the report."""
     try:
-        server, base = start_server(args.store)
+        limit = SMOKE_MAX_ROWS if args.smoke else MAX_ROWS
+        server, base = serve(args.store, ["--max-rows", str(limit)])
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     try:
         section, alone = run(base, server.pid, args.clients, args.seconds)
+        runs = [section]
+        sections = [f"Store: `{args.store}`", section]
         if args.hostile:
             log("again, with one hostile client")
             attacked, under = run(base, server.pid, args.clients, args.seconds, hostile=True)
-            ratios = table(
-                ["call", "p99 alone ms", "p99 under attack ms", "ratio (target ≤ 3)"],
-                [
-                    [kind, ms(alone[kind]), ms(under[kind]), f"{under[kind] / alone[kind]:.2f}"]
-                    for kind in alone
-                    if kind in under
-                ],
-                right=(1, 2, 3),
-            )
-            section += f"\n\n{attacked}\n\n## p99 side by side\n\n{ratios}"
+            runs.append(attacked)
+            rows = [Row(kind, [alone[kind], under[kind]]) for kind in alone if kind in under]
+            ratios = report.side_by_side("call", ["p99 alone", "p99 under attack"], rows)
+            sections += [attacked, f"## p99 side by side (target: ratio ≤ 3)\n\n{ratios}"]
     finally:
-        server.terminate()
-        server.wait(timeout=60)
-    report = f"# ratified-rdf endpoint under load\n\nStore: {args.store}\n\n{section}\n"
-    print(report, end="")
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(report, encoding="utf-8")
-    bad = "5xx: 0 " not in section or "unexpected status: 0." not in section
+        stop(server)
+    report.publish("load", "ratified-rdf endpoint under load", sections, record=args.record)
+    bad = any("5xx: 0 " not in s or "unexpected status: 0." not in s for s in runs)
     return 1 if bad else 0
 
 

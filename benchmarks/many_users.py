@@ -2,7 +2,8 @@
 
 Run from the repository root::
 
-    python benchmarks/many_users.py --store /tmp/tls-brain [--before fd8a2f6]
+    python -m benchmarks.many_users --store /tmp/tls-brain [--before fd8a2f6]
+    python -m benchmarks.many_users --smoke      # the pigeon brain, against HEAD
 
 ``--store`` is a built brain (a folder); it is copied to a temporary folder first, so the
 original is not touched. Three parts:
@@ -19,7 +20,8 @@ original is not touched. Three parts:
   catching up once another process has finished a write (open afresh, read the runs, and the
   next question, which rebuilds what was dropped).
 
-Nothing here asserts on timings.
+The report is Markdown on stdout and in ``benchmarks/out/many_users.md`` (with ``--record``, in
+``benchmarks/RESULTS.md``). Nothing here asserts on timings.
 """
 
 from __future__ import annotations
@@ -32,15 +34,27 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks import report
+from benchmarks.core import pigeon_store
+from benchmarks.report import Row
+
+ROOT = report.REPO
 
 QUESTIONS = [
     "history of RFC 8446 section 4.2.10",
     "who should I ask about RFC 8446 section 4.2.1?",
     "what did section 4.2.9 of draft-ietf-tls-tls13-21 become in the RFC?",
 ]
+PIGEON = [
+    "history of RFC 9999 section 3.1",
+    "who should I ask about RFC 9999 section 3.1?",
+    "what did section 2.1 of draft-example-pigeon-00 become in the RFC?",
+]
+"""The same three kinds of card on the pigeon brain, for ``--smoke``."""
 
 APPEND_SCRIPT = """
 import sys, tempfile, time
@@ -69,51 +83,45 @@ def _appends(src: Path, n: int, durable: bool) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
-def audit_part(before: str | None) -> None:
-    print("## Audit appends (appends per second, one process, a fresh log)")
-    trees = {"this checkout": ROOT / "src"}
-    worktree = None
-    if before:
-        worktree = Path(tempfile.mkdtemp(prefix="before-"))
-        subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(worktree), before],
-            check=True,
-            capture_output=True,
-        )
-        trees = {before: worktree / "src", **trees}
-    try:
+def audit_part(before: str | None) -> str:
+    """Appends per second in this checkout (and the earlier one), alternating."""
+    with ExitStack() as stack:
+        trees = {"this checkout": ROOT / "src"}
+        if before:
+            trees = {before: stack.enter_context(report.checkout(before)) / "src", **trees}
+        rows = []
         for durable, n in ((False, 3000), (True, 300)):
             runs: dict[str, list[float]] = {name: [] for name in trees}
             for _ in range(3):
                 for name, src in trees.items():
                     runs[name].append(_appends(src, n, durable))
-            kind = "durable (fsync)" if durable else "not durable"
-            medians = {name: statistics.median(values) for name, values in runs.items()}
-            line = ", ".join(f"{name} {value:,.0f}/s" for name, value in medians.items())
-            ratio = ""
-            if before:
-                ratio = f"; ratio {medians['this checkout'] / medians[before]:.2f}"
-            print(f"- {kind}, {n} appends: {line}{ratio}")
-    finally:
-        if worktree is not None:
-            subprocess.run(
-                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(worktree)],
-                check=False,
-                capture_output=True,
-            )
+            kind = "durable (fsync, as writes)" if durable else "not durable (as reads)"
+            rows.append(Row(f"{kind}, {n} appends", [runs[name] for name in trees]))
+    table = report.side_by_side(
+        "appends", list(trees), rows, unit="per s", number=lambda v: f"{v:,.0f}", spread=""
+    )
+    return "\n".join(
+        [
+            "## Audit appends (appends per second, one process, a fresh log)",
+            "",
+            "Median of three runs, the trees alternating.",
+            "",
+            table,
+        ]
+    )
 
 
-def cards_part(folder: Path) -> None:
+def cards_part(folder: Path, questions: Sequence[str]) -> str:
+    """The same cards through a shared and an exclusive opening, interleaved."""
     from ratified_rdf import Brain
     from ratified_rdf.audit import AuditLog, audit_dir
     from ratified_rdf.graph.store import OxigraphStore
 
-    print("\n## Cards: shared (read-only, following) against exclusive (read-write), ms")
     shared = Brain.open(folder)
     timings: dict[str, dict[str, list[float]]] = {
-        q: {"shared": [], "exclusive": []} for q in QUESTIONS
+        q: {"shared": [], "exclusive": []} for q in questions
     }
-    for question in QUESTIONS:
+    for question in questions:
         shared.ask(question)
     shared.close()
     for _round in range(9):
@@ -125,30 +133,36 @@ def cards_part(folder: Path) -> None:
                     OxigraphStore(folder), audit=AuditLog.open(audit_dir(folder))
                 )
             try:
-                brain.ask(QUESTIONS[0])  # warm: the heading index and kept rows
-                for question in QUESTIONS:
+                brain.ask(questions[0])  # warm: the heading index and kept rows
+                for question in questions:
                     started = time.perf_counter()
                     brain.ask(question)
                     timings[question][mode].append((time.perf_counter() - started) * 1000)
             finally:
                 brain.close()
-    for question, modes in timings.items():
-        a, b = statistics.median(modes["shared"]), statistics.median(modes["exclusive"])
-        print(f"- {question}: shared {a:.1f}, exclusive {b:.1f}, ratio {a / b:.2f}")
+    rows = [Row(q, [modes["exclusive"], modes["shared"]]) for q, modes in timings.items()]
+    return "\n".join(
+        [
+            "## Cards: shared (read-only, following) against exclusive (read-write)",
+            "",
+            "Median of 9 asks each, the openings interleaved in one process.",
+            "",
+            report.side_by_side("question", ["exclusive", "shared"], rows, spread=""),
+        ]
+    )
 
 
-def follow_part(folder: Path) -> None:
+def follow_part(folder: Path, question: str) -> str:
+    """``Brain.follow()`` idle, and catching up after another process's write."""
     from ratified_rdf import Brain
     from ratified_rdf.graph.store import GENERATION_FILE
 
-    print("\n## Following another process's writes")
     with Brain.open(folder) as brain:
-        brain.ask(QUESTIONS[0])
+        brain.ask(question)
         started = time.perf_counter()
         for _ in range(10_000):
             brain.reading.follow()
         idle_us = (time.perf_counter() - started) / 10_000 * 1e6
-        print(f"- follow() with nothing changed: {idle_us:.1f} µs")
         catch_ups, next_asks = [], []
         for i in range(5):
             marker = folder / GENERATION_FILE
@@ -157,29 +171,48 @@ def follow_part(folder: Path) -> None:
             brain.reading.follow()
             catch_ups.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
-            brain.ask(QUESTIONS[0])
+            brain.ask(question)
             next_asks.append((time.perf_counter() - started) * 1000)
-        print(
+    return "\n".join(
+        [
+            "## Following another process's writes",
+            "",
+            f"- follow() with nothing changed: {idle_us:.1f} µs",
             f"- catching up after a write: open afresh and read the runs "
-            f"{statistics.median(catch_ups):.1f} ms; the next question (rebuilding the heading "
-            f"index and kept rows) {statistics.median(next_asks):.1f} ms"
-        )
+            f"{report.ms(statistics.median(catch_ups))} ms; the next question (rebuilding the "
+            f"heading index and kept rows) {report.ms(statistics.median(next_asks))} ms",
+        ]
+    )
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """The three parts on a copy of the brain; print the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True, help="A built brain's folder.")
+    parser.add_argument("--store", type=Path, help="A built brain's folder.")
     parser.add_argument("--before", help="An earlier commit for the audit appends' ratio.")
-    args = parser.parse_args()
+    report.options(parser, smoke="the pigeon brain, its cards, against HEAD")
+    args = report.parse(parser, argv)
+    if args.store is None and not args.smoke:
+        parser.error("--store is required (or --smoke)")
+    questions = PIGEON if args.smoke else QUESTIONS
     with tempfile.TemporaryDirectory(prefix="many-users-") as work:
         folder = Path(work) / "brain"
-        shutil.copytree(args.store, folder)
+        if args.smoke:
+            args.before = args.before or "HEAD"
+            shutil.copytree(pigeon_store(Path(work) / "pigeon"), folder)
+        else:
+            shutil.copytree(args.store, folder)
         os.environ.setdefault("XDG_STATE_HOME", work)
         os.environ["RATIFIED_AUDIT_KEY"] = str(Path(work) / "audit-key.pem")
-        audit_part(args.before)
-        cards_part(folder)
-        follow_part(folder)
+        sections = [
+            audit_part(args.before),
+            cards_part(folder, questions),
+            follow_part(folder, questions[0]),
+        ]
+    title = "What sharing one brain between processes costs"
+    report.publish("many_users", title, sections, record=args.record)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -3,7 +3,8 @@ side by side in one run.
 
 Run from the repository root::
 
-    python benchmarks/routing.py --store /tmp/tls-brain [--before 008d840] [--runs 2]
+    python -m benchmarks.routing --store /tmp/tls-brain [--before 008d840] [--runs 2]
+    python -m benchmarks.routing --smoke      # the pigeon brain, against HEAD, one run
 
 ``--store`` is a TLS brain built by ``ratified build records/tls13`` (one is built into a
 temporary folder when it is not given). The report has two parts:
@@ -16,7 +17,8 @@ temporary folder when it is not given). The report has two parts:
   the earlier first), after one warm-up ask of each, then times 9 asks of each; the report
   gives each tree's median per question and this checkout's ratio to the earlier one's.
 
-Nothing here asserts on timings.
+The report is Markdown on stdout and in ``benchmarks/out/routing.md`` (with ``--record``, in
+``benchmarks/RESULTS.md``). Nothing here asserts on timings.
 """
 
 from __future__ import annotations
@@ -30,9 +32,15 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks import report
+from benchmarks.core import DEFAULT_BUNDLE, PIGEON_QUESTIONS, pigeon_store
+from benchmarks.report import Row
+
+ROOT = report.REPO
+log = report.logger("routing")
 
 CARDS = [
     "history of RFC 8446 section 4.2.10",
@@ -76,8 +84,8 @@ def _questions() -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def routing(store: Path) -> None:
-    sys.path.insert(0, str(ROOT / "src"))
+def routing(store: Path) -> str:
+    """Every question routed 20 times on the brain's gazetteer: p50, p95 and the slowest."""
     from ratified_rdf import Brain
     from ratified_rdf.answers.router import route
 
@@ -97,16 +105,17 @@ def routing(store: Path) -> None:
     brain.close()
     ordered = sorted(per_question)
     p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    print(f"Routing alone, {len(questions)} questions × 20 (gazetteer built once, {built:.2f} s):")
-    print(
-        f"  p50 {statistics.median(ordered):.3f} ms   p95 {p95:.3f} ms   max {ordered[-1]:.3f} ms"
+    return (
+        f"## Routing alone\n\n{len(questions)} questions × 20 (gazetteer and heading index "
+        f"built once, {built:.2f} s): p50 {report.ms(statistics.median(ordered))} ms, p95 "
+        f"{report.ms(p95)} ms, max {report.ms(ordered[-1])} ms."
     )
 
 
-def _cards(tree: Path, store: Path) -> dict[str, float]:
+def _cards(tree: Path, store: Path, cards: Sequence[str]) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(tree / "src")}
     done = subprocess.run(
-        [sys.executable, "-c", _TIMER, str(store), json.dumps(CARDS)],
+        [sys.executable, "-c", _TIMER, str(store), json.dumps(list(cards))],
         capture_output=True, text=True, env=env, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -114,49 +123,62 @@ def _cards(tree: Path, store: Path) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def side_by_side(store: Path, before: str, runs: int) -> None:
-    with tempfile.TemporaryDirectory(prefix="routing-side-by-side-") as folder:
-        earlier = Path(folder) / "before"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(earlier),
-                        before], check=True, capture_output=True)  # fmt: skip
-        try:
-            times: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
-            for run in range(runs):
-                print(f"[bench] run {run + 1}/{runs}", file=sys.stderr)
-                times["before"].append(_cards(earlier, store))
-                times["after"].append(_cards(ROOT, store))
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                            str(earlier)], check=False, capture_output=True)  # fmt: skip
-    print(f"\nCards end to end, median of 9 asks, {runs} alternating runs (ms):")
-    print(f"  {'question':<72} {before:>9} {'now':>9} {'ratio':>6}")
-    ratios = []
-    for question in CARDS:
-        old = statistics.median(t[question] for t in times["before"])
-        new = statistics.median(t[question] for t in times["after"])
-        ratios.append(new / old if old else float("nan"))
-        print(f"  {question[:72]:<72} {old:>9.2f} {new:>9.2f} {ratios[-1]:>6.2f}")
-    print(f"  median ratio {statistics.median(ratios):.2f}, largest {max(ratios):.2f}")
+def side_by_side(store: Path, before: str, runs: int, cards: Sequence[str]) -> str:
+    """The cards asked by both trees, alternating; medians and ratios."""
+    times: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    with report.checkout(before) as earlier:
+        for run in range(runs):
+            log(f"run {run + 1}/{runs}")
+            times["before"].append(_cards(earlier, store, cards))
+            times["after"].append(_cards(ROOT, store, cards))
+    rows = [
+        Row(
+            question,
+            [
+                statistics.median(t[question] for t in times["before"]),
+                statistics.median(t[question] for t in times["after"]),
+            ],
+        )
+        for question in cards
+    ]
+    return "\n".join(
+        [
+            f"## Cards end to end, against {before}",
+            "",
+            f"Median of 9 asks per process, {runs} alternating run(s) of a process per tree.",
+            "",
+            report.side_by_side("question", [before, "this checkout"], rows, summary=True),
+        ]
+    )
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """Route, then (with ``--before``) ask the cards in both trees; print the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path)
     parser.add_argument("--before", help="an earlier commit to compare the cards with")
     parser.add_argument("--runs", type=int, default=2)
-    args = parser.parse_args()
+    report.options(parser, smoke="the pigeon brain, its questions, against HEAD, one run")
+    args = report.parse(parser, argv)
+    cards: Sequence[str] = CARDS
+    if args.smoke:
+        args.before, args.runs, cards = args.before or "HEAD", 1, PIGEON_QUESTIONS
     with tempfile.TemporaryDirectory(prefix="routing-brain-") as folder:
         store = args.store
-        if store is None:
+        if args.smoke:
+            store = pigeon_store(Path(folder))
+        elif store is None:
             store = Path(folder) / "store"
-            bundle = ROOT.parent / "shared/corpus/tls13-spec/tls13-spec.bundle"
             subprocess.run([sys.executable, "-m", "ratified_rdf", "build", "records/tls13",
-                            "--source", str(bundle), "--store", str(store), "--quiet"],
+                            "--source", str(DEFAULT_BUNDLE), "--store", str(store), "--quiet"],
                            check=True, cwd=ROOT)  # fmt: skip
-        routing(store)
+        sections = [routing(store)]
         if args.before:
-            side_by_side(store, args.before, args.runs)
+            sections.append(side_by_side(store, args.before, args.runs, cards))
+    title = "Routing, and the cards against an earlier commit"
+    report.publish("routing", title, sections, record=args.record)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

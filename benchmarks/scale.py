@@ -2,11 +2,12 @@
 
 Run from the repository root::
 
-    python benchmarks/scale.py --factors 1,10 [--seed N] [--runs N] [--time-budget SECONDS]
+    python -m benchmarks.scale --factors 1,10 [--seed N] [--runs N] [--time-budget SECONDS]
+    python -m benchmarks.scale --smoke      # tiny drafts ×1 and ×2, 2 runs: about a minute
 
 For each factor ``k`` (ascending), in a temporary folder:
 
-1. Generate: ``benchmarks/synthetic.py`` writes a git repository and manifest with ``2·k``
+1. Generate: ``benchmarks.synthetic`` writes a git repository and manifest with ``2·k``
    drafts shaped like the TLS corpus (revisions, drifting sections, issues, pull requests,
    posts citing sections, commits, heavy-tailed people), deterministic from ``--seed``.
 2. Build: ``Brain.build(manifest, path=…/store, source=repo)`` in a subprocess of its own
@@ -40,8 +41,10 @@ of generation; the report says which corpora were reused.
 ``--from-json benchmarks/out/scale.json --retime-cards`` times the cards again on the folders a
 run kept (``--keep``), e.g. after a change to the queries, without building again.
 
-The report is Markdown on stdout and in ``benchmarks/out/scale.md``; progress goes to stderr.
-Nothing here asserts on timings.
+The report is Markdown on stdout and in ``benchmarks/out/scale.md`` (with ``--record``, in
+``benchmarks/RESULTS.md``); progress goes to stderr. ``--shape tiny`` generates drafts a
+fraction of TLS's size (``synthetic.SHAPES``), which ``--smoke`` uses. Nothing here asserts on
+timings.
 """
 
 from __future__ import annotations
@@ -53,7 +56,6 @@ import json
 import math
 import os
 import pickle
-import platform
 import resource
 import shutil
 import signal
@@ -68,15 +70,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from functools import wraps
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-from core import ms, percentile  # noqa: E402  (the house formatting, shared with core.py)
+from benchmarks import report, synthetic
+from benchmarks.report import BenchError, memory_gib, ms, peak_rss_mib, percentile, ratio, table
+from benchmarks.report import seconds as secs
 
-OUT_FILE = HERE / "out" / "scale.md"
+OUT_FILE = report.OUT_DIR / "scale.md"
 WARMUP = 5
 DEFAULT_BUDGET = 3600.0
 CARD_TIMEOUT = 3600.0
@@ -103,41 +103,7 @@ STEPS: tuple[tuple[str, str, str, str], ...] = (
 GENERATORS = {"spec_batches", "discussion_batches", "expertise_batches"}
 
 
-class BenchError(RuntimeError):
-    """A precondition failed; the message says what to do."""
-
-
-def log(message: str) -> None:
-    """A progress line on stderr."""
-    print(f"[scale] {message}", file=sys.stderr, flush=True)
-
-
-def secs(value: float | None) -> str:
-    """Seconds, or a dash."""
-    if value is None:
-        return "–"
-    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
-
-
-def times(value: float | None) -> str:
-    """A ratio as a multiplier."""
-    if value is None or math.isnan(value):
-        return "–"
-    return f"{value:,.0f}×" if value >= 100 else f"{value:.2f}×"
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
-    """A Markdown table; columns listed in ``right`` are right-aligned."""
-    align = ["---:" if i in right else "---" for i in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def rss_mib(who: int = resource.RUSAGE_SELF) -> float:
-    """Peak resident set size of this process (or of its largest waited-for child), MiB."""
-    peak = resource.getrusage(who).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+log = report.logger("scale")
 
 
 def folder_mib(folder: Path) -> float:
@@ -175,10 +141,6 @@ def instrument(seconds: dict[str, float], kept: dict[str, Any]) -> None:
         setattr(owner, name, wraps(original)(timed))
 
 
-BARE_FORMS = frozenset({"section", "xref"})
-"""Citation forms that name no draft (synthetic.BARE_FORMS)."""
-
-
 def resolution_checks(truth: Any, spec: Any, discussion: Any) -> dict[str, Any]:
     """Compare the build's citations with what the generator wrote into each post.
 
@@ -199,7 +161,7 @@ def resolution_checks(truth: Any, spec: Any, discussion: Any) -> dict[str, Any]:
         pinned = getattr(truth, "pinned", {}).get(post, True)
         for index, (written_form, document, number) in enumerate(meant):
             form = written_form
-            if written_form in BARE_FORMS and not pinned:
+            if written_form in synthetic.BARE_FORMS and not pinned:
                 form, document = f"{written_form}-unpinned", None
             per_form[form]["written"] += 1
             if index >= len(records):
@@ -259,9 +221,7 @@ def entity_counts(spec: Any, discussion: Any) -> dict[str, int]:
     }
 
 
-def generated_corpus(
-    synthetic: ModuleType, folder: Path, args: argparse.Namespace
-) -> tuple[Any, bool]:
+def generated_corpus(folder: Path, args: argparse.Namespace) -> tuple[Any, bool]:
     """The factor's corpus, and whether it came from ``--corpus-cache``.
 
     Without a cache it is generated into the factor's folder. With one, it is kept there under
@@ -272,11 +232,17 @@ def generated_corpus(
     def log_line(message: str) -> None:
         print(f"[synthetic] {message}", file=sys.stderr, flush=True)
 
-    options = {"factor": args.factor, "seed": args.seed, "mail": args.mail, "log": log_line}
+    options = {
+        "factor": args.factor,
+        "seed": args.seed,
+        "mail": args.mail,
+        "log": log_line,
+        "shape": args.shape,
+    }
     if args.corpus_cache is None:
         return synthetic.make_corpus(folder / "corpus", **options), False
     source = Path(synthetic.__file__).read_bytes()
-    key = f"x{args.factor}-seed{args.seed}{'-mail' if args.mail else ''}"
+    key = f"{args.shape}-x{args.factor}-seed{args.seed}{'-mail' if args.mail else ''}"
     place = args.corpus_cache / f"{key}-{hashlib.sha256(source).hexdigest()[:12]}"
     saved = place / "corpus.pickle"
     if saved.exists():
@@ -289,16 +255,14 @@ def generated_corpus(
 
 def worker_build(args: argparse.Namespace) -> int:
     """Generate the corpus and build it; write the result as JSON."""
-    sys.path.insert(0, str(HERE))
-    import synthetic
     from ratified_rdf.brain import Brain
 
     folder: Path = args.dir
     seconds: dict[str, float] = {}
     kept: dict[str, Any] = {}
     instrument(seconds, kept)
-    corpus, reused = generated_corpus(synthetic, folder, args)
-    after_generation = rss_mib()
+    corpus, reused = generated_corpus(folder, args)
+    after_generation = peak_rss_mib()
     how = "taken from the corpus cache (generated earlier in" if reused else "generated in"
     log(f"×{args.factor}: {how} {corpus.seconds:.1f} s{')' if reused else ''}; building")
     load_before = os.getloadavg()
@@ -328,8 +292,8 @@ def worker_build(args: argparse.Namespace) -> int:
         "checks": resolution_checks(corpus.truth, spec, discussion) if spec and discussion else {},
         "card": asdict(corpus.card),
         "rss_after_generation_mib": after_generation,
-        "rss_build_mib": rss_mib(),
-        "rss_children_mib": rss_mib(resource.RUSAGE_CHILDREN),
+        "rss_build_mib": peak_rss_mib(),
+        "rss_children_mib": peak_rss_mib(resource.RUSAGE_CHILDREN),
         "store_mib": folder_mib(store),
         "load": [load_before, os.getloadavg()],
     }
@@ -382,7 +346,7 @@ def worker_cards(args: argparse.Namespace) -> int:
         "open_ms": open_ms,
         "cards": on_disk,
         "memory": {"copy_ms": copy_ms, "cards": memory},
-        "rss_mib": rss_mib(),
+        "rss_mib": peak_rss_mib(),
     }
     args.result.write_text(json.dumps(result, indent=1), encoding="utf-8")
     return 0
@@ -438,8 +402,8 @@ def run_worker(argv: list[str], timeout: float | None) -> tuple[bool, float]:
     Returns (finished, seconds). Raises when the worker fails."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), *argv],
-        cwd=REPO,
+        [sys.executable, "-m", "benchmarks.scale", *argv],
+        cwd=report.REPO,
         start_new_session=True,
     )
     try:
@@ -555,6 +519,7 @@ def run_factor(
     try:
         log(f"×{factor}: generating and building in {folder}")
         common = ["--dir", str(folder), "--factor", str(factor), "--seed", str(args.seed)]
+        common += ["--shape", args.shape]
         build_argv = ["--worker", "build", *common, "--result", str(folder / "build.json")]
         if args.mail:
             build_argv.append("--mail")
@@ -591,38 +556,49 @@ def run_factor(
 
 def run_meta(args: argparse.Namespace) -> dict[str, Any]:
     """When, on what and with which options this run was made."""
-    import pyoxigraph
-
     return {
-        "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-        "python": platform.python_version(),
-        "pyoxigraph": pyoxigraph.__version__,
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
+        "facts": report.machine(),
         "seed": args.seed,
+        "shape": args.shape,
         "factors": args.factors,
         "time_budget": args.time_budget,
         "runs": args.runs,
     }
 
 
-def header_section(meta: dict[str, Any]) -> str:
-    """When, on what and with which options."""
+def facts_of(meta: dict[str, Any]) -> dict[str, str]:
+    """The run's facts (a run saved before they were kept has fewer: the rest are ``?``)."""
+    if "facts" in meta:
+        return meta["facts"]
+    old = {"date": meta.get("started", "?"), "cpus": str(meta.get("cpus", "?"))}
+    keys = ("commit", "memory", "python", "pyoxigraph", "rdflib", "machine", "load")
+    return {key: str(meta.get(key, "?")) for key in keys} | old
+
+
+def options_line(meta: dict[str, Any]) -> dict[str, str]:
+    """The run's options, for the line under the title."""
     budget = f"{meta['time_budget']:,.0f} s per factor" if meta["time_budget"] else "none"
-    return "\n".join(
-        [
-            "# ratified-rdf scale benchmark (synthetic corpus)",
-            "",
-            f"{meta['started']} · Python {meta['python']} · pyoxigraph {meta['pyoxigraph']} · "
-            f"{meta['machine']} · {meta['cpus']} CPU(s) · seed {meta['seed']} · factors "
-            f"{', '.join(f'×{f}' for f in meta['factors'])} · time budget {budget} · "
-            f"{meta['runs']} timed runs per card",
-            "",
-            "The corpus is generated by `benchmarks/synthetic.py`: ×1 is the TLS corpus's shape "
-            "(two draft chains ending in RFCs, their GitHub threads, commits and people), ×k "
-            "has k times the drafts, threads, commits and people over the same years, so at ×10 "
-            "most of its twenty chains are open at once. Every name, text and date is invented.",
-        ]
+    return {
+        "seed": str(meta["seed"]),
+        "shape": meta.get("shape", "tls"),
+        "factors": ", ".join(f"×{f}" for f in meta["factors"]),
+        "time budget": budget,
+        "timed runs per card": str(meta["runs"]),
+    }
+
+
+def header_section(meta: dict[str, Any]) -> str:
+    """What the corpus is."""
+    return (
+        "The corpus is generated by `benchmarks.synthetic`: ×1 is the TLS corpus's shape "
+        "(two draft chains ending in RFCs, their GitHub threads, commits and people), ×k "
+        "has k times the drafts, threads, commits and people over the same years, so at ×10 "
+        "most of its twenty chains are open at once. Every name, text and date is invented."
+        + (
+            f" These drafts are of the `{meta['shape']}` shape, not TLS's."
+            if meta.get("shape", "tls") != "tls"
+            else ""
+        )
     )
 
 
@@ -913,12 +889,12 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
                 ck = dict(where_timed(e))[where][index]
                 engine = statistics.median(ck["engine_ms"]) / engine1 if engine1 else math.nan
                 worst[e["factor"], where] = max(worst.get((e["factor"], where), 0.0), engine)
-                row += [times(engine), times(statistics.median(ck["total_ms"]) / total1)]
+                row += [ratio(engine), ratio(statistics.median(ck["total_ms"]) / total1)]
             if project_to is not None:
                 top_card = dict(where_timed(top))[where][index]
                 grown = statistics.median(top_card["engine_ms"]) / engine1
                 exponent = math.log(grown) / math.log(top["factor"]) if grown > 0 else math.nan
-                row.append(f"~{times(project_to**exponent)}")
+                row.append(f"~{ratio(project_to**exponent)}")
             card_rows.append(row)
     card_header = ["card (p50)", "store"]
     for e in others:
@@ -951,22 +927,22 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
         ),
     ]
     build_rows = [
-        [label, *(times(value(e) / value(base)) for e in others)] for label, value in measures
+        [label, *(ratio(value(e) / value(base)) for e in others)] for label, value in measures
     ]
     build_header = ["build", *(f"×{e['factor']} ÷ ×1" for e in others)]
     verdicts = []
     for e in others:
         cards = "; ".join(
             f"{where}, the fastest-growing card's engine time is "
-            f"**{times(worst[e['factor'], where])}** ×1's ("
+            f"**{ratio(worst[e['factor'], where])}** ×1's ("
             + ("over" if worst[e["factor"], where] > ENGINE_TARGET else "within")
             + f" the target of ≤ {ENGINE_TARGET:g}× at ×100)"
             for where in wheres
         )
         verdicts.append(
-            f"- ×{e['factor']}: {cards}. Gate throughput is **{times(gate(e) / gate(base))}** "
+            f"- ×{e['factor']}: {cards}. Gate throughput is **{ratio(gate(e) / gate(base))}** "
             "and whole-build throughput **"
-            + times(measures[3][1](e) / measures[3][1](base))
+            + ratio(measures[3][1](e) / measures[3][1](base))
             + "** of ×1's (target: about 1×)."
         )
     return "\n".join(
@@ -1037,25 +1013,15 @@ def projection_section(entries: list[dict[str, Any]]) -> str:
             f"- peak RSS of the build: ~{p['rss_build_mib'] / 1024:,.1f} GiB (exponent "
             f"{p['rss_exponent']:.2f}; projection)"
             + (
-                f", more than this machine's {_memory_gib():,.0f} GiB"
-                if p["rss_build_mib"] / 1024 > _memory_gib()
-                else f"; this machine has {_memory_gib():,.0f} GiB"
+                f", more than this machine's {memory_gib():,.0f} GiB"
+                if p["rss_build_mib"] / 1024 > memory_gib()
+                else f"; this machine has {memory_gib():,.0f} GiB"
             ),
             "",
             table(["step", "projected s", "exponent"], rows, right=(1, 2)),
             "",
         ]
     return "\n".join(lines)
-
-
-def _memory_gib() -> float:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) / (1024 * 1024)
-    except OSError:
-        pass
-    return float("nan")
 
 
 def status_section(entries: list[dict[str, Any]]) -> str:
@@ -1147,7 +1113,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--factor", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--shape",
+        choices=synthetic.SHAPES,
+        default="tls",
+        help="each draft's size: tls (the TLS corpus's), tiny (seconds to build)",
+    )
+    report.options(parser, smoke="tiny drafts, ×1 and ×2, 2 runs, ×100 projected")
+    args = report.parse(parser, argv)
+    if args.smoke:
+        args.shape, args.factors, args.runs, args.project = "tiny", [1, 2], 2, [100]
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     if args.time_budget < 0:
@@ -1157,9 +1132,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def render(meta: dict[str, Any], entries: list[dict[str, Any]]) -> str:
-    """The whole Markdown report."""
-    sections = [
+def sections(meta: dict[str, Any], entries: list[dict[str, Any]]) -> list[str]:
+    """The report's sections."""
+    return [
         header_section(meta),
         status_section(entries),
         corpus_section(entries),
@@ -1169,7 +1144,6 @@ def render(meta: dict[str, Any], entries: list[dict[str, Any]]) -> str:
         ratios_section(entries),
         projection_section(entries),
     ]
-    return "\n\n".join(s for s in sections if s) + "\n"
 
 
 def saved_run(path: Path, args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -1183,7 +1157,7 @@ def saved_run(path: Path, args: argparse.Namespace) -> tuple[dict[str, Any], lis
     if isinstance(data, list):  # saved before runs kept their options
         meta = run_meta(args)
         stamp = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-        meta["started"] = f"{stamp:%Y-%m-%d %H:%M} UTC (saved)"
+        meta["facts"] |= {"date": f"{stamp:%Y-%m-%d %H:%M} UTC (saved)", "commit": "unknown"}
         meta["factors"] = [e["factor"] for e in data if e.get("build") or e.get("stopped")]
         return meta, data
     return data["meta"], data["entries"]
@@ -1210,16 +1184,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     for factor in args.project:
         if factor not in known:
             entries.append({"factor": factor, "projection": projection(entries, factor)})
-    report = render(meta, entries)
-    print(report, end="")
-    OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_FILE.write_text(report, encoding="utf-8")
+    title = "ratified-rdf scale benchmark (synthetic corpus)"
+    report.publish(
+        "scale",
+        title,
+        sections(meta, entries),
+        facts=facts_of(meta),
+        extra=options_line(meta),
+        record=args.record,
+    )
     if args.from_json is None or args.retime_cards:
         OUT_FILE.with_suffix(".json").write_text(
             json.dumps({"meta": meta, "entries": entries}, indent=1, default=str),
             encoding="utf-8",
         )
-    log(f"wrote {OUT_FILE}")
     return 0
 
 

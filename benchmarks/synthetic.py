@@ -29,7 +29,9 @@ RFC numbers start at 90000 and every name, text and date (2031 onwards) is inven
 ``tls13-spec.bundle`` with the project's own readers); ``×k`` multiplies the drafts, and with
 them the threads, posts, commits and people, over the same span of years. Draft ``i`` is
 generated from its own random streams, so draft 0 is the same document with the same
-history at every factor.
+history at every factor. ``shape="tiny"`` (:data:`SHAPES`) makes every draft a miniature of
+the same kind of history, built in seconds, for the tests
+(``tests/unit/test_synthetic_corpus.py`` checks :class:`Truth` against one) and smoke runs.
 
 Three layout choices keep what the build derives checkable against what was generated (the
 benchmark reports how well it matches, :class:`Truth`):
@@ -50,7 +52,8 @@ benchmark reports how well it matches, :class:`Truth`):
 
 Run alone to generate one corpus and print its counts::
 
-    python benchmarks/synthetic.py --factor 1 --seed 7 --out /tmp/synthetic-x1
+    python -m benchmarks.synthetic --factor 1 --seed 7 --out /tmp/synthetic-x1
+    python -m benchmarks.synthetic --shape tiny --out /tmp/synthetic-tiny
 """
 
 from __future__ import annotations
@@ -98,17 +101,41 @@ TLS_SHAPE: dict[str, float] = {
 ``tls13-spec.bundle``: counts only, no content. ×1 aims at these."""
 
 CHAINS_PER_FACTOR = 2
-REVISIONS = (15, 29)
-SECTIONS_START = (100, 130)
-SECTIONS_MAX = 140
-ISSUES_PER_DRAFT = 223
-PULLS_PER_DRAFT = 499
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How much one draft holds: ×k is ``2·k`` drafts of one shape."""
+
+    revisions: tuple[int, int]
+    """Fewest and most revisions of a chain."""
+    sections_start: tuple[int, int]
+    """Fewest and most sections of -00; a section is removed only above the fewest."""
+    sections_max: int
+    """No section is inserted at this many."""
+    issues: tuple[float, float]
+    """Mean and standard deviation of a draft's issues."""
+    pulls: tuple[float, float]
+    """Mean and standard deviation of its pull requests."""
+    direct_commits: tuple[float, float]
+    """Mean and standard deviation of its commits outside pull requests."""
+    people: int
+    """People in the global population, per draft."""
+    community: tuple[int, int]
+    """Fewest and most people discussing one draft."""
+    citing: float = 1.0
+    """How many times more often than :data:`CITE_PROBABILITY` says a post cites a section."""
+
+
+SHAPES: dict[str, Shape] = {
+    "tls": Shape((15, 29), (100, 130), 140, (223, 12), (499, 20), (430, 20), 130, (120, 150)),
+    "tiny": Shape((3, 4), (10, 13), 16, (6, 1), (12, 2), (10, 2), 12, (6, 9), citing=4.0),
+}
+"""``tls`` is the TLS corpus's shape (what the scale benchmark builds); ``tiny`` is the same
+kind of history in miniature, built in seconds (what the tests and ``--smoke`` build)."""
 MERGED_SHARE = 0.726
 SQUASH_SHARE = 0.42
 FIXES_SHARE = 0.19
-DIRECT_COMMITS_PER_DRAFT = 430
-PEOPLE_PER_DRAFT = 130
-COMMUNITY = (120, 150)
 POSTER_ZIPF = 1.6
 SPAN_DAYS = 8 * 365
 REVISION_GAP_DAYS = 55
@@ -490,8 +517,11 @@ class Fork:
 class Document:
     """A kramdown-rfc document under edit: front matter, middle sections, appendices."""
 
-    def __init__(self, rng: random.Random, title: str, authors: list[Person], size: int) -> None:
+    def __init__(
+        self, rng: random.Random, title: str, authors: list[Person], size: int, shape: Shape
+    ) -> None:
         self.rng = rng
+        self.shape = shape
         self.words = Words(rng)
         self.title = title
         self.authors = authors
@@ -657,7 +687,7 @@ class Document:
 
     def insert(self) -> Section | None:
         """A new section after a chosen one's subtree, at the same level."""
-        if len(self.sections) >= SECTIONS_MAX:
+        if len(self.sections) >= self.shape.sections_max:
             return None
         anchor = self.pick(1, editable=True)[0]
         index = self.sections.index(anchor)
@@ -669,7 +699,7 @@ class Document:
 
     def remove(self) -> Section | None:
         """Drop a leaf section (one with no subsections)."""
-        if len(self.sections) <= SECTIONS_START[0]:
+        if len(self.sections) <= self.shape.sections_start[0]:
             return None
         leaves = [
             i
@@ -821,14 +851,16 @@ def _uniform(rng: random.Random, start: datetime, end: datetime) -> datetime:
     return start + timedelta(seconds=int(rng.random() * seconds))
 
 
-def schedule_draft(index: int, count: int, seed: int, population: Population) -> Draft:
+def schedule_draft(
+    index: int, count: int, seed: int, population: Population, shape: Shape
+) -> Draft:
     """Who does what when, for one draft (its content comes later)."""
     rng = random.Random(f"{seed}/draft/{index}/schedule")
     editors_rng = random.Random(f"{seed}/draft/{index}/people")
     start = BASE + timedelta(days=int(index * (SPAN_DAYS - 4 * 365) / max(1, count - 1)))
     if count == 1:
         start = BASE
-    n_revisions = rng.randint(*REVISIONS)
+    n_revisions = rng.randint(*shape.revisions)
     revisions = [start]
     for _ in range(n_revisions - 1):
         gap = max(12.0, rng.gammavariate(3.0, REVISION_GAP_DAYS / 3.0))
@@ -836,7 +868,7 @@ def schedule_draft(index: int, count: int, seed: int, population: Population) ->
     last = revisions[-1]
     published_at = last + timedelta(days=rng.randint(120, 330))
     published = datetime(published_at.year, published_at.month, 1, tzinfo=UTC)
-    community = population.sample(editors_rng, editors_rng.randint(*COMMUNITY))
+    community = population.sample(editors_rng, editors_rng.randint(*shape.community))
     editors = community[: editors_rng.choice((2, 2, 3))]
     draft = Draft(
         index=index,
@@ -850,13 +882,13 @@ def schedule_draft(index: int, count: int, seed: int, population: Population) ->
         direct=[],
         threads=[],
     )
-    for _ in range(int(rng.gauss(DIRECT_COMMITS_PER_DRAFT, 20))):
+    for _ in range(int(rng.gauss(*shape.direct_commits))):
         author = editors[zipf_index(rng, len(editors), 2.0)]
         if rng.random() < 0.1:
             author = draft.poster(rng)
         draft.direct.append((_uniform(rng, start + timedelta(hours=1), last), author))
     issues: list[Thread] = []
-    for _ in range(int(rng.gauss(ISSUES_PER_DRAFT, 12))):
+    for _ in range(int(rng.gauss(*shape.issues))):
         after = rng.random() < 0.08
         opened = (
             _uniform(rng, published, published + timedelta(days=700))
@@ -867,7 +899,7 @@ def schedule_draft(index: int, count: int, seed: int, population: Population) ->
         issues.append(Thread(index, "issue", draft.poster(rng), opened, closed))
     issues.sort(key=lambda t: t.opened)
     pulls: list[Thread] = []
-    for _ in range(int(rng.gauss(PULLS_PER_DRAFT, 20))):
+    for _ in range(int(rng.gauss(*shape.pulls))):
         author = draft.poster(rng)
         delay = timedelta(days=rng.expovariate(1 / 6.0), seconds=rng.randrange(3600, 86400))
         if rng.random() < MERGED_SHARE:
@@ -1015,7 +1047,7 @@ def _git_env(git_dir: Path) -> dict[str, str]:
     }
 
 
-def write_draft(draft: Draft, seed: int, git: FastImport) -> None:
+def write_draft(draft: Draft, seed: int, git: FastImport, shape: Shape) -> None:
     """Simulate the draft's text through its schedule, streaming every commit to git.
 
     A merged pull request's branch starts from the main line as it was when the pull request
@@ -1023,7 +1055,7 @@ def write_draft(draft: Draft, seed: int, git: FastImport) -> None:
     (as on GitHub) and the history keeps it."""
     rng = random.Random(f"{seed}/draft/{draft.index}/content")
     sig_rng = random.Random(f"{seed}/draft/{draft.index}/signatures")
-    doc = Document(rng, draft.title, draft.editors, rng.randint(*SECTIONS_START))
+    doc = Document(rng, draft.title, draft.editors, rng.randint(*shape.sections_start), shape)
     ref = f"refs/heads/drafts/{draft.name}"
     revision, direct, issue, opened, merged = range(5)
     events: list[tuple[datetime, int, object]] = []
@@ -1210,8 +1242,9 @@ class Truth:
 class Writer:
     """Writes post texts with citations of the revision current when each was written."""
 
-    def __init__(self, draft: Draft, seed: int, truth: Truth) -> None:
+    def __init__(self, draft: Draft, seed: int, truth: Truth, citing: float = 1.0) -> None:
         self.draft = draft
+        self.citing = citing
         self.rng = random.Random(f"{seed}/draft/{draft.index}/posts")
         self.words = Words(self.rng)
         self.truth = truth
@@ -1278,7 +1311,7 @@ class Writer:
             body = "" if rng.random() < 0.45 else rng.choice(REPLIES)
         else:
             body = " ".join(self.words.sentence() for _ in range(rng.randint(1, 3)))
-        probability = CITE_PROBABILITY.get(kind, CITE_PROBABILITY["comment"])
+        probability = CITE_PROBABILITY.get(kind, CITE_PROBABILITY["comment"]) * self.citing
         if rng.random() < probability:
             citation = self.cite(key, when, post)
             if citation:
@@ -1423,6 +1456,7 @@ class Corpus:
     card: Card
     truth: Truth
     seconds: float
+    shape: str = "tls"
 
 
 def make_corpus(
@@ -1432,10 +1466,15 @@ def make_corpus(
     seed: int = 7,
     mail: bool = False,
     log: Callable[[str], None] | None = None,
+    shape: str = "tls",
 ) -> Corpus:
-    """Generate the ×``factor`` corpus into ``folder`` (created; must not hold one already)."""
+    """Generate the ×``factor`` corpus of drafts of ``shape`` (see :data:`SHAPES`) into
+    ``folder`` (created; must not hold one already)."""
     if factor < 1:
         raise ValueError("The factor must be a whole number of at least 1.")
+    if shape not in SHAPES:
+        raise ValueError(f"No shape {shape!r}; choose from {', '.join(SHAPES)}.")
+    drawn = SHAPES[shape]
     say = log or (lambda _message: None)
     started = time.perf_counter()
     folder.mkdir(parents=True, exist_ok=True)
@@ -1452,9 +1491,9 @@ def make_corpus(
         env=_git_env(repo),
     )
     count = CHAINS_PER_FACTOR * factor
-    population = Population(PEOPLE_PER_DRAFT * count)
+    population = Population(drawn.people * count)
     say(f"×{factor}: scheduling {count} drafts for {len(population.people):,} people")
-    drafts = [schedule_draft(i, count, seed, population) for i in range(count)]
+    drafts = [schedule_draft(i, count, seed, population, drawn) for i in range(count)]
     threads = sorted(
         (t for d in drafts for t in d.threads), key=lambda t: (t.opened, t.draft, t.kind)
     )
@@ -1475,12 +1514,12 @@ def make_corpus(
     del readme
     for draft in drafts:
         say(f"×{factor}: writing {draft.name} ({len(draft.revisions)} revisions)")
-        write_draft(draft, seed, git)
+        write_draft(draft, seed, git, drawn)
     commits = git.commits
     marks = git.close()
     truth = Truth()
     items: dict[str, list[dict]] = {"issues": [], "pulls": []}
-    writers = {d.index: Writer(d, seed, truth) for d in drafts}
+    writers = {d.index: Writer(d, seed, truth, drawn.citing) for d in drafts}
     say(f"×{factor}: writing {len(threads):,} threads")
     for thread in threads:
         item = archive_item(thread, writers[thread.draft], marks, seed)
@@ -1511,7 +1550,7 @@ def make_corpus(
         for snap in [*draft.snapshots, draft.rfc_snapshot]:
             assert snap is not None
             truth.revisions[snap.name] = {n: snap.heading[k] for k, n in snap.number.items()}
-    _write_manifest(records / "manifest.toml", drafts, factor, mail)
+    _write_manifest(records / "manifest.toml", drafts, factor, mail, shape)
     _pin(truth, drafts, {t.number: t for t in threads})
     posts = sum(len(t.posts) + sum(len(p.replies) for p in t.posts) for t in threads)
     counts = {
@@ -1540,6 +1579,7 @@ def make_corpus(
         card=_card(drafts[0]),
         truth=truth,
         seconds=time.perf_counter() - started,
+        shape=shape,
     )
 
 
@@ -1579,7 +1619,8 @@ def _card(draft: Draft) -> Card:
     rfc = draft.rfc_snapshot
     assert rfc is not None
     pivot = draft.snapshots[(2 * len(draft.snapshots)) // 3]
-    candidates = [k for k in rfc.number if k in pivot.number and "." in rfc.number[k]]
+    shared = [k for k in rfc.number if k in pivot.number]
+    candidates = [k for k in shared if "." in rfc.number[k]] or shared  # tiny: maybe no x.y
     # Busy but not the busiest: the section at the 90th percentile of activity.
     ranked = sorted(candidates, key=lambda k: (-draft.activity[k], k))
     key = ranked[len(ranked) // 10]
@@ -1632,13 +1673,17 @@ def _write_mail(
     return count
 
 
-def _write_manifest(path: Path, drafts: Sequence[Draft], factor: int, mail: bool) -> None:
+def _write_manifest(
+    path: Path, drafts: Sequence[Draft], factor: int, mail: bool, shape: str
+) -> None:
+    name = f"x{factor}" if shape == "tls" else f"{shape}-x{factor}"
+    size = "" if shape == "tls" else f", {shape} drafts"
     parts = [
         "# A synthetic working group for benchmarks: every name, text and date is invented.",
         "",
         "[brain]",
-        f'id = "synthetic-x{factor}"',
-        f'title = "Synthetic working group ×{factor} (fictional benchmark brain)"',
+        f'id = "synthetic-{name}"',
+        f'title = "Synthetic working group ×{factor}{size} (fictional benchmark brain)"',
         f'repository = "{REPOSITORY}"',
         'working_group = "synthetic"',
         "",
@@ -1682,6 +1727,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--factor", type=int, default=1, help="multiply the TLS shape by (1)")
     parser.add_argument("--seed", type=int, default=7, help="random seed (7)")
     parser.add_argument("--mail", action="store_true", help="also write a mailing-list mbox")
+    parser.add_argument(
+        "--shape", choices=SHAPES, default="tls", help="each draft's size (tls; tiny: seconds)"
+    )
     parser.add_argument("--out", type=Path, required=True, help="a new or empty folder")
     args = parser.parse_args(argv)
     if args.factor < 1:
@@ -1694,6 +1742,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         mail=args.mail,
         log=lambda m: print(f"[synthetic] {m}", file=sys.stderr, flush=True),
+        shape=args.shape,
     )
     print(f"repository: {corpus.repo}\nmanifest:   {corpus.manifest}")
     print(f"generated in {corpus.seconds:.1f} s")

@@ -5,7 +5,7 @@ Three kinds of test per reader: a Hypothesis property over generated documents (
 plus edits of the fixture files), hand-written hostile cases (billion laughs, XXE, broken MIME,
 truncated JSON …), and the pathological inputs of ``harness.PATHOLOGICAL``, each stretched to
 100 kB and bounded in time. Known bugs are ``xfail(strict=True)`` with their ``KNOWN_BUGS`` id.
-The long form of all this is ``python benchmarks/fuzz.py``.
+The long form of all this is ``python -m benchmarks.fuzz``.
 """
 
 from __future__ import annotations

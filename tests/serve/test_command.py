@@ -42,7 +42,7 @@ def test_serve_runs_uvicorn_with_the_limits_given(
 
     def run(app: Any, **options: Any) -> None:
         calls.append((app, options))
-        stores.append(app.state.brain._session().store)
+        stores.append(app.state.brain.reading.session().store)
         frozen.append(gc.get_freeze_count())
         young.append(gc.get_threshold()[0])
 
@@ -86,7 +86,7 @@ def test_serve_on_disk_reads_the_store(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(app))
     result = CliRunner().invoke(serve_command, ["--store", str(store), "--on-disk"])
     assert result.exit_code == 0, result.output
-    assert isinstance(calls[0].state.brain._session().store, OxigraphStore)
+    assert isinstance(calls[0].state.brain.reading.session().store, OxigraphStore)
     assert "answers from the store on disk" in result.output
 
 

@@ -54,7 +54,7 @@ def test_the_copy_answers_as_the_store_on_disk_does(folder: Path, question: str)
     with Brain.open(folder) as on_disk:
         expected = _content(on_disk, question)
     with Brain.open(folder, in_memory=True) as copied:
-        assert isinstance(copied._session().store, MemoryDataset)
+        assert isinstance(copied.reading.session().store, MemoryDataset)
         assert _content(copied, question) == expected
 
 
@@ -73,7 +73,7 @@ def test_a_review_is_seen_by_the_next_question(folder: Path) -> None:
 def test_each_reader_gets_a_copy_of_its_own_graphs(folder: Path) -> None:
     with Brain.open(folder, in_memory=True, reader=Reader(clearance="internal")) as brain:
         public = brain.read_as(brain.reader.but(clearance="public"))
-        inside, outside = brain._session().store, public._session().store
+        inside, outside = brain.reading.session().store, public.reading.session().store
         assert isinstance(inside, MemoryDataset) and isinstance(outside, MemoryDataset)
         assert inside is not outside
         assert set(outside.graphs) == set(public.read_graphs)
@@ -93,7 +93,7 @@ def test_readers_on_many_threads_share_one_copy(folder: Path) -> None:
         brain.reading.copies.wrote()  # start without the copy made at open
         readers = [brain.read_as(brain.reader.but()) for _ in range(8)]
         with ThreadPoolExecutor(max_workers=8) as pool:
-            stores = list(pool.map(lambda reader: reader._session().store, readers))
+            stores = list(pool.map(lambda reader: reader.reading.session().store, readers))
             summaries = set(pool.map(lambda reader: reader.ask(QUESTIONS[0]).summary, readers))
         assert len({id(store) for store in stores}) == 1
         assert len(brain.reading.copies.copies) == 1

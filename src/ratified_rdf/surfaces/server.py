@@ -355,7 +355,9 @@ async def _audited_evaluation(
         graph_media=choice.graph[0] if choice.graph else None,
     )
     try:
-        reply = await _sandbox_for(request, brain).run(_client_key(request), query, brain.reading.export)
+        reply = await _sandbox_for(request, brain).run(
+            _client_key(request), query, brain.reading.export
+        )
     except BaseException as error:
         if not await asyncio.to_thread(stack.__exit__, type(error), error, error.__traceback__):
             raise

@@ -274,7 +274,8 @@ class QuerySandbox:
         reply = self._receive(worker, time.monotonic() + WARM_UP_S, watch_memory=False)
         if reply[0] != "loaded":
             worker.stop()
-            raise SandboxError(500, f"A query worker could not load the graphs: {reply[1]}")
+            # An error reply is ("error", status, message, reason): say its message.
+            raise SandboxError(500, f"A query worker could not load the graphs: {reply[2]}")
         worker.loaded.update(dict.fromkeys(missing, generation))
         worker.base_rss = _rss(worker.process.pid)
 

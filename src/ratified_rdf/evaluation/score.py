@@ -424,25 +424,37 @@ def aggregates(questions: Sequence[Question], outcomes: Sequence[Outcome]) -> di
     """Aggregates per block, per group (lookup vs count/list), per block × group, and per
     question type (the expected intent), overall and per block."""
     by_id = {q.id: q for q in questions}
+
+    def where(
+        block: str | None = None,
+        group: str | None = None,
+        intent: str | None = None,
+        retrievable: bool = False,
+    ) -> Callable[[Outcome], bool]:
+        """Whether an outcome is of ``block``, ``group`` and ``intent`` (None: any), and of a
+        retrievable question when ``retrievable``."""
+        return lambda o: (
+            (block is None or o.block == block)
+            and (group is None or o.group == group)
+            and (intent is None or o.expected_intent == intent)
+            and (not retrievable or by_id[o.id].retrievable)
+        )
+
     slices: dict[str, Callable[[Outcome], bool]] = {
-        "all": lambda o: True,
-        "lookup": lambda o: o.group == "lookup",
-        "count/list": lambda o: o.group == "count/list",
-        "section-lookup": lambda o: by_id[o.id].retrievable,
+        "all": where(),
+        "lookup": where(group="lookup"),
+        "count/list": where(group="count/list"),
+        "section-lookup": where(retrievable=True),
     }
     for block in ("tuned", "held-out"):
-        slices[block] = lambda o, b=block: o.block == b
+        slices[block] = where(block=block)
         for group in ("lookup", "count/list"):
-            slices[f"{block}/{group}"] = lambda o, b=block, g=group: o.block == b and o.group == g
-        slices[f"{block}/section-lookup"] = lambda o, b=block: (
-            o.block == b and by_id[o.id].retrievable
-        )
+            slices[f"{block}/{group}"] = where(block=block, group=group)
+        slices[f"{block}/section-lookup"] = where(block=block, retrievable=True)
     for intent in sorted({q.intent for q in questions}):
-        slices[f"type/{intent}"] = lambda o, i=intent: o.expected_intent == i
+        slices[f"type/{intent}"] = where(intent=intent)
         for block in ("tuned", "held-out"):
-            slices[f"{block}/type/{intent}"] = lambda o, i=intent, b=block: (
-                o.expected_intent == i and o.block == b
-            )
+            slices[f"{block}/type/{intent}"] = where(block=block, intent=intent)
     return {name: aggregate(o for o in outcomes if keep(o)) for name, keep in slices.items()}
 
 

@@ -352,6 +352,7 @@ def _violations(results: rdflib.Graph, source: str) -> list[Violation]:
             return None if value is None else str(value)
 
         path = results.value(result, SH.resultPath)
+        path_text: str | None
         if isinstance(path, rdflib.BNode):
             inverse = results.value(path, SH.inversePath)
             path_text = f"^{inverse}" if inverse is not None else "(complex path)"

@@ -68,7 +68,8 @@ class MemoryDataset:
         being the default graph, as :meth:`OxigraphStore.query` does on the store."""
         dataset = self._dataset(graphs)
         started = time.perf_counter()
-        result = self._copy.query(sparql, default_graph=dataset, named_graphs=dataset)
+        # A list for each: the stubs declare them lists of different unions.
+        result = self._copy.query(sparql, default_graph=list(dataset), named_graphs=list(dataset))
         return solutions_result(result, started)
 
     def evaluate(
@@ -77,7 +78,8 @@ class MemoryDataset:
         """The engine's lazy result of any read query over ``graphs`` (default: every copied
         graph), as :meth:`OxigraphStore.evaluate` gives it on the store."""
         dataset = self._dataset(graphs)
-        return self._copy.query(sparql, default_graph=dataset, named_graphs=dataset)
+        # A list for each: the stubs declare them lists of different unions.
+        return self._copy.query(sparql, default_graph=list(dataset), named_graphs=list(dataset))
 
     def _dataset(self, graphs: Sequence[str] | None) -> list[NamedNode]:
         """The graphs as Oxigraph names; a graph that was not copied is refused, not read as

@@ -18,6 +18,7 @@ from typing import IO, Protocol
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import (
     BlankNode,
+    DefaultGraph,
     Literal,
     NamedNode,
     Quad,
@@ -309,13 +310,18 @@ class OxigraphStore:
 
     def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
         """Run a SELECT or ASK; the engine time covers evaluation and reading every row."""
-        default = [NamedNode(g) for g in graphs] if graphs is not None else None
+        # A list for each: the stubs declare them lists of different unions.
+        default: list[NamedNode | BlankNode | DefaultGraph] | None = None
+        named: list[NamedNode | BlankNode] | None = None
+        if graphs is not None:
+            named = [NamedNode(g) for g in graphs]
+            default = list(named)
         started = time.perf_counter()
-        result = self._store.query(sparql, default_graph=default, named_graphs=default)
+        result = self._store.query(sparql, default_graph=default, named_graphs=named)
         if isinstance(result, QueryTriples):
             # Let go of it here, on the thread that made it: pyoxigraph's results may not be
             # dropped on another (the error's traceback would carry it to the caller's).
-            result = None
+            del result
             raise StoreError("Only SELECT and ASK queries return rows; use dump for graphs.")
         return solutions_result(result, started)
 
@@ -326,7 +332,8 @@ class OxigraphStore:
         their union; named graphs: them), for callers that stream rows under a deadline.
         Rows are computed as they are pulled: release the result on the thread that made it."""
         dataset = [NamedNode(g) for g in graphs]
-        return self._store.query(sparql, default_graph=dataset, named_graphs=dataset)
+        # A list for each: the stubs declare them lists of different unions.
+        return self._store.query(sparql, default_graph=list(dataset), named_graphs=list(dataset))
 
     def __len__(self) -> int:
         """The number of quads held (a triple in two graphs counts twice)."""

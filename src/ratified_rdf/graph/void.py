@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pyoxigraph import NamedNode, Triple
+from pyoxigraph import BlankNode, NamedNode, Triple
 
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.mapping import XSD_INT, Batch
@@ -64,7 +64,9 @@ def describe(
         if entry is not None:
             out.text(graph, "rr:sourceKind", entry["source"].value)
             out.add(graph, "dcterms:source", entry["repository"].value)
-            out.add(graph, "dcterms:modified", entry["ended"])
+            ended = entry["ended"]
+            if not isinstance(ended, BlankNode):  # a blank node means nothing outside its graph
+                out.add(graph, "dcterms:modified", ended)
             if "licence" in entry:
                 out.add(graph, "dcterms:license", entry["licence"].value)
                 out.add(dataset, "dcterms:license", entry["licence"].value)

@@ -244,12 +244,21 @@ class Writer:
             return []
         brain = v.brain_iri(self.tenant, self.brain_id)
         gone = {r.iri for r in forgotten}
+        graphs = {g for r in forgotten for g in r.graphs}
+        # The catalog's subjects and the runs a brain links to are IRIs.
         remove = [
             t
             for t in self.store.triples([self.catalog])
-            if t.subject.value in gone
-            or (t.object.value in gone and t.subject.value == brain)
-            or t.subject.value in {g for r in forgotten for g in r.graphs}
+            if isinstance(t.subject, NamedNode)
+            and (
+                t.subject.value in gone
+                or (
+                    isinstance(t.object, NamedNode)
+                    and t.object.value in gone
+                    and t.subject.value == brain
+                )
+                or t.subject.value in graphs
+            )
         ]
         self.store.replace(self.catalog, remove, [])
         for run in forgotten:

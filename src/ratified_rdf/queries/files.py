@@ -164,9 +164,10 @@ def parse_query_file(name: str, text: str) -> QueryFile:
             continue
         param = _PARAM.match(line)
         if param:
-            params.append(
-                Param(name=param.group(1), kind=param.group(2), description=param.group(3))
-            )  # type: ignore[arg-type]
+            # Validated as a mapping: pydantic checks the kind is a ParamKind (the pattern
+            # admits only those), which the type of a regular expression's group cannot say.
+            fields = dict(zip(("name", "kind", "description"), param.groups(), strict=True))
+            params.append(Param.model_validate(fields))
             continue
         reads = _READS.match(line)
         if reads:

@@ -274,7 +274,8 @@ class QuerySandbox:
         reply = self._receive(worker, time.monotonic() + WARM_UP_S, watch_memory=False)
         if reply[0] != "loaded":
             worker.stop()
-            raise SandboxError(500, f"A query worker could not load the graphs: {reply[1]}")
+            # An error reply is ("error", status, message, reason): say its message.
+            raise SandboxError(500, f"A query worker could not load the graphs: {reply[2]}")
         worker.loaded.update(dict.fromkeys(missing, generation))
         worker.base_rss = _rss(worker.process.pid)
 
@@ -360,6 +361,11 @@ def _stop_all(workers: list[_Worker]) -> None:
 # --- the worker's side ------------------------------------------------------------------------
 
 
+_Reply = tuple[Any, ...]
+"""What a worker sends back: ``("loaded", "")``, ``("ok", body, media type, rows)`` or
+``("error", status, message, reason)``."""
+
+
 def _worker_main(conn: Connection) -> None:
     """A worker process: sealed, niced, answering ``load`` and ``query`` messages."""
     from ratified_rdf.queries.offline import forbid_network
@@ -382,6 +388,7 @@ def _worker_main(conn: Connection) -> None:
             message = conn.recv()
         except (EOFError, OSError, KeyboardInterrupt):
             return
+        reply: _Reply
         try:
             if message[0] == "load":
                 reply = _load(store, message[1], message[2])
@@ -401,7 +408,7 @@ def _worker_main(conn: Connection) -> None:
             return
 
 
-def _load(store: Any, graphs: Sequence[str], data: bytes) -> tuple[str, ...]:
+def _load(store: Any, graphs: Sequence[str], data: bytes) -> _Reply:
     from pyoxigraph import NamedNode, RdfFormat
 
     for graph in graphs:
@@ -420,7 +427,7 @@ def _answer(
     results_media: str | None,
     graph_media: str | None,
     max_rows: int,
-) -> tuple[Any, ...]:
+) -> _Reply:
     from pyoxigraph import (
         NamedNode,
         QueryBoolean,
@@ -487,11 +494,11 @@ def _answer(
     return ("error", 500, "The engine returned a result of an unknown kind.", "bug")
 
 
-def _not_acceptable(form: str) -> tuple[Any, ...]:
+def _not_acceptable(form: str) -> _Reply:
     return ("error", 406, form, "not-acceptable")
 
 
-def _too_many(max_rows: int, what: str) -> tuple[Any, ...]:
+def _too_many(max_rows: int, what: str) -> _Reply:
     # An error, not a truncated result: a protocol client cannot tell a silently cut result
     # from a complete one. 422: the query is valid, yet asks for more than is returned here.
     return (

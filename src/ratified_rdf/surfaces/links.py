@@ -285,9 +285,13 @@ class Named:
 class LinkChecker(Protocol):
     """One kind of link: which URLs are of that kind, and what makes one broken offline."""
 
-    kind: str
-    hosts: tuple[str, ...]
-    """The hosts links of this kind are on (``datatracker.ietf.org``)."""
+    @property
+    def kind(self) -> str:
+        """The kind's name (``revision``), its key in :data:`CHECKERS`."""
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """The hosts links of this kind are on (``datatracker.ietf.org``)."""
 
     def parse(self, url: SplitResult) -> Named | None:
         """What ``url`` names, if its path is of this kind's form; None when it is not."""
@@ -864,8 +868,8 @@ def graph_links(rows: Mapping[str, Sequence[dict[str, Term]]]) -> list[Link]:
         add(row, "post", Expected(kinds=("pull-request", "issue", "comment"), subject=subject))
     for row in rows["link_mail"]:
         # A message's page names the message; a thread's page is its first message's.
-        subject = row["resource"].value if row["kind"].value == "message" else None
-        add(row, "resource", Expected(kinds=("mail",), subject=subject))
+        message = row["resource"].value if row["kind"].value == "message" else None
+        add(row, "resource", Expected(kinds=("mail",), subject=message))
     for row in rows["link_others"]:
         add(row, "resource", None)
     return links

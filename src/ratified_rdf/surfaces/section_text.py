@@ -75,10 +75,10 @@ def parse(text: str) -> list[Block]:
     # either: remembering that keeps hostile text (thousands of unclosed fences) linear.
     unclosed: set[str] = set()
 
-    def closing(start: int, mark: str, found: Callable[[str], bool]) -> int | None:
+    def closing(start: int, mark: str, found: Callable[[str, str], bool]) -> int | None:
         if mark in unclosed:
             return None
-        end = next((j for j in range(start, len(lines)) if found(lines[j])), None)
+        end = next((j for j in range(start, len(lines)) if found(lines[j], mark)), None)
         if end is None:
             unclosed.add(mark)
         return end
@@ -94,7 +94,7 @@ def parse(text: str) -> list[Block]:
         comment = _COMMENT_START.match(line)
         if comment:
             close = "{:/comment}" if comment.group(1).startswith("{") else "-->"
-            end = closing(i, close, lambda text, close=close: close in text)
+            end = closing(i, close, lambda text, close: close in text)
             if end is not None:
                 flush()
                 i = end + 1
@@ -102,7 +102,7 @@ def parse(text: str) -> list[Block]:
         fence = _FENCE.match(line)
         if fence:
             mark = fence.group(1)
-            end = closing(i + 1, mark, lambda text, mark=mark: text.strip().startswith(mark))
+            end = closing(i + 1, mark, lambda text, mark: text.strip().startswith(mark))
             if end is not None:
                 flush()
                 blocks.append(Block("pre", _dedent(lines[i + 1 : end])))

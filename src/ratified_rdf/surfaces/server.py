@@ -265,8 +265,8 @@ def _choose(
             if key in offers:
                 return offers[key]
         return None
-    key = _negotiate(accept, list(offers))
-    return offers[key] if key is not None else None
+    negotiated = _negotiate(accept, list(offers))
+    return offers[negotiated] if negotiated is not None else None
 
 
 def _not_acceptable(form: str, offers: Iterable[tuple[str, object]]) -> EndpointError:
@@ -775,9 +775,20 @@ def _anchor_resolver(brain: Brain, section_iri: str) -> section_text.Resolver:
 def _resource_page(found: _Resource, rest: str, brain: Brain | None = None) -> str:
     """A small HTML page: the resource's label, its text (a section's, rendered for reading),
     public pages, triples and incoming links, every link worded by its label."""
-    title = next((t.object.value for t in found.triples if t.predicate.value in _LABELS), None)
+    title = next(
+        (
+            t.object.value
+            for t in found.triples
+            if t.predicate.value in _LABELS and not isinstance(t.object, Triple)
+        ),
+        None,
+    )
     number = next(
-        (t.object.value for t in found.triples if t.predicate.value == v.RR + "sectionNumber"),
+        (
+            t.object.value
+            for t in found.triples
+            if t.predicate.value == v.RR + "sectionNumber" and not isinstance(t.object, Triple)
+        ),
         None,
     )
     label = (

@@ -37,7 +37,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import IO, Final, cast
 
 from pydantic import JsonValue
 from pyoxigraph import (
@@ -87,6 +87,7 @@ QUEUE_CHUNKS: Final = 16
 
 _ENDPOINT: Final = "urn:ratified-rdf:this-endpoint"
 """Stands for the endpoint's URL in a cached description; replaced by the request's own."""
+_ENDPOINT_NODE: Final = NamedNode(_ENDPOINT)
 _ONTOLOGY: Final = v.BASE + "ontology"
 _SHAPES: Final = v.BASE + "shapes"
 _RESULT_FORMATS: Final = (
@@ -216,7 +217,7 @@ def _described(brain: Brain) -> _Described:
 def _with_endpoint(triples: list[Triple], endpoint: str) -> list[Triple]:
     here = NamedNode(endpoint)
     return [
-        Triple(t.subject, t.predicate, here) if t.object.value == _ENDPOINT else t for t in triples
+        Triple(t.subject, t.predicate, here) if t.object == _ENDPOINT_NODE else t for t in triples
     ]
 
 
@@ -404,14 +405,15 @@ async def graph_store(request: Request) -> Response:
         _check_size(brain, pattern, state.max_stream_rows, 0, None)
         solutions = brain.reading.evaluate(f"SELECT ?s ?p ?o WHERE {{ {pattern} }}")
         assert isinstance(solutions, QuerySolutions)
+        rows: _Rows | None = None
         try:
             stream.ready()
             rows = _Rows(solutions)
-            serialize(rows, stream, rdf_format, prefixes=v.PREFIXES)
+            serialize(rows, stream.file(), rdf_format, prefixes=v.PREFIXES)
             return rows.count
         finally:
             # The engine's result may only be dropped on the thread that made it.
-            rows = None  # type: ignore[assignment]
+            rows = None
             del solutions
 
     subject: dict[str, JsonValue] = {
@@ -466,6 +468,11 @@ class _Stream:
 
     def flush(self) -> None:
         """Nothing to do: chunks go when full, and the rest at the end."""
+
+    def file(self) -> IO[bytes]:
+        """This stream as the binary file pyoxigraph's serialisers write into."""
+        # They call only write and flush (which this has), but their stubs ask for an IO.
+        return cast(IO[bytes], self)
 
     def ready(self) -> None:
         """Say the answer is about to start (status 200 can be sent)."""
@@ -755,7 +762,7 @@ async def stream_pattern(
         assert isinstance(solutions, QuerySolutions)
         try:
             stream.ready()
-            solutions.serialize(stream, results_format)
+            solutions.serialize(stream.file(), results_format)
             return rows
         finally:
             del solutions  # on the thread that made it, as the engine requires
@@ -783,7 +790,11 @@ def _vocabulary_page(name: str, iri: str, triples: tuple[Triple, ...]) -> str:
     """A page with one row per term, its local name as the anchor so ``#Term`` links land."""
     terms: dict[str, dict[str, list[str]]] = {}
     for t in triples:
-        if isinstance(t.subject, NamedNode) and t.subject.value.startswith(iri + "#"):
+        if (
+            isinstance(t.subject, NamedNode)
+            and t.subject.value.startswith(iri + "#")
+            and not isinstance(t.object, Triple)
+        ):
             entry = terms.setdefault(t.subject.value, {"type": [], "label": [], "comment": []})
             if t.predicate == _RDF_TYPE:
                 entry["type"].append(s._compact(t.object.value))
@@ -868,7 +879,8 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
         out += [
             t
             for t in _catalog_says(brain, iri)
-            if t.predicate.value != wrote or t.object.value in visible
+            if t.predicate.value != wrote
+            or (isinstance(t.object, NamedNode) and t.object.value in visible)
         ]
     elif iri in visible:
         out += _catalog_says(brain, iri)
@@ -898,8 +910,9 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
         out += [
             t
             for t in void
-            if (t.subject.value == iri or t.subject.value.startswith(iri + "#partition-"))
-            and t.object.value != _ENDPOINT
+            if isinstance(t.subject, NamedNode)
+            and (t.subject.value == iri or t.subject.value.startswith(iri + "#partition-"))
+            and t.object != _ENDPOINT_NODE
         ]
     return out
 

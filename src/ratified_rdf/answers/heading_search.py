@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-import snowballstemmer  # type: ignore[import-untyped]
+import snowballstemmer
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.sources.document import normalise_heading

@@ -21,7 +21,8 @@ import pytest
 from click.testing import CliRunner
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple
 
-from ratified_rdf import Brain, BrainError, GateRejected, ReviewError
+from ratified_rdf import Brain, BrainError, GateRejected, Reading, ReviewError
+from ratified_rdf.answers import reviewing
 from ratified_rdf.build import build
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate
@@ -135,21 +136,12 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
         "describe": lambda: brain.describe(section),
         "describe_dataset": brain.describe_dataset,
         "dump": lambda: brain.dump(io.BytesIO(), RdfFormat.N_QUADS),
-        "export": lambda: brain.reading.export(brain.read_graphs[:1]),
-        "evaluate": lambda: brain.reading.evaluate("ASK { ?s ?p ?o }"),
         "from_store": lambda: Brain.from_store(brain._store),
-        "gazetteer": brain.gazetteer,
-        "heading_index": brain.heading_index,
         "holdings": brain.holdings,
         "open": lambda: _refused(lambda: Brain.open(repo / "no-such-store")),
         "prune": lambda: brain.prune(1),
         "query": lambda: brain.query("SELECT * WHERE { ?s ?p ?o } LIMIT 1"),
-        "read_lookups": brain.read_lookups,
-        "reader": lambda: brain.read_as(brain.reader.but(clearance="public")),
-        "follow": brain.follow,
-        "describe_in_catalog": lambda: brain.reading.describe_in_catalog(brain.catalog),
-        "catalog_size": brain.catalog_size,
-        "refresh": brain.refresh,
+        "read_as": lambda: brain.read_as(brain.reader.but(clearance="public")),
         "review": lambda: brain.review(QUESTION, reviewer="Dana Reviewer", verdict="ratified"),
         "review_claim": lambda: brain.review_claim(
             section, reviewer="Dana Reviewer", verdict="disputed"
@@ -161,6 +153,73 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
         "section_history": lambda: brain.section_history(9999, "3.1"),
         "validate": brain.validate,
     }
+
+
+def _reading_calls(brain: Brain) -> dict[str, Callable[[], object]]:
+    """One ordinary call of every public method of the ``Reading`` beneath ``brain`` (what
+    the surfaces call directly). Its two writers are what Brain.prune, review and
+    review_claim go through, and are walked with hostile input there."""
+    reading = brain.reading
+    section = _one(brain, "SELECT ?s WHERE { ?s rr:headingKey ?k } ORDER BY ?s LIMIT 1")
+
+    def audited() -> None:
+        with reading.audited("query", {"query": "headings"}):
+            pass
+
+    def writing() -> None:
+        with reading.writing():
+            pass
+
+    return {
+        "answer": lambda: reading.answer(QUESTION, lambda s: brain.holdings()),
+        "audited": audited,
+        "catalog_size": reading.catalog_size,
+        "describe_in_catalog": lambda: reading.describe_in_catalog(brain.catalog),
+        "dump": lambda: reading.dump(io.BytesIO(), RdfFormat.N_QUADS),
+        "evaluate": lambda: reading.evaluate("ASK { ?s ?p ?o }"),
+        "export": lambda: reading.export(brain.read_graphs[:1]),
+        "follow": reading.follow,
+        "gazetteer": reading.gazetteer,
+        "heading_index": reading.heading_index,
+        "indexes": lambda: reading.indexes(reading.session()),
+        "prune": lambda: reading.prune(1),
+        "query": lambda: reading.query("SELECT * WHERE { ?s ?p ?o } LIMIT 1", None),
+        "read_lookups": reading.read_lookups,
+        "refresh": reading.refresh,
+        "run": lambda: reading.run("headings", None, {}),
+        "session": reading.session,
+        "validate": reading.validate,
+        "write_review": lambda: reading.write_review(
+            reviewing.claim_subject(section, brain.describe(section))
+            | {"verdict": "disputed", "reviewer": "Dana Reviewer"},
+            section,
+            section,
+            None,
+            False,
+        ),
+        "writer": reading.writer,
+        "writing": writing,
+        "wrote": reading.wrote,
+    }
+
+
+def test_every_public_method_of_the_reading_that_writes_goes_through_a_walked_one(
+    repo: Path, manifest: Path
+) -> None:
+    store = RecordingStore()
+    build(manifest, source=str(repo), store=store)
+    brain = Brain.from_store(store, reader=Reader(clearance="restricted"))
+    calls = _reading_calls(brain)
+    public = {n for n, _ in inspect.getmembers(Reading, callable) if not n.startswith("_")}
+    assert public <= set(calls), f"Reading methods this file does not call: {public - set(calls)}"
+    writers = set()
+    for name, call in calls.items():
+        before = store.writes
+        call()
+        if store.writes != before:
+            writers.add(name)
+    # prune is Brain.prune's, write_review is Brain.review's and review_claim's: walked there.
+    assert "write_review" in writers and writers <= {"prune", "write_review"}
 
 
 def test_every_public_method_that_writes_is_walked(repo: Path, manifest: Path) -> None:

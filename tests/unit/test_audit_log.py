@@ -146,6 +146,7 @@ def test_two_opens_of_one_log_append_into_one_tree(log: AuditLog) -> None:
     assert verify_log(log.directory, log.public_key).ok
 
 
+@pytest.mark.slow
 def test_processes_appending_at_once_lose_nothing(tmp_path: Path, signing_key: Path) -> None:
     directory = tmp_path / "audit"
     with AuditLog.open(directory) as log:

@@ -200,6 +200,7 @@ def folder(repo: Path, manifest: Path, tmp_path: Path) -> Iterator[Path]:
     yield path
 
 
+@pytest.mark.slow
 def test_hostile_writes_leave_the_brain_conforming(
     folder: Path, repo: Path, manifest: Path, tmp_path: Path
 ) -> None:

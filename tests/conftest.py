@@ -144,7 +144,11 @@ def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-@pytest.fixture(params=["embedded", "copied-in-memory", "oxigraph-server"])
+BACKENDS = ("embedded", "copied-in-memory", "oxigraph-server")
+"""The stores a brain can be built in (see :func:`backend`)."""
+
+
+@pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     """Which store a brain is built in: the embedded Oxigraph (in memory, or on disk and
     answered from an in-memory copy), or an Oxigraph server."""

@@ -19,6 +19,7 @@ from ratified_rdf.answers.models import HistoryEntry, SectionFate
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces.cli import main, render_card
+from tests.conftest import BACKENDS
 from tests.pigeon import MANIFEST, build_pigeon, make_pigeon_repo
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,9 +30,18 @@ def pigeon_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_pigeon_repo(tmp_path_factory.mktemp("git"))
 
 
+@pytest.fixture(scope="module", params=BACKENDS)
+def brain(pigeon_repo: Path, request: pytest.FixtureRequest) -> Brain:
+    """The brain in each store (see ``conftest.backend``), built once for the tests that only
+    read it: every test of this fixture runs on the embedded store and on an Oxigraph server."""
+    built, _report = build_pigeon(pigeon_repo, request.param, request)
+    return built
+
+
 @pytest.fixture()
-def brain(pigeon_repo: Path, backend: str, request: pytest.FixtureRequest) -> Brain:
-    # Every test of this fixture runs on the embedded store and on an Oxigraph server.
+def fresh_brain(pigeon_repo: Path, backend: str, request: pytest.FixtureRequest) -> Brain:
+    """A brain of the test's own in each store, for a test that writes to it or that counts
+    what the brain has read before."""
     built, _report = build_pigeon(pigeon_repo, backend, request)
     return built
 
@@ -117,7 +127,8 @@ def test_out_of_scope_question_lists_what_the_graph_holds(brain: Brain) -> None:
     assert {q.name for q in answer.queries} == {"holdings", "documents"}
 
 
-def test_what_the_graph_holds_is_read_once_per_set_of_graphs(brain: Brain) -> None:
+def test_what_the_graph_holds_is_read_once_per_set_of_graphs(fresh_brain: Brain) -> None:
+    brain = fresh_brain
     # Counting everything grows with the graph; a run's graphs never change once written, so
     # the next "doesn't know" reuses the rows, and says so in its "how this was computed".
     question = "how did the IESG vote on draft-example-pigeon?"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import settings
 
 from ratified_rdf import Brain, BuildReport
 
@@ -32,6 +33,12 @@ QUIC_CORPUS = REPO.parent / "shared" / "corpus" / "quic-base-drafts"
 QUIC_BUNDLE = QUIC_CORPUS / "base-drafts.bundle"
 QUIC_MANIFEST = REPO / "records" / "quic"
 MANIFEST = REPO / "records" / "tls13"
+
+# No test asserts how long it took, Hypothesis' default of 200 ms an example included: under
+# load that fails good code. Bounded work is counted (tests/work.py) or left to the fuzz
+# harness's bound, which interrupts a hang (tests/fuzz/harness.py).
+settings.register_profile("ratified", deadline=None)
+settings.load_profile("ratified")
 
 TIERS: dict[str, tuple[str, ...]] = {
     "unit": ("unit",),

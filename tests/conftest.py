@@ -76,6 +76,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     without anyone remembering; ``unit`` gives way to an explicit ``corpus`` or ``serve``."""
     tests = Path(__file__).resolve().parent
     for item in items:
+        if not item.path.resolve().is_relative_to(tests):
+            continue  # not one of these tests (pytest was also given a path elsewhere)
         parts = item.path.resolve().relative_to(tests).parts
         tiers = TIERS.get(parts[0]) if len(parts) > 1 else None
         if tiers is None:

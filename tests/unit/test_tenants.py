@@ -417,6 +417,7 @@ def test_any_percent_encoded_bytes_are_a_valid_id_or_a_tenant_id_error(data: byt
     check("".join(f"%25{byte:02x}" for byte in data))
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.from_regex(TENANT_ID_PATTERN, fullmatch=True))
 def test_every_slug_of_the_allow_list_is_accepted_unless_reserved(slug: str) -> None:

@@ -162,6 +162,7 @@ def _calls(brain: Brain, repo: Path, manifest: Path) -> dict[str, Callable[[], o
     }
 
 
+@pytest.mark.slow
 def test_every_public_method_that_writes_is_walked(repo: Path, manifest: Path) -> None:
     store = RecordingStore()
     build(manifest, source=str(repo), store=store)

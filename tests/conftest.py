@@ -1,5 +1,8 @@
 """Shared fixtures: where the real TLS corpus is, one brain built from it per test session,
-and the Oxigraph server the remote-store tests run against.
+and the Oxigraph server the remote-store tests run against; and each test's tier.
+
+Every test gets its tier marker from the folder it is in (:data:`TIERS`); a test that uses a
+corpus fixture is a ``corpus`` test wherever it is. docs/testing.md says which to run when.
 
 A test that needs the corpus (or the server) skips when it is missing on a developer's
 machine, but fails loudly under ``CI=true``: there a missing one means a check silently stopped
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import settings
 
 from ratified_rdf import Brain, BuildReport
 
@@ -29,6 +33,67 @@ QUIC_CORPUS = REPO.parent / "shared" / "corpus" / "quic-base-drafts"
 QUIC_BUNDLE = QUIC_CORPUS / "base-drafts.bundle"
 QUIC_MANIFEST = REPO / "records" / "quic"
 MANIFEST = REPO / "records" / "tls13"
+
+# No test asserts how long it took, Hypothesis' default of 200 ms an example included: under
+# load that fails good code. Bounded work is counted (tests/work.py) or left to the fuzz
+# harness's bound, which interrupts a hang (tests/fuzz/harness.py).
+settings.register_profile("ratified", deadline=None)
+settings.load_profile("ratified")
+
+TIERS: dict[str, tuple[str, ...]] = {
+    "unit": ("unit",),
+    # The scorer's and the independent checker's own tests run on small fixtures; their tests
+    # on the real corpora are marked corpus, which takes them out of the unit tier.
+    "eval": ("unit",),
+    "independent": ("unit",),
+    "corpus": ("corpus",),
+    "serve": ("serve",),
+    "mcp": ("serve",),
+    "fuzz": ("fuzz",),
+    # Builds run as processes of their own and killed at random moments.
+    "crash": ("serve", "slow"),
+}
+"""The tier markers of each folder under tests/ (the markers are described in pyproject.toml)."""
+
+CORPUS_FIXTURES = frozenset(
+    {
+        "tls_bundle",
+        "tls_build",
+        "tls_brain",
+        "tls_mirror",
+        "tls_checker",
+        "quic_bundle",
+        "quic_build",
+        "quic_checker",
+    }
+)
+"""Fixtures that need ../shared: a test using one, directly or through another fixture, is a
+``corpus`` test (and not a ``unit`` one) without saying so."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with the tiers of its folder, so that a new test file has its tier
+    without anyone remembering; ``unit`` gives way to an explicit ``corpus`` or ``serve``."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        if not item.path.resolve().is_relative_to(tests):
+            continue  # not one of these tests (pytest was also given a path elsewhere)
+        parts = item.path.resolve().relative_to(tests).parts
+        tiers = TIERS.get(parts[0]) if len(parts) > 1 else None
+        if tiers is None:
+            raise pytest.UsageError(
+                f"{item.nodeid} is in no tier: put it in a folder of tests/ that TIERS in "
+                "tests/conftest.py names, or name its folder there."
+            )
+        marked = {marker.name for marker in item.iter_markers()}
+        if CORPUS_FIXTURES & set(item.fixturenames) and "corpus" not in marked:
+            item.add_marker(pytest.mark.corpus)
+            marked.add("corpus")
+        for tier in tiers:
+            if tier == "unit" and marked & {"corpus", "serve"}:
+                continue
+            if tier not in marked:
+                item.add_marker(tier)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -88,7 +153,11 @@ def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-@pytest.fixture(params=["embedded", "copied-in-memory", "oxigraph-server"])
+BACKENDS = ("embedded", "copied-in-memory", "oxigraph-server")
+"""The stores a brain can be built in (see :func:`backend`)."""
+
+
+@pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     """Which store a brain is built in: the embedded Oxigraph (in memory, or on disk and
     answered from an in-memory copy), or an Oxigraph server."""

@@ -6,8 +6,11 @@ and the RFC text (rfc9999.md) on main, from the files in tests/fixtures/pigeon/.
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -42,12 +45,35 @@ def _git(
 BOB = ("Bob Example", "bob@example.org")
 
 
+_MADE: dict[int, Path] = {}
+"""The repository made with git once in this process (by process id), which later calls copy."""
+
+
 def make_pigeon_repo(folder: Path) -> Path:
     """Create the fictional repository in ``folder`` and return its path.
 
     Between revisions -00 and -01, Bob's pull request #2 changes only the Take-off section on
     a branch and is merged with a merge commit; the gh-pages branch holds the issue archive.
+
+    Git makes it once per process; every call gets a copy of its own (the same commits, ids
+    and branches: the dates and authors are fixed), so no test sees another's changes to it.
     """
+    made = _MADE.get(os.getpid())
+    if made is None:
+        scratch = Path(tempfile.mkdtemp(prefix="ratified-pigeon-"))
+        atexit.register(_remove_if_mine, scratch, os.getpid())
+        made = _MADE[os.getpid()] = _make_with_git(scratch)
+    repo = folder / "pigeon-spec"
+    shutil.copytree(made, repo, symlinks=True)
+    return repo
+
+
+def _remove_if_mine(folder: Path, pid: int) -> None:
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _make_with_git(folder: Path) -> Path:
     repo = folder / "pigeon-spec"
     repo.mkdir(parents=True)
     _git(repo, "init", "-q", "-b", "main")

@@ -22,6 +22,7 @@ the code is fixed.
 from __future__ import annotations
 
 import atexit
+import gc
 import multiprocessing
 import os
 import re
@@ -125,6 +126,27 @@ def time_bound(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def within_bound(size: int) -> Iterator[None]:
+    """Fail a block run on an input of ``size`` bytes (or characters) that has no result within
+    :func:`bound_for` that size: for the unit tests of code written to stay linear on hostile
+    input.
+
+    The bound guards against a hang; it is no measure of speed. A catastrophic backtrack or a
+    quadratic loop on 100 kB runs for minutes and a linear reader for milliseconds, and the
+    bound (2 s and more) lies far from both. The collector is paused meanwhile, so that a heap
+    other tests left alive is not collected on the block's time (see tests/fuzz/conftest.py).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with time_bound(bound_for(size)):
+            yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # ---------------------------------------------------------------------------- outcomes

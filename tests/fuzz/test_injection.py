@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pyoxigraph
@@ -34,10 +34,10 @@ from tests.fuzz import strategies as fs
 from tests.fuzz.brain_checks import DOCUMENTED, fingerprint, pigeon_brain, values_problems
 from tests.fuzz.harness import FIXTURES, Verdict, observe
 
-# Deterministic examples, no example database (see test_readers.py).
+# Deterministic examples, no example database, no deadline (see test_readers.py).
 SHORT = settings(
     max_examples=100,
-    deadline=timedelta(seconds=5),
+    deadline=None,
     database=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],

@@ -15,7 +15,6 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -49,10 +48,11 @@ from tests.fuzz.harness import (
 # Deterministic examples (derandomize) and no example database: a stray .hypothesis folder in
 # the checkout helps nobody, and the strict xfails below need the same examples every run.
 # too_slow and data_too_large are suppressed because the strategies build whole documents:
-# generating them is slower than the health check expects, not the code under test.
+# generating them is slower than the health check expects, not the code under test. No
+# deadline: each call is already bounded by the harness (a hang is a bug, not a slow example).
 SHORT = settings(
     max_examples=40,
-    deadline=timedelta(seconds=2 * BOUND_S),
+    deadline=None,
     database=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -213,9 +213,9 @@ def test_kramdown_yaml_aliases_are_refused_even_without_expansion() -> None:
 @pytest.mark.parametrize("depth", [5, 9])
 def test_kramdown_yaml_billion_laughs_is_refused_not_expanded(depth: int) -> None:
     # Depth 5 is 100,000 "lol"s from 400 bytes; depth 9 is the real bomb.
+    # Expanded, depth 9 would be 10^9 "lol"s: the harness's bound (allowed) ends that as a bug.
     outcome = allowed("kramdown", _yaml_bomb(depth).encode())
     assert outcome.verdict is Verdict.ERROR, outcome.describe(_yaml_bomb(depth))
-    assert outcome.seconds < 0.5
 
 
 @pytest.mark.parametrize("depth", [3000, 30_000])
@@ -343,7 +343,6 @@ def test_xml_never_expands_entities_reads_files_or_opens_connections(
         for data in (text, text.encode("utf-8")):
             outcome = _xml_outcome(data)
             assert outcome.verdict is not Verdict.BUG, outcome.describe(data)
-            assert outcome.seconds < 0.5, outcome.describe(data)
     assert listener.connections == 0
 
 

@@ -127,7 +127,6 @@ def _assert_same_answer(got: dict[str, Any], want: Answer) -> None:
     assert [(q["name"], q["sparql"], q["params"], q["rows"]) for q in got["queries"]] == [
         (q.name, q.sparql, q.params, q.rows) for q in want.queries
     ]
-    assert all(q["engine_ms"] >= 0 for q in got["queries"])
 
 
 def _error_text(result: CallToolResult) -> str:
@@ -232,7 +231,7 @@ def test_sparql_returns_the_rows_the_embedded_query_returns(served: Served) -> N
     got = result.structured_content
     want = served.expected["select"]
     assert got["variables"] == list(want.variables) and got["row_count"] == len(want.rows)
-    assert not got["truncated"] and got["engine_ms"] >= 0
+    assert not got["truncated"] and isinstance(got["engine_ms"], float)
     assert [{k: v["value"] for k, v in row.items()} for row in got["rows"]] == [
         {k: term.value for k, term in row.items()} for row in want.rows
     ]

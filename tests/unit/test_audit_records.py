@@ -143,6 +143,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(subject=st.dictionaries(st.text(), _JSON, max_size=5))
 def test_any_json_subject_reads_back_to_the_same_leaf_bytes(subject: dict[str, JsonValue]) -> None:

@@ -320,6 +320,7 @@ def test_an_unreadable_file_is_reported(folder: Path, public_key: Ed25519PublicK
     assert f"The audit log at {folder} cannot be read" in str(report)
 
 
+@pytest.mark.slow
 def test_every_single_bit_flip_anywhere_is_caught(tmp_path: Path) -> None:
     """Exhaustive: a log whose every record a tree head covers, each byte of each file
     flipped in turn (one bit), fails verification every time."""

@@ -154,6 +154,7 @@ def test_a_query_file_that_is_not_utf8_is_named_as_such(store: Path, tmp_path: P
     assert "is not UTF-8 text (byte 0xE9" in result.output and "save" in result.output
 
 
+@pytest.mark.slow
 def test_a_question_that_is_not_utf8_is_refused_before_anything_runs(store: Path) -> None:
     records = audit_dir(store) / "records.jsonl"
     before = records.read_bytes()

@@ -22,6 +22,9 @@ from click.testing import CliRunner, Result
 from ratified_rdf.surfaces.cli import main
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
+# A real oxigraph server and a ratified process per command: minutes, not seconds.
+pytestmark = pytest.mark.slow
+
 QUESTIONS = [
     "who discussed RFC 9999 section 3.1?",
     "why does the take-off rule look like this?",

@@ -27,15 +27,27 @@ from ratified_rdf.graph.gate import (
     load_shapes,
 )
 from ratified_rdf.graph.mapping import Batch
+from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.vocab import RR, term
 from ratified_rdf.graph.writer import STAGING_PREFIX, MappingChanged, Writer
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Brain:
+    """The pigeon brain, built once; the tests write to copies of it."""
+    repo = make_pigeon_repo(tmp_path_factory.mktemp("gate-git"))
+    brain, _ = Brain.build(MANIFEST, source=str(repo))
+    return brain
+
+
 @pytest.fixture()
-def brain(tmp_path: Path) -> Brain:
-    built, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)))
-    return built
+def brain(built: Brain) -> Brain:
+    """A brain of the test's own: every graph of the built one, copied into a fresh store."""
+    store = OxigraphStore()
+    for graph in built._store.graphs():
+        store.add(graph, list(built._store.triples([graph])))
+    return Brain.from_store(store)
 
 
 def _snapshot(brain: Brain) -> bytes:

@@ -6,13 +6,13 @@ The fixtures under ``tests/fixtures/kramdown`` are fictional documents about a m
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from ratified_rdf.sources.document import Author, ParsedDocument, ParsedSection, ParseError
 from ratified_rdf.sources.kramdown import heading_of, parse_kramdown
+from tests.fuzz.harness import within_bound
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "kramdown"
 
@@ -284,9 +284,9 @@ def test_heading_of_cuts_the_closing_hashes_as_kramdown_does(line: str, heading:
 
 
 def test_a_long_run_of_blanks_or_hashes_in_a_heading_is_read_quickly() -> None:
-    started = time.perf_counter()
-    doc = parse_kramdown("# a" + " " * 50_000 + "b {#x}\n# " + "#" * 50_000 + "c\n")
-    assert time.perf_counter() - started < 1.0
+    text = "# a" + " " * 50_000 + "b {#x}\n# " + "#" * 50_000 + "c\n"
+    with within_bound(len(text)):
+        doc = parse_kramdown(text)
     assert [(s.heading, s.anchor) for s in doc.sections] == [
         ("a b", "x"),
         ("#" * 50_000 + "c", None),
@@ -299,9 +299,9 @@ def test_an_odd_number_of_fences_drops_the_opener_that_hides_fewest_lines() -> N
     doc = parse_kramdown("# One\n```\nfig\n```\nbody\n\n```\n# Two\n")
     assert [s.heading for s in doc.sections] == ["One", "Two"]
     many = "# a\n" + "```\n" * 20_001 + "# b\n"
-    started = time.perf_counter()
-    parse_kramdown(many)
-    assert time.perf_counter() - started < 1.0
+    with within_bound(len(many)):
+        doc = parse_kramdown(many)
+    assert [s.heading for s in doc.sections] == ["a", "b"]  # each pair of fences hides nothing
 
 
 _BODY = "\n--- middle\n\n# Scope\n\nText.\n"
@@ -326,7 +326,7 @@ def test_yaml_front_matter_keeps_dates_as_written_and_nesting_up_to_the_limit() 
     doc = parse_kramdown(f"---\ntitle: Cats & Dogs * 2\ndate: 2017-02-30\n---{_BODY}")
     assert doc.title == "Cats & Dogs * 2"
     nested = parse_kramdown("---\ntitle: " + "[" * 49 + "x" + "]" * 49 + f"\n---{_BODY}")
-    assert nested.title is not None
+    assert nested.title is not None and nested.title.count("[") == 49 and "x" in nested.title
 
 
 _BODY = "\n--- middle\n\n# Scope\n\nText.\n"

@@ -529,6 +529,7 @@ def test_the_default_cache_is_beside_the_store(
     assert remote.is_relative_to(tmp_path / "state") and remote.name.endswith(".links-cache.json")
 
 
+@pytest.mark.slow
 def test_the_server_and_the_mcp_server_never_load_the_link_checker() -> None:
     # The engine never makes an outgoing request for a reader: only the operator's command
     # reaches the online checker.

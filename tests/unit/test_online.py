@@ -243,13 +243,19 @@ def test_no_more_than_two_requests_are_ever_in_flight() -> None:
     lock = threading.Lock()
     in_flight = 0
     peak = 0
+    overlapped = threading.Event()
 
     def handler(request: httpx.Request) -> httpx.Response:
         nonlocal in_flight, peak
         with lock:
             in_flight += 1
             peak = max(peak, in_flight)
-        time.sleep(0.05)  # hold the request open so that overlaps would show
+            if in_flight == 2:
+                overlapped.set()
+        # The first request waits for a second (however slow the threads are to start), so
+        # two are in flight for sure; then each is held open so that a third would show.
+        overlapped.wait(timeout=10)
+        time.sleep(0.05)
         with lock:
             in_flight -= 1
         return httpx.Response(200, text=request.url.path)

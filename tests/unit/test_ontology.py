@@ -26,6 +26,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> owlready2.World:
     return world
 
 
+@pytest.mark.slow
 def test_hermit_finds_the_ontology_consistent(world: owlready2.World) -> None:
     # Raises OwlReadyInconsistentOntologyError if the axioms contradict each other.
     owlready2.sync_reasoner_hermit(world, infer_property_values=False, debug=0)
@@ -47,6 +48,7 @@ def test_our_classes_are_loaded_with_their_superclasses(world: owlready2.World) 
     assert "http://www.w3.org/ns/prov#Entity" in {c.iri for c in revision.ancestors()}
 
 
+@pytest.mark.slow
 def test_disjointness_makes_a_bad_individual_inconsistent(
     world: owlready2.World, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ from ratified_rdf.queries import QueryError, all_queries, load_query
 from ratified_rdf.queries.files import parse_query_file
 
 
+@pytest.mark.slow
 def test_every_query_file_declares_what_it_answers_and_parses() -> None:
     queries = all_queries()
     assert len(queries) >= 8

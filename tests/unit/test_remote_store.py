@@ -26,6 +26,7 @@ def _tenant_records(folder: Path, tenant: str) -> Path:
     return manifest
 
 
+@pytest.mark.slow
 def test_scoping_holds_on_the_server(oxigraph_url: str, tmp_path: Path) -> None:
     repo = make_pigeon_repo(tmp_path / "git")
     store = SparqlProtocolStore.oxigraph(oxigraph_url)

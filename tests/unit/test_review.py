@@ -74,6 +74,7 @@ def test_a_review_of_a_card_that_changed_since_it_was_read_is_refused(brain: Bra
     assert brain.ask(QUESTION).trust.state == "derived"
 
 
+@pytest.mark.slow
 def test_a_card_whose_evidence_changed_is_stale(repo: Path, tmp_path: Path) -> None:
     store = OxigraphStore()
     build(MANIFEST, source=str(repo), store=store)

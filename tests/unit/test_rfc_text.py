@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from ratified_rdf.sources.document import ParsedDocument, ParseError
 from ratified_rdf.sources.rfc_text import _strip_toc_leaders, parse_rfc_text
+from tests.fuzz.harness import within_bound
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rfc_text"
 
@@ -218,14 +218,13 @@ def test_a_toc_line_of_dots_is_read_quickly(unit: str) -> None:
     text = (
         "Title\n\nTable of Contents\n\n   " + unit * 50_000 + "\n\n1.  Introduction\n\n   Text.\n"
     )
-    started = time.perf_counter()
-    assert [s.heading for s in parse_rfc_text(text).sections] == ["Introduction"]
-    assert time.perf_counter() - started < 1.0
+    with within_bound(len(text)):
+        doc = parse_rfc_text(text)
+    assert [s.heading for s in doc.sections] == ["Introduction"]
 
 
 def test_a_long_header_entry_of_initials_is_not_an_author_and_is_read_quickly() -> None:
     text = "x  " + "A." * 50_000 + "!\n   E. Rescorla\n   Mozilla\n\n1.  Introduction\n\n   Text.\n"
-    started = time.perf_counter()
-    doc = parse_rfc_text(text)
-    assert time.perf_counter() - started < 1.0
+    with within_bound(len(text)):
+        doc = parse_rfc_text(text)
     assert [(a.name, a.organization) for a in doc.authors] == [("E. Rescorla", "Mozilla")]

@@ -62,6 +62,7 @@ def folder(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_readers_read_beside_a_writer_and_follow_once_it_is_done(folder: Path) -> None:
     readers = [OxigraphStore(folder, shared=True) for _ in range(3)]
     try:
@@ -81,6 +82,7 @@ def test_readers_read_beside_a_writer_and_follow_once_it_is_done(folder: Path) -
             reader.close()
 
 
+@pytest.mark.slow
 def test_a_shared_store_takes_the_lock_only_while_it_writes(folder: Path) -> None:
     shared = OxigraphStore(folder, shared=True)
     try:
@@ -108,6 +110,7 @@ def test_a_missing_or_foreign_folder_is_said_plainly(tmp_path: Path) -> None:
         OxigraphStore(tmp_path / "nothing-here", shared=True)
 
 
+@pytest.mark.slow
 def test_a_brain_open_beside_a_rebuild_answers_from_the_new_run(tmp_path: Path) -> None:
     repo = make_pigeon_repo(tmp_path / "git")
     folder = tmp_path / "brain"

@@ -9,6 +9,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+import pytest
+
 SCRIPT = """
 from ratified_rdf import Brain
 
@@ -24,6 +26,7 @@ def test_the_package_carries_its_py_typed_marker() -> None:
     assert resources.files("ratified_rdf").joinpath("py.typed").is_file()
 
 
+@pytest.mark.slow
 def test_mypy_sees_the_answer_types_in_a_users_script(tmp_path: Path) -> None:
     script = tmp_path / "user_script.py"
     script.write_text(SCRIPT)

@@ -222,6 +222,7 @@ def test_every_public_method_of_the_reading_that_writes_goes_through_a_walked_on
     assert "write_review" in writers and writers <= {"prune", "write_review"}
 
 
+@pytest.mark.slow
 def test_every_public_method_that_writes_is_walked(repo: Path, manifest: Path) -> None:
     store = RecordingStore()
     build(manifest, source=str(repo), store=store)
@@ -260,6 +261,7 @@ def folder(repo: Path, manifest: Path, tmp_path: Path) -> Iterator[Path]:
     yield path
 
 
+@pytest.mark.slow
 def test_hostile_writes_leave_the_brain_conforming(
     folder: Path, repo: Path, manifest: Path, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import get_args
 
@@ -49,8 +50,10 @@ from ratified_rdf.sources.git_history import (
     own_pull_requests,
     place_changes,
     place_review_lines,
+    pull_authors,
     pull_request_heads,
     read_history,
+    signatures,
 )
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
 from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
@@ -328,11 +331,11 @@ def read_discussion_sources(
     }
     people = resolve_people(
         [
-            *identities_from_git(repo.git_dir),
+            *identities_from_git(signatures(repo)),
             *identities_from_archive(raw),
             *sorted(bylines, key=Identity.sort_key),
         ],
-        link_evidence_from_prs(repo.git_dir, raw, commit_map) if raw else [],
+        link_evidence_from_prs(partial(pull_authors, repo), raw, commit_map) if raw else [],
         load_overrides(overrides_file) if overrides_file.is_file() else None,
     )
     order = _text_order(manifest, spec)

@@ -140,10 +140,10 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
     starts: set[int] = set()
     for mark in _OUTLINE_MARKS:
         at_start = mark.startswith("\n")
-        found = text.find(mark)
-        while found >= 0:
-            starts.add(found + 1 if at_start else text.rfind("\n", 0, found) + 1)
-            found = text.find(mark, found + 1)
+        at = text.find(mark)
+        while at >= 0:
+            starts.add(at + 1 if at_start else text.rfind("\n", 0, at) + 1)
+            at = text.find(mark, at + 1)
     if text[:1] in ("#", "%", "-"):
         starts.add(0)
     lines: dict[int, str] = {}

@@ -537,9 +537,9 @@ def _sender(message: Message, list_name: str, deobfuscate: bool) -> tuple[str | 
     raw_from = _raw_header(message, "From") or ""
     if deobfuscate:
         raw_from = _restore_at(raw_from)
-    name, address = parseaddr(raw_from)
+    name, written = parseaddr(raw_from)
     display = _collapse(_decode_words(name)).strip("\"' ") or None
-    address = _undo_dmarc_address(address.strip().lower()) or None
+    address = _undo_dmarc_address(written.strip().lower()) or None
 
     undone = _via_name(display) if display else None
     if undone is not None and (

@@ -810,7 +810,8 @@ def link_evidence_from_prs(
         commits = pull_authors(head, _local_commit(pull.get("baseRefOid"), local))
         return set(commits) if len(commits) <= _MAX_PR_COMMITS else set()
 
-    # One git call per pull request; they wait on git, not Python, so threads overlap them.
+    # One call per pull request, each a git call in sources/: they wait on git, not Python,
+    # so threads overlap them.
     with ThreadPoolExecutor(max_workers=8) as pool:
         all_authors = list(pool.map(authors_of, candidates))
     for (pull, login, _head), authors in zip(candidates, all_authors, strict=True):

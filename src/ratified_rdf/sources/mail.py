@@ -516,9 +516,7 @@ def _parse_date(text: str | None) -> datetime | None:
     try:
         parsed = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if parsed is None:
-        return None
+        return None  # since Python 3.10 an unreadable date raises; it never returns None
     # a date without a zone is taken as UTC, as the IETF archive does
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)

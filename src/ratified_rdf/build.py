@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import get_args
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 from tqdm import tqdm
@@ -25,22 +23,20 @@ from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import Batch, RunContext, spec_batches
 from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.graph.writer import Writer
-from ratified_rdf.records.discussion import DiscussionRecords, github_post_key, read_discussion
+from ratified_rdf.records.discussion import DiscussionRecords, GitEvidence, read_discussion
 from ratified_rdf.records.expertise import ExpertiseRecords, compute_expertise
 from ratified_rdf.records.identity import (
     Identity,
-    identities_from_archive,
+    PeopleTable,
     identities_from_git,
-    link_evidence_from_prs,
     load_overrides,
     resolve_people,
 )
-from ratified_rdf.records.manifest import MailEntry, Manifest, Source, load_manifest
+from ratified_rdf.records.manifest import CORE_SOURCES, Manifest, SourceName, load_manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
+from ratified_rdf.sources.base import ReadContext, Source, registered_sources
 from ratified_rdf.sources.git_history import (
-    ChangePlace,
-    ReviewLine,
     branch_commits,
     commit_parents,
     first_containing,
@@ -48,13 +44,11 @@ from ratified_rdf.sources.git_history import (
     held_pull_requests,
     own_pull_requests,
     place_changes,
-    place_review_lines,
     pull_request_heads,
     read_history,
+    signatures,
 )
-from ratified_rdf.sources.git_repo import GitRepository, SourceError, load_commit_map
-from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
-from ratified_rdf.sources.mail import MailReadResult, read_mailman_text, read_mbox
+from ratified_rdf.sources.git_repo import GitRepository, load_commit_map
 from ratified_rdf.sources.online.datatracker import (
     DraftFacts,
     facts_record_path,
@@ -115,7 +109,7 @@ def build(
         "brain": manifest.brain.id,
         "source": source or manifest.brain.repository,
     }
-    top = max((manifest.clearance_of(s) for s in get_args(Source)), key=lambda c: c.rank)
+    top = max(source_levels(manifest).values(), key=lambda c: c.rank)
     try:
         with capture(
             audit,
@@ -178,15 +172,19 @@ def _build(
         manifest.brain.id,
         manifest.brain.tenant,
         levels={
-            **{source: manifest.clearance_of(source) for source in get_args(Source)},
+            **source_levels(manifest),
             **{expertise_source(level): level for level, _ in manifest.expertise_levels()},
         },
-        licences=dict(manifest.licence),
+        licences={
+            **manifest.licence,
+            **{s.name: licence for s in registered_sources() if (licence := s.licence(manifest))},
+        },
         audit=audit,
         actor=actor,
     )
     run = writer.begin_run()
     people = PeopleIndex(discussion.people) if discussion is not None else None
+    registered = registered_sources()
     scores = []  # each computation with the time it ended, said alike by every mapping
     if discussion is not None:
         for level, sources in manifest.expertise_levels():
@@ -198,7 +196,7 @@ def _build(
         # Mapped afresh for each pass of the writer (stage, validate, write): held as batches,
         # a run takes about twice the memory of its staged triples (10 GiB at ×100).
         mapped = 0
-        for batch in _run_batches(records, discussion, people, facts, scores, run):
+        for batch in _run_batches(records, discussion, people, facts, scores, run, registered):
             mapped += 1
             yield batch
         counted.append(mapped)
@@ -224,12 +222,21 @@ def _build(
         alignments=len(records.alignments),
         batches=counted[0],
         triples=triples,
-        problems=tuple(p.reason for p in discussion.mail_problems) if discussion else (),
+        problems=discussion.problems if discussion else (),
         notes=build_notes(manifest, records, discussion),
         read_seconds=round(read_done - started, 3),
         write_seconds=round(done - read_done, 3),
         total_seconds=round(done - started, 3),
     )
+
+
+def source_levels(manifest: Manifest) -> dict[SourceName, Clearance]:
+    """The clearance every source's graph is written at: the core sources' from the
+    manifest, each registered source's as it says (:meth:`Source.clearance`)."""
+    return {
+        **{name: manifest.clearance_of(name) for name in CORE_SOURCES},
+        **{source.name: source.clearance(manifest) for source in registered_sources()},
+    }
 
 
 def build_notes(
@@ -270,10 +277,12 @@ def _run_batches(
     discussion: DiscussionRecords | None,
     people: PeopleIndex | None,
     facts: dict[str, DraftFacts],
-    scores: list[tuple[Clearance, frozenset[Source], ExpertiseRecords, datetime]],
+    scores: list[tuple[Clearance, frozenset[SourceName], ExpertiseRecords, datetime]],
     run: RunContext,
+    sources: Sequence[Source[Any]],
 ) -> Iterator[Batch]:
-    """Every batch of a run, in order: the spec, the discussion, expertise per level."""
+    """Every batch of a run, in order: the spec, the discussion (people, each source's
+    posts, commits), expertise per level."""
     written: set[str] = set()
     for batch in spec_batches(
         records,
@@ -286,13 +295,13 @@ def _run_batches(
         written.add(batch.graph)
         yield batch
     if discussion is not None:
-        for batch in discussion_batches(discussion, records, run):
+        for batch in discussion_batches(discussion, records, run, sources):
             written.add(batch.graph)
             yield batch
-        for level, sources, computed, ended in scores:
+        for level, used_by, computed, ended in scores:
             # Its provenance names only graphs this run wrote: TLS has no mail graph, so its
             # expertise was not computed from one.
-            used = frozenset(s for s in sources if run.graph(s) in written)  # type: ignore[arg-type]
+            used = frozenset(s for s in used_by if run.graph(s) in written)
             yield from expertise_batches(computed, SectionIris(records), run, level, used, ended)
 
 
@@ -304,120 +313,68 @@ def read_discussion_sources(
     folder: Path,
     facts: dict[str, DraftFacts] | None = None,
 ) -> DiscussionRecords:
-    """Read the GitHub archive and the document history named by the manifest's discussion,
-    and resolve the people behind every git signature, login and byline."""
+    """Read the document history and every registered source the manifest's discussion
+    wants, and resolve the people behind every git signature, login and byline."""
     assert manifest.discussion is not None
-    threads = GitHubArchive(repository="", timestamp=None, threads=())
-    raw: dict[str, object] = {}
-    if manifest.discussion.github_archive:
-        ref, path = manifest.discussion.github_archive.split(":", 1)
-        text = repo.read_text(repo.resolve(ref).commit, path)
-        if text is None:
-            raise SourceError(f"{repo.source} has no {path} at {ref}; fix github_archive.")
-        threads = read_archive(text)
-        raw = json.loads(text)
-    overrides_file = folder / manifest.discussion.people
-    bylines = {
-        Identity(kind="document", name=a.name, email=a.email)
-        for r in (*spec.revisions, *spec.rfcs)
-        for a in r.document.authors
-    } | {
-        Identity(kind="document", name=name)
-        for known in (facts or {}).values()
-        for name in (*known.chairs, *known.area_directors)
-    }
-    people = resolve_people(
-        [
-            *identities_from_git(repo.git_dir),
-            *identities_from_archive(raw),
-            *sorted(bylines, key=Identity.sort_key),
-        ],
-        link_evidence_from_prs(repo.git_dir, raw, commit_map) if raw else [],
-        load_overrides(overrides_file) if overrides_file.is_file() else None,
-    )
-    order = _text_order(manifest, spec)
-    refs = sorted({ref for _, ref in order})
-    files = list(manifest.discussion.document_files)
+    refs = sorted({ref for _, ref in _text_order(manifest, spec)})
+    files = tuple(manifest.discussion.document_files)
     history = held_pull_requests(
-        own_pull_requests(read_history(repo, refs, files), first_parent_line(repo, refs)),
+        own_pull_requests(read_history(repo, refs, list(files)), first_parent_line(repo, refs)),
         pull_request_heads(repo),
     )
-    landing = _landing(repo, manifest, spec)
-    # Placing review lines mostly waits on git (a diff per reviewed commit): it runs on a
-    # thread of its own while this one reads every commit's text and places its hunks.
+    context = ReadContext(
+        manifest=manifest,
+        folder=folder,
+        spec=spec,
+        repo=repo,
+        commit_map=commit_map,
+        facts=facts or {},
+        landing=_landing(repo, manifest, spec),
+        document_files=files,
+    )
+    sources = [source for source in registered_sources() if source.wanted(context)]
+    # Placing each commit's changes mostly waits on git (a diff per commit), and so does
+    # placing GitHub's review lines: the sources are read on a thread of their own meanwhile.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        review_lines = pool.submit(_review_lines, repo, threads, commit_map, files, landing)
+        reading = pool.submit(lambda: [source.read(context) for source in sources])
         places = place_changes(repo, history)
-        lines = review_lines.result()
+        reads = reading.result()
+    posts = list(zip(sources, reads, strict=True))
     return read_discussion(
-        manifest,
-        spec,
-        threads,
-        history,
-        landing,
-        commit_map,
-        _branch_commits_of(repo, refs),
-        people,
-        [_read_mail(entry, folder) for entry in manifest.discussion.mail],
-        facts or {},
-        places,
-        lines,
+        context,
+        _people(context, posts),
+        GitEvidence(commits=history, places=places, branch_commits=_branch_commits_of(repo, refs)),
+        posts,
     )
 
 
-_COMMIT_ID = re.compile(r"[0-9a-f]{7,64}")
-
-
-def _review_lines(
-    repo: GitRepository,
-    archive: GitHubArchive,
-    public_ids: dict[str, str],
-    files: list[str],
-    landing: _Landing,
-) -> dict[str, tuple[ChangePlace, str]]:
-    """Where each review comment's line sits, and the revision its change landed in (the
-    reviewed commit's, else the pull request's merge commit's), by post key."""
-    local_of = {public: local for local, public in public_ids.items()}
-    by_prefix: dict[str, list[str]] = defaultdict(list)
-    for public in local_of:
-        by_prefix[public[:7]].append(public)
-
-    def local(commit: str | None) -> str | None:
-        # Archive text reaches git's command line here: only a commit id may (never "-…").
-        if not commit or not _COMMIT_ID.fullmatch(commit):
-            return None
-        if not local_of:  # the repository's own ids are GitHub's
-            return commit
-        if commit in local_of:
-            return local_of[commit]
-        matches = [p for p in by_prefix.get(commit[:7], []) if p.startswith(commit)]
-        return local_of[matches[0]] if len(matches) == 1 else None
-
-    wanted: list[ReviewLine] = []
-    merged: dict[str, str | None] = {}
-    reviewed: dict[str, str] = {}
-    for thread in archive.threads:
-        base = local(thread.base_commit)
-        if thread.kind != "pull" or base is None:
-            continue
-        for post in thread.posts:
-            commit = local(post.review_commit)
-            if post.kind != "review-comment" or post.diff_position is None or commit is None:
-                continue
-            key = github_post_key(thread.number, post.index)
-            wanted.append(
-                ReviewLine(key=key, base=base, commit=commit, position=post.diff_position)
-            )
-            merged[key], reviewed[key] = local(thread.merge_commit), commit
-    places = place_review_lines(repo, wanted, files)
-    lines: dict[str, tuple[ChangePlace, str]] = {}
-    for key, place in places.items():
-        landed = landing(reviewed[key], place.file)
-        if landed is None and merged[key] is not None:
-            landed = landing(merged[key] or "", place.file)
-        if landed is not None:
-            lines[key] = (place, landed)
-    return lines
+def _people(context: ReadContext, posts: Sequence[tuple[Source[Any], Any]]) -> PeopleTable:
+    """Everyone behind a git signature, a byline (the documents', the chairs' and area
+    directors' the Datatracker names) and what each source saw, resolved into people with
+    the overrides beside the manifest."""
+    manifest, spec = context.manifest, context.spec
+    assert manifest.discussion is not None
+    documents = [r.document for r in spec.revisions] + [r.document for r in spec.rfcs]
+    bylines = {
+        Identity(kind="document", name=a.name, email=a.email)
+        for document in documents
+        for a in document.authors
+    } | {
+        Identity(kind="document", name=name)
+        for known in context.facts.values()
+        for name in (*known.chairs, *known.area_directors)
+    }
+    seen = [source.people(read, context) for source, read in posts]
+    overrides = context.path(manifest.discussion.people)
+    return resolve_people(
+        [
+            *identities_from_git(signatures(context.repo)),
+            *(identity for evidence in seen for identity in evidence.identities),
+            *sorted(bylines, key=Identity.sort_key),
+        ],
+        [link for evidence in seen for link in evidence.links],
+        load_overrides(overrides) if overrides.is_file() else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -486,18 +443,6 @@ def _draft_facts(manifest: Manifest, folder: Path) -> dict[str, DraftFacts]:
         if path.is_file():
             found[draft.name] = read_facts_record(path)
     return found
-
-
-def _read_mail(entry: MailEntry, folder: Path) -> MailReadResult:
-    """One list's archive file, read leniently: bad messages become problems, not failures."""
-    path = Path(entry.file) if Path(entry.file).is_absolute() else folder / entry.file
-    if not path.is_file():
-        raise SourceError(
-            f"The mail archive {path} for list {entry.list} does not exist; fix 'file' in the "
-            "manifest's [[discussion.mail]] entry."
-        )
-    reader = read_mbox if entry.format == "mbox" else read_mailman_text
-    return reader(path, entry.list)
 
 
 def _branch_commits_of(repo: GitRepository, refs: list[str]) -> Callable[[str], list[str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from functools import partial
 
 import pytest
 
@@ -23,7 +24,8 @@ from ratified_rdf.records.identity import (
     load_overrides,
     resolve_people,
 )
-from ratified_rdf.sources.git_repo import load_commit_map
+from ratified_rdf.sources.git_history import pull_authors, signatures
+from ratified_rdf.sources.git_repo import GitRepository, load_commit_map
 from tests.conftest import MANIFEST, require_corpus
 
 pytestmark = pytest.mark.corpus
@@ -294,8 +296,9 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Identity], li
     archive = json.loads(shown.stdout)
     commit_map = load_commit_map(bundle.parent / "commit-map.tsv")
     assert commit_map, "the corpus ships commit-map.tsv beside the bundle"
-    identities = identities_from_git(git_dir) + identities_from_archive(archive) + BYLINES
-    return identities, link_evidence_from_prs(git_dir, archive, commit_map)
+    repo = GitRepository(git_dir, str(bundle))
+    identities = identities_from_git(signatures(repo)) + identities_from_archive(archive) + BYLINES
+    return identities, link_evidence_from_prs(partial(pull_authors, repo), archive, commit_map)
 
 
 @pytest.fixture(scope="module")

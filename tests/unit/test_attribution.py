@@ -456,7 +456,7 @@ def test_coverage_counts_sections_discussed_changed_only_and_untraced(
 
 
 def test_archive_text_never_reaches_gits_command_line_as_an_option(tmp_path: Path) -> None:
-    from ratified_rdf.build import _COMMIT_ID
+    from ratified_rdf.sources.github_source import _COMMIT_ID
 
     assert _COMMIT_ID.fullmatch("964f6fa") and _COMMIT_ID.fullmatch("a" * 40)
     for hostile in ("--output=/tmp/x", "-p", "HEAD", "964f6fa; rm", "main..evil", ""):

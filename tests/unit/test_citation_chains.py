@@ -9,11 +9,17 @@ is open, from March 2030 to March 2031 both are, and after June 2031 neither is.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
 from ratified_rdf.records.citations import drafts_named
-from ratified_rdf.records.discussion import CitationRecord, DiscussionRecords, read_discussion
+from ratified_rdf.records.discussion import (
+    CitationRecord,
+    DiscussionRecords,
+    GitEvidence,
+    read_discussion,
+)
 from ratified_rdf.records.identity import PeopleTable
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.records.models import (
@@ -23,9 +29,13 @@ from ratified_rdf.records.models import (
     RfcRecord,
     SpecRecords,
 )
+from ratified_rdf.sources.base import ReadContext
 from ratified_rdf.sources.document import ParsedDocument, ParsedSection
+from ratified_rdf.sources.git_repo import GitRepository
 from ratified_rdf.sources.github_archive import GitHubArchive, GitHubPost, GitHubThread
-from ratified_rdf.sources.mail import MailMessage, MailReadResult
+from ratified_rdf.sources.github_source import GitHubRead, GitHubSource
+from ratified_rdf.sources.mail import MailMessage
+from ratified_rdf.sources.mail_source import MailRead, MailSource
 
 LANTERN, FERRY = "draft-example-lantern", "draft-example-ferry"
 POSTED = {
@@ -145,16 +155,22 @@ def _message(message_id: str, subject: str, body: str, root: str) -> MailMessage
 
 def _read(threads: list[GitHubThread], messages: list[MailMessage] = ()) -> DiscussionRecords:
     manifest, spec = _spec()
+    context = ReadContext(
+        manifest=manifest,
+        folder=Path("."),
+        spec=spec,
+        repo=GitRepository(Path("/nonexistent"), "no repository: nothing here runs git"),
+        commit_map={},
+        facts={},
+        landing=lambda _commit, _file: None,
+        document_files=("*.md",),
+    )
+    archive = GitHubArchive(repository="example/r", timestamp=None, threads=tuple(threads))
     return read_discussion(
-        manifest,
-        spec,
-        GitHubArchive(repository="example/r", timestamp=None, threads=tuple(threads)),
-        [],
-        lambda _commit, _file: None,
-        {},
-        lambda _merge: [],
+        context,
         PeopleTable(people=()),
-        [MailReadResult(messages=tuple(messages))],
+        GitEvidence(commits=(), places={}, branch_commits=lambda _merge: []),
+        [(GitHubSource(), GitHubRead(archive)), (MailSource(), MailRead(tuple(messages)))],
     )
 
 

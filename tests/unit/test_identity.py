@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from ratified_rdf.records.identity import (
     Overrides,
     PeopleError,
     PeopleTable,
+    PullAuthors,
     SameGroup,
     link_evidence_from_prs,
     load_overrides,
@@ -29,6 +31,8 @@ from ratified_rdf.records.identity import (
     normalise_name,
     resolve_people,
 )
+from ratified_rdf.sources.git_history import pull_authors
+from ratified_rdf.sources.git_repo import GitRepository
 
 
 def git(name: str | None = None, email: str | None = None) -> Identity:
@@ -458,6 +462,11 @@ def loft_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo / ".git", commits
 
 
+def _authors(git_dir: Path) -> PullAuthors:
+    """Who wrote each pull request's commits, as git says (sources/, not records/)."""
+    return partial(pull_authors, GitRepository(git_dir, str(git_dir)))
+
+
 def _pull(number: int, author: str, head: str, base: str) -> dict[str, object]:
     return {"number": number, "author": author, "headRefOid": head, "baseRefOid": base}
 
@@ -474,7 +483,7 @@ def test_link_evidence_from_consistent_pull_requests(loft_repo: tuple[Path, dict
             _pull(6, "hana-helper", commits["noreply"], commits["base"]),  # hdove's address
         ]
     }
-    links = link_evidence_from_prs(git_dir, archive, {})
+    links = link_evidence_from_prs(_authors(git_dir), archive, {})
     assert {(link.a, link.b) for link in links} == {
         (gh("almap"), git("Alma Pigeon", "alma@coop.test")),
         (gh("almap"), git("A. Pigeon", "ALMA@coop.test")),
@@ -495,7 +504,7 @@ def test_link_evidence_drops_a_login_that_carried_someone_elses_commits(
             _pull(4, "gusd", commits["carried"], commits["base"]),
         ]
     }
-    links = link_evidence_from_prs(git_dir, archive, {})
+    links = link_evidence_from_prs(_authors(git_dir), archive, {})
     assert {link.a.login for link in links} == {"almap"}
     # A tie names nobody.
     tie = {
@@ -504,7 +513,7 @@ def test_link_evidence_drops_a_login_that_carried_someone_elses_commits(
             _pull(2, "gusd", commits["carried"], commits["base"]),
         ]
     }
-    assert link_evidence_from_prs(git_dir, tie, {}) == []
+    assert link_evidence_from_prs(_authors(git_dir), tie, {}) == []
 
 
 def test_link_evidence_translates_github_commit_ids(loft_repo: tuple[Path, dict]) -> None:
@@ -513,12 +522,12 @@ def test_link_evidence_translates_github_commit_ids(loft_repo: tuple[Path, dict]
     public = {name: f"{index:040x}" for index, name in enumerate(commits, start=1)}
     commit_map = {commits[name]: public[name] for name in commits}
     archive = {"pulls": [_pull(1, "almap", public["carried"], public["base"])]}
-    links = link_evidence_from_prs(git_dir, archive, commit_map)
+    links = link_evidence_from_prs(_authors(git_dir), archive, commit_map)
     assert [(link.a, link.b) for link in links] == [
         (gh("almap"), git("Alma Pigeon", "alma@coop.test"))
     ]
     # Without the map GitHub's ids name nothing in the repository.
-    assert link_evidence_from_prs(git_dir, archive, {}) == []
+    assert link_evidence_from_prs(_authors(git_dir), archive, {}) == []
 
 
 def test_people_table_round_trips_through_json() -> None:

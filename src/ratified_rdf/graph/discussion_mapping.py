@@ -7,7 +7,9 @@ the gate's fixed cost per validation stays small.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.mapping import (
@@ -29,6 +31,7 @@ from ratified_rdf.records.discussion import (
 )
 from ratified_rdf.records.identity import Identity, PeopleLookup, PeopleTable
 from ratified_rdf.records.models import SpecRecords
+from ratified_rdf.sources.github_archive import GitHubArchive
 from ratified_rdf.sources.mail import MailMessage, archive_links_in
 
 THREADS_PER_BATCH = 40
@@ -100,25 +103,82 @@ def people_batch(table: PeopleTable, run: RunContext) -> Batch:
     return batch
 
 
+@dataclass(frozen=True)
+class MapContext:
+    """What a source's mapping writes with: the run, the sections a post can cite, the
+    people a post's writer can be, and every resolved citation by post key."""
+
+    run: RunContext
+    spec: SpecRecords
+    sections: SectionIris
+    people: PeopleIndex
+    citations: Mapping[str, Sequence[CitationRecord]]
+
+    @classmethod
+    def of(cls, discussion: DiscussionRecords, spec: SpecRecords, run: RunContext) -> MapContext:
+        """The context for mapping one read of the discussion in ``run``."""
+        citations: dict[str, list[CitationRecord]] = {}
+        for citation in discussion.citations:
+            citations.setdefault(citation.post, []).append(citation)
+        return cls(run, spec, SectionIris(spec), PeopleIndex(discussion.people), citations)
+
+    @property
+    def repository(self) -> str:
+        """The repository's URL, as the manifest gives it."""
+        return self.spec.brain.repository
+
+    def graph(self, source: str) -> str:
+        """The named graph of ``source`` in this run."""
+        return self.run.graph(source)
+
+    def add_citations(self, batch: Batch, post_iri: str, post_key: str) -> None:
+        """The citations of the post keyed ``post_key`` (minted at ``post_iri``): the
+        resolved ones with their section, the others with the reason they did not resolve."""
+        _citations(batch, post_iri, self.citations.get(post_key, ()), self.sections)
+
+
+class MapsPosts(Protocol):
+    """A source as :func:`discussion_batches` maps it (the mapping half of
+    :class:`ratified_rdf.sources.base.Source`)."""
+
+    @property
+    def name(self) -> str:
+        """The source's name: its graph's, and its key in ``DiscussionRecords.posts``."""
+        ...
+
+    def batches(self, read: Any, context: MapContext) -> Iterator[Batch]:
+        """What the source read, as batches for its graph."""
+        ...
+
+
 def discussion_batches(
-    discussion: DiscussionRecords, spec: SpecRecords, run: RunContext
+    discussion: DiscussionRecords,
+    spec: SpecRecords,
+    run: RunContext,
+    sources: Sequence[MapsPosts],
 ) -> Iterator[Batch]:
-    """People (graph ``people``), threads, posts and citations (graph ``github``), then commit
-    evidence (graph ``git``)."""
-    repository = spec.brain.repository
-    sections = SectionIris(spec)
-    people = PeopleIndex(discussion.people)
+    """People (graph ``people``), then each source's posts and citations in the order given
+    (graphs ``github``, ``mail``, a registered source's), then commit evidence (graph
+    ``git``)."""
+    context = MapContext.of(discussion, spec, run)
     yield people_batch(discussion.people, run)
-    citations: dict[str, list[CitationRecord]] = {}
-    for citation in discussion.citations:
-        citations.setdefault(citation.post, []).append(citation)
-    threads = discussion.archive.threads
+    for source in sources:
+        if source.name in discussion.posts:
+            yield from source.batches(discussion.posts[source.name], context)
+    yield from commit_batches(discussion, context)
+
+
+def github_batches(archive: GitHubArchive, context: MapContext) -> Iterator[Batch]:
+    """GitHub's threads, a few dozen a batch, with their posts and citations (graph
+    ``github``)."""
+    repository = context.repository
+    people = context.people
+    threads = archive.threads
     issues = {t.number for t in threads if t.kind == "issue"}
-    pulls = {t.number for t in threads if t.kind == "pull"}
     for start in range(0, len(threads), THREADS_PER_BATCH):
         chunk = threads[start : start + THREADS_PER_BATCH]
         batch = Batch(
-            run.graph("github"),
+            context.graph("github"),
             f"GitHub threads #{chunk[0].number}–#{chunk[-1].number} of {repository}",
         )
         for thread in chunk:
@@ -163,22 +223,26 @@ def discussion_batches(
                         batch.add(message, "rdf:type", term("rr:MailMessage").value)
                         batch.add(message, "foaf:page", link)
                         batch.add(post_iri, "sioc:links_to", message)
-                _citations(
-                    batch,
-                    post_iri,
-                    citations.get(github_post_key(thread.number, post.index), []),
-                    sections,
-                )
+                context.add_citations(batch, post_iri, github_post_key(thread.number, post.index))
         yield batch
-    yield from _mail_batches(discussion, citations, sections, people, run)
+
+
+def commit_batches(discussion: DiscussionRecords, context: MapContext) -> Iterator[Batch]:
+    """Commit evidence, a few hundred commits a batch (graph ``git``): linked to the pull
+    requests GitHub's archive holds, or, without one, to those the history names."""
+    repository = context.repository
+    threads = discussion.archive.threads
+    pulls = {t.number for t in threads if t.kind == "pull"}
     commits = discussion.commits
     merged = {} if threads else _merged_pull_requests(commits)
     pulls |= set(merged)
     for start in range(0, len(commits), COMMITS_PER_BATCH):
         chunk = commits[start : start + COMMITS_PER_BATCH]
-        batch = Batch(run.graph("git"), f"commits {start + 1}–{start + len(chunk)} of {repository}")
+        batch = Batch(
+            context.graph("git"), f"commits {start + 1}–{start + len(chunk)} of {repository}"
+        )
         for evidence in chunk:
-            _commit(batch, evidence, repository, sections, pulls, people)
+            _commit(batch, evidence, repository, context.sections, pulls, context.people)
             number = evidence.commit.pull_request
             if number is not None and merged.get(number) is evidence:
                 _merged_pull_request(batch, number, evidence, repository)
@@ -231,7 +295,7 @@ def _merged_title(subject: str, message: str, number: int) -> str:
 
 
 def _citations(
-    batch: Batch, post_iri: str, records: list[CitationRecord], sections: SectionIris
+    batch: Batch, post_iri: str, records: Sequence[CitationRecord], sections: SectionIris
 ) -> None:
     """A post's citations: resolved ones with their section, the others with their reason."""
     for citation in records:
@@ -254,21 +318,16 @@ def _citations(
             batch.add(post_iri, "rr:discussedAfterPublication", target)
 
 
-def _mail_batches(
-    discussion: DiscussionRecords,
-    citations: dict[str, list[CitationRecord]],
-    sections: SectionIris,
-    people: PeopleIndex,
-    run: RunContext,
-) -> Iterator[Batch]:
-    """One batch per list: threads and messages (graph ``mail``)."""
+def mail_batches(messages: Sequence[MailMessage], context: MapContext) -> Iterator[Batch]:
+    """One batch per list: threads and messages, with their citations (graph ``mail``)."""
+    people = context.people
     by_list: dict[str, list[MailMessage]] = {}
-    for message in discussion.mail:
+    for message in messages:
         by_list.setdefault(message.list_name, []).append(message)
-    for list_name, messages in sorted(by_list.items()):
-        batch = Batch(run.graph("mail"), f"{len(messages)} messages of list {list_name}")
-        held = {m.message_id: m for m in messages}
-        for message in messages:
+    for list_name, held_messages in sorted(by_list.items()):
+        batch = Batch(context.graph("mail"), f"{len(held_messages)} messages of list {list_name}")
+        held = {m.message_id: m for m in held_messages}
+        for message in held_messages:
             iri = v.mail_message_iri(list_name, _token(message))
             root = held.get(message.thread_root, message)
             thread = v.mail_thread_iri(list_name, _token(root))
@@ -295,7 +354,7 @@ def _mail_batches(
                 batch.add(sender, "rdf:type", term("foaf:Agent").value)
                 batch.text(sender, "foaf:name", message.sender_name)
                 batch.add(iri, "dcterms:creator", sender)
-            _citations(batch, iri, citations.get(mail_post_key(message.message_id), []), sections)
+            context.add_citations(batch, iri, mail_post_key(message.message_id))
         yield batch
 
 

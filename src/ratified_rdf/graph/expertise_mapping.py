@@ -42,14 +42,14 @@ def expertise_batches(
     parallel. A run that maps its batches more than once passes ``ended``, so every mapping
     says the same time."""
     name = expertise_source(level)
-    graph = run.graph(name)  # type: ignore[arg-type]
+    graph = run.graph(name)
     activity = f"{v.run_iri(run.run_id)}/computation/{name}"
     batch = Batch(graph, f"the {name} computation")
     batch.add(activity, "rdf:type", term("rr:Computation").value)
     batch.text(activity, "rr:algorithm", records.algorithm)
     batch.typed(activity, "prov:endedAtTime", ended or datetime.now(UTC), XSD_DT)
     for source in sorted(used):
-        batch.add(activity, "prov:used", run.graph(source))  # type: ignore[arg-type]
+        batch.add(activity, "prov:used", run.graph(source))
     yield batch
     for start in range(0, len(records.scores), SCORES_PER_BATCH):
         chunk = records.scores[start : start + SCORES_PER_BATCH]

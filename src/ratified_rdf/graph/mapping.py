@@ -19,7 +19,6 @@ from pyoxigraph import Literal, NamedNode, Triple
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
-from ratified_rdf.records.manifest import Source
 from ratified_rdf.records.models import (
     AlignmentRecord,
     CommitRef,
@@ -85,8 +84,9 @@ class RunContext:
     brain_id: str
     run_id: str
 
-    def graph(self, source: Source) -> str:
-        """The named graph for ``source`` in this run."""
+    def graph(self, source: str) -> str:
+        """The named graph for ``source`` (a source's name, :data:`~ratified_rdf.records.
+        manifest.SourceName`, or a derived graph's, ``expertise-internal``) in this run."""
         return v.graph_iri(self.tenant, self.brain_id, self.run_id, source)
 
 
@@ -281,20 +281,22 @@ def _add_alignments(
         target_iri, target_doc = documents[record.target_rfc]
         section_iri = source_sections[record.source_position]
         iri = v.alignment_iri(section_iri, record.target_rfc)
-        matched = record.target_position is not None and record.similarity is not None
+        # A match has both a position in the final RFC and a similarity; else no counterpart.
+        position, similarity = record.target_position, record.similarity
+        matched = position is not None and similarity is not None
         kind = "rr:SectionAlignment" if matched else "rr:NoCounterpart"
         batch.add(iri, "rdf:type", term(kind).value)
         batch.add(iri, "rr:alignedSection", section_iri)
         batch.add(iri, "rr:finalDocument", target_iri)
         batch.add(iri, "rr:alignmentRule", v.rule_iri(record.rule.value))
-        if matched:
+        if position is not None and similarity is not None:
             if record.target_rfc not in target_sections:
                 target_sections[record.target_rfc] = section_iris(target_iri, target_doc)
-            final_iri = target_sections[record.target_rfc][record.target_position]
+            final_iri = target_sections[record.target_rfc][position]
             batch.add(iri, "rr:finalSection", final_iri)
             batch.add(section_iri, "rr:alignsWith", final_iri)
-            batch.typed(iri, "rr:textSimilarity", canonical_decimal(record.similarity), XSD_DEC)
-            batch.typed(iri, "rr:stillChanging", record.similarity < STILL_CHANGING_BELOW, XSD_BOOL)
+            batch.typed(iri, "rr:textSimilarity", canonical_decimal(similarity), XSD_DEC)
+            batch.typed(iri, "rr:stillChanging", similarity < STILL_CHANGING_BELOW, XSD_BOOL)
 
 
 def _commit(batch: Batch, records: SpecRecords, commit: CommitRef) -> str:

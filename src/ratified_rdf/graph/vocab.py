@@ -228,6 +228,13 @@ def mail_thread_iri(list_name: str, root_token: str) -> str:
     return f"{ID}mail/{quote(list_name)}/thread/{quote(root_token)}"
 
 
+def source_record_iri(source: str, *names: str) -> str:
+    """A record of a registered source that has no IRI function of its own here: under the
+    source's name, by the public names that tell it apart (``minutes``, ``2029-04-12``,
+    ``3``), so a rebuild mints the same IRI."""
+    return f"{ID}{quote(source)}/" + "/".join(quote(name, safe="") for name in names)
+
+
 def mail_link_iri(url: str) -> str | None:
     """The message node a link into the IETF mail archive names, new or old form."""
     new = re.match(r"https://mailarchive\.ietf\.org/arch/msg/([^/]+)/([^/]+)/?$", url)

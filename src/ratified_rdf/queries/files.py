@@ -5,8 +5,9 @@ Each file holds one query with a header comment: ``# Answers: …`` says what it
 query names its parameters in one placeholder row, ``VALUES (?a ?b) { (UNDEF UNDEF) }``, which
 runs as "any value" when the file is used as it is. Binding replaces that row with typed RDF
 terms serialised by the library, so a parameter can never become query text. ``# Reads: …``
-names the sources whose graphs it reads; ``# Whole graph: …`` marks a query about everything
-those graphs hold, whose rows a brain keeps per set of graphs.
+names the sources whose graphs it reads (``posts``: every source whose graph holds posts, as
+the registry says); ``# Whole graph: …`` marks a query about everything those graphs hold,
+whose rows a brain keeps per set of graphs.
 
 A ``VALUES`` block inside the pattern costs the same as an inline IRI on Oxigraph, whereas its
 ``substitutions=`` argument does not seed property paths from the bound node.

@@ -32,6 +32,22 @@ def source_of(graph: str) -> str:
     return graph.rsplit("/", 1)[-1].split("-", 1)[0]
 
 
+POSTS = "posts"
+"""In a query's ``# Reads:``, every source whose graph holds posts citing sections: ``github``,
+``mail`` and any registered source that holds posts (:func:`ratified_rdf.sources.base.
+post_sources`), so a new source's posts reach the cards that list posts."""
+
+
+def read_sources(reads: Sequence[str]) -> frozenset[str]:
+    """The sources a query's ``# Reads:`` names, with :data:`POSTS` spelt out."""
+    if POSTS not in reads:
+        return frozenset(reads)
+    # Imported here: the registry loads the sources, whose mappings write through queries.
+    from ratified_rdf.sources.base import post_sources
+
+    return (frozenset(reads) - {POSTS}) | post_sources()
+
+
 def _shown(value: str | int | NamedNode) -> str:
     """A parameter value as the record shows it: an IRI as its text, without brackets."""
     return value.value if isinstance(value, NamedNode) else str(value)
@@ -48,7 +64,8 @@ def run_query(
     query = load_query(name)
     sparql = query.bind(values)
     if graphs is not None and query.reads:
-        graphs = [g for g in graphs if source_of(g) in query.reads]
+        reads = read_sources(query.reads)
+        graphs = [g for g in graphs if source_of(g) in reads]
     result = store.query(sparql, graphs)
     record = QueryRun(
         name=name,

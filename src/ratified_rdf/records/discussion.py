@@ -28,8 +28,9 @@ import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
@@ -46,8 +47,11 @@ from ratified_rdf.sources.document import (
 )
 from ratified_rdf.sources.git_history import ChangePlace, CommitRecord
 from ratified_rdf.sources.github_archive import GitHubArchive, GitHubThread
-from ratified_rdf.sources.mail import MailMessage, MailProblem, MailReadResult
+from ratified_rdf.sources.mail import MailMessage
 from ratified_rdf.sources.online.datatracker import DraftFacts
+
+if TYPE_CHECKING:
+    from ratified_rdf.sources.base import ReadContext
 
 CitationRule = Literal[
     "explicit-revision", "current-revision", "named-rfc", "anchor", "review-line"
@@ -91,6 +95,15 @@ def mail_post_key(message_id: str) -> str:
     return f"mail/{message_id}"
 
 
+class _Where(TypedDict):
+    """Where a citation sits: the post and the span of its text."""
+
+    post: str
+    start: int
+    end: int
+    text: str
+
+
 class CitationRecord(BaseModel):
     """One reference to a section in one post, and what it resolved to."""
 
@@ -131,34 +144,46 @@ class CommitEvidence(BaseModel):
     pull_requests: tuple[int, ...] = ()
 
 
+_NO_ARCHIVE = GitHubArchive(repository="", timestamp=None, threads=())
+
+
 class DiscussionRecords(BaseModel):
     """Everything one read of the discussion sources produced."""
 
     model_config = ConfigDict(frozen=True)
 
-    archive: GitHubArchive
     windows: tuple[RevisionWindow, ...]
     commits: tuple[CommitEvidence, ...]
     citations: tuple[CitationRecord, ...]
     people: PeopleTable
-    mail: tuple[MailMessage, ...] = ()
-    """Messages held from the lists' archives (with a date and a permalink)."""
-    mail_problems: tuple[MailProblem, ...] = ()
+    posts: dict[str, Any] = {}
+    """What each post source read (:class:`ratified_rdf.sources.base.Source`), by its name,
+    in the registry's order: ``github``'s archive, ``mail``'s messages, a registered one's."""
+    problems: tuple[str, ...] = ()
+    """Records the sources reported and skipped (a malformed mail message, say), as
+    sentences."""
+
+    @property
+    def archive(self) -> GitHubArchive:
+        """The GitHub archive's threads (none without one): the commit evidence links commits
+        to the pull requests among them, and expertise credits their posts' authors."""
+        read = self.posts.get("github")
+        return read.archive if read is not None else _NO_ARCHIVE
+
+    @property
+    def mail(self) -> tuple[MailMessage, ...]:
+        """Messages held from the lists' archives (with a date and a permalink)."""
+        read = self.posts.get("mail")
+        return read.messages if read is not None else ()
 
     def visible_to(self, sources: Collection[str]) -> DiscussionRecords:
         """Only what the given sources (``github``, ``mail``, ``git``) hold: what a reader
         cleared for just those may be shown, and what is computed for them."""
-        kept = {"github": "github" in sources, "mail": "mail" in sources}
         return self.model_copy(
             update={
-                "archive": self.archive
-                if kept["github"]
-                else self.archive.model_copy(update={"threads": ()}),
-                "mail": self.mail if kept["mail"] else (),
+                "posts": {name: read for name, read in self.posts.items() if name in sources},
                 "commits": self.commits if "git" in sources else (),
-                "citations": tuple(
-                    c for c in self.citations if kept.get(c.post.split("/", 1)[0], True)
-                ),
+                "citations": tuple(c for c in self.citations if c.post.split("/", 1)[0] in sources),
             }
         )
 
@@ -258,8 +283,10 @@ class PostContext(BaseModel):
     thread_names: frozenset[str] = frozenset()
 
 
-class _Resolver:
-    """Resolves citations against the spec records."""
+class CitationResolver:
+    """Resolves citations against the spec records: what a post's "Section 4.2" meant, in
+    the revision current when it was written (see the module docstring). One per read of the
+    discussion, shared by every post source."""
 
     def __init__(self, manifest: Manifest, spec: SpecRecords, windows: list[RevisionWindow]):
         self.documents: dict[str, ParsedDocument] = {r.name: r.document for r in spec.revisions}
@@ -346,6 +373,25 @@ class _Resolver:
         opening = thread.posts[0].body if thread.posts else ""
         return frozenset(named | (drafts_named(f"{thread.title}\n{opening}") & self.drafts))
 
+    def names_in(self, text: str) -> frozenset[str]:
+        """The held drafts ``text`` names (in prose or a link)."""
+        return frozenset(drafts_named(text) & self.drafts)
+
+    def cite(
+        self, post: str, when: datetime, text: str, thread_text: str | None = None
+    ) -> list[CitationRecord]:
+        """Every citation in ``text``, written in ``post`` at ``when``, resolved; the drafts
+        ``thread_text`` names (its thread's subject or opening) break a tie between chains
+        then open. What a post source with no thread context of its own calls."""
+        found = find_citations(text)
+        if not found:
+            return []
+        context = PostContext(
+            names=self.names_in(text),
+            thread_names=self.names_in(thread_text) if thread_text else frozenset(),
+        )
+        return [self.resolve(post, when, c, context) for c in found]
+
     def _chain_for(
         self, when: datetime, context: PostContext, what: str
     ) -> tuple[RevisionWindow | None, str | None]:
@@ -383,7 +429,7 @@ class _Resolver:
     ) -> CitationRecord:
         """What ``c``, written in ``post`` at ``when``, refers to (see the module docstring
         for which draft a citation naming none is read against)."""
-        base = {"post": post, "start": c.start, "end": c.end, "text": c.text}
+        base: _Where = {"post": post, "start": c.start, "end": c.end, "text": c.text}
         if c.rfc is not None:
             if c.rfc not in self.rfcs:
                 return CitationRecord(
@@ -484,93 +530,75 @@ def _slug(heading: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", heading.lower()).strip("-")
 
 
-def read_discussion(
-    manifest: Manifest,
-    spec: SpecRecords,
-    archive: GitHubArchive,
-    commits: list[CommitRecord],
-    landed: Landing,
-    public_ids: dict[str, str],
-    branch_commits: Callable[[str], list[str]],
-    people: PeopleTable,
-    mail: Sequence[MailReadResult] = (),
-    facts: Mapping[str, DraftFacts] | None = None,
-    places: Mapping[str, Sequence[ChangePlace]] | None = None,
-    review_lines: Mapping[str, tuple[ChangePlace, str]] | None = None,
-) -> DiscussionRecords:
-    """Resolve every post's and message's citations and every commit's touched headings.
+@dataclass(frozen=True)
+class GitEvidence:
+    """What git said about the documents' history, read in ``sources/``: the commits that
+    changed the document files, where each change sat, and which merges brought in which
+    commits. Records run no git themselves."""
 
-    A message without a date cannot be placed in a revision's window, and one without a
-    permalink cannot be linked: both are reported as problems, not ingested.
+    commits: Sequence[CommitRecord]
+    """The commits that changed the document files (``git_history.read_history``)."""
+    places: Mapping[str, Sequence[ChangePlace]]
+    """Where each commit's changes sat, by commit (``git_history.place_changes``)."""
+    branch_commits: Callable[[str], list[str]]
+    """The commits a merge brought in (none for a squash merge)."""
+
+
+class PostSource(Protocol):
+    """What :func:`read_discussion` asks of a post source (the citation half of
+    :class:`ratified_rdf.sources.base.Source`): its citations, resolved, and its problems."""
+
+    @property
+    def name(self) -> str:
+        """The source's name in the manifest, and the prefix of its post keys."""
+        ...
+
+    def citations(self, read: Any, resolver: CitationResolver) -> list[CitationRecord]:
+        """Every citation in the posts ``read`` holds, resolved by ``resolver``."""
+        ...
+
+    def problems(self, read: Any) -> tuple[str, ...]:
+        """The records ``read`` reported and skipped, as sentences."""
+        ...
+
+
+def read_discussion(
+    context: ReadContext,
+    people: PeopleTable,
+    git: GitEvidence,
+    posts: Sequence[tuple[PostSource, Any]] = (),
+) -> DiscussionRecords:
+    """Resolve every post's citations and every commit's touched headings.
+
+    ``posts`` is each post source with what it read, in the registry's order: each resolves
+    its own posts' citations through the one resolver, so a post means the same section
+    whichever source holds it.
     """
-    windows = revision_windows(manifest, spec, facts)
-    resolver = _Resolver(manifest, spec, windows)
-    citations: list[CitationRecord] = []
-    for thread in archive.threads:
-        thread_names: frozenset[str] | None = None
-        for post in thread.posts:
-            text = post.body if post.index else f"{thread.title}\n{post.body}"
-            found = find_citations(text)
-            if not found:
-                continue
-            if thread_names is None:
-                thread_names = resolver.thread_names(thread)
-            context = PostContext(
-                names=frozenset(drafts_named(text) & resolver.drafts), thread_names=thread_names
-            )
-            key = github_post_key(thread.number, post.index)
-            citations += [resolver.resolve(key, post.created, c, context) for c in found]
-    citations += _review_line_citations(resolver, archive, review_lines or {})
-    messages: list[MailMessage] = []
-    problems: list[MailProblem] = [p for result in mail for p in result.problems]
-    for result in mail:
-        for message in result.messages:
-            if message.date is None or message.permalink is None:
-                problems.append(
-                    MailProblem(
-                        index=-1,
-                        message_id=message.message_id,
-                        reason=f"message <{message.message_id}> has no "
-                        + ("date" if message.date is None else "permalink")
-                        + ", so it cannot be placed or linked; it was not ingested.",
-                        skipped=True,
-                    )
-                )
-                continue
-            messages.append(message)
-    by_id = {m.message_id: m for m in messages}
-    for message in messages:
-        assert message.date is not None
-        text = f"{message.subject}\n{message.body}"
-        found = find_citations(text)
-        if not found:
-            continue
-        root = by_id.get(message.thread_root)
-        context = PostContext(
-            names=frozenset(drafts_named(text) & resolver.drafts),
-            thread_names=frozenset(drafts_named(f"{root.subject}\n{root.body}") & resolver.drafts)
-            if root is not None and root is not message
-            else frozenset(),
-        )
-        key = mail_post_key(message.message_id)
-        citations += [resolver.resolve(key, message.date, c, context) for c in found]
-    return DiscussionRecords(
-        mail=tuple(messages),
-        mail_problems=tuple(problems),
-        archive=archive,
+    windows = revision_windows(context.manifest, context.spec, context.facts)
+    resolver = CitationResolver(context.manifest, context.spec, windows)
+    citations = [c for source, read in posts for c in source.citations(read, resolver)]
+    records = DiscussionRecords(
         windows=tuple(windows),
-        commits=tuple(
-            _commit_evidence(
-                resolver, archive, commits, landed, places or {}, public_ids, branch_commits
-            )
-        ),
+        commits=(),
         citations=tuple(citations),
         people=people,
+        posts={source.name: read for source, read in posts},
+        problems=tuple(p for source, read in posts for p in source.problems(read)),
     )
+    commits = _commit_evidence(
+        resolver,
+        records.archive,
+        git.commits,
+        context.landing,
+        git.places,
+        context.commit_map,
+        git.branch_commits,
+    )
+    return records.model_copy(update={"commits": tuple(commits)})
 
 
-def _review_line_citations(
-    resolver: _Resolver, archive: GitHubArchive, lines: Mapping[str, tuple[ChangePlace, str]]
+def review_line_citations(
+    resolver: CitationResolver, archive: GitHubArchive, lines: Mapping[str, tuple[ChangePlace, str]]
 ) -> list[CitationRecord]:
     """A review comment on a line is discussion of the section that line sits in, in the
     revision the reviewed change landed in (``lines``: post key → where, which revision).
@@ -596,7 +624,7 @@ def _review_line_citations(
             position = _by_path_end(ends[document_name], place.key)
         text = f"a review comment on a line of {place.file} (section {place.heading})"
         # Offset -1: not in the text (a text citation at offset 0 of the same post is another).
-        base = {"post": post, "start": -1, "end": -1, "text": text}
+        base: _Where = {"post": post, "start": -1, "end": -1, "text": text}
         if position is None:
             records.append(
                 CitationRecord(
@@ -680,11 +708,11 @@ def _by_path_end(
     appendix, path, _rank = key
     # One ancestor renamed, the rest of the path as it was ("Algorithm Details" became
     # "Pseudocode" above "Constants of interest", a heading Congestion Control has too).
-    found = {
+    renamed_one = {
         p for renamed in _renamable(path) for p in ends.get((appendix, _masked(path, renamed)), [])
     }
-    if len(found) == 1:
-        return found.pop()
+    if len(renamed_one) == 1:
+        return renamed_one.pop()
     for length in range(len(path), 0, -1):
         found = ends.get((appendix, path[-length:]), [])
         if len(found) == 1:
@@ -698,12 +726,12 @@ def _by_path_end(
 
 
 def _commit_evidence(
-    resolver: _Resolver,
+    resolver: CitationResolver,
     archive: GitHubArchive,
-    commits: list[CommitRecord],
+    commits: Sequence[CommitRecord],
     landed: Landing,
     places: Mapping[str, Sequence[ChangePlace]],
-    public_ids: dict[str, str],
+    public_ids: Mapping[str, str],
     branch_commits: Callable[[str], list[str]],
 ) -> list[CommitEvidence]:
     local_of = {public: local for local, public in public_ids.items()}

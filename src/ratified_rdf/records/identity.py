@@ -18,7 +18,6 @@ over every rule.
 from __future__ import annotations
 
 import re
-import subprocess
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -575,12 +574,19 @@ def _link_edges(links: Sequence[LinkEvidence], index: Mapping[Identity, int]) ->
 
 
 def _chain(
-    positions: Sequence[int], rule: MergeRule, say: Callable[[int, int], str]
+    items: Sequence[Identity], positions: Sequence[int], rule: MergeRule, shared: str
 ) -> list[_Edge]:
-    """Edges joining each position to the first, with evidence ``say(first, other)``."""
+    """Edges joining each position to the first, with the evidence "<first> and <other>
+    ``shared``" (``shared``: what the two have in common, "both use the address …")."""
     first = positions[0]
     return [
-        _Edge(a=first, b=other, rule=rule, evidence=say(first, other)) for other in positions[1:]
+        _Edge(
+            a=first,
+            b=other,
+            rule=rule,
+            evidence=f"{items[first].label} and {items[other].label} {shared}",
+        )
+        for other in positions[1:]
     ]
 
 
@@ -600,13 +606,7 @@ def _rule_edges(items: Sequence[Identity]) -> list[_Edge]:
 
     edges: list[_Edge] = []
     for email, group in sorted(by_email.items()):
-        edges += _chain(
-            group,
-            MergeRule.SAME_EMAIL,
-            lambda a, b, email=email: (
-                f"{items[a].label} and {items[b].label} both use the address {email}"
-            ),
-        )
+        edges += _chain(items, group, MergeRule.SAME_EMAIL, f"both use the address {email}")
     for login, group in sorted(by_login.items()):
         for other in group[1:]:
             first = group[0]
@@ -625,11 +625,7 @@ def _rule_edges(items: Sequence[Identity]) -> list[_Edge]:
             )
     for name, group in sorted(by_name.items()):
         edges += _chain(
-            group,
-            MergeRule.SAME_FULL_NAME,
-            lambda a, b, name=name: (
-                f"{items[a].label} and {items[b].label} carry the same full name '{name}'"
-            ),
+            items, group, MergeRule.SAME_FULL_NAME, f"carry the same full name '{name}'"
         )
     edges += _local_part_edges(items, by_email, by_login)
     return edges
@@ -731,34 +727,30 @@ def _assign_keys(
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading identities and link evidence from a repository and its GitHub archive
+# Identities and link evidence from what git and the GitHub archive say
 # ---------------------------------------------------------------------------------------------
 
+Signature = tuple[str, str]
+"""A git signature as git prints it: (name, email), either possibly empty."""
 
-def _git(git_dir: str | Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=False
-    )
-    if result.returncode != 0:
-        reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
-        raise PeopleError(f"git could not read {git_dir}: {reason}.")
-    return result.stdout
+PullAuthors = Callable[[str, str | None], Sequence[Signature]]
+"""The author of each commit of a pull request, given its head and base commits (the base
+None when unknown), newest first; empty when the head is not in the repository. Read by
+:func:`ratified_rdf.sources.git_history.pull_authors`: records run no git themselves."""
 
 
-def identities_from_git(git_dir: str | Path) -> list[Identity]:
-    """Every distinct author and committer signature on every ref of the repository.
+def identities_from_git(signatures: Iterable[Signature]) -> list[Identity]:
+    """Every distinct author and committer signature, from what git says
+    (:func:`ratified_rdf.sources.git_history.signatures`).
 
     GitHub's own web-flow committer (``noreply@github.com``) is left out: it is not a person.
     """
-    out = _git(git_dir, "log", "--all", "--format=%an%x09%ae%x09%cn%x09%ce")
     seen: set[Identity] = set()
-    for line in out.splitlines():
-        fields = line.split("\t")
-        for name, email in ((fields[0], fields[1]), (fields[2], fields[3])):
-            if (normalise_email(email) or "") in NOT_A_PERSON_EMAILS:
-                continue
-            if name or email:
-                seen.add(Identity(kind="git", name=name or None, email=email or None))
+    for name, email in signatures:
+        if (normalise_email(email) or "") in NOT_A_PERSON_EMAILS:
+            continue
+        if name or email:
+            seen.add(Identity(kind="git", name=name or None, email=email or None))
     return sorted(seen, key=Identity.sort_key)
 
 
@@ -785,16 +777,18 @@ _DOMINANT_SHARE = 2 / 3
 
 
 def link_evidence_from_prs(
-    git_dir: str | Path,
+    pull_authors: PullAuthors,
     archive: Mapping[str, Any],
     commit_map: Mapping[str, str] | None = None,
 ) -> list[LinkEvidence]:
     """Links from each pull request's author login to the one address its commits were made with.
 
+    ``pull_authors`` says who wrote each pull request's commits (:data:`PullAuthors`).
     ``commit_map`` maps the repository's commit ids to GitHub's (as ``commit-map.tsv`` does);
     empty or None means the ids are GitHub's own. A pull request counts only when GitHub's head
     commit is in the repository (a bundle's ``refs/pull/N/head`` is not trusted: it can point at
-    an unrelated commit) and every commit between its base and its head has authors with one
+    an unrelated commit), it has at most 200 commits (a larger branch is a merge of histories,
+    not one person's work) and every commit between its base and its head has authors with one
     normalised address. An address whose commits reached the repository through pull requests
     of several logins is linked only to a login holding more than two thirds of those pull
     requests, since the others carried someone else's commits.
@@ -810,16 +804,16 @@ def link_evidence_from_prs(
         and login
         and (head := _local_commit(pull.get("headRefOid"), local)) is not None
     ]
-    # One git call per pull request; they wait on git, not Python, so threads overlap them.
+
+    def authors_of(candidate: tuple[Mapping[str, Any], str, str]) -> set[Signature]:
+        pull, _login, head = candidate
+        commits = pull_authors(head, _local_commit(pull.get("baseRefOid"), local))
+        return set(commits) if len(commits) <= _MAX_PR_COMMITS else set()
+
+    # One call per pull request, each a git call in sources/: they wait on git, not Python,
+    # so threads overlap them.
     with ThreadPoolExecutor(max_workers=8) as pool:
-        all_authors = list(
-            pool.map(
-                lambda c: _pull_authors(
-                    git_dir, c[2], _local_commit(c[0].get("baseRefOid"), local)
-                ),
-                candidates,
-            )
-        )
+        all_authors = list(pool.map(authors_of, candidates))
     for (pull, login, _head), authors in zip(candidates, all_authors, strict=True):
         emails = {normalise_email(email) for _, email in authors}
         if not authors or len(emails) != 1 or None in emails:
@@ -865,31 +859,6 @@ def _local_commit(public: Any, local: Mapping[str, str]) -> str | None:
     if not isinstance(public, str) or not public:
         return None
     return local.get(public) if local else public
-
-
-def _pull_authors(git_dir: str | Path, head: str, base: str | None) -> set[tuple[str, str]]:
-    """Author signatures of a pull request's commits (the head alone when the base is unknown)."""
-    exclude = [f"^{base}"] if base else ["-1"]
-    result = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "log", "--format=%an%x09%ae", head, *exclude, "--"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        return set()  # GitHub's head commit is not in this repository
-    lines = result.stdout.splitlines()
-    if not lines:
-        # The base already holds the head (merged before the archive was taken): the head
-        # commit itself is still the pull request's.
-        return _pull_authors(git_dir, head, None) if base else set()
-    if len(lines) > _MAX_PR_COMMITS:
-        return set()  # a branch of this size is a merge of histories, not one person's work
-    signatures: set[tuple[str, str]] = set()
-    for line in lines:
-        name, _, email = line.partition("\t")
-        signatures.add((name, email))
-    return signatures
 
 
 class PeopleLookup:

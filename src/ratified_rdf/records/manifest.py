@@ -43,10 +43,16 @@ class BrainInfo(BaseModel):
     commit_map: str | None = None
 
 
-Source = Literal["spec", "records", "git", "github", "mail", "people", "expertise"]
-"""The sources a build writes, one named graph each."""
+SourceName = str
+"""A source's name, as the manifest's ``[clearance]`` and ``[licence]`` name it: one of
+:data:`CORE_SOURCES` or a registered source's (``github``, ``mail``, …; see
+:func:`ratified_rdf.sources.base.source_names`). A build writes one named graph per source."""
 
-DERIVED_FROM: dict[Source, tuple[Source, ...]] = {
+CORE_SOURCES: tuple[SourceName, ...] = ("spec", "records", "git", "people", "expertise")
+"""The sources every build has: the documents and their records, their history, and what is
+derived from the others. The discussion sources (``github``, ``mail``) are registered."""
+
+DERIVED_FROM: dict[SourceName, tuple[SourceName, ...]] = {
     "people": ("spec", "records", "git", "github"),
     "expertise": ("git", "github", "mail", "people"),
 }
@@ -186,9 +192,14 @@ class MailEntry(BaseModel):
 
 
 class DiscussionEntry(BaseModel):
-    """Where the discussions around the documents are recorded."""
+    """Where the discussions around the documents are recorded.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Besides its own fields, it holds a ``[discussion.<name>]`` table for each registered
+    source that takes one (:attr:`ratified_rdf.sources.base.Source.entry`), read into that
+    source's model; any other name is refused, as a misspelt field is.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     github_archive: Annotated[str, Field(pattern=r"^[^:]+:.+$")] | None = None
     """``ref:path`` of i-d-template's archive.json in the repository (``gh-pages:archive.json``)."""
@@ -197,6 +208,30 @@ class DiscussionEntry(BaseModel):
     people: str = "people.toml"
     """Overrides for identity resolution, beside the manifest (optional file)."""
     mail: tuple[MailEntry, ...] = ()
+
+    @model_validator(mode="after")
+    def _source_tables(self) -> DiscussionEntry:
+        """Read each extra table with its registered source's model; refuse the rest."""
+        # Imported here: the registry loads the sources, and they read manifests.
+        from ratified_rdf.sources.base import source_named
+
+        extra = self.__pydantic_extra__ or {}
+        for name, table in extra.items():
+            source = source_named(name)
+            model = source.entry if source is not None else None
+            if model is None:
+                fields = ", ".join(type(self).model_fields)
+                raise ValueError(
+                    f"[discussion] has no field {name!r}: its fields are {fields}, and a "
+                    "table for a registered source that takes one"
+                )
+            if not isinstance(table, model):
+                extra[name] = model.model_validate(table)
+        return self
+
+    def table(self, source: SourceName) -> BaseModel | None:
+        """The ``[discussion.<source>]`` table, read with its source's model, if given."""
+        return (self.__pydantic_extra__ or {}).get(source)
 
 
 class Manifest(BaseModel):
@@ -208,13 +243,25 @@ class Manifest(BaseModel):
     draft: tuple[DraftEntry, ...]
     rfc: tuple[RfcEntry, ...] = ()
     discussion: DiscussionEntry | None = None
-    clearance: dict[Source, Clearance] = {}
+    clearance: dict[SourceName, Clearance] = {}
     """The clearance level of each source's graph; a source not named is public."""
-    licence: dict[Source, Annotated[str, Field(pattern=r"^https?://")]] = {}
+    licence: dict[SourceName, Annotated[str, Field(pattern=r"^https?://")]] = {}
     """The licence (a URL) each source's content is under, for the dataset description; a
     source not named gets no licence statement rather than a guessed one."""
 
-    def expertise_levels(self) -> list[tuple[Clearance, frozenset[Source]]]:
+    @field_validator("clearance", "licence")
+    @classmethod
+    def _known_sources(cls, value: dict[SourceName, object]) -> dict[SourceName, object]:
+        """Every key names a source: a core one or a registered one."""
+        from ratified_rdf.sources.base import source_names
+
+        known = source_names()
+        for name in value:
+            if name not in known:
+                raise ValueError(f"{name!r} is not a source; the sources are {', '.join(known)}")
+        return value
+
+    def expertise_levels(self) -> list[tuple[Clearance, frozenset[SourceName]]]:
         """Each level expertise is computed at, lowest first, with the sources it may use:
         a reader gets the scores of the highest level they are cleared for, computed from
         nothing above it, so a restricted list neither hides nor leaks the public ranking."""
@@ -225,7 +272,7 @@ class Manifest(BaseModel):
             for level in levels
         ]
 
-    def clearance_of(self, source: Source) -> Clearance:
+    def clearance_of(self, source: SourceName) -> Clearance:
         """The level a source's graph is written at: its own, raised to that of every graph
         it was derived from."""
         own = self.clearance.get(source, Clearance.PUBLIC)

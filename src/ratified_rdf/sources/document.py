@@ -142,9 +142,14 @@ that path it is (0 for the first). Two sections with one heading have different 
 
 
 class _Headed(Protocol):
-    level: int
-    heading: str
-    appendix: bool
+    """A heading as :func:`outline_keys` reads it (a section, or an outline's heading)."""
+
+    @property
+    def level(self) -> int: ...
+    @property
+    def heading(self) -> str: ...
+    @property
+    def appendix(self) -> bool: ...
 
 
 def outline_keys(headings: Sequence[_Headed]) -> list[SectionKey]:

@@ -690,3 +690,52 @@ def commit_parents(repo: GitRepository, refs: list[str]) -> dict[str, tuple[str,
         commit, *rest = line.split()
         parents[commit] = tuple(rest)
     return parents
+
+
+def signatures(repo: GitRepository) -> list[tuple[str, str]]:
+    """Every commit's author and committer, as (name, email), on every ref of the repository,
+    in git's order with repeats: what git says about who wrote the history. Turning them into
+    identities (and leaving out what is no person) is :mod:`ratified_rdf.records.identity`'s.
+    """
+    result = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            str(repo.git_dir),
+            "log",
+            "--all",
+            "--format=%an%x09%ae%x09%cn%x09%ce",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
+        raise SourceError(f"git could not read {repo.source}: {reason}.")
+    pairs: list[tuple[str, str]] = []
+    for line in result.stdout.splitlines():
+        fields = line.split("\t")
+        pairs += [(fields[0], fields[1]), (fields[2], fields[3])]
+    return pairs
+
+
+def pull_authors(repo: GitRepository, head: str, base: str | None) -> list[tuple[str, str]]:
+    """The author of each of a pull request's commits, as (name, email), newest first: the
+    commits between ``base`` and ``head`` (the head alone when the base is unknown, or when
+    the base already holds it: merged before the archive was taken). Empty when git does not
+    hold ``head`` (GitHub's head commit is not in this repository). What a branch of a given
+    size says about its author is :mod:`ratified_rdf.records.identity`'s to decide."""
+    exclude = [f"^{base}"] if base else ["-1"]
+    result = subprocess.run(
+        ["git", "--git-dir", str(repo.git_dir), "log", "--format=%an%x09%ae", head, *exclude, "--"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        return []
+    lines = result.stdout.splitlines()
+    if not lines:
+        return pull_authors(repo, head, None) if base else []
+    return [(name, email) for name, _, email in (line.partition("\t") for line in lines)]

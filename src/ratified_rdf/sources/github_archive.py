@@ -160,7 +160,8 @@ def _json_type(value: object) -> str:
         return "boolean"
     if isinstance(value, int | float):
         return "number"
-    return {dict: "object", list: "array", str: "string"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _shown_number(item: object) -> str:
@@ -231,7 +232,8 @@ def _thread(kind: str, item: object) -> GitHubThread:
                 review_state=review.get("state"),
             )
         )
-        reviewed = review.get("commit") if isinstance(review.get("commit"), dict) else {}
+        commit = review.get("commit")
+        reviewed = commit if isinstance(commit, dict) else {}
         for comment in _objects(review.get("comments"), "a review's comments"):
             position = comment.get("originalPosition")
             posts.append(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import yaml
 
@@ -140,10 +140,10 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
     starts: set[int] = set()
     for mark in _OUTLINE_MARKS:
         at_start = mark.startswith("\n")
-        found = text.find(mark)
-        while found >= 0:
-            starts.add(found + 1 if at_start else text.rfind("\n", 0, found) + 1)
-            found = text.find(mark, found + 1)
+        at = text.find(mark)
+        while at >= 0:
+            starts.add(at + 1 if at_start else text.rfind("\n", 0, at) + 1)
+            at = text.find(mark, at + 1)
     if text[:1] in ("#", "%", "-"):
         starts.add(0)
     lines: dict[int, str] = {}
@@ -397,10 +397,13 @@ YAML_DEPTH_LIMIT: Final = 50
 """How deeply the YAML metadata may nest lists and mappings; real headers nest three deep."""
 
 
-_SAFE_LOADER: Final[type[yaml.SafeLoader]] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    from yaml import SafeLoader as _SafeLoader  # libyaml's, when there, has its interface
+else:
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _HeaderLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
+class _HeaderLoader(_SafeLoader):
     """PyYAML's safe loader (libyaml's where installed), keeping dates as the text written.
 
     Only the title, docname and authors are read, so a date is never needed, and an impossible

@@ -516,9 +516,7 @@ def _parse_date(text: str | None) -> datetime | None:
     try:
         parsed = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if parsed is None:
-        return None
+        return None  # since Python 3.10 an unreadable date raises; it never returns None
     # a date without a zone is taken as UTC, as the IETF archive does
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
@@ -537,9 +535,9 @@ def _sender(message: Message, list_name: str, deobfuscate: bool) -> tuple[str | 
     raw_from = _raw_header(message, "From") or ""
     if deobfuscate:
         raw_from = _restore_at(raw_from)
-    name, address = parseaddr(raw_from)
+    name, written = parseaddr(raw_from)
     display = _collapse(_decode_words(name)).strip("\"' ") or None
-    address = _undo_dmarc_address(address.strip().lower()) or None
+    address = _undo_dmarc_address(written.strip().lower()) or None
 
     undone = _via_name(display) if display else None
     if undone is not None and (

@@ -119,6 +119,7 @@ def _ask_by_cli(store: Path) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_server_two_mcp_servers_and_three_readers_share_one_store(
     built: tuple[Path, Path],
 ) -> None:

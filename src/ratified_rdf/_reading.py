@@ -163,18 +163,21 @@ class Reading:
     def validate(self) -> list[Violation]:
         """Validate the reader's graphs (and the catalog when nothing is withheld) with
         pyshacl, audited; an empty list means they conform."""
+        self.follow()  # first, so the audit record names the graphs read
         graphs = self.scope.graphs
         with self.audited("validate", {"graphs": len(graphs)}) as record:
-            data = to_rdflib(self.store.triples(self.scope.graphs))
+            data = to_rdflib(self.store.triples(graphs))
             found = ShaclGate().validate_graph(data, f"brain {self.brain_id}")
             self.calls.detail(record, {"violations": len(found)})
             return found
 
     def dump(self, output: IO[bytes], rdf_format: RdfFormat) -> None:
         """Write the reader's graphs (and the catalog when nothing is withheld), audited."""
-        graphs: list[JsonValue] = list(self.scope.graphs)
-        with self.audited("dump", {"format": str(rdf_format), "graphs": graphs}):
-            self.store.dump(output, self.scope.graphs, rdf_format)
+        self.follow()  # first, so the audit record names the graphs written
+        graphs = self.scope.graphs
+        named: list[JsonValue] = list(graphs)
+        with self.audited("dump", {"format": str(rdf_format), "graphs": named}):
+            self.store.dump(output, graphs, rdf_format)
 
     def prune(self, keep: int) -> list[str]:
         """Forget all but the latest ``keep`` runs and their graphs, audited; only a reader

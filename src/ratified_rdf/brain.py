@@ -131,10 +131,10 @@ class Brain:
     def read_as(self, reader: Reader, *, brain_id: str | None = None) -> Brain:
         """Another reader of the same store and audit log; a different tenant must hold a
         brain of its own (``brain_id``, or its only one)."""
-        same = reader.tenant == self.reader.tenant
-        brain_id = choose_brain(
-            self._store, reader.tenant, brain_id or (self.brain_id if same else None)
-        )
+        if reader.tenant != self.reader.tenant or brain_id not in (None, self.brain_id):
+            brain_id = choose_brain(self._store, reader.tenant, brain_id)
+        else:
+            brain_id = self.brain_id  # this brain: no need to look it up again
         shared = (self.reading.copies, self.reading.lookups)
         return Brain(self._store, brain_id, reader=reader, audit=self.audit, _shared=shared)
 

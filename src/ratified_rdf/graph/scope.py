@@ -47,8 +47,7 @@ class Scope(BaseModel):
         runs = read_runs(store, tenant, brain_id)
         levels = {v.reviews_graph(tenant, brain_id, c.value): c for c in Clearance}
         reviews = {g: levels[g] for g in store.graphs() if g in levels}
-        current = next((r for r in runs if r.current), None)
-        readable, withheld = split(current, reviews, clearance)
+        readable, withheld = split(current_run(runs), reviews, clearance)
         catalog = v.catalog_graph(tenant, brain_id)
         return cls(
             catalog=catalog,
@@ -63,7 +62,7 @@ class Scope(BaseModel):
     @property
     def current(self) -> RunRecord | None:
         """The current run, if the brain has one."""
-        return next((r for r in self.runs if r.current), None)
+        return current_run(self.runs)
 
     def run_at(self, as_of: datetime | None) -> RunRecord | None:
         """The current run, or the one that was current at ``as_of`` (transaction time)."""
@@ -93,6 +92,11 @@ class Scope(BaseModel):
         """Each graph of the current run and every reviews graph, with its clearance."""
         run = self.current
         return {**(run.graphs if run else {}), **self.reviews}
+
+
+def current_run(runs: list[RunRecord]) -> RunRecord | None:
+    """The run marked current among ``runs``, if any."""
+    return next((r for r in runs if r.current), None)
 
 
 def split(

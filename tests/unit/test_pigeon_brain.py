@@ -15,7 +15,7 @@ from pyoxigraph import RdfFormat
 from pyshacl import validate
 
 from ratified_rdf import Brain, Verdict
-from ratified_rdf.answers.models import HistoryEntry, SectionFate
+from ratified_rdf.answers.models import HistoryEntry, SectionDiff, SectionFate, SectionText
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces.cli import main, render_card
@@ -90,6 +90,34 @@ def test_renumbered_section_became_its_rfc_section(brain: Brain) -> None:
     assert '"2.1"' in became.sparql and became.rows == 1
     # The SPARQL the card shows is the query that ran: run again, it finds the rows it counted.
     assert len(brain.query(became.sparql).rows) == became.rows
+
+
+def test_a_section_numbered_as_the_rfc_numbers_it_is_the_rfcs(brain: Brain) -> None:
+    """RFC 9999 §3 Flight Rules was §2 in draft-example-pigeon-00, whose own §3 was Security
+    Considerations: a question numbering the section as the RFC does means Flight Rules."""
+    diff = brain.ask(
+        "what changed in RFC 9999 section 3 between draft-example-pigeon-00 and "
+        "draft-example-pigeon-01?"
+    )
+    assert diff.intent == "section_diff" and diff.verdict is Verdict.ANSWERED, diff.summary
+    pair = diff.results[0]
+    assert isinstance(pair, SectionDiff)
+    assert (pair.older_number, pair.newer_number, pair.heading) == ("2", "3", "Flight Rules")
+    assert "followed back" in (diff.note or "")
+    # Without the RFC, the number is the revisions' own: -00's §3 is Security Considerations.
+    literal = brain.ask(
+        "what changed in section 3 between draft-example-pigeon-00 and draft-example-pigeon-01?"
+    ).results[0]
+    assert isinstance(literal, SectionDiff) and literal.heading == "Security Considerations"
+    at = brain.ask("in draft-example-pigeon-00, what was RFC 9999 section 3?")
+    assert at.intent == "section_at" and at.verdict is Verdict.ANSWERED, at.summary
+    text = at.results[0]
+    assert isinstance(text, SectionText)
+    assert (text.document, text.section_number, text.heading) == (
+        "draft-example-pigeon-00",
+        "2",
+        "Flight Rules",
+    )
 
 
 def test_renamed_section_is_found_by_anchor(brain: Brain) -> None:

@@ -92,6 +92,27 @@ PEOPLE = Gazetteer(
         ("why does early data work this way?", Intent.DISCUSSION, {"topic": True}),
         ("what is PR #1091?", Intent.THREAD, {"number": 1091}),
         ("show issue 451", Intent.THREAD, {"number": 451}),
+        # A section numbered as the RFC numbers it is the RFC's, not the revision's.
+        (
+            "in draft-ietf-tls-tls13-20, what was RFC 8446 section 4.2.10?",
+            Intent.SECTION_AT,
+            {"draft": "draft-ietf-tls-tls13", "revision": "20", "section": "4.2.10"},
+        ),
+        (
+            "how did draft-ietf-tls-tls13-20 word what became RFC 8446 §4.2.10?",
+            Intent.SECTION_AT,
+            {"revision": "20", "section": "4.2.10"},
+        ),
+        (
+            "what did section 4.2.9 of draft-ietf-tls-tls13-20 become in RFC 8446?",
+            Intent.SECTION_BECAME,
+            {"revision": "20", "section": "4.2.9"},
+        ),
+        (
+            "what was the debate behind rfc8446 s4.2.10?",
+            Intent.DISCUSSION,
+            {"rfc": 8446, "section": "4.2.10"},
+        ),
         ("what did Dave Garrett work on?", Intent.PERSON, {"who": "Dave Garrett"}),
         ("who is ekr?", Intent.PERSON, {"who": "Eric Rescorla"}),
     ],
@@ -115,3 +136,21 @@ def test_routes(question: str, intent: Intent, fields: dict[str, object]) -> Non
 )
 def test_numbers_that_are_not_sections(question: str) -> None:
     assert route(question).section is None
+
+
+@pytest.mark.parametrize(
+    ("question", "beside_rfc"),
+    [
+        ("RFC 8446 section 4.2.10 in draft-ietf-tls-tls13-20", ("4.2.10",)),
+        ("rfc8446 §4.2.10 vs draft-ietf-tls-tls13-20", ("4.2.10",)),
+        ("RFC 8446, section 4.2.10", ("4.2.10",)),
+        ("rfc 8446 4.2.10 at draft-ietf-tls-tls13-20", ("4.2.10",)),
+        ("section 4.2.10 of RFC 8446", ("4.2.10",)),
+        ("rfc8446 s4.2.10", ("4.2.10",)),
+        ("section 4.2.9 of draft-ietf-tls-tls13-20", ()),
+        ("what did section 4.2.9 of draft-ietf-tls-tls13-20 become in RFC 8446?", ()),
+        ("draft-ietf-tls-tls13-20 §4.2.9 and RFC 8446 section 4.2.10", ("4.2.10",)),
+    ],
+)
+def test_sections_written_beside_an_rfc(question: str, beside_rfc: tuple[str, ...]) -> None:
+    assert PEOPLE.read(question).rfc_sections == beside_rfc

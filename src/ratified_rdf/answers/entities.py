@@ -47,11 +47,18 @@ _SHORT_REVISION = re.compile(
     re.IGNORECASE,
 )
 _SECTION_WORD = re.compile(
-    r"(?:\bsections?|\bsec\.?|§|\bappendix|\bappendices)\s*"
+    # "s4.2.10" (glued to a dotted number) is the shortest way people write a section.
+    r"(?:\bsections?|\bsec\.?|\bs(?=\d{1,2}\.\d)|§|\bappendix|\bappendices)\s*"
     # An appendix letter is a capital standing alone ("section C", not "section covers").
     r"((?:\d{1,2}|(?-i:[A-H]))(?:\.\d{1,2}){0,5})(?![\d.]*\d)(?!\w)",
     re.IGNORECASE,
 )
+_RFC_BEFORE = re.compile(
+    r"\bRFC\s*-?\s*\d{3,5}(?:'s)?[\s,:]*(?:sections?|sec\.?|s|§|appendix)?\s*$", re.I
+)
+_RFC_AFTER = re.compile(r"\s*(?:,\s*)?(?:of|in|from)\s+(?:the\s+)?RFC\s*-?\s*\d{3,5}\b", re.I)
+"""A section number written beside an RFC's name: "RFC 8446 §4.2.10", "section 4.2.10 of RFC
+8446" (the RFC's own numbering, not a revision's)."""
 _BARE_SECTION = re.compile(r"(?<![\w./-])(\d{1,2}(?:\.\d{1,2}){1,5})(?![\w/]|\.\d)")
 _VERSION_WORDS = frozenset(
     {"tls", "ssl", "dtls", "http", "quic", "version", "v", "tlsv", "ver", "python", "ietf"}
@@ -214,6 +221,9 @@ class Mentions(BaseModel):
     revisions: tuple[tuple[str, str], ...] = ()
     """(draft, revision number) pairs, in question order."""
     sections: tuple[str, ...] = ()
+    rfc_sections: tuple[str, ...] = ()
+    """The sections written beside an RFC's name ("RFC 8446 section 4.2.10", "section 4.2.10
+    of RFC 8446"): numbered as in that RFC, not as in a revision the question names."""
     people: tuple[PersonMention, ...] = ()
     threads: tuple[int, ...] = ()
     unknown_threads: tuple[int, ...] = ()
@@ -360,7 +370,7 @@ class Gazetteer:
                 if found and found not in revisions:
                     revisions.append(found)
         drafts = list(dict.fromkeys([*named, *(d for d, _ in revisions)]))
-        sections = self._sections(text)
+        sections, rfc_sections = self._sections(text)
         threads, unknown_threads = self._threads(text)
         return Mentions(
             rfcs=tuple(rfcs),
@@ -370,6 +380,7 @@ class Gazetteer:
             unknown_drafts=tuple(dict.fromkeys(unknown_drafts)),
             revisions=tuple(revisions),
             sections=tuple(sections),
+            rfc_sections=tuple(rfc_sections),
             people=tuple(self._people(text)),
             threads=tuple(threads),
             unknown_threads=tuple(unknown_threads),
@@ -395,12 +406,23 @@ class Gazetteer:
             )
         return (candidates[0], number) if candidates else None
 
-    def _sections(self, text: str) -> list[str]:
+    def _sections(self, text: str) -> tuple[list[str], list[str]]:
+        """The section numbers the question names, and those of them written beside an
+        RFC's name."""
         found: list[str] = []
+        beside_rfc: list[str] = []
         taken: set[int] = set()
+
+        def by_rfc(match: re.Match[str]) -> bool:
+            # Only the characters just around count (a look further is quadratic).
+            before = text[max(0, match.start() - 40) : match.start()]
+            return bool(_RFC_BEFORE.search(before) or _RFC_AFTER.match(text, match.end()))
+
         for match in islice(_SECTION_WORD.finditer(text), MOST):
             found.append(match.group(1).upper())
             taken.add(match.start(1))
+            if by_rfc(match):
+                beside_rfc.append(match.group(1).upper())
         for match in islice(_BARE_SECTION.finditer(text), MOST):
             if match.start() in taken:
                 continue
@@ -416,7 +438,9 @@ class Gazetteer:
             )
             if number.count(".") >= 2 or after_document:
                 found.append(number)
-        return list(dict.fromkeys(found))
+                if by_rfc(match):
+                    beside_rfc.append(number)
+        return list(dict.fromkeys(found)), list(dict.fromkeys(beside_rfc))
 
     def _threads(self, text: str) -> tuple[list[int], list[int]]:
         held: list[int] = []

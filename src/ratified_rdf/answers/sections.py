@@ -430,10 +430,7 @@ def section_at(
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
-    texts = sorted(
-        ((_appeared(row), row) for row in session.run("section_texts", final=final)),
-        key=lambda pair: pair[0],
-    )
+    texts = lineage_texts(session, final)
     moment = when if when.tzinfo else when.replace(tzinfo=UTC)
     current = [(start, row) for start, row in texts if start <= moment]
     evidence = [Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section")]
@@ -470,8 +467,9 @@ def section_at(
         current_until=later[0].isoformat() if later else None,
         url=text_of(row, "page") or "",
     )
+    through = f" (through {text_of(row, 'through')})" if "through" in row else ""
     summary = (
-        f"On {moment.date().isoformat()}, the text that became {title} was "
+        f"On {moment.date().isoformat()}, the text that became {title}{through} was "
         f"{_section_label(number, heading)} of {label}, current from "
         f"{start.date().isoformat()}"
         + (f" until {later[0].date().isoformat()}" if later else "")
@@ -498,6 +496,39 @@ def section_at(
             "until the next revision; an RFC's from the first day of its month of publication."
         ),
     )
+
+
+def lineage_texts(session: Session, final: str) -> list[tuple[datetime, dict[str, Term]]]:
+    """Every text the RFC section ``final`` had, oldest first, with when each appeared: its
+    own, each revision's (or older RFC's) section aligned with it and, through an older RFC it
+    revises, that RFC section's own earlier texts, marked with ``through`` ("RFC 8446
+    §4.2.10"), as the history card follows them."""
+    rows = session.run("section_texts", final=final)
+    earlier: list[dict[str, Term]] = []
+    for row in rows:
+        older = text_of(row, "section")
+        label = text_of(row, "documentLabel") or ""
+        if older and older != final and label.startswith("RFC ") and text_of(row, "issued"):
+            mark = Literal(f"{label} §{text_of(row, 'number') or text_of(row, 'heading')}")
+            earlier.extend(
+                {**back, "through": mark}
+                for back in session.run("section_texts", final=older)
+                if text_of(back, "section") != older
+            )
+    return sorted(((_appeared(row), row) for row in [*earlier, *rows]), key=lambda p: p[0])
+
+
+def revision_number(session: Session, rfc: int, section: str, revision: str) -> str | None:
+    """The number the text of RFC ``rfc`` §``section`` had in ``revision``
+    ("draft-ietf-tls-tls13-20"), followed through its alignments; None when that revision
+    holds no text aligned with it (or the RFC no such section)."""
+    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    if not found:
+        return None
+    for _, row in lineage_texts(session, text_of(found[0], "section") or ""):
+        if text_of(row, "documentLabel") == revision and text_of(row, "number"):
+            return text_of(row, "number")
+    return None
 
 
 def _appeared(row: dict[str, Term]) -> datetime:

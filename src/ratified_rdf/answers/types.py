@@ -311,12 +311,46 @@ def _at(session: Session, question: str, chosen: Route) -> Answer:
     return found.dress(sections.section_at(session, question, found.rfc, found.number, when))
 
 
+def _numbered_in_rfc(mentions: Mentions) -> bool:
+    """Whether the question names revisions but numbers its section as an RFC does ("in
+    draft-20, what was RFC 8446 section 4.2.10?"): that number is not the revision's."""
+    return bool(
+        mentions.revisions
+        and mentions.rfcs
+        and mentions.sections
+        and set(mentions.sections) <= set(mentions.rfc_sections)
+    )
+
+
 def _diff(session: Session, question: str, chosen: Route) -> Answer:
     if not (chosen.draft and chosen.older and chosen.newer):
         return holdings.out_of_scope(session, question, "it names no two revisions of one draft")
-    return diffs.section_diff(
-        session, question, chosen.draft, chosen.older, chosen.newer, chosen.section or ""
-    )
+    section = chosen.section or ""
+    rfc = chosen.mentions.rfcs[0] if chosen.mentions.rfcs else None
+    if rfc is not None and _numbered_in_rfc(chosen.mentions):
+        # "RFC 8446 section 4.2.10 between -20 and -21": follow the RFC section back to its
+        # number in those revisions (it was §4.2.9 there), never read 4.2.10 as theirs.
+        named = (f"{chosen.draft}-{chosen.older}", f"{chosen.draft}-{chosen.newer}")
+        numbers = [sections.revision_number(session, rfc, section, r) for r in named]
+        own = next((n for n in numbers if n), None)
+        if own is None:
+            return holdings.out_of_scope(
+                session,
+                question,
+                f"neither {named[0]} nor {named[1]} holds a text that became RFC {rfc} §{section}",
+            )
+        return diffs.section_diff(
+            session, question, chosen.draft, chosen.older, chosen.newer, own
+        ).model_copy(update={"note": _DIFF_THROUGH_RFC.format(rfc=rfc, section=section)})
+    return diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, section)
+
+
+_DIFF_THROUGH_RFC = (
+    "RFC {rfc} §{section} is followed back to the number its text had in the revisions (the "
+    "alignments the history card shows), then from one revision to the other as the history "
+    "card follows it (the same RFC section, else the same heading); commits are those that "
+    "changed it in the revisions after the older one, up to the newer one."
+)
 
 
 def _discussion(session: Session, question: str, chosen: Route, found: Target) -> Answer:
@@ -472,8 +506,8 @@ register(
         answers="What a section said on a day: the text of the revision current then.",
         cues=(
             cue(
-                r"\b(?:say|said|says|read|reads|text|wording|worded|look(?:ed)? like|written|"
-                r"contents?|as of|as it stood|as it was)\b",
+                r"\b(?:say|said|says|read|reads|text|word|words|wording|worded|look(?:ed)? like|"
+                r"written|contents?|as of|as it stood|as it was|what was)\b",
                 3,
             ),
             cue(r"\b(?:on|at|by) \d{4}-\d{2}-\d{2}\b", 1.5),
@@ -520,7 +554,9 @@ register(
                 3,
             ),
         ),
-        needs=lambda m, r: bool(m.sections and (m.revisions or m.drafts or not m.rfcs)),
+        needs=lambda m, r: (
+            bool(m.sections and (m.revisions or m.drafts or not m.rfcs)) and not _numbered_in_rfc(m)
+        ),
         uses=2,
         base=1,
         answer=_became,

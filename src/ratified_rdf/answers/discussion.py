@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyoxigraph import NamedNode
@@ -170,6 +172,7 @@ def discussion(
             + [places.get(s.value, ("", None))[0] for s in changed.sections]
         )
     )
+    documents.sort(key=_in_time(changing, commits))
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
     summary = (
         f"{title} was discussed while still changing in {plural(len(changing), 'post')} "
@@ -508,3 +511,39 @@ def _drafted_question(
         "The record shows you discussed or changed this section while its text was still "
         "changing, or were responsible for the document.",
     )
+
+
+_REVISION_LABEL = re.compile(r"^(.+)-(\d{2})$")
+
+
+def _in_time(
+    posts: list[DiscussionPost], commits: list[CommitChange]
+) -> Callable[[str], tuple[str, str]]:
+    """A sort key putting documents earliest first: by the first post or commit dated in
+    each; a revision with none listed sits after the latest dated earlier revision of its
+    draft (or with the earliest later one); anything else last."""
+    first: dict[str, str] = {}
+    for document, day in [
+        *((p.document, p.created) for p in posts),
+        *((c.document, c.date) for c in commits),
+    ]:
+        if document and day:
+            first[document] = min(first.get(document, day), day)
+
+    def key(document: str) -> tuple[str, str]:
+        if document in first:
+            return (first[document], document)
+        own = _REVISION_LABEL.match(document)
+        if own:
+            series = [
+                (m.group(2), day)
+                for other, day in first.items()
+                if (m := _REVISION_LABEL.match(other)) and m.group(1) == own.group(1)
+            ]
+            before = [day for n, day in series if n < own.group(2)]
+            after = [day for n, day in series if n > own.group(2)]
+            if before or after:
+                return (max(before) if before else min(after), document)
+        return ("9999", document)
+
+    return key

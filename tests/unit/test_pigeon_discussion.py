@@ -3,6 +3,7 @@ current when they were written, commits tied to the sections they touched, peopl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -335,3 +336,49 @@ def test_a_review_comment_on_a_line_discusses_the_section_that_line_is_in(brain:
     assert len(review) == 1 and review[0].while_changing
     assert review[0].thread_url.endswith("/pull/2")
     assert "Take-off" in review[0].cited_text
+
+
+def test_the_span_runs_from_the_earliest_document(brain: Brain) -> None:
+    """ "from X to Y" starts at the document of the earliest post or commit the card lists and
+    never runs backwards."""
+    answer = brain.ask("who discussed RFC 9999 section 3.1?")
+    dated = sorted(
+        (r.created if isinstance(r, DiscussionPost) else r.date, r.document)
+        for r in answer.results
+        if isinstance(r, CommitChange) or (isinstance(r, DiscussionPost) and r.while_changing)
+    )
+    span = re.search(r", from (\S+(?: \d+)?) to (\S+(?: \d+)?)[ .(]", answer.summary)
+    assert span is not None, answer.summary
+    assert span.group(1) == dated[0][1]
+    order = [*(f"draft-example-pigeon-0{n}" for n in range(3)), "RFC 9999"]
+    assert order.index(span.group(1)) <= order.index(span.group(2))
+
+
+def test_documents_are_ordered_by_their_first_dated_post_or_commit() -> None:
+    """Posts on the published RFC come first in the card's rows, commits on the drafts after;
+    the span still starts at the draft, and a revision only counted (no row listed) sits
+    with the dated revisions of its draft."""
+    from ratified_rdf.answers.discussion import _in_time
+
+    def post(document: str, created: str) -> DiscussionPost:
+        return DiscussionPost(
+            document=document, section_number="1", thread_number=1, thread_title="t",
+            thread_url="u", post_url="u", post_kind="comment", author=None, created=created,
+            cited_text="", rule="current-revision", while_changing=True, about_published=False,
+        )  # fmt: skip
+
+    def commit(document: str, date: str) -> CommitChange:
+        return CommitChange(
+            iri=f"urn:c:{date}", document=document, commit_url=None, subject=None,
+            author=None, date=date,
+        )  # fmt: skip
+
+    posts = [post("RFC 9990", "2031-05-01"), post("draft-example-owl-03", "2030-02-01")]
+    commits = [commit("draft-example-owl-01", "2029-07-01"), commit("RFC 9990", "2031-04-01")]
+    documents = ["RFC 9990", "draft-example-owl-03", "draft-example-owl-01", "draft-example-owl-02"]
+    assert sorted(documents, key=_in_time(posts, commits)) == [
+        "draft-example-owl-01",
+        "draft-example-owl-02",
+        "draft-example-owl-03",
+        "RFC 9990",
+    ]

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -185,11 +186,22 @@ def tls_bundle() -> Path:
 def tls_build(
     tls_bundle: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, BuildReport]:
-    """The TLS brain built once per session from the bundle into an on-disk store."""
+    """The TLS brain built once per session from the bundle into an on-disk store, every
+    batch gated by the compiled engine and by pyshacl, the build failing where they differ."""
     store = tmp_path_factory.mktemp("tls-brain") / "store"
-    brain, report = Brain.build(MANIFEST, path=store, source=str(tls_bundle))
+    with cross_checked():
+        brain, report = Brain.build(MANIFEST, path=store, source=str(tls_bundle))
     brain.close()
     return store, report
+
+
+@contextmanager
+def cross_checked() -> Iterator[None]:
+    """Gate builds in the block with both SHACL engines, a disagreement rejecting the batch
+    (``RATIFIED_GATE_ENGINE=cross-check``): every real batch is a comparison."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RATIFIED_GATE_ENGINE", "cross-check")
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -221,9 +233,11 @@ def quic_checker(quic_bundle: Path) -> object:
 def quic_build(
     quic_bundle: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, BuildReport]:
-    """The QUIC brain (six drafts in one repository) built once per session, on disk."""
+    """The QUIC brain (six drafts in one repository) built once per session, on disk, gated
+    as :func:`tls_build`'s."""
     store = tmp_path_factory.mktemp("quic-brain") / "store"
-    brain, report = Brain.build(QUIC_MANIFEST, path=store, source=str(quic_bundle))
+    with cross_checked():
+        brain, report = Brain.build(QUIC_MANIFEST, path=store, source=str(quic_bundle))
     brain.close()
     return store, report
 

@@ -43,11 +43,12 @@ from ratified_rdf.answers.models import (
 from ratified_rdf.audit import AuditLog
 from ratified_rdf.brain import Brain
 from ratified_rdf.build import BuildReport
-from ratified_rdf.graph.gate import GateRejected, Violation
+from ratified_rdf.graph.gate import GateRejected
 from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.reviews import ReviewError
 from ratified_rdf.graph.scope import Scope
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, TripleStore
+from ratified_rdf.graph.violations import Violation
 from ratified_rdf.queries import QueryRun
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.queries.guard import QueryRefused

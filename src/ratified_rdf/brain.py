@@ -23,9 +23,9 @@ from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import publish, reviews
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.copies import GraphCopies
-from ratified_rdf.graph.gate import Violation
 from ratified_rdf.graph.scope import Scope, choose_brain
 from ratified_rdf.graph.store import QueryResult, Term, TripleStore
+from ratified_rdf.graph.violations import Violation
 from ratified_rdf.queries import QueryRun
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.trust import Reader

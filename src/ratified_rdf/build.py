@@ -73,6 +73,9 @@ class BuildReport(BaseModel):
     batches: int
     triples: int
     """Distinct triples written (a commit shared by two batches counts once)."""
+    gate: str = ""
+    """The SHACL engine that gated the run ("pyshacl-turbo 0.6.5"; a cross-checked run names
+    both)."""
     problems: tuple[str, ...] = ()
     """Records reported and skipped (a malformed mail message, say), as sentences."""
     notes: tuple[str, ...] = ()
@@ -166,9 +169,10 @@ def _build(
     )
     bar.close()
     read_done = time.perf_counter()
+    gate = ShaclGate()
     writer = Writer(
         store,
-        ShaclGate(),
+        gate,
         manifest.brain.id,
         manifest.brain.tenant,
         levels={
@@ -222,6 +226,7 @@ def _build(
         alignments=len(records.alignments),
         batches=counted[0],
         triples=triples,
+        gate=gate.engine.name,
         problems=discussion.problems if discussion else (),
         notes=build_notes(manifest, records, discussion),
         read_seconds=round(read_done - started, 3),

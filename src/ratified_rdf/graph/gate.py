@@ -30,39 +30,17 @@ from functools import lru_cache
 from pathlib import Path
 
 import rdflib
-from pydantic import BaseModel, ConfigDict
-from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Store, Triple, serialize
 from pyshacl import validate
-from pyshacl.graph_abstraction import DataGraph
-from pyshacl.pytypes import SHACLExecutor
-from pyshacl.validator import Validator
 
 from ratified_rdf._errors import InputError, StoreError
 from ratified_rdf.graph.mapping import Batch
+from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engine_named
 from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.violations import SH, PreparedBatch, Violation, violations_of
 from ratified_rdf.resources import resource_dir
 
-SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-
-
-class Violation(BaseModel):
-    """One SHACL result, in words a person can act on."""
-
-    model_config = ConfigDict(frozen=True)
-
-    focus_node: str
-    path: str | None
-    message: str
-    value: str | None
-    shape: str | None
-    source_record: str
-
-    def sentence(self) -> str:
-        """``<focus> <path>: message (value …)``."""
-        where = f" {self.path}" if self.path else ""
-        value = f" (value: {self.value})" if self.value else ""
-        return f"{self.focus_node}{where}: {self.message}{value}"
 
 
 class GateWorkerDied(StoreError):
@@ -120,8 +98,12 @@ def _term(node: object) -> rdflib.term.Node:
 class ShaclGate:
     """Validates batches against the shapes, in the context of what is already stored."""
 
-    def __init__(self, shapes: rdflib.Graph | None = None) -> None:
+    def __init__(self, shapes: rdflib.Graph | None = None, engine: str | None = None) -> None:
+        """``engine``: one of :data:`~ratified_rdf.graph.shacl_engines.ENGINES`; by default
+        ``$RATIFIED_GATE_ENGINE``, else the compiled engine (``native``)."""
         self.shapes = shapes if shapes is not None else load_shapes()
+        self.engine_name = engine or os.environ.get("RATIFIED_GATE_ENGINE") or "native"
+        self.engine = engine_named(self.engine_name, self.shapes)
         # Only inverse paths look at triples pointing *to* a node; fetching every incoming
         # triple would pull in, say, all of a prolific account's posts on every batch.
         self.inverse_predicates = sorted(
@@ -156,7 +138,11 @@ class ShaclGate:
             for node in (t.subject, t.object)
             if isinstance(node, NamedNode) and node.value not in subjects
         }
-        triples = {*batch.triples, *described, *store.types_of(referenced, context_graphs)}
+        triples = {
+            *as_stored(batch.triples),
+            *described,
+            *store.types_of(referenced, context_graphs),
+        }
         return PreparedBatch(
             source=batch.source,
             ntriples=serialize(triples, format=RdfFormat.N_TRIPLES) or b"",
@@ -197,7 +183,7 @@ class ShaclGate:
                 "its context; this is a bug in the caller: pass the whole state the write "
                 "leaves (Writer.state_graphs())."
             )
-        violations = _validate(self.shapes, self.prepare(batch, store, context_graphs, removing))
+        violations = checked(self.engine, self.prepare(batch, store, context_graphs, removing))
         if violations:
             raise GateRejected(batch.source, violations)
 
@@ -228,7 +214,7 @@ class ShaclGate:
         results: list[list[Violation]] = []
         if workers <= 1:
             for item in remember(prepared):
-                results.append(_validate(self.shapes, item))
+                results.append(checked(self.engine, item))
                 tick()
         else:
             context = multiprocessing.get_context("fork")
@@ -236,7 +222,7 @@ class ShaclGate:
                 max_workers=workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(self.shapes.serialize(format="nt"), os.getpid()),
+                initargs=(self.shapes.serialize(format="nt"), self.engine_name, os.getpid()),
             ) as pool:
                 pending: deque[Future[list[Violation]]] = deque()
                 # Workers fork at the first submit and share the build's heap copy-on-write,
@@ -271,56 +257,27 @@ class ShaclGate:
         conforms, results, _text = validate(
             data, shacl_graph=self.shapes, inference="none", allow_warnings=True
         )
-        return [] if conforms else _violations(results, source)
+        return [] if conforms else violations_of(results, source)
 
 
-class PreparedBatch(BaseModel):
-    """A batch with its validation context, ready for pyshacl in any process."""
-
-    model_config = ConfigDict(frozen=True)
-
-    source: str
-    ntriples: bytes
-    focus_nodes: tuple[str, ...]
-
-
-def _validate(shapes: rdflib.Graph, prepared: PreparedBatch) -> list[Violation]:
-    data = rdflib.Graph()
-    data.parse(data=prepared.ntriples, format="nt")
-    validator = _FocusSetValidator(
-        DataGraph.from_rdflib(data),
-        shacl_graph=shapes,
-        options={
-            "inference": "none",
-            "focus_nodes": [rdflib.URIRef(s) for s in prepared.focus_nodes],
-            "allow_warnings": True,
-        },
-    )
-    conforms, results, _text = validator.run()
-    return [] if conforms else _violations(results, prepared.source)
+def as_stored(triples: Iterable[Triple]) -> list[Triple]:
+    """``triples`` as the store will hold them: Oxigraph keeps typed literals in canonical
+    form ("2026-06-10T15:13:00+00:00" is read back as "2026-06-10T15:13:00Z", "1.50" as
+    "1.5"). The gate checks a batch beside stored triples read back that way; without this a
+    value written again would sit beside itself in two spellings, two values to an engine
+    that compares terms (rdflib, under pyshacl, folds them into one)."""
+    canonical = Store()
+    canonical.extend(Quad(t.subject, t.predicate, t.object) for t in triples)
+    return [quad.triple for quad in canonical]
 
 
-class _FocusSetValidator(Validator):
-    """pyshacl's validator (what ``pyshacl.validate`` runs), holding the focus nodes in a set.
-
-    pyshacl keeps them in a list and tests each node a shape targets against it, with rdflib's
-    Python-level equality: quadratic in a batch's size. As a set: the same results, and on the
-    synthetic ×1's 96 batches validation took 37.6 s instead of 48.7 s."""
-
-    def make_executor(self) -> SHACLExecutor:
-        executor = super().make_executor()
-        if executor.focus_nodes is not None:
-            executor.focus_nodes = frozenset(executor.focus_nodes)  # type: ignore[assignment]
-        return executor
+_WORKER_ENGINE: ShaclEngine | None = None
 
 
-_WORKER_SHAPES: rdflib.Graph | None = None
-
-
-def _init_worker(shapes: str, parent: int) -> None:
-    global _WORKER_SHAPES
+def _init_worker(shapes: str, engine: str, parent: int) -> None:
+    global _WORKER_ENGINE
     _die_with(parent)
-    _WORKER_SHAPES = rdflib.Graph().parse(data=shapes, format="nt")
+    _WORKER_ENGINE = engine_named(engine, rdflib.Graph().parse(data=shapes, format="nt"))
 
 
 _PR_SET_PDEATHSIG = 1
@@ -337,35 +294,28 @@ def _die_with(parent: int) -> None:
 
 
 def _validate_in_worker(prepared: PreparedBatch) -> list[Violation]:
-    assert _WORKER_SHAPES is not None
-    return _validate(_WORKER_SHAPES, prepared)
+    assert _WORKER_ENGINE is not None
+    return checked(_WORKER_ENGINE, prepared)
 
 
-def _violations(results: rdflib.Graph, source: str) -> list[Violation]:
-    out: list[Violation] = []
-    for result in results.subjects(rdflib.RDF.type, SH.ValidationResult):
-        if results.value(result, SH.resultSeverity) != SH.Violation:
-            continue
-
-        def text(predicate: rdflib.URIRef, node: rdflib.term.Node = result) -> str | None:
-            value = results.value(node, predicate)
-            return None if value is None else str(value)
-
-        path = results.value(result, SH.resultPath)
-        path_text: str | None
-        if isinstance(path, rdflib.BNode):
-            inverse = results.value(path, SH.inversePath)
-            path_text = f"^{inverse}" if inverse is not None else "(complex path)"
-        else:
-            path_text = None if path is None else str(path)
-        out.append(
+def checked(engine: ShaclEngine, prepared: PreparedBatch) -> list[Violation]:
+    """``engine``'s violations of ``prepared``, failing closed: an engine that raises (or two
+    that disagree) rejects the batch with a violation saying so, never passes it unchecked."""
+    try:
+        return engine.validate(prepared)
+    except Exception as error:
+        reason = str(error) if isinstance(error, EnginesDisagree) else repr(error)[:300]
+        return [
             Violation(
-                focus_node=text(SH.focusNode) or "?",
-                path=path_text,
-                message=text(SH.resultMessage) or "does not conform",
-                value=text(SH.value),
-                shape=text(SH.sourceShape),
-                source_record=source,
+                focus_node=prepared.focus_nodes[0] if prepared.focus_nodes else prepared.source,
+                path=None,
+                message=(
+                    f"the SHACL engine ({engine.name}) could not check this batch, so it is "
+                    f"rejected rather than written unchecked: {reason}"
+                ),
+                value=None,
+                shape=None,
+                source_record=prepared.source,
+                constraint="engine-error",
             )
-        )
-    return sorted(out, key=lambda v: (v.focus_node, v.path or "", v.message))
+        ]

@@ -253,7 +253,7 @@ def build_command(manifest: Path, source: str | None, store: Path | str, quiet: 
         f"Built brain '{report.brain_id}' in {store} (run {report.run_id}): "
         f"{report.revisions} revisions, {report.rfcs} RFCs, {report.sections:,} sections, "
         f"{report.alignments:,} alignments; {report.triples:,} triples in {report.batches} "
-        f"SHACL-gated batches. Read {report.read_seconds:.1f} s, wrote "
+        f"batches gated by {report.gate or 'SHACL'}. Read {report.read_seconds:.1f} s, wrote "
         f"{report.write_seconds:.1f} s, total {report.total_seconds:.1f} s."
     )
 

@@ -1,0 +1,214 @@
+"""The SHACL engines the gate validates a prepared batch with.
+
+- :class:`Pyshacl` is the reference: what ``ratified validate`` runs and what a user runs on a
+  dump. Every other engine is held to its verdicts.
+- :class:`Turbo` is pyshacl-turbo's compiled engine (Rust), the gate's default. It reads the
+  shapes and the batch as pyoxigraph stores, so both reach it as Oxigraph holds them (read
+  from rdflib, a plain literal of the shapes and the same literal read back from Oxigraph
+  compare unequal there). Batches that touch a shape using a SHACL feature outside
+  :data:`NATIVE_FEATURES` (the ones checked against pyshacl) go to pyshacl.
+- :class:`CrossCheck` runs both on every batch and rejects the batch when their verdicts
+  differ: what the tests build the real corpora with.
+
+Every engine fails closed: one that raises rejects the batch (see ``ShaclGate``).
+docs/design.md says why pyshacl-turbo, and how it was chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib.metadata import version
+from typing import Protocol
+
+import rdflib
+from pyoxigraph import RdfFormat, Store
+from pyshacl.graph_abstraction import DataGraph
+from pyshacl.pytypes import SHACLExecutor
+from pyshacl.validator import Validator
+
+from ratified_rdf._errors import InputError
+from ratified_rdf.graph.violations import SH, PreparedBatch, Violation, violations_of
+
+NATIVE_FEATURES = frozenset(
+    SH[name]
+    for name in [
+        # Shapes, targets and paths.
+        *["NodeShape", "targetClass", "property", "path", "inversePath", "message"],
+        # The constraints the shapes use, each compared with pyshacl on every real batch and
+        # on generated violating ones (tests/unit/test_shacl_engines.py).
+        *["class", "datatype", "nodeKind", "IRI", "minCount", "maxCount", "in", "hasValue"],
+        *["minInclusive", "maxInclusive", "minLength", "maxLength", "pattern", "or"],
+    ]
+)
+"""The SHACL terms the compiled engine is trusted with: a shape using any other term of the
+SHACL namespace (``sh:sparql``, ``sh:qualifiedValueShape``, …) sends the batches that may
+touch it to pyshacl."""
+
+ENGINES = ("native", "pyshacl", "cross-check")
+"""The names :func:`engine_named` knows: the compiled engine (with pyshacl where it lacks a
+feature), pyshacl alone, or both compared on every batch."""
+
+
+class ShaclEngine(Protocol):
+    """Validates one prepared batch: its violations, an empty list when it conforms."""
+
+    @property
+    def name(self) -> str:
+        """The engine and its version, as a build report names it."""
+        ...
+
+    def validate(self, prepared: PreparedBatch) -> list[Violation]:
+        """The violations of ``prepared``'s focus nodes."""
+        ...
+
+
+class EnginesDisagree(InputError):
+    """The compiled engine and pyshacl reached different verdicts on a batch."""
+
+
+class Pyshacl:
+    """pyshacl, the reference, with the focus nodes held in a set (see
+    :class:`_FocusSetValidator`)."""
+
+    def __init__(self, shapes: rdflib.Graph) -> None:
+        self.shapes = shapes
+        self.name = f"pyshacl {version('pyshacl')}"
+
+    def validate(self, prepared: PreparedBatch) -> list[Violation]:
+        """Parse the batch into rdflib and run pyshacl on its focus nodes."""
+        data = rdflib.Graph()
+        data.parse(data=prepared.ntriples, format="nt")
+        validator = _FocusSetValidator(
+            DataGraph.from_rdflib(data),
+            shacl_graph=self.shapes,
+            options={
+                "inference": "none",
+                "focus_nodes": [rdflib.URIRef(s) for s in prepared.focus_nodes],
+                "allow_warnings": True,
+            },
+        )
+        conforms, results, _text = validator.run()
+        return [] if conforms else violations_of(results, prepared.source)
+
+
+class _FocusSetValidator(Validator):
+    """pyshacl's validator (what ``pyshacl.validate`` runs), holding the focus nodes in a set.
+
+    pyshacl keeps them in a list and tests each node a shape targets against it, with rdflib's
+    Python-level equality: quadratic in a batch's size. As a set the results are the same."""
+
+    def make_executor(self) -> SHACLExecutor:
+        executor = super().make_executor()
+        if executor.focus_nodes is not None:
+            executor.focus_nodes = frozenset(executor.focus_nodes)  # type: ignore[assignment]
+        return executor
+
+
+class Turbo:
+    """pyshacl-turbo's compiled engine, with pyshacl for batches that may touch a shape using
+    a feature outside :data:`NATIVE_FEATURES`."""
+
+    def __init__(self, shapes: rdflib.Graph, reference: Pyshacl | None = None) -> None:
+        from pyshacl_turbo import CompiledShapes
+
+        self.reference = reference or Pyshacl(shapes)
+        self.name = f"pyshacl-turbo {version('pyshacl-turbo')}"
+        held = Store()
+        held.load(shapes.serialize(format="nt").encode(), format=RdfFormat.N_TRIPLES)
+        self._compiled = CompiledShapes(held)
+        unsupported = _classes_of_unsupported_shapes(shapes)
+        self.everything_to_reference = unsupported is None
+        self.referred = tuple(f"<{cls}>".encode() for cls in sorted(unsupported or ()))
+        """Target classes of the shapes the compiled engine is not trusted with, as they
+        appear in N-Triples: a batch naming one goes to pyshacl."""
+
+    def validate(self, prepared: PreparedBatch) -> list[Violation]:
+        """Load the batch into an in-memory Oxigraph store and validate its focus nodes."""
+        if self.everything_to_reference or any(c in prepared.ntriples for c in self.referred):
+            return self.reference.validate(prepared)
+        data = Store()
+        data.load(prepared.ntriples, format=RdfFormat.N_TRIPLES)
+        conforms, results, _text = self._compiled.validate(
+            data,
+            allow_warnings=True,
+            focus_nodes=[rdflib.URIRef(s) for s in prepared.focus_nodes],
+        )
+        return [] if conforms else violations_of(results, prepared.source)
+
+
+class CrossCheck:
+    """Both engines on every batch; a batch they disagree on is rejected."""
+
+    def __init__(self, native: Turbo, reference: Pyshacl) -> None:
+        self.native, self.reference = native, reference
+        self.name = f"{native.name}, cross-checked with {reference.name}"
+        self.checked = 0
+        """Batches compared so far (in this process)."""
+
+    def validate(self, prepared: PreparedBatch) -> list[Violation]:
+        """The reference's violations, after checking the native engine found the same."""
+        native = self.native.validate(prepared)
+        reference = self.reference.validate(prepared)
+        self.checked += 1
+        if verdict(native) != verdict(reference):
+            only_native = sorted(verdict(native) - verdict(reference))[:3]
+            only_reference = sorted(verdict(reference) - verdict(native))[:3]
+            raise EnginesDisagree(
+                f"The SHACL engines disagree on the batch from {prepared.source}: "
+                f"{self.native.name} alone found {only_native or 'nothing'}, "
+                f"{self.reference.name} alone found {only_reference or 'nothing'}. The batch "
+                "is rejected; please report it with the batch (build with "
+                "RATIFIED_GATE_ENGINE=pyshacl meanwhile)."
+            )
+        return reference
+
+
+def verdict(violations: Iterable[Violation]) -> frozenset[tuple[str, str | None, str | None]]:
+    """What two engines must agree on: each violation's focus node, path and constraint."""
+    return frozenset((v.focus_node, v.path, v.constraint) for v in violations)
+
+
+def engine_named(name: str, shapes: rdflib.Graph) -> ShaclEngine:
+    """The engine called ``name`` (one of :data:`ENGINES`) for ``shapes``."""
+    if name == "pyshacl":
+        return Pyshacl(shapes)
+    reference = Pyshacl(shapes)
+    if name == "native":
+        return Turbo(shapes, reference)
+    if name == "cross-check":
+        return CrossCheck(Turbo(shapes, reference), reference)
+    raise InputError(
+        f"There is no SHACL engine called {name!r}; choose one of {', '.join(ENGINES)} "
+        "(set RATIFIED_GATE_ENGINE, or leave it unset for native)."
+    )
+
+
+def _classes_of_unsupported_shapes(shapes: rdflib.Graph) -> set[rdflib.URIRef] | None:
+    """The target classes of node shapes that use, themselves or through their property
+    shapes, a SHACL term outside :data:`NATIVE_FEATURES`; None when such a shape targets
+    something other than classes (then every batch goes to pyshacl)."""
+    found: set[rdflib.URIRef] = set()
+    for shape in set(shapes.subjects(rdflib.RDF.type, SH.NodeShape)):
+        parts = _reachable(shapes, shape)
+        terms = {p for part in parts for p in shapes.predicates(part)}
+        terms |= {o for part in parts for o in shapes.objects(part, SH.nodeKind)}
+        if any(str(t).startswith(str(SH)) and t not in NATIVE_FEATURES for t in terms):
+            classes = [c for c in shapes.objects(shape, SH.targetClass)]
+            if not classes or any(not isinstance(c, rdflib.URIRef) for c in classes):
+                return None  # no class to route its batches by: pyshacl takes them all
+            found.update(c for c in classes if isinstance(c, rdflib.URIRef))
+    return found
+
+
+def _reachable(shapes: rdflib.Graph, shape: rdflib.term.Node) -> set[rdflib.term.Node]:
+    """``shape`` and every blank node it reaches: its property shapes, the lists and the
+    shapes of its ``sh:or``."""
+    seen: set[rdflib.term.Node] = set()
+    todo = [shape]
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        todo.extend(o for o in shapes.objects(node) if isinstance(o, rdflib.BNode))
+    return seen

@@ -1,0 +1,72 @@
+"""What the SHACL gate hands an engine and gets back: a prepared batch, and violations in
+words a person can act on."""
+
+from __future__ import annotations
+
+import rdflib
+from pydantic import BaseModel, ConfigDict
+
+SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+
+
+class Violation(BaseModel):
+    """One SHACL result, in words a person can act on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    focus_node: str
+    path: str | None
+    message: str
+    value: str | None
+    shape: str | None
+    source_record: str
+    constraint: str | None = None
+    """The SHACL constraint component it broke (``sh:MinCountConstraintComponent``)."""
+
+    def sentence(self) -> str:
+        """``<focus> <path>: message (value …)``."""
+        where = f" {self.path}" if self.path else ""
+        value = f" (value: {self.value})" if self.value else ""
+        return f"{self.focus_node}{where}: {self.message}{value}"
+
+
+class PreparedBatch(BaseModel):
+    """A batch with its validation context, ready for pyshacl in any process."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    ntriples: bytes
+    focus_nodes: tuple[str, ...]
+
+
+def violations_of(results: rdflib.Graph, source: str) -> list[Violation]:
+    """The violations (not warnings) of a SHACL validation report, sorted."""
+    out: list[Violation] = []
+    for result in results.subjects(rdflib.RDF.type, SH.ValidationResult):
+        if results.value(result, SH.resultSeverity) != SH.Violation:
+            continue
+
+        def text(predicate: rdflib.URIRef, node: rdflib.term.Node = result) -> str | None:
+            value = results.value(node, predicate)
+            return None if value is None else str(value)
+
+        path = results.value(result, SH.resultPath)
+        path_text: str | None
+        if isinstance(path, rdflib.BNode):
+            inverse = results.value(path, SH.inversePath)
+            path_text = f"^{inverse}" if inverse is not None else "(complex path)"
+        else:
+            path_text = None if path is None else str(path)
+        out.append(
+            Violation(
+                focus_node=text(SH.focusNode) or "?",
+                path=path_text,
+                message=text(SH.resultMessage) or "does not conform",
+                value=text(SH.value),
+                shape=text(SH.sourceShape),
+                source_record=source,
+                constraint=text(SH.sourceConstraintComponent),
+            )
+        )
+    return sorted(out, key=lambda v: (v.focus_node, v.path or "", v.message))

@@ -1,0 +1,238 @@
+"""The SHACL gate's engines side by side on the batches of one real build.
+
+Run from the repository root::
+
+    python -m benchmarks.gate                     # the TLS build's batches
+    python -m benchmarks.gate --bundle ../shared/corpus/quic-base-drafts/base-drafts.bundle \
+        --manifest records/quic
+    python -m benchmarks.gate --smoke             # the pigeon build, in seconds
+
+The build runs once (into a temporary store, gated as usual) and keeps every batch the gate
+prepared: its triples with the stored context it is checked against, and its focus nodes.
+Then each engine validates every batch in this one process, one after the other, the same
+batches in the same order: pyshacl (the reference), the compiled engine the gate uses
+(pyshacl-turbo) and, with ``--weighed``, the other candidates that were weighed (pyshifty,
+pyrudof), when installed. For each: seconds, triples per second, the ratio to pyshacl, and how
+many batches got pyshacl's verdict (focus node, path and constraint of every violation).
+Preparing the batches (reading their context from the staged run) is timed too, as it is part
+of the gate's cost.
+
+The report is Markdown on stdout and in ``benchmarks/out/gate.md`` (with ``--record``, in
+``benchmarks/RESULTS.md``). Nothing here asserts on timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import rdflib
+
+from benchmarks import report
+from benchmarks.core import DEFAULT_BUNDLE, pigeon_source
+from benchmarks.report import Row
+from ratified_rdf import build as build_module
+from ratified_rdf.graph.gate import ShaclGate, load_shapes
+from ratified_rdf.graph.shacl_engines import Pyshacl, Turbo, verdict
+from ratified_rdf.graph.violations import PreparedBatch, violations_of
+
+REPO = Path(__file__).resolve().parents[1]
+NAME = "gate"
+log = report.logger(NAME)
+
+Verdict = frozenset[tuple[str, str | None, str | None]]
+
+
+class _Recording(ShaclGate):
+    """The build's gate, keeping each prepared batch and the time preparing took."""
+
+    seen: ClassVar[list[PreparedBatch]] = []
+    preparing: ClassVar[list[float]] = []
+
+    def check_all(self, prepared: Iterable[PreparedBatch], *args: Any, **kw: Any) -> None:
+        def keep(items: Iterable[PreparedBatch]) -> Iterator[PreparedBatch]:
+            iterator = iter(items)
+            while True:
+                started = time.perf_counter()
+                item = next(iterator, None)
+                _Recording.preparing.append(time.perf_counter() - started)
+                if item is None:
+                    return
+                _Recording.seen.append(item)
+                yield item
+
+        super().check_all(keep(prepared), *args, **kw)
+
+
+def batches_of(manifest: Path, source: str) -> tuple[list[PreparedBatch], float, str]:
+    """Build ``manifest`` from ``source`` into a temporary store; every prepared batch, the
+    seconds preparing them took and the gate the build used."""
+    from ratified_rdf import Brain
+
+    _Recording.seen, _Recording.preparing = [], []
+    original = build_module.ShaclGate
+    build_module.ShaclGate = _Recording  # type: ignore[misc]
+    try:
+        with tempfile.TemporaryDirectory(prefix="ratified-gate-bench-") as folder:
+            brain, built = Brain.build(manifest, path=Path(folder) / "store", source=source)
+            brain.close()
+    finally:
+        build_module.ShaclGate = original  # type: ignore[misc]
+    return list(_Recording.seen), sum(_Recording.preparing), built.gate
+
+
+def _report_verdict(results: rdflib.Graph, focus: set[str]) -> Verdict:
+    return verdict(v for v in violations_of(results, "bench") if v.focus_node in focus)
+
+
+def candidates(
+    shapes: rdflib.Graph, weighed: bool
+) -> dict[str, Callable[[PreparedBatch], Verdict]]:
+    """Each engine to time, by name, as a function from a batch to its verdict; with
+    ``weighed``, also the other engines weighed for the gate, where installed."""
+    reference = Pyshacl(shapes)
+    native = Turbo(shapes, reference)
+    engines: dict[str, Callable[[PreparedBatch], Verdict]] = {
+        reference.name: lambda p: verdict(reference.validate(p)),
+        native.name + " (the gate's)": lambda p: verdict(native.validate(p)),
+    }
+    ntriples = shapes.serialize(format="nt")
+    if weighed and importlib.util.find_spec("shifty") is not None:
+        import shifty
+
+        prepared_shapes = shifty.PreparedValidator(ntriples)
+
+        def with_shifty(p: PreparedBatch) -> Verdict:
+            _, results, _ = prepared_shapes.validate(
+                p.ntriples.decode(), infer=False, minimum_severity="violation"
+            )
+            return _report_verdict(results, set(p.focus_nodes))
+
+        engines[f"pyshifty {_version('pyshifty')}"] = with_shifty
+    if weighed and importlib.util.find_spec("pyrudof") is not None:
+        import pyrudof
+
+        session = pyrudof.Rudof(pyrudof.RudofConfig())
+        session.read_shacl(ntriples, format=pyrudof.ShaclFormat.NTriples)
+
+        def with_rudof(p: PreparedBatch) -> Verdict:
+            session.read_data(p.ntriples.decode(), format=pyrudof.RDFFormat.NTriples)
+            focus = set(p.focus_nodes)
+            found = set()
+            for entry in session.validate_shacl().violations:
+                node = str(entry.focus_node).strip("<>")
+                if "violation" in str(entry.severity).lower() and node in focus:
+                    path = str(entry.path).strip("<>") if entry.path is not None else None
+                    found.add((node, path, str(entry.constraint_component).strip("<>")))
+            return frozenset(found)
+
+        engines[f"pyrudof {_version('pyrudof')}"] = with_rudof
+    return engines
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import version
+
+    return version(package)
+
+
+def measure(
+    batches: Sequence[PreparedBatch], engines: dict[str, Callable[[PreparedBatch], Verdict]]
+) -> dict[str, tuple[float, int]]:
+    """Each engine's seconds over every batch, and the batches where it reached the first
+    engine's (the reference's) verdict."""
+    verdicts: dict[str, list[Verdict]] = {}
+    spent: dict[str, float] = {}
+    for name, engine in engines.items():
+        log(f"{name}: {len(batches)} batches")
+        started = time.perf_counter()
+        verdicts[name] = [engine(p) for p in batches]
+        spent[name] = time.perf_counter() - started
+    reference = verdicts[next(iter(engines))]
+    return {
+        name: (spent[name], sum(a == b for a, b in zip(found, reference, strict=True)))
+        for name, found in verdicts.items()
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE)
+    parser.add_argument("--manifest", type=Path, default=REPO / "records" / "tls13")
+    parser.add_argument(
+        "--weighed",
+        action="store_true",
+        help="also time the other engines weighed for the gate (pyshifty, pyrudof), if installed",
+    )
+    report.options(parser, smoke="the pigeon build")
+    args = report.parse(parser, argv)
+    if args.smoke:
+        folder = Path(tempfile.mkdtemp(prefix="ratified-gate-smoke-"))
+        manifest, repo = pigeon_source(folder)
+        source = str(repo)
+    else:
+        if not args.bundle.is_file():
+            raise report.BenchError(
+                f"The corpus bundle is missing: looked for {args.bundle}. Put the shared "
+                "corpus beside the checkout, or name one with --bundle."
+            )
+        manifest, source = args.manifest, str(args.bundle)
+    log(f"building {manifest} from {source}, keeping every batch the gate prepares")
+    batches, preparing, gate = batches_of(manifest, source)
+    triples = sum(p.ntriples.count(b"\n") for p in batches)
+    shapes = load_shapes()
+    engines = candidates(shapes, args.weighed)
+    results = measure(batches, engines)
+    names = list(engines)
+    base = results[names[0]][0]
+    rows = [
+        Row(
+            name,
+            [spent],
+            [
+                f"{triples / spent:,.0f}",
+                report.ratio(base, spent),
+                f"{agreed} of {len(batches)}",
+            ],
+        )
+        for name, (spent, agreed) in results.items()
+    ]
+    table = report.side_by_side(
+        "engine",
+        ["validating"],
+        rows,
+        unit="s",
+        number=report.seconds,
+        spread="",
+        notes=["triples/s", "speed-up over pyshacl", "batches with pyshacl's verdict"],
+    )
+    native = results[names[1]][0]
+    lines = [
+        "## Engines on one build's batches",
+        "",
+        f"{len(batches)} batches of {manifest.name} ({triples:,} triples with their context), "
+        f"each validated by every engine in this process. The build was gated by {gate}.",
+        "",
+        table,
+        "",
+        f"Preparing the batches (reading each one's context from the staged run) took "
+        f"{report.seconds(preparing)}: with the gate's engine, prepare + validate is "
+        f"{triples / (preparing + native):,.0f} triples/s in one process.",
+        "",
+    ]
+    report.publish(
+        NAME,
+        "SHACL gate engines",
+        ["\n".join(lines)],
+        extra={"run": report.command(NAME, argv)},
+        record=args.record,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -354,29 +354,38 @@ class OxigraphStore:
     ) -> list[Triple]:
         """Triples in ``graphs`` with one of ``nodes`` as subject, and those with one of them as
         object through one of the ``incoming`` predicates."""
-        out: list[Triple] = []
-        names = [NamedNode(g) for g in graphs]
+        # One pattern over every graph per node, kept when its graph is one of ``graphs``: a
+        # pattern per graph costs a call per graph and node, and most nodes sit in one graph.
+        wanted = {NamedNode(g) for g in graphs}
         predicates = [NamedNode(p) for p in incoming]
+        store = self._store
+        out: list[Triple] = []
         for iri in nodes:
             node = NamedNode(iri)
-            for name in names:
-                out.extend(q.triple for q in self._store.quads_for_pattern(node, None, None, name))
-                for predicate in predicates:
-                    out.extend(
-                        q.triple for q in self._store.quads_for_pattern(None, predicate, node, name)
-                    )
+            out.extend(
+                q.triple
+                for q in store.quads_for_pattern(node, None, None)
+                if q.graph_name in wanted
+            )
+            for predicate in predicates:
+                out.extend(
+                    q.triple
+                    for q in store.quads_for_pattern(None, predicate, node)
+                    if q.graph_name in wanted
+                )
         return out
 
     def types_of(self, nodes: Iterable[str], graphs: Sequence[str]) -> list[Triple]:
         """The ``rdf:type`` triples of ``nodes`` in ``graphs``."""
+        wanted = {NamedNode(g) for g in graphs}
+        store = self._store
         out: list[Triple] = []
-        names = [NamedNode(g) for g in graphs]
         for iri in nodes:
-            node = NamedNode(iri)
-            for name in names:
-                out.extend(
-                    q.triple for q in self._store.quads_for_pattern(node, _RDF_TYPE, None, name)
-                )
+            out.extend(
+                q.triple
+                for q in store.quads_for_pattern(NamedNode(iri), _RDF_TYPE, None)
+                if q.graph_name in wanted
+            )
         return out
 
     def dump(self, output: IO[bytes], graphs: Sequence[str], rdf_format: RdfFormat) -> None:

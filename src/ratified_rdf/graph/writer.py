@@ -126,10 +126,14 @@ class Writer:
         for reviews in self.review_graphs():
             staging.add(reviews, list(self.store.triples([reviews])))
             graphs.add(reviews)
-        for batch in again():
-            staging.add(batch.graph, batch.triples)
-            sources.append(batch.source)
-            graphs.add(batch.graph)
+
+        def staged() -> Iterator[tuple[str, Sequence[Triple]]]:
+            for batch in again():
+                sources.append(batch.source)
+                graphs.add(batch.graph)
+                yield batch.graph, batch.triples
+
+        staging.load(staged())
         ordered = sorted(graphs)
         prepared = (
             self.gate.prepare(b, staging, ordered) for b in _same_run(again(), sources, "validated")

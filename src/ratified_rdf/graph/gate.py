@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import rdflib
-from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Store, Triple, serialize
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 from pyshacl import validate
 
 from ratified_rdf._errors import InputError, StoreError
@@ -138,11 +138,7 @@ class ShaclGate:
             for node in (t.subject, t.object)
             if isinstance(node, NamedNode) and node.value not in subjects
         }
-        triples = {
-            *as_stored(batch.triples),
-            *described,
-            *store.types_of(referenced, context_graphs),
-        }
+        triples = {*batch.triples, *described, *store.types_of(referenced, context_graphs)}
         return PreparedBatch(
             source=batch.source,
             ntriples=serialize(triples, format=RdfFormat.N_TRIPLES) or b"",
@@ -258,17 +254,6 @@ class ShaclGate:
             data, shacl_graph=self.shapes, inference="none", allow_warnings=True
         )
         return [] if conforms else violations_of(results, source)
-
-
-def as_stored(triples: Iterable[Triple]) -> list[Triple]:
-    """``triples`` as the store will hold them: Oxigraph keeps typed literals in canonical
-    form ("2026-06-10T15:13:00+00:00" is read back as "2026-06-10T15:13:00Z", "1.50" as
-    "1.5"). The gate checks a batch beside stored triples read back that way; without this a
-    value written again would sit beside itself in two spellings, two values to an engine
-    that compares terms (rdflib, under pyshacl, folds them into one)."""
-    canonical = Store()
-    canonical.extend(Quad(t.subject, t.predicate, t.object) for t in triples)
-    return [quad.triple for quad in canonical]
 
 
 _WORKER_ENGINE: ShaclEngine | None = None

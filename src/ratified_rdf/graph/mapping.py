@@ -58,14 +58,23 @@ class Batch:
             self.add(subject, predicate, Literal(value))
 
     def typed(self, subject: str, predicate: str, value: object, datatype: NamedNode) -> None:
-        """Add a typed literal."""
-        self.add(subject, predicate, Literal(_lexical(value), datatype=datatype))
+        """Add a typed literal (a date-time in canonical form, see :func:`canonical_datetime`)."""
+        lexical = canonical_datetime(value) if datatype == XSD_DT else _lexical(value)
+        self.add(subject, predicate, Literal(lexical, datatype=datatype))
 
 
 def canonical_decimal(value: float) -> str:
     """xsd:decimal in canonical form ("1", "0.9"), as stores normalise it, so a re-read
     value compares equal to the written one."""
     return format(Decimal(str(round(value, 6))).normalize(), "f")
+
+
+def canonical_datetime(value: object) -> str:
+    """xsd:dateTime in canonical form, as stores normalise it ("…T15:13:00Z", not
+    "…T15:13:00+00:00"), so a re-read value compares equal to the written one: a batch checked
+    beside what is stored then holds each date once, in one spelling."""
+    lexical = value.isoformat() if isinstance(value, datetime) else str(value)
+    return lexical.removesuffix("+00:00") + "Z" if lexical.endswith("+00:00") else lexical
 
 
 def _lexical(value: object) -> str:

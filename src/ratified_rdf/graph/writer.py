@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
-from pyoxigraph import Literal, NamedNode, Triple
+from pyoxigraph import NamedNode, Triple
 
 from ratified_rdf._errors import BrainError, StoreError
 from ratified_rdf._version import __version__
@@ -199,12 +199,8 @@ class Writer:
         batch.text(run_iri, "rr:runId", run.run_id)
         batch.text(run_iri, "rr:softwareVersion", __version__)
         batch.add(brain, "rr:run", run_iri)
-        batch.add(
-            run_iri, "prov:startedAtTime", Literal(self._started.isoformat(), datatype=XSD_DT)
-        )
-        batch.add(
-            run_iri, "prov:endedAtTime", Literal(datetime.now(UTC).isoformat(), datatype=XSD_DT)
-        )
+        batch.typed(run_iri, "prov:startedAtTime", self._started, XSD_DT)
+        batch.typed(run_iri, "prov:endedAtTime", datetime.now(UTC), XSD_DT)
         for source in used:
             batch.add(run_iri, "prov:used", source)
         for graph in self._written:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from pyoxigraph import Literal, NamedNode
@@ -518,17 +519,20 @@ def lineage_texts(session: Session, final: str) -> list[tuple[datetime, dict[str
     return sorted(((_appeared(row), row) for row in [*earlier, *rows]), key=lambda p: p[0])
 
 
-def revision_number(session: Session, rfc: int, section: str, revision: str) -> str | None:
-    """The number the text of RFC ``rfc`` §``section`` had in ``revision``
-    ("draft-ietf-tls-tls13-20"), followed through its alignments; None when that revision
-    holds no text aligned with it (or the RFC no such section)."""
+def revision_numbers(
+    session: Session, rfc: int, section: str, revisions: Sequence[str]
+) -> list[str | None]:
+    """The number the text of RFC ``rfc`` §``section`` had in each of ``revisions``
+    ("draft-ietf-tls-tls13-20"), followed through its alignments; None for a revision that
+    holds no text aligned with it (all None when the RFC has no such section)."""
     found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
     if not found:
-        return None
+        return [None for _ in revisions]
+    numbered: dict[str | None, str | None] = {}
     for _, row in lineage_texts(session, text_of(found[0], "section") or ""):
-        if text_of(row, "documentLabel") == revision and text_of(row, "number"):
-            return text_of(row, "number")
-    return None
+        if text_of(row, "number"):  # the earliest text of a revision, as before
+            numbered.setdefault(text_of(row, "documentLabel"), text_of(row, "number"))
+    return [numbered.get(revision) for revision in revisions]
 
 
 def _appeared(row: dict[str, Term]) -> datetime:

@@ -331,7 +331,7 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
         # "RFC 8446 section 4.2.10 between -20 and -21": follow the RFC section back to its
         # number in those revisions (it was §4.2.9 there), never read 4.2.10 as theirs.
         named = (f"{chosen.draft}-{chosen.older}", f"{chosen.draft}-{chosen.newer}")
-        numbers = [sections.revision_number(session, rfc, section, r) for r in named]
+        numbers = sections.revision_numbers(session, rfc, section, named)
         own = next((n for n in numbers if n), None)
         if own is None:
             return holdings.out_of_scope(

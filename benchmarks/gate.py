@@ -27,63 +27,25 @@ import argparse
 import importlib.util
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from importlib.metadata import version
 from pathlib import Path
-from typing import Any, ClassVar
 
 import rdflib
 
 from benchmarks import report
 from benchmarks.core import DEFAULT_BUNDLE, pigeon_source
 from benchmarks.report import Row
-from ratified_rdf import build as build_module
-from ratified_rdf.graph.gate import ShaclGate, load_shapes
+from ratified_rdf.graph.gate import load_shapes
 from ratified_rdf.graph.shacl_engines import Pyshacl, Turbo, verdict
 from ratified_rdf.graph.violations import PreparedBatch, violations_of
+from tests.recording import recorded_build
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "gate"
 log = report.logger(NAME)
 
 Verdict = frozenset[tuple[str, str | None, str | None]]
-
-
-class _Recording(ShaclGate):
-    """The build's gate, keeping each prepared batch and the time preparing took."""
-
-    seen: ClassVar[list[PreparedBatch]] = []
-    preparing: ClassVar[list[float]] = []
-
-    def check_all(self, prepared: Iterable[PreparedBatch], *args: Any, **kw: Any) -> None:
-        def keep(items: Iterable[PreparedBatch]) -> Iterator[PreparedBatch]:
-            iterator = iter(items)
-            while True:
-                started = time.perf_counter()
-                item = next(iterator, None)
-                _Recording.preparing.append(time.perf_counter() - started)
-                if item is None:
-                    return
-                _Recording.seen.append(item)
-                yield item
-
-        super().check_all(keep(prepared), *args, **kw)
-
-
-def batches_of(manifest: Path, source: str) -> tuple[list[PreparedBatch], float, str]:
-    """Build ``manifest`` from ``source`` into a temporary store; every prepared batch, the
-    seconds preparing them took and the gate the build used."""
-    from ratified_rdf import Brain
-
-    _Recording.seen, _Recording.preparing = [], []
-    original = build_module.ShaclGate
-    build_module.ShaclGate = _Recording  # type: ignore[misc]
-    try:
-        with tempfile.TemporaryDirectory(prefix="ratified-gate-bench-") as folder:
-            brain, built = Brain.build(manifest, path=Path(folder) / "store", source=source)
-            brain.close()
-    finally:
-        build_module.ShaclGate = original  # type: ignore[misc]
-    return list(_Recording.seen), sum(_Recording.preparing), built.gate
 
 
 def _report_verdict(results: rdflib.Graph, focus: set[str]) -> Verdict:
@@ -113,7 +75,7 @@ def candidates(
             )
             return _report_verdict(results, set(p.focus_nodes))
 
-        engines[f"pyshifty {_version('pyshifty')}"] = with_shifty
+        engines[f"pyshifty {version('pyshifty')}"] = with_shifty
     if weighed and importlib.util.find_spec("pyrudof") is not None:
         import pyrudof
 
@@ -131,14 +93,8 @@ def candidates(
                     found.add((node, path, str(entry.constraint_component).strip("<>")))
             return frozenset(found)
 
-        engines[f"pyrudof {_version('pyrudof')}"] = with_rudof
+        engines[f"pyrudof {version('pyrudof')}"] = with_rudof
     return engines
-
-
-def _version(package: str) -> str:
-    from importlib.metadata import version
-
-    return version(package)
 
 
 def measure(
@@ -183,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
         manifest, source = args.manifest, str(args.bundle)
     log(f"building {manifest} from {source}, keeping every batch the gate prepares")
-    batches, preparing, gate = batches_of(manifest, source)
+    batches, preparing, built = recorded_build(manifest, source)
+    gate = built.gate
     triples = sum(p.ntriples.count(b"\n") for p in batches)
     shapes = load_shapes()
     engines = candidates(shapes, args.weighed)

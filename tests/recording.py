@@ -1,0 +1,55 @@
+"""A build that keeps every batch its SHACL gate prepared: what the engine tests compare
+engines on, and what ``benchmarks.gate`` times them on."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from ratified_rdf import Brain, BuildReport
+from ratified_rdf import build as build_module
+from ratified_rdf.graph.gate import ShaclGate
+from ratified_rdf.graph.violations import PreparedBatch
+
+
+class RecordingGate(ShaclGate):
+    """The build's gate, keeping each prepared batch and the seconds preparing it took."""
+
+    seen: ClassVar[list[PreparedBatch]] = []
+    preparing: ClassVar[list[float]] = []
+
+    def check_all(self, prepared: Iterable[PreparedBatch], *args: Any, **kw: Any) -> None:
+        def keep(items: Iterable[PreparedBatch]) -> Iterator[PreparedBatch]:
+            iterator = iter(items)
+            while True:
+                started = time.perf_counter()
+                item = next(iterator, None)
+                RecordingGate.preparing.append(time.perf_counter() - started)
+                if item is None:
+                    return
+                RecordingGate.seen.append(item)
+                yield item
+
+        super().check_all(keep(prepared), *args, **kw)
+
+
+def recorded_build(
+    manifest: Path, source: str, engine: str | None = None
+) -> tuple[list[PreparedBatch], float, BuildReport]:
+    """Build ``manifest`` from ``source`` into a temporary store, gated by ``engine`` (by
+    default the gate's own): every prepared batch, the seconds preparing them took, and the
+    build's report."""
+    RecordingGate.seen, RecordingGate.preparing = [], []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build_module, "ShaclGate", RecordingGate)
+        if engine is not None:
+            patch.setenv("RATIFIED_GATE_ENGINE", engine)
+        with tempfile.TemporaryDirectory(prefix="ratified-recorded-") as folder:
+            brain, report = Brain.build(manifest, path=Path(folder) / "store", source=source)
+            brain.close()
+    return list(RecordingGate.seen), sum(RecordingGate.preparing), report

@@ -3,8 +3,10 @@ answer takes between the brain's front door and the registered question types.
 
 A question in words is read for entities by the gazetteer and routed to its registered type
 (:mod:`ratified_rdf.answers.router`); a question type named with entities is drawn directly,
-its question written from the type's template. Either way the card gets its trust state and,
-under the acknowledge redaction policy, a note when more exists above the reader's clearance.
+its question written from the type's template. Either way the card then passes the finishing
+steps registered for its intent (:func:`finish_with`: the history and why cards get their
+timeline), gets its trust state and, under the acknowledge redaction policy, a note when more
+exists above the reader's clearance.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import datetime
 from pydantic import JsonValue
 
 from ratified_rdf._errors import BrainError
-from ratified_rdf.answers import sections, types
+from ratified_rdf.answers import sections, timeline, types
 from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.models import Answer
 from ratified_rdf.answers.router import REGISTRY, Intent, Route, route
@@ -32,6 +34,33 @@ WITHHELD_NOTE = "More exists above your clearance."
 Indexes = Callable[[Session], Gazetteer]
 """Gives a session its heading index (set on the session) and returns the gazetteer of the
 session's graphs."""
+
+Finishing = Callable[[Answer], Answer]
+"""A step every card of some intents passes once drawn: a function of the card alone (it runs
+no query), returning the card with what it derives from the card's results."""
+
+FINISHING: dict[Intent | str, list[Finishing]] = {}
+"""The finishing steps registered for each intent, in the order they run."""
+
+
+def finish_with(step: Finishing, *intents: Intent | str) -> Finishing:
+    """Register ``step`` to run on every card of ``intents`` (once per intent and step)."""
+    for intent in intents:
+        steps = FINISHING.setdefault(intent, [])
+        if step not in steps:
+            steps.append(step)
+    return step
+
+
+def finished(answer: Answer) -> Answer:
+    """``answer`` after the finishing steps registered for its intent."""
+    for step in FINISHING.get(answer.intent, ()):
+        answer = step(answer)
+    return answer
+
+
+# A section's history card and its why card carry the section's life as one series to draw.
+finish_with(timeline.with_timeline, Intent.SECTION_HISTORY, Intent.DISCUSSION)
 
 
 def check_question(question: str) -> None:
@@ -62,8 +91,10 @@ def routed(
     def draw(session: Session) -> Answer:
         chosen = route(question, indexes(session))
         if valid_at is not None and chosen.section and not chosen.draft:
-            return sections.section_at(session, question, chosen.rfc, chosen.section, valid_at)
-        return types.answer(session, question, chosen)
+            return finished(
+                sections.section_at(session, question, chosen.rfc, chosen.section, valid_at)
+            )
+        return finished(types.answer(session, question, chosen))
 
     return draw
 
@@ -96,7 +127,7 @@ def drawn(
             people = gazetteer.read(chosen.who).people
             if people:
                 bound = chosen.model_copy(update={"person": people[0].iri, "who": people[0].name})
-        return types.answer(session, question, bound)
+        return finished(types.answer(session, question, bound))
 
     return question, draw
 

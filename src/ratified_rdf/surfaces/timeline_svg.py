@@ -81,7 +81,9 @@ def _safe(url: str | None) -> str | None:
 
 
 def _n(value: float) -> str:
-    return f"{value:.1f}".rstrip("0").rstrip(".")
+    """A coordinate to a tenth of a pixel, ``12`` rather than ``12.0``."""
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _pct(value: float) -> str:
@@ -163,11 +165,18 @@ class _Drawing:
         self.low, self.high = first - span * 0.02, last + span * 0.01
         self.width = WIDTH - _LEFT - _RIGHT
         self.parts: list[str] = []
+        self.placed: dict[str, float] = {}
 
     def x(self, when: str) -> float:
-        at = moment(when)
-        assert at is not None, when
-        return _LEFT + (at - self.low) / (self.high - self.low) * self.width
+        # Each date is placed several times (sorting, steps, ticks): parsed once.
+        placed = self.placed.get(when)
+        if placed is None:
+            at = moment(when)
+            assert at is not None, when
+            placed = self.placed[when] = (
+                _LEFT + (at - self.low) / (self.high - self.low) * self.width
+            )
+        return placed
 
     def svg(self) -> str:
         t = self.t

@@ -349,6 +349,10 @@ class OxigraphStore:
         # A list for each: the stubs declare them lists of different unions.
         return self._store.query(sparql, default_graph=list(dataset), named_graphs=list(dataset))
 
+    def graph_size(self, graph: str) -> int:
+        """The number of triples in ``graph``."""
+        return sum(1 for _ in self._store.quads_for_pattern(None, None, None, NamedNode(graph)))
+
     def __len__(self) -> int:
         """The number of quads held (a triple in two graphs counts twice)."""
         return len(self._store)

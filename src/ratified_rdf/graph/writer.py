@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
+from itertools import chain
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -83,6 +84,7 @@ class Writer:
         self,
         batches: Sequence[Batch] | Callable[[], Iterable[Batch]],
         progress: Callable[[], None] | None = None,
+        derive: Callable[[OxigraphStore, list[str]], Sequence[Batch]] | None = None,
     ) -> int:
         """Validate every batch of a run, then write them all; a rejection writes nothing.
         Returns the number of distinct triples the run wrote (per graph).
@@ -98,48 +100,105 @@ class Writer:
         ``batches`` may be a function that maps the run's batches afresh each time it is
         called: the run is then read three times (stage, validate, write) and never held as
         batches, which at scale take twice the memory of the staged triples.
+
+        ``derive`` makes the batches derived from the staged run (the card view,
+        :mod:`~ratified_rdf.graph.views`), given the staging store and the graphs the run
+        wrote: they are staged, validated and written with the run's own.
         """
         again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
+        if isinstance(self.store, OxigraphStore) and not self.store.shared:
+            return self._write_in_place(self.store, again, progress, derive)
         with _staging_for(self.store) as staging:
-            sources = self._stage_and_check(again, staging, progress)
+            sources, derived = self._stage_and_check(again, staging, progress, derive)
             written = len(staging)
-        for batch in _same_run(again(), sources, "written"):
+        for batch in chain(_same_run(again(), sources, "written"), derived):
             with self._audited(batch):
                 self.store.add(batch.graph, batch.triples)
             if batch.graph not in self._written:
                 self._written.append(batch.graph)
         return written
 
+    def _write_in_place(
+        self,
+        store: OxigraphStore,
+        again: Callable[[], Iterable[Batch]],
+        progress: Callable[[], None] | None,
+        derive: Callable[[OxigraphStore, list[str]], Sequence[Batch]] | None,
+    ) -> int:
+        """Stage the run in its own graphs of the embedded store it is for, validate it there
+        and keep it: no copy, no second write. The run's graphs are read by no one until
+        :meth:`commit` names the run current, so what is staged is as unseen as in a store of
+        its own; a rejection (or any error) drops them, and a build that dies leaves them for
+        the next build to clear (:meth:`drop_orphaned_graphs`). Each batch's audit record is
+        written once the whole run has passed the gate, before it can be read."""
+        _clear_abandoned_staging()  # left by builds of versions that staged elsewhere
+        written: list[_Written] = []
+
+        def record(batch: Batch) -> None:
+            written.append(_Written.of(batch, digest=self.audit is not None))
+
+        before = set(store.graphs())
+        try:
+            _, derived = self._stage_and_check(
+                again, store, progress, derive, copy_reviews=False, on_staged=record
+            )
+        except BaseException:
+            for graph in set(store.graphs()) - before:
+                store.drop_graph(graph)
+            raise
+        for batch in derived:
+            record(batch)
+        for entry in written:
+            with self._audited_write(entry):
+                pass  # already staged in the run's graphs, which no one reads before commit
+        graphs = list(dict.fromkeys(entry.graph for entry in written))
+        for graph in graphs:
+            if graph not in self._written:
+                self._written.append(graph)
+        return sum(store.graph_size(g) for g in graphs)
+
     def _stage_and_check(
         self,
         again: Callable[[], Iterable[Batch]],
         staging: OxigraphStore,
         progress: Callable[[], None] | None,
-    ) -> list[str]:
-        """Stage the run, then validate each batch against it; returns the batches' sources
-        in order (what the later passes must map again).
+        derive: Callable[[OxigraphStore, list[str]], Sequence[Batch]] | None = None,
+        *,
+        copy_reviews: bool = True,
+        on_staged: Callable[[Batch], None] | None = None,
+    ) -> tuple[list[str], Sequence[Batch]]:
+        """Stage the run and what is derived from it, then validate each batch against it all;
+        returns the batches' sources in order (what the later passes must map again) and the
+        derived batches.
 
         The brain's reviews graphs are staged beside the run: they outlive every run, so the
         state a run leaves is its own graphs and them."""
         sources: list[str] = []
         graphs = set(self._written)
         for reviews in self.review_graphs():
-            staging.add(reviews, list(self.store.triples([reviews])))
+            if copy_reviews:
+                staging.add(reviews, list(self.store.triples([reviews])))
             graphs.add(reviews)
 
         def staged() -> Iterator[tuple[str, Sequence[Triple]]]:
             for batch in again():
                 sources.append(batch.source)
                 graphs.add(batch.graph)
+                if on_staged is not None:
+                    on_staged(batch)
                 yield batch.graph, batch.triples
 
         staging.load(staged())
+        derived = derive(staging, sorted(graphs)) if derive is not None else ()
+        staging.load((b.graph, b.triples) for b in derived)
+        graphs.update(b.graph for b in derived)
         ordered = sorted(graphs)
         prepared = (
-            self.gate.prepare(b, staging, ordered) for b in _same_run(again(), sources, "validated")
+            self.gate.prepare(b, staging, ordered)
+            for b in chain(_same_run(again(), sources, "validated"), derived)
         )
         self.gate.check_all(prepared, progress=progress)
-        return sources
+        return sources, derived
 
     def review_graphs(self) -> list[str]:
         """The brain's reviews graphs that exist, one per clearance level written at."""
@@ -171,18 +230,20 @@ class Writer:
             self.store.replace(batch.graph, list(removing), batch.triples)
 
     def _audited(self, batch: Batch) -> AbstractContextManager:
+        return self._audited_write(_Written.of(batch, digest=self.audit is not None))
+
+    def _audited_write(self, entry: _Written) -> AbstractContextManager:
         if self.audit is None:
             return nullcontext()
-        source = batch.graph.rsplit("/", 1)[-1]
-        lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in batch.triples)
+        source = entry.graph.rsplit("/", 1)[-1]
         return capture(
             self.audit,
             "write_batch",
             {
-                "graph": batch.graph,
-                "record": batch.source,
-                "triples": len(batch.triples),
-                "ntriples_sha256": hashlib.sha256("\n".join(lines).encode()).hexdigest(),
+                "graph": entry.graph,
+                "record": entry.source,
+                "triples": entry.triples,
+                "ntriples_sha256": entry.sha256,
             },
             tenant=self.tenant,
             clearance=self.levels.get(source, Clearance.PUBLIC).value,
@@ -268,6 +329,25 @@ class Writer:
 
     def _current_runs(self) -> list[str]:
         return [r.iri for r in read_runs(self.store, self.tenant, self.brain_id) if r.current]
+
+
+class _Written(BaseModel):
+    """What the audit log records of one batch written: where, from what, how much, and the
+    SHA-256 of its sorted N-Triples lines."""
+
+    model_config = ConfigDict(frozen=True)
+
+    graph: str
+    source: str
+    triples: int
+    sha256: str
+
+    @classmethod
+    def of(cls, batch: Batch, *, digest: bool) -> _Written:
+        """The record of ``batch`` (its digest only when ``digest``: sorting every line costs)."""
+        lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in batch.triples)
+        sha = hashlib.sha256("\n".join(lines).encode()).hexdigest() if digest else ""
+        return cls(graph=batch.graph, source=batch.source, triples=len(batch.triples), sha256=sha)
 
 
 class RunRecord(BaseModel):

@@ -35,6 +35,7 @@ from ratified_rdf.graph.memory import MemoryDataset
 from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.scope import Scope
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
+from ratified_rdf.graph.views import usable_views
 from ratified_rdf.graph.writer import Writer, check_prune
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
@@ -89,7 +90,9 @@ class Reading:
         else:
             graphs, reads = self.scope.graphs_as_of(as_of), self.store
         headings = self.lookups.headings.get(tuple(graphs))
-        return Session(reads, graphs, self.lookups.kept, headings)
+        run = self.scope.run_at(as_of)
+        views = usable_views(graphs, run.graphs) if run is not None else frozenset()
+        return Session(reads, graphs, self.lookups.kept, headings, views=views)
 
     def audited(
         self, kind: Kind, subject: dict[str, JsonValue]

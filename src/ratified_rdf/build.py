@@ -21,7 +21,8 @@ from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, disc
 from ratified_rdf.graph.expertise_mapping import expertise_batches, expertise_source
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import Batch, RunContext, spec_batches
-from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.store import OxigraphStore, TripleStore
+from ratified_rdf.graph.views import view_batches, view_levels
 from ratified_rdf.graph.writer import Writer
 from ratified_rdf.records.discussion import DiscussionRecords, GitEvidence, read_discussion
 from ratified_rdf.records.expertise import ExpertiseRecords, compute_expertise
@@ -170,13 +171,15 @@ def _build(
     bar.close()
     read_done = time.perf_counter()
     gate = ShaclGate()
+    levels = source_levels(manifest)
     writer = Writer(
         store,
         gate,
         manifest.brain.id,
         manifest.brain.tenant,
         levels={
-            **source_levels(manifest),
+            **levels,
+            **view_levels(levels),
             **{expertise_source(level): level for level, _ in manifest.expertise_levels()},
         },
         licences={
@@ -205,13 +208,23 @@ def _build(
             yield batch
         counted.append(mapped)
 
+    derived: list[Batch] = []
+
+    def derive(staging: OxigraphStore, graphs: list[str]) -> list[Batch]:
+        derived.extend(view_batches(staging, run, graphs))
+        return derived
+
     with tqdm(
         desc="validating (SHACL gate)",
         unit="batch",
         disable=not progress,
         file=sys.stderr,
     ) as gate_bar:
-        triples = writer.write_all(batches, progress=lambda: gate_bar.update(1))
+        triples = writer.write_all(
+            batches,
+            progress=lambda: gate_bar.update(1),
+            derive=derive,
+        )
     writer.commit(run, used=[v.repository_iri(manifest.brain.repository)])
     done = time.perf_counter()
     return BuildReport(
@@ -224,7 +237,7 @@ def _build(
         sections=sum(len(r.document.sections) for r in records.revisions)
         + sum(len(r.document.sections) for r in records.rfcs),
         alignments=len(records.alignments),
-        batches=counted[0],
+        batches=counted[0] + len(derived),
         triples=triples,
         gate=gate.engine.name,
         problems=discussion.problems if discussion else (),

@@ -81,7 +81,9 @@ def test_renumbered_section_became_its_rfc_section(brain: Brain) -> None:
         == "https://datatracker.ietf.org/doc/html/draft-example-pigeon-00#section-2.1"
     )
     assert urls["rfc-section"] == "https://www.rfc-editor.org/rfc/rfc9999#section-3.1"
-    assert [q.name for q in answer.queries] == ["section_became", "revision_chain"]
+    # Read from the card view, which names the full-path query that gives the same rows.
+    assert [q.name for q in answer.queries] == ["view_section_became", "revision_chain"]
+    assert answer.queries[0].reproduces == "section_became"
     became = answer.queries[0]
     assert became.params == {
         "revision": "https://w3id.org/ratified-rdf/id/doc/draft-example-pigeon/00",
@@ -238,8 +240,9 @@ def test_rebuild_keeps_history_for_as_of_reads_until_pruned(
     second = build(MANIFEST, source=str(pigeon_repo), store=store)
     assert first.run_id != second.run_id
     graphs = store.graphs()
-    # records, spec, people, github, mail, git and expertise: one graph per source, per run.
-    assert sum(first.run_id in g for g in graphs) == sum(second.run_id in g for g in graphs) == 7
+    # records, spec, people, github, mail, git and expertise (one graph per source, per run),
+    # and the card view of spec, github, mail and git.
+    assert sum(first.run_id in g for g in graphs) == sum(second.run_id in g for g in graphs) == 11
     brain = Brain.from_store(store, reader=Reader(clearance="restricted"))
     assert [r.run_id for r in brain.scope.runs] == [first.run_id, second.run_id]
     assert all(second.run_id in g for g in brain.read_graphs)

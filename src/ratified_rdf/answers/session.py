@@ -12,7 +12,7 @@ from pyoxigraph import NamedNode
 from ratified_rdf.answers.heading_search import HeadingIndex
 from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries import QueryRun, run_query
-from ratified_rdf.queries.files import ParamValue, QueryError, load_query
+from ratified_rdf.queries.files import ParamValue, QueryError, load_query, view_queries
 from ratified_rdf.queries.run import source_of
 
 Fetched = tuple[list[dict[str, Term]], QueryRun]
@@ -77,9 +77,13 @@ class Session:
         graphs: Sequence[str],
         kept: Kept | None = None,
         headings: tuple[HeadingIndex, QueryRun] | None = None,
+        views: frozenset[str] = frozenset(),
     ) -> None:
         self.store = store
         self.graphs = list(graphs)
+        self.views = views
+        """The full-path queries whose card view query runs instead, giving this reader the
+        same rows (:func:`~ratified_rdf.graph.views.usable_views`)."""
         self.queries: list[QueryRun] = []
         self.kept = kept
         self.headings = headings
@@ -137,6 +141,8 @@ class Session:
 
     def _fetch(self, name: str, params: Mapping[str, ParamValue]) -> Fetched:
         """Rows and record of one query: run now, or kept from an earlier whole-graph run."""
+        if name in self.views:
+            name = view_queries()[name]
         if self.kept is None or not load_query(name).whole_graph:
             return run_query(self.store, self.graphs, name, dict(params))
         kept, record = self._kept(name, params)

@@ -37,6 +37,7 @@ _PARAM = re.compile(r"^#\s*Param\s+\?(\w+)\s+(iri|string|integer)\s*:\s*(.*)$")
 _ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
 _READS = re.compile(r"^#\s*Reads:\s*(.*)$")
 _WHOLE_GRAPH = re.compile(r"^#\s*Whole graph:")
+_REPRODUCES = re.compile(r"^#\s*Reproduces:\s*([a-z0-9_]+)\s*$")
 _PLACEHOLDER = re.compile(r"VALUES\s*\(([^)]*)\)\s*\{\s*\((?:\s*UNDEF\s*)+\)\s*\}")
 # No blanks, control characters (C0, DEL, C1) or characters SPARQL's IRIREF excludes; fullmatch,
 # so that a final line break ("$" would let it through) is refused too.
@@ -75,6 +76,9 @@ class QueryFile(BaseModel):
     has written them."""
     placeholder: tuple[str, ...] = ()
     """The variables of its ``VALUES`` placeholder row, in the order the row names them."""
+    reproduces: str | None = None
+    """For a query of the card view (``# Reproduces: section_posts``): the full-path query
+    whose rows it gives, with the same parameters, from the view's shortcuts."""
 
     def bind(self, values: dict[str, ParamValue]) -> str:
         """The query text with ``values`` bound into its ``VALUES`` placeholder."""
@@ -157,11 +161,16 @@ def parse_query_file(name: str, text: str) -> QueryFile:
     params: list[Param] = []
     sources: tuple[str, ...] = ()
     whole_graph = False
+    reproduces: str | None = None
     for line in text.splitlines():
         if not line.startswith("#"):
             break
         if _WHOLE_GRAPH.match(line):
             whole_graph = True
+            continue
+        full_path = _REPRODUCES.match(line)
+        if full_path:
+            reproduces = full_path.group(1)
             continue
         param = _PARAM.match(line)
         if param:
@@ -197,6 +206,7 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         reads=sources,
         whole_graph=whole_graph,
         placeholder=placeholder,
+        reproduces=reproduces,
     )
 
 
@@ -235,6 +245,13 @@ def load_query(name: str, folder: Path | None = None) -> QueryFile:
     if not path.is_file():
         raise QueryError(f"There is no query named {name!r} in {path.parent}.")
     return parse_query_file(name, path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def view_queries() -> dict[str, str]:
+    """The card view's queries, by the full-path query each reproduces (``section_posts`` →
+    ``view_section_posts``): what a session runs instead when its reader reads the view."""
+    return {q.reproduces: q.name for q in all_queries() if q.reproduces is not None}
 
 
 def all_queries(folder: Path | None = None) -> list[QueryFile]:

@@ -24,6 +24,9 @@ class QueryRun(BaseModel):
     reused: bool = False
     """The rows came from an earlier run of this query on the same graphs (a run's graphs never
     change once written); ``engine_ms`` is that run's."""
+    reproduces: str | None = None
+    """The query read the card view: the full-path query named here (``sparql/<name>.rq``,
+    the same parameters) gives the same rows from the full graph."""
 
 
 def source_of(graph: str) -> str:
@@ -38,14 +41,31 @@ POSTS = "posts"
 post_sources`), so a new source's posts reach the cards that list posts."""
 
 
+VIEW_POSTS = "view-posts"
+"""In a query's ``# Reads:``, the card view's graph of every source of posts
+(``view-github``, ``view-mail`` …)."""
+
+
 def read_sources(reads: Sequence[str]) -> frozenset[str]:
-    """The sources a query's ``# Reads:`` names, with :data:`POSTS` spelt out."""
-    if POSTS not in reads:
+    """The sources a query's ``# Reads:`` names, with :data:`POSTS` and :data:`VIEW_POSTS`
+    spelt out. A name with a hyphen names one graph of a kind (``view-spec``)."""
+    if POSTS not in reads and VIEW_POSTS not in reads:
         return frozenset(reads)
     # Imported here: the registry loads the sources, whose mappings write through queries.
     from ratified_rdf.sources.base import post_sources
 
-    return (frozenset(reads) - {POSTS}) | post_sources()
+    posts = post_sources()
+    return (
+        (frozenset(reads) - {POSTS, VIEW_POSTS})
+        | (posts if POSTS in reads else frozenset())
+        | ({f"view-{s}" for s in posts} if VIEW_POSTS in reads else frozenset())
+    )
+
+
+def reads_graph(graph: str, sources: frozenset[str]) -> bool:
+    """Whether a query reading ``sources`` (:func:`read_sources`) reads ``graph``: by its
+    source (``github``), or by its whole name for a name with a hyphen (``view-github``)."""
+    return source_of(graph) in sources or graph.rsplit("/", 1)[-1] in sources
 
 
 def _shown(value: str | int | NamedNode) -> str:
@@ -65,7 +85,7 @@ def run_query(
     sparql = query.bind(values)
     if graphs is not None and query.reads:
         reads = read_sources(query.reads)
-        graphs = [g for g in graphs if source_of(g) in reads]
+        graphs = [g for g in graphs if reads_graph(g, reads)]
     result = store.query(sparql, graphs)
     record = QueryRun(
         name=name,
@@ -76,5 +96,6 @@ def run_query(
         },
         rows=len(result.rows),
         engine_ms=round(result.engine_ms, 3),
+        reproduces=query.reproduces,
     )
     return list(result.rows), record

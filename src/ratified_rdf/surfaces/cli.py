@@ -395,6 +395,11 @@ def _computed_lines(answer: Answer, *, sparql: bool) -> list[str]:
         lines.append(
             f"  - {called}: {plural(query.rows, 'row')}, {query.engine_ms:.2f} ms engine{reused}"
         )
+        if query.reproduces:
+            lines.append(
+                f"    (read from the card view; the full-path query {query.reproduces}.rq, with "
+                "the same parameters, gives the same rows from the full graph)"
+            )
         if sparql:
             lines += [f"      {line}" for line in query.sparql.strip().splitlines()]
     return lines

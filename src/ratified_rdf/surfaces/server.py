@@ -65,6 +65,7 @@ from ratified_rdf.audit import AuditError, DetailSidecar, capture
 from ratified_rdf.audit.signer import PeriodicSigner, stop_on_sigterm
 from ratified_rdf.brain import Brain
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.queries.files import QueryError, load_query
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.offline import NETWORK_SEALED
 from ratified_rdf.queries.sandbox import (
@@ -888,6 +889,17 @@ async def index(request: Request) -> Response:
     return HTMLResponse((WEB / "index.html").read_text(encoding="utf-8"), headers=_PAGE_HEADERS)
 
 
+async def query_file(request: Request) -> Response:
+    """``GET /queries/<name>.rq``: the text of one of the library's query files, as every
+    card's "how this was computed" names them (the card view's queries link to the full-path
+    query that reproduces their rows). No brain is read."""
+    try:
+        query = load_query(request.path_params["name"])
+    except QueryError as error:
+        return PlainTextResponse(str(error), status_code=404)
+    return PlainTextResponse(query.text, media_type="application/sparql-query")
+
+
 # --- the app and the command ----------------------------------------------------------------
 
 
@@ -971,6 +983,7 @@ def create_app(
             Route("/api/holdings", api_holdings, methods=["GET"]),
             Route("/id/{path:path}", resource, methods=["GET"]),
             Route("/doc/{path:path}", document, methods=["GET"]),
+            Route("/queries/{name}.rq", query_file, methods=["GET"]),
             *standard.routes(),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ],

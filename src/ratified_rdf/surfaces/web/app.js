@@ -277,6 +277,11 @@
         el("p", "muted", `${q.rows} row${q.rows === 1 ? "" : "s"} · ${q.engine_ms.toFixed(2)} ms engine` +
           (q.reused ? " · rows reused from its earlier run on the same graphs" : "")),
       );
+      if (q.reproduces) {
+        query.append(el("p", "muted", "Read from the card view; the full-path query ",
+          link(`/queries/${encodeURIComponent(q.reproduces)}.rq`, `${q.reproduces}.rq`),
+          ", with the same parameters, gives the same rows from the full graph."));
+      }
       if (params.length) {
         const list = el("dl", "params");
         for (const [name, value] of params) list.append(el("dt", null, name), el("dd", null, value));

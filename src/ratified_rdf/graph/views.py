@@ -1,0 +1,152 @@
+"""The card view: shortcut facts derived from a staged run, written with it, read by the cards.
+
+A card walks the full, normalised graph: a post cites a section of the revision current when it
+was written, that section aligns with a final RFC section through an alignment record, and the
+post sits in a thread. The view folds each such path into one node (an ``rr:CardShortcut``)
+carrying the values the card reads and ``prov:wasDerivedFrom`` the nodes of the path, so a card
+reads one node per row instead of walking the path.
+
+Each view is a hand-written CONSTRUCT in ``sparql/view_*.rq`` run over the staged run before it
+is validated; its shortcuts go into a graph of their own (``view-spec``, ``view-git``, one
+``view-<source>`` per source of posts), at the highest clearance of the graphs it read, and
+through the gate like any batch. The view is rebuilt with every run and lives in that run's
+graphs, so it never outlives it. Every view query that reads it names, in its header, the
+full-path query that reproduces its rows (``# Reproduces:``); the cards use the view wherever
+it gives the reader the full path's rows (:func:`usable_views`), and the full path otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from pyoxigraph import QueryTriples, Triple
+
+from ratified_rdf.graph.mapping import Batch, RunContext
+from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.queries.files import QueryError, load_query, view_queries
+from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
+from ratified_rdf.trust import Clearance
+
+VIEW = "view"
+"""The source name of every view graph (``…/<run>/view-spec`` holds source ``view``)."""
+
+SHORTCUTS_PER_BATCH = 2_000
+"""Shortcut nodes per gated batch: batches are what the gate's workers share out."""
+
+
+@dataclass(frozen=True)
+class CardView:
+    """One view: the CONSTRUCT that derives it and the source it is a view of."""
+
+    query: str
+    """The CONSTRUCT's name, ``sparql/<query>.rq``; its ``# Reads:`` says what it reads."""
+    over: str
+    """The source whose facts it shortcuts, naming its graph ``view-<over>``; ``posts`` for
+    every source of posts, each in a graph of its own (its clearance is that source's)."""
+
+    def inputs(self, source: str) -> tuple[str, ...]:
+        """The sources the view of ``source`` is derived from."""
+        reads = load_query(self.query).reads
+        return tuple(source if name == POSTS else name for name in reads)
+
+
+VIEWS: tuple[CardView, ...] = (
+    CardView("view_alignments", "spec"),
+    CardView("view_citations", POSTS),
+    CardView("view_changes", "git"),
+)
+"""The card view's parts, in the order they are written."""
+
+
+def _sources_of(view: CardView) -> list[str]:
+    if view.over != POSTS:
+        return [view.over]
+    from ratified_rdf.sources.base import post_sources  # the registry imports the mappings
+
+    return sorted(post_sources())
+
+
+def view_graph_name(source: str) -> str:
+    """The name of the view graph of ``source`` in a run (``view-github``)."""
+    return f"{VIEW}-{source}"
+
+
+def view_levels(levels: Mapping[str, Clearance]) -> dict[str, Clearance]:
+    """The clearance of every view graph a run may write: the highest of the graphs it is
+    derived from, so a reader who may read a view graph may read every graph behind it."""
+    result: dict[str, Clearance] = {}
+    for view in VIEWS:
+        for source in _sources_of(view):
+            inputs = [levels.get(name, Clearance.PUBLIC) for name in view.inputs(source)]
+            result[view_graph_name(source)] = max(inputs, key=lambda level: level.rank)
+    return result
+
+
+def view_batches(staging: OxigraphStore, run: RunContext, written: Iterable[str]) -> list[Batch]:
+    """The card view of a staged run, as gated batches: each view of each source the run
+    wrote, derived from the staged graphs it reads (those the run wrote)."""
+    graphs = set(written)
+    batches: list[Batch] = []
+    for view in VIEWS:
+        for source in _sources_of(view):
+            if run.graph(source) not in graphs:
+                continue
+            reads = [run.graph(name) for name in view.inputs(source)]
+            result = staging.evaluate(
+                load_query(view.query).text, [g for g in reads if g in graphs]
+            )
+            if not isinstance(result, QueryTriples):
+                raise QueryError(f"{view.query}.rq is not a CONSTRUCT; a view query must be one.")
+            graph = run.graph(view_graph_name(source))
+            batches.extend(_chunked(graph, f"{view.query} of {source}", result))
+    return batches
+
+
+def _chunked(graph: str, label: str, triples: Iterable[Triple]) -> Iterator[Batch]:
+    """The view's triples grouped by shortcut, :data:`SHORTCUTS_PER_BATCH` to a batch, in the
+    order the shortcuts first came (a shortcut's triples stay in one batch)."""
+    by_node: dict[str, list[Triple]] = {}
+    seen: set[Triple] = set()
+    for triple in triples:
+        if triple not in seen:  # a node's copied values come once per shortcut to it
+            seen.add(triple)
+            by_node.setdefault(str(triple.subject), []).append(triple)
+    nodes = list(by_node)
+    for start in range(0, len(nodes), SHORTCUTS_PER_BATCH):
+        part = nodes[start : start + SHORTCUTS_PER_BATCH]
+        number = start // SHORTCUTS_PER_BATCH + 1
+        triples_of = [t for node in part for t in by_node[node]]
+        yield Batch(graph, f"card view: {label}, part {number}", triples_of)
+
+
+def usable_views(read: Sequence[str], run_graphs: Iterable[str]) -> frozenset[str]:
+    """The full-path queries (``section_posts`` …) whose view query gives a reader of ``read``
+    (graphs of one run, which wrote ``run_graphs``) the same rows, and so runs instead.
+
+    A view graph is at the highest clearance of what it was derived from, so a reader may read
+    a source's graph without its view graph (commits, but not the people who wrote them): the
+    view would then lose rows the full path gives, and the full path runs. A view graph whose
+    source the reader may not read either stands for nothing the reader could see, so it does
+    not count, and the view still runs (a reader kept from the mail reads the view of GitHub
+    as a brain without mail would: nothing shows that something is withheld)."""
+    readable = set(read)
+    written = list(run_graphs)
+    usable: set[str] = set()
+    for full_path, view in view_queries().items():
+        sources = read_sources(load_query(view).reads)
+        graphs = [g for g in written if reads_graph(g, sources)]
+        if graphs and all(g in readable or _viewed(g) not in readable for g in graphs):
+            usable.add(full_path)
+    return frozenset(usable)
+
+
+def _viewed(graph: str) -> str:
+    """The graph a view graph is the view of, in its run (``…/view-git`` → ``…/git``)."""
+    run, name = graph.rsplit("/", 1)
+    return f"{run}/{name.removeprefix(VIEW + '-')}"
+
+
+def is_view_graph(graph: str) -> bool:
+    """Whether ``graph`` is a card view graph."""
+    return source_of(graph) == VIEW

@@ -1,0 +1,146 @@
+"""The card view on the fictional Pigeon brain: derived with every run, gated, traceable to
+the full graph, read by the cards, and never read where the reader may not read all of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyoxigraph import Literal, NamedNode
+
+from ratified_rdf import Brain
+from ratified_rdf.graph.gate import GateRejected, ShaclGate
+from ratified_rdf.graph.mapping import Batch
+from ratified_rdf.graph.views import is_view_graph, usable_views, view_levels
+from ratified_rdf.queries.files import load_query, view_queries
+from ratified_rdf.trust import Clearance
+from tests.conftest import BACKENDS
+from tests.pigeon import MANIFEST, build_pigeon, make_pigeon_repo
+from tests.view_check import check_view
+
+RR = "https://w3id.org/ratified-rdf/ontology#"
+RUN = "https://w3id.org/ratified-rdf/id/tenant/default/graph/pigeon/r1/"
+
+
+@pytest.fixture(scope="module")
+def pigeon_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pigeon_repo(tmp_path_factory.mktemp("git"))
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def brain(pigeon_repo: Path, request: pytest.FixtureRequest) -> Brain:
+    built, _report = build_pigeon(pigeon_repo, request.param, request)
+    return built
+
+
+def test_every_view_query_gives_the_rows_of_the_full_path(brain: Brain) -> None:
+    graphs = brain.scope.read_graphs
+    assert {g.rsplit("/", 1)[-1] for g in graphs if is_view_graph(g)} == {
+        "view-spec",
+        "view-git",
+        "view-github",
+        "view-mail",
+    }
+    check = check_view(brain.reading.store, graphs)
+    assert check.differences == []
+    assert check.broken_paths == []
+    # The comparison was about something: the Pigeon RFC's sections have history, posts and
+    # commits, and every revision section became something or vanished.
+    assert set(check.rows) == {
+        "section_posts",
+        "section_commits",
+        "section_history",
+        "section_became",
+    }
+    assert all(count > 0 for count in check.rows.values()), check.rows
+
+
+def test_cards_read_the_view_and_name_the_full_path(brain: Brain) -> None:
+    answer = brain.ask("history of RFC 9999 section 2.1")
+    runs = {q.name: q for q in answer.queries}
+    assert "view_section_history" in runs and "section_history" not in runs
+    assert runs["view_section_history"].reproduces == "section_history"
+    assert runs["view_section_history"].rows == sum(
+        1 for r in answer.results if r.kind == "history_entry"
+    )
+
+
+def test_every_view_query_names_a_full_path_query_with_its_parameters() -> None:
+    views = view_queries()
+    assert set(views) == {"section_became", "section_history", "section_posts", "section_commits"}
+    for full_path, view in views.items():
+        assert load_query(full_path).params == load_query(view).params
+        assert load_query(full_path).reproduces is None
+
+
+def test_a_view_graph_is_at_the_highest_clearance_of_what_it_reads() -> None:
+    levels = view_levels(
+        {"spec": Clearance.PUBLIC, "git": Clearance.PUBLIC, "people": Clearance.CONFIDENTIAL}
+    )
+    assert levels["view-spec"] == Clearance.PUBLIC
+    assert levels["view-git"] == Clearance.CONFIDENTIAL  # commits' authors come from people
+    assert view_levels({"github": Clearance.INTERNAL})["view-github"] == Clearance.INTERNAL
+
+
+def test_the_view_runs_wherever_it_gives_the_reader_the_full_paths_rows() -> None:
+    run = [RUN + name for name in ("spec", "records", "git", "people", "github", "mail")]
+    views = [RUN + name for name in ("view-spec", "view-git", "view-github", "view-mail")]
+    everything = frozenset(view_queries())
+    assert usable_views([*run, *views], [*run, *views]) == everything
+    # Kept from the mail and its view: the view of GitHub gives what the full path gives this
+    # reader, as a brain without mail would (nothing shows that something is withheld).
+    no_mail = [g for g in [*run, *views] if not g.endswith("mail")]
+    assert usable_views(no_mail, [*run, *views]) == everything
+    # Git readable, but not its view (the people behind it are above the reader): the view
+    # would lose the commits whose author the reader may not see, so the full path runs.
+    no_view_git = [g for g in [*run, *views] if not g.endswith("view-git")]
+    assert usable_views(no_view_git, [*run, *views]) == everything - {"section_commits"}
+    # A run built before the view existed has none to read.
+    assert usable_views(run, run) == frozenset()
+
+
+def _shortcut_batch(*, with_start: bool) -> Batch:
+    batch = Batch(RUN + "view-git", "a test")
+    node = "https://example.org/shortcut/1"
+    batch.add(node, "rdf:type", RR + "ChangeShortcut")
+    if with_start:
+        batch.add(node, "rr:shortcutFrom", "https://example.org/commit/1")
+    batch.add(
+        node,
+        "rr:viewDate",
+        Literal(
+            "2020-01-01T00:00:00Z", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")
+        ),
+    )
+    return batch
+
+
+def test_the_gate_refuses_a_shortcut_that_names_no_path(brain: Brain) -> None:
+    store = brain.reading.store
+    with pytest.raises(GateRejected) as refused:
+        ShaclGate().check(_shortcut_batch(with_start=False), store, [RUN + "view-git"])
+    paths = {v.path for v in refused.value.violations}
+    assert {RR + "shortcutFrom", RR + "shortcutTo", RR + "viewSection"} <= paths
+    assert "starts from exactly one node of the full graph" in str(refused.value)
+
+
+def test_the_view_lives_and_goes_with_its_run(pigeon_repo: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    first, _ = Brain.build(MANIFEST, source=str(pigeon_repo), path=folder)
+    first.close()
+    second, report = Brain.build(MANIFEST, source=str(pigeon_repo), path=folder)
+    try:
+        views = [g for g in second.scope.read_graphs if is_view_graph(g)]
+        assert len(views) == 4 and all(f"/{report.run_id}/" in g for g in views)
+        older = [
+            g
+            for run in second.scope.runs
+            if not run.current
+            for g in run.graphs
+            if is_view_graph(g)
+        ]
+        assert len(older) == 4 and not set(older) & set(views)
+        second.prune(1)
+        assert not set(older) & set(second.reading.store.graphs())
+    finally:
+        second.close()

@@ -211,6 +211,8 @@ def parse_query_file(name: str, text: str) -> QueryFile:
 
 
 _QUERY_NAME = re.compile(r"[a-z0-9_]+")
+MAX_QUERY_NAME = 100
+"""The longest query name (a file name in ``sparql/``, without ``.rq``)."""
 
 _EXTRA_FOLDERS: list[Path] = []
 """Folders of ``.rq`` files registered by extensions (a question type of your own), searched
@@ -231,7 +233,8 @@ def register_query_folder(folder: str | Path) -> None:
 @lru_cache(maxsize=128)
 def load_query(name: str, folder: Path | None = None) -> QueryFile:
     """The query ``sparql/<name>.rq``; a name is a file name, never a path."""
-    if not _QUERY_NAME.fullmatch(name):
+    # A name longer than any file name is refused here: the file system would raise.
+    if len(name) > MAX_QUERY_NAME or not _QUERY_NAME.fullmatch(name):
         raise QueryError(
             f"{name[:60]!r} is not a query name: use the name of a file in sparql/, such as "
             "section_history."

@@ -22,7 +22,9 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.timeline import moment, timeline_of, with_timeline
 from ratified_rdf.answers.trust import content_hash
+from ratified_rdf.answers.wording import plural
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
+from ratified_rdf.records.manifest import load_manifest
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 SECTION = "RFC 9999 §3.1 Take-off"
@@ -279,3 +281,106 @@ def test_the_pigeon_cards_carry_their_own_results_as_a_timeline(
     drawn = {r.url for r in card.timeline.revisions} | {m.url for m in card.timeline.marks}
     assert drawn <= linked
     assert card.timeline.section in {e.label for e in card.evidence}
+
+
+# --- the history and why cards list the same things, built one way -------------------------
+
+HISTORY_OF = "history of RFC 9999 section {}"
+WHY_OF = "who discussed RFC 9999 section {}?"
+
+
+def _of(card: Answer, kind: type) -> list:
+    return [r for r in card.results if isinstance(r, kind)]
+
+
+def _published_in_the_manifest() -> str:
+    (rfc,) = load_manifest(MANIFEST)[0].rfc
+    return rfc.published
+
+
+@pytest.mark.parametrize("section", ["3.1", "4"])
+def test_the_history_card_lists_the_why_cards_posts_and_commits(
+    pigeon: Brain, section: str
+) -> None:
+    history, why = pigeon.ask(HISTORY_OF.format(section)), pigeon.ask(WHY_OF.format(section))
+    assert (history.intent, why.intent) == (Intent.SECTION_HISTORY, Intent.DISCUSSION)
+    for kind in (DiscussionPost, CommitChange):
+        assert _of(history, kind) == _of(why, kind)
+    posts, commits = _of(history, DiscussionPost), _of(history, CommitChange)
+    assert commits, "the pigeon's sections were changed by commits"
+    # The entries stay first, in their order: the timeline's settled revision rests on it.
+    entries = _of(history, HistoryEntry)
+    assert history.results[: len(entries)] == entries
+    # Their threads and commits are linked as the why card links them.
+    linked = {e.url for e in history.evidence}
+    changing = [p for p in posts if p.while_changing]
+    assert {p.thread_url for p in changing} <= linked
+    assert {c.commit_url for c in commits} <= linked
+    # The summary counts them as the why card does.
+    commit_count = len({c.iri for c in commits})
+    if changing:
+        assert (
+            f"discussed in {plural(len(changing), 'post')} and changed by "
+            f"{plural(commit_count, 'commit')} while it was changing"
+        ) in history.summary
+    else:
+        assert (
+            f"changed by {plural(commit_count, 'commit')} while it was changing, "
+            "with no post referring to it"
+        ) in history.summary
+    later = len(posts) - len(changing)
+    assert (f"{plural(later, 'more post')} after publication" in history.summary) == bool(later)
+
+
+@pytest.mark.parametrize("section", ["3.1", "4"])
+def test_the_why_card_lists_the_history_cards_earlier_texts(pigeon: Brain, section: str) -> None:
+    history, why = pigeon.ask(HISTORY_OF.format(section)), pigeon.ask(WHY_OF.format(section))
+    entries = _of(history, HistoryEntry)
+    assert entries and _of(why, HistoryEntry) == entries
+    assert {e.url for e in entries} <= {e.url for e in why.evidence if e.role == "section"}
+    assert why.timeline is not None and history.timeline is not None
+    assert why.timeline.revisions == history.timeline.revisions
+    assert why.timeline.settled == history.timeline.settled
+
+
+def test_both_cards_carry_the_rfcs_publication_as_its_document_card_gives_it(
+    pigeon: Brain,
+) -> None:
+    (document,) = _of(pigeon.ask("when was RFC 9999 published?"), DocumentFacts)
+    assert document.published == _published_in_the_manifest()
+    for question in (HISTORY_OF.format("3.1"), WHY_OF.format("3.1")):
+        card = pigeon.ask(question)
+        (published,) = _of(card, DocumentFacts)
+        assert (published.name, published.is_rfc, published.rfc_number) == (
+            document.name,
+            True,
+            document.rfc_number,
+        )
+        assert (published.published, published.url, published.title) == (
+            document.published,
+            document.url,
+            document.title,
+        )
+        assert card.timeline is not None and card.timeline.publication is not None
+        assert card.timeline.publication.url in {e.url for e in card.evidence if e.role == "rfc"}
+        assert "publication date not on the card" not in card.timeline.description
+
+
+def test_the_history_cards_timeline_marks_each_listed_post_and_commit_then_publication(
+    pigeon: Brain,
+) -> None:
+    card = pigeon.ask(HISTORY_OF.format("3.1"))
+    timeline = card.timeline
+    assert timeline is not None and timeline.publication is not None
+    posts, commits = _of(card, DiscussionPost), _of(card, CommitChange)
+    listed = [p.post_url for p in posts] + [c.commit_url for c in commits if c.commit_url]
+    assert sorted(m.url for m in timeline.marks) == sorted(listed)
+    assert {m.kind for m in timeline.marks} >= {"commit", "review", "message"}
+    assert (timeline.publication.document, timeline.publication.date) == (
+        "RFC 9999",
+        _published_in_the_manifest(),
+    )
+    # Nothing of the changing section lies past the month of its publication: the picture
+    # ends with it (a month is drawn at its first day, so a commit of that month may follow).
+    assert timeline.end[:7] == timeline.publication.date
+    assert timeline.description.endswith(f"was published in {timeline.publication.date}.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pyoxigraph import NamedNode
 
@@ -15,6 +16,7 @@ from ratified_rdf.answers.models import (
     CommitChange,
     Count,
     DiscussionPost,
+    DocumentFacts,
     DraftedQuestion,
     Evidence,
     EvidenceKind,
@@ -23,13 +25,21 @@ from ratified_rdf.answers.models import (
     Verdict,
 )
 from ratified_rdf.answers.people import contact_calls, contacts_from
-from ratified_rdf.answers.sections import rfc_section_row, which_rfc
+from ratified_rdf.answers.sections import (
+    SectionHistory,
+    history_of,
+    publication,
+    rfc_section_row,
+    which_rfc,
+)
 from ratified_rdf.answers.session import Session, iri_of, is_true, text_of
 from ratified_rdf.answers.wording import drafted_question, plural
 from ratified_rdf.graph.store import Term
 
 LISTED_COMMITS = 12
 """A card counts every commit but lists (and links) only the most recent ones."""
+
+Found = TypeVar("Found")
 
 # The whole-graph queries a card finds its pull requests' and commits' details in, each with
 # the variable it looks them up by (Session.rows_about).
@@ -75,37 +85,30 @@ def discussion(
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
-    # The commits are the longest lookup, and half the others need its rows: it runs on a
-    # worker thread while this one looks up the posts, their authors and the editors.
-    changes = session.start("section_commits", final=final)
-    post_rows = session.run("section_posts", final=final)
-    later_commit_rows = session.run("section_later_commits", final=final)
-    posts_seen = tuple(dict.fromkeys(p for r in post_rows if (p := iri_of(r, "post"))))
-    author_rows = session.run("post_authors", post=posts_seen) if posts_seen else []
-    contact_rows = [session.run(name, **params) for name, params in contact_calls(session, final)]
-    commit_rows = changes.rows()
-    changed = _changes(commit_rows)
-    pull_iris = tuple(changed.pulls)
-    latest = changed.latest
-    sections = tuple(
-        dict.fromkeys([*(s for r in post_rows if (s := iri_of(r, "section"))), *changed.sections])
+    listed = count is None  # a counting card draws no timeline: no history, no publication
+
+    def meanwhile() -> tuple[
+        list[dict[str, Term]],
+        list[list[dict[str, Term]]],
+        SectionHistory | None,
+        tuple[DocumentFacts, Evidence] | None,
+    ]:
+        later = session.run("section_later_commits", final=final)
+        contacts = [session.run(name, **params) for name, params in contact_calls(session, final)]
+        history = history_of(session, rfc, section) if listed else None
+        published = publication(session, rfc) if listed else None
+        return later, contacts, history, published
+
+    discussed, (later_commit_rows, contact_rows, history, published) = posts_and_commits(
+        session, final, meanwhile
     )
-    # Where each section sits: from the heading index when the reader has built it, which
-    # holds every section with a heading; the rest, or all without the index, by query.
-    indexed = session.from_index(lambda index: _indexed_places(index, sections)) or {}
-    unplaced = tuple(s for s in sections if s.value not in indexed)
-    # The pull requests' and commits' details come from rows read once per set of graphs.
-    pull_rows = session.rows_about(*PULL_REQUESTS, pull_iris) if pull_iris else []
+    posts, commits, changed = discussed.posts, discussed.commits, discussed.changed
+    pull_iris = tuple(changed.pulls)
     reviewer_rows = session.rows_about(*PULL_REQUEST_PEOPLE, pull_iris) if pull_iris else []
-    detail_rows = session.rows_about(*COMMITS, latest[:LISTED_COMMITS]) if latest else []
-    place_rows = session.run("section_places", section=unplaced) if unplaced else []
-    authors = _authors(author_rows)
-    places = {**_places(place_rows), **indexed}
-    posts = _posts(post_rows, authors, places)
-    commits = commit_changes(commit_rows, pull_rows, detail_rows, places)
-    commit_count = len(changed.authors)
-    changing = [p for p in posts if p.while_changing]
-    later = [p for p in posts if not p.while_changing]
+    places = discussed.places
+    pull_rows = discussed.pull_rows
+    commit_count = discussed.commit_count
+    changing, later = discussed.changing, discussed.later
     threads = {p.thread_url: p for p in changing}
     pulls = _pull_requests(changed, pull_rows)
     issues = _fixed_issues(pull_rows)
@@ -113,19 +116,7 @@ def discussion(
     title = f"RFC {rfc} §{section} {heading}"
     evidence = [
         Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section"),
-        *(
-            Evidence(
-                iri=text_of(r, "thread") or "",
-                label=(
-                    f"#{p.thread_number} {p.thread_title}"
-                    if p.thread_number
-                    else f"mail thread: {p.thread_title}"
-                ),
-                url=p.thread_url,
-                role="thread",
-            )
-            for p, r in _unique_threads(changing, post_rows)
-        ),
+        *discussed.thread_evidence(),
         *(
             Evidence(
                 iri=text_of(row, "prPage") or "",
@@ -136,12 +127,7 @@ def discussion(
             for n, row in sorted(pulls.items())
         ),
         *(Evidence(iri=i.url or "", label=i.label, url=i.url, role="issue") for i in issues),
-        *(
-            Evidence(
-                iri=c.iri, label=f"{c.subject} ({c.document})", url=c.commit_url, role="commit"
-            )
-            for c in {c.iri: c for c in commits}.values()
-        ),
+        *discussed.commit_evidence(),
         *(
             Evidence(
                 iri=text_of(row, "commit") or "",
@@ -152,6 +138,9 @@ def discussion(
             for row in later_commit_rows[:LISTED_COMMITS]
         ),
     ]
+    # The earlier texts and the RFC the timeline draws, linked as the history card links
+    # them; after the discussion's own links, which the drafted question cites.
+    drawn = [*(history.evidence() if history else []), *([published[1]] if published else [])]
     if not posts and not commits:
         summary = (
             f"The graph doesn't know of any discussion of {title}: no post referred to it and "
@@ -193,12 +182,20 @@ def discussion(
         + _coverage(len(changing), commit_count, len(pulls), people)
     )
     officers = contacts_from(*contact_rows)
-    results: list = [*people, *officers, *posts, *commits]
+    results: list = [
+        *people,
+        *officers,
+        *posts,
+        *commits,
+        *(history.entries if history else ()),
+        *([published[0]] if published else []),
+    ]
     if officers and count is None:
         names = ", ".join(dict.fromkeys(f"{c.name} ({c.role})" for c in officers))
         summary += f" Editors and group: {names}."
     if count is None:
         results.append(_drafted_question(question, title, people, officers, evidence))
+    evidence += drawn
     if count is not None:
         counts = {
             "posts": len(changing),
@@ -224,6 +221,102 @@ def discussion(
         queries=session.queries,
         note=DISCUSSION_NOTE,
     )
+
+
+@dataclass(frozen=True)
+class Discussed:
+    """A section's posts and commits while it was changing, built once from their rows for the
+    why card and the history card alike."""
+
+    posts: list[DiscussionPost]
+    """Every post that referred to the section, while it was changing or after."""
+    commits: list[CommitChange]
+    """The changes listed: those of the :data:`LISTED_COMMITS` most recent commits."""
+    commit_count: int
+    """Every commit that changed the section, listed or not."""
+    changed: _Changes
+    post_rows: list[dict[str, Term]]
+    pull_rows: list[dict[str, Term]]
+    """The rows of the pull requests the commits came through."""
+    places: dict[str, tuple[str, str | None]]
+    """Section IRI → (its document's label, its number there), for every section named."""
+
+    @property
+    def changing(self) -> list[DiscussionPost]:
+        """The posts written while the section was still changing."""
+        return [p for p in self.posts if p.while_changing]
+
+    @property
+    def later(self) -> list[DiscussionPost]:
+        """The posts that referred to it after the RFC was published."""
+        return [p for p in self.posts if not p.while_changing]
+
+    def thread_evidence(self) -> list[Evidence]:
+        """Each thread a post written while it was changing is in, once."""
+        return [
+            Evidence(
+                iri=text_of(r, "thread") or "",
+                label=(
+                    f"#{p.thread_number} {p.thread_title}"
+                    if p.thread_number
+                    else f"mail thread: {p.thread_title}"
+                ),
+                url=p.thread_url,
+                role="thread",
+            )
+            for p, r in _unique_threads(self.changing, self.post_rows)
+        ]
+
+    def commit_evidence(self) -> list[Evidence]:
+        """Each listed commit, once."""
+        return [
+            Evidence(
+                iri=c.iri, label=f"{c.subject} ({c.document})", url=c.commit_url, role="commit"
+            )
+            for c in {c.iri: c for c in self.commits}.values()
+        ]
+
+
+def posts_and_commits(
+    session: Session, final: str, meanwhile: Callable[[], Found]
+) -> tuple[Discussed, Found]:
+    """The posts and commits connected to RFC section ``final`` (its IRI), and what
+    ``meanwhile`` returns.
+
+    The commits are the longest lookup: they run on a worker thread while this one looks up
+    the posts and their authors, then runs ``meanwhile`` (the card's other lookups, which do
+    not need the commits)."""
+    changes = session.start("section_commits", final=final)
+    post_rows = session.run("section_posts", final=final)
+    posts_seen = tuple(dict.fromkeys(p for r in post_rows if (p := iri_of(r, "post"))))
+    author_rows = session.run("post_authors", post=posts_seen) if posts_seen else []
+    found = meanwhile()
+    commit_rows = changes.rows()
+    changed = _changes(commit_rows)
+    pull_iris = tuple(changed.pulls)
+    latest = changed.latest
+    sections = tuple(
+        dict.fromkeys([*(s for r in post_rows if (s := iri_of(r, "section"))), *changed.sections])
+    )
+    # Where each section sits: from the heading index when the reader has built it, which
+    # holds every section with a heading; the rest, or all without the index, by query.
+    indexed = session.from_index(lambda index: _indexed_places(index, sections)) or {}
+    unplaced = tuple(s for s in sections if s.value not in indexed)
+    # The pull requests' and commits' details come from rows read once per set of graphs.
+    pull_rows = session.rows_about(*PULL_REQUESTS, pull_iris) if pull_iris else []
+    detail_rows = session.rows_about(*COMMITS, latest[:LISTED_COMMITS]) if latest else []
+    place_rows = session.run("section_places", section=unplaced) if unplaced else []
+    places = {**_places(place_rows), **indexed}
+    discussed = Discussed(
+        posts=_posts(post_rows, _authors(author_rows), places),
+        commits=commit_changes(commit_rows, pull_rows, detail_rows, places),
+        commit_count=len(changed.authors),
+        changed=changed,
+        post_rows=post_rows,
+        pull_rows=pull_rows,
+        places=places,
+    )
+    return discussed, found
 
 
 def _later_commits(rows: list[dict[str, Term]]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from pyoxigraph import Literal, NamedNode
@@ -13,8 +14,10 @@ from ratified_rdf.answers.models import (
     Alternative,
     Answer,
     ChainStep,
+    DocumentFacts,
     Evidence,
     HistoryEntry,
+    Result,
     RevisionEntry,
     SectionFate,
     SectionText,
@@ -171,20 +174,44 @@ def _missing_revision_section(
     return out_of_scope(session, question, f"{draft}-{revision} has no section numbered {section}")
 
 
-def section_history(session: Session, question: str, rfc: int | None, section: str) -> Answer:
-    """Every revision's number and heading for an RFC section, and where its text differed."""
-    if rfc is None:
-        return which_rfc(session, question, section)
+@dataclass(frozen=True)
+class SectionHistory:
+    """An RFC section's earlier texts, as its history card lists them and its why card too."""
+
+    entries: tuple[HistoryEntry, ...]
+    """Along the chain: an older RFC's own revisions first (their rule says ", through RFC
+    …"), then the older RFC and the drafts that revised it, in the order they came."""
+    rows: tuple[dict[str, Term], ...]
+    """Each entry's ``section_history`` row, in the same order."""
+    final: dict[str, Term]
+    """A row of the RFC section itself (its IRI, heading and pages are on every direct row)."""
+    through: tuple[str, ...]
+    """The older RFC sections some entries were reached through (``RFC 8446 §4.2.1``)."""
+
+    @property
+    def earlier(self) -> int:
+        """How many entries were reached through an older RFC."""
+        return sum(1 for r in self.rows if "through" in r)
+
+    def evidence(self) -> list[Evidence]:
+        """Each earlier text's section, as a link."""
+        return [
+            Evidence(
+                iri=text_of(r, "section") or "",
+                label=f"{e.document} {_section_label(e.section_number, e.heading)}",
+                url=e.url,
+                role="section",
+            )
+            for r, e in zip(self.rows, self.entries, strict=True)
+        ]
+
+
+def history_of(session: Session, rfc: int, section: str) -> SectionHistory | None:
+    """The earlier texts that align with RFC ``rfc`` §``section``; None when none does."""
     rows = session.run("section_history", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
     if not rows:
-        holders = session.run("rfc_sections_numbered", sectionNumber=section)
-        if not any(text_of(r, "rfcNumber") == str(rfc) for r in holders):
-            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
-        return out_of_scope(
-            session, question, f"no revision's section aligns with RFC {rfc} §{section}"
-        )
-    first = rows[0]
-    final_heading = text_of(first, "finalHeading") or ""
+        return None
+    final = rows[0]
     starts: dict[str, str] = {}
     for row in rows:
         draft = text_of(row, "draft")
@@ -215,7 +242,8 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
                         {**back, "through": Literal(f"{older} §{text_of(row, 'number')}")}
                     )
     earlier.sort(key=lambda r: (text_of(r, "date") or "", text_of(r, "revisionNumber") or ""))
-    entries = [
+    ordered = [*earlier, *rows]
+    entries = tuple(
         HistoryEntry(
             document=text_of(r, "documentLabel") or "",
             revision_number=text_of(r, "revisionNumber"),
@@ -224,6 +252,7 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
             heading=text_of(r, "heading") or "",
             similarity=float(text_of(r, "similarity") or 0),
             still_changing=is_true(r, "stillChanging"),
+            # timeline.py reads ", through …" off the rule to tell these entries apart.
             rule=(
                 f"{_rule(text_of(r, 'rule'))}, through {text_of(r, 'through')}"
                 if "through" in r
@@ -231,20 +260,71 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
             ),
             url=text_of(r, "sectionPage") or "",
         )
-        for r in [*earlier, *rows]
-    ]
-    rows = [*earlier, *rows]
-    direct = [e for e, r in zip(entries, rows, strict=True) if "through" not in r]
+        for r in ordered
+    )
+    return SectionHistory(
+        entries=entries,
+        rows=tuple(ordered),
+        final=final,
+        through=tuple(sorted({text_of(r, "through") or "" for r in earlier})),
+    )
+
+
+def publication(session: Session, rfc: int) -> tuple[DocumentFacts, Evidence] | None:
+    """RFC ``rfc``'s publication month as the facts a card's timeline ends on, and the RFC's
+    link; None when the records give no publication date."""
+    iri = v.document_iri(f"rfc{rfc}")
+    rows = session.run("rfc_published", rfc=iri)
+    if not rows:
+        return None
+    row = rows[0]
+    url = text_of(row, "page") or v.rfc_url(f"rfc{rfc}")
+    facts = DocumentFacts(
+        name=f"RFC {rfc}",
+        title=text_of(row, "title"),
+        url=url,
+        is_rfc=True,
+        rfc_number=rfc,
+        published=(text_of(row, "issued") or "")[:7],
+    )
+    return facts, Evidence(iri=iri, label=f"RFC {rfc}", url=url, role="rfc")
+
+
+def section_history(session: Session, question: str, rfc: int | None, section: str) -> Answer:
+    """Every revision's number and heading for an RFC section, and where its text differed;
+    the posts and commits connected to it while it was changing (as its why card lists
+    them), and the RFC's publication."""
+    # The why card's module imports this one (for the section's row and its history), so
+    # its posts and commits are imported here, when the card is drawn.
+    from ratified_rdf.answers.discussion import LISTED_COMMITS, posts_and_commits
+
+    if rfc is None:
+        return which_rfc(session, question, section)
+    history = history_of(session, rfc, section)
+    if history is None:
+        holders = session.run("rfc_sections_numbered", sectionNumber=section)
+        if not any(text_of(r, "rfcNumber") == str(rfc) for r in holders):
+            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+        return out_of_scope(
+            session, question, f"no revision's section aligns with RFC {rfc} §{section}"
+        )
+    first = history.final
+    entries = history.entries
+    final_heading = text_of(first, "finalHeading") or ""
+    discussed, published = posts_and_commits(
+        session, text_of(first, "final") or "", lambda: publication(session, rfc)
+    )
+    direct = [e for e, r in zip(entries, history.rows, strict=True) if "through" not in r]
     changing = [e for e in direct if e.still_changing]
     numbering = list(dict.fromkeys(e.section_number or e.heading for e in entries))
     titles = list(dict.fromkeys(e.heading for e in entries))
-    through = sorted({text_of(r, "through") or "" for r in earlier})
+    earlier = history.earlier
     summary = (
         f"RFC {rfc} §{section} {final_heading}: {plural(len(entries), 'earlier text')} "
         f"{'aligns' if len(entries) == 1 else 'align'} with it, "
         f"from {entries[0].document} to {entries[-1].document}"
         + (
-            f" ({len(earlier)} of them through {', '.join(through)}, the older RFC's own "
+            f" ({earlier} of them through {', '.join(history.through)}, the older RFC's own "
             "history, with their similarity to its text)"
             if earlier
             else ""
@@ -257,10 +337,13 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
             "Its text still differed from the final text (under "
             f"{STILL_CHANGING_BELOW:.0%} similar) in "
             f"{len(changing)} of {'its own' if earlier else 'them'}, the last being "
-            f"{changing[-1].document}."
+            f"{changing[-1].document}"
             if changing
             else f"Its text was already final ({STILL_CHANGING_BELOW:.0%} or more similar) in "
-            "every one of them."
+            "every one of them"
+        )
+        + _discussed_clause(
+            len(discussed.changing), discussed.commit_count, len(discussed.later), LISTED_COMMITS
         )
     )
     evidence = [
@@ -276,26 +359,45 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
             url=text_of(first, "finalPage"),
             role="rfc-section",
         ),
-        *(
-            Evidence(
-                iri=text_of(r, "section") or "",
-                label=f"{e.document} {_section_label(e.section_number, e.heading)}",
-                url=e.url,
-                role="section",
-            )
-            for r, e in zip(rows, entries, strict=True)
-        ),
+        *history.evidence(),
+        *discussed.thread_evidence(),
+        *discussed.commit_evidence(),
     ]
+    # The history entries come first, in their order: the timeline reads the settled
+    # revision off that order.
+    results: list[Result] = [*entries, *discussed.posts, *discussed.commits]
+    if published is not None:
+        results.append(published[0])
     return Answer(
         question=question,
         intent="section_history",
         verdict=Verdict.ANSWERED,
         summary=summary,
-        results=list(entries),
+        results=results,
         evidence=evidence,
         queries=session.queries,
         note=CONNECTION_NOT_CAUSATION,
     )
+
+
+def _discussed_clause(posts: int, commits: int, later: int, listed: int) -> str:
+    """The history card's last clause: the posts and commits it lists (as its why card does),
+    counted; ``listed`` is how many of the most recent commits are listed."""
+    shown = f" (the {listed} most recent listed)" if commits > listed else ""
+    if posts and commits:
+        clause = (
+            f"; discussed in {plural(posts, 'post')} and changed by "
+            f"{plural(commits, 'commit')} while it was changing{shown}"
+        )
+    elif commits:
+        clause = f"; changed by {plural(commits, 'commit')} while it was changing{shown}, "
+        clause += "with no post referring to it"
+    elif posts:
+        clause = f"; discussed in {plural(posts, 'post')} while it was changing, with no "
+        clause += "commit recorded as changing it"
+    else:
+        clause = "; no post referred to it and no commit changed it while it was changing"
+    return clause + (f", and {plural(later, 'more post')} after publication." if later else ".")
 
 
 def which_rfc(session: Session, question: str, section: str) -> Answer:

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from ratified_rdf import Brain
 from ratified_rdf.answers.models import (
     Answer,
+    DocumentFacts,
     DraftedQuestion,
     Evidence,
     Expert,
@@ -87,6 +88,19 @@ def test_the_unknown_card_counts_one_draft_and_one_rfc_in_the_singular(pigeon: B
     # The pigeon brain holds one draft and one RFC (three revisions of the draft).
     assert "1 draft" in answer.summary and "1 RFC" in answer.summary
     assert "3 revisions" in answer.summary
+
+
+@pytest.mark.parametrize("question", [HISTORY, WHY])
+def test_a_section_card_says_when_its_rfc_was_published_in_one_line(
+    pigeon: Brain, question: str
+) -> None:
+    answer = pigeon.ask(question)
+    (published,) = [r for r in answer.results if isinstance(r, DocumentFacts)]
+    card = render_card(answer)
+    line = f"{published.name} ({published.title}): published {published.published}  {published.url}"
+    assert card.count(line) == 1
+    # Only what the card gives of the RFC: not the revisions it did not look up.
+    assert "0 revision" not in card
 
 
 # --- a section's text --------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ratified_rdf.answers.models import (
     Answer,
     CommitChange,
     DiscussionPost,
+    DocumentFacts,
     DraftedQuestion,
     Expert,
     HistoryEntry,
@@ -353,6 +354,7 @@ def render_card(answer: Answer, *, sparql: bool = False) -> str:
         lines += [f"  {line}".rstrip() for line in section_text.to_text(said.text).splitlines()]
         lines.append("")
     lines += _discussion_lines(answer)
+    lines += _document_lines(answer)
     lines += _expert_lines(answer)
     for diff in (r for r in answer.results if isinstance(r, SectionDiff)):
         lines.append(f"Changed lines, {diff.older} → {diff.newer}:")
@@ -403,6 +405,24 @@ def _computed_lines(answer: Answer, *, sparql: bool) -> list[str]:
         if sparql:
             lines += [f"      {line}" for line in query.sparql.strip().splitlines()]
     return lines
+
+
+def _document_lines(answer: Answer) -> list[str]:
+    """Each draft or RFC the card gives facts of, in one line: what it is, what it became and
+    when it was published, with its link (a history or why card's publication, or a
+    document's card)."""
+    lines: list[str] = []
+    for document in (r for r in answer.results if isinstance(r, DocumentFacts)):
+        title = f" ({document.title})" if document.title else ""
+        published = f"published {document.published}" if document.published else ""
+        if document.is_rfc:
+            fate = published or "its publication date is not recorded"
+        elif document.rfc_number:
+            fate = f"became RFC {document.rfc_number}" + (f", {published}" if published else "")
+        else:
+            fate = "became no RFC the graph records"
+        lines.append(f"{document.name}{title}: {fate}  {document.url}")
+    return [*lines, ""] if lines else []
 
 
 def _expert_lines(answer: Answer) -> list[str]:

@@ -33,6 +33,9 @@ PIGEON_HISTORY = "history of RFC 9999 section 3.1"
 PIGEON_WHY = "who discussed RFC 9999 section 3.1?"
 EARLY_DATA_HISTORY = "history of RFC 8446 section 4.2.10"
 EARLY_DATA_WHY = "why does RFC 8446 section 4.2.10 say what it says?"
+EARLY_DATA_REVISIONS = 22
+"""Issue 24's "done means": §4.2.10 has an earlier text in each of draft-ietf-tls-tls13-07 to
+-28, so its picture has 22 revision ticks."""
 
 
 def _unavailable(message: str) -> None:
@@ -89,6 +92,14 @@ def _links_of(card: dict[str, Any]) -> tuple[list[str], list[str]]:
     marks = [r["post_url"] for r in card["results"] if r["kind"] == "post"]
     marks += [r["commit_url"] for r in card["results"] if r["kind"] == "commit" and r["commit_url"]]
     return revisions, marks
+
+
+def _publication_of(card: dict[str, Any]) -> dict[str, Any] | None:
+    """The card's facts of its RFC, when it gives its publication."""
+    return next(
+        (r for r in card["results"] if r["kind"] == "document" and r["is_rfc"] and r["published"]),
+        None,
+    )
 
 
 def _renumberings(card: dict[str, Any]) -> int:
@@ -196,23 +207,47 @@ def test_early_data_shows_its_life_at_a_glance(tls_site: str, page: Page, questi
     card = _asked(page, tls_site, question)
     assert card["verdict"] == "answered" and card["timeline"] is not None
     _check_picture(page, card, f"timeline-early-data-{card['intent']}.png")
-    revisions, _marks = _links_of(card)
-    if revisions:
-        # The settled line falls where the card says the text stopped changing.
-        changing = [
-            r["document"]
-            for r in card["results"]
-            if r["kind"] == "history_entry" and r["still_changing"]
-        ]
-        settled = card["timeline"]["settled"]
-        if changing:
-            assert changing[-1] in card["summary"]
-        labels = page.locator("figure.timeline g.settled").all_text_contents()
-        if settled:
-            number = settled.rsplit("-", 1)[-1]
-            assert len(labels) == 1 and f"-{number}" in labels[0]
-        else:
-            assert labels == []
+    revisions, marks = _links_of(card)
+    figure = page.locator("figure.timeline")
+    # Both cards list the revisions, the posts and listed commits, and the publication, so
+    # both pictures draw all of them (_check_picture matched each to the card's links).
+    assert figure.locator("a.revision").count() == len(revisions) == EARLY_DATA_REVISIONS
+    numbers = [
+        r["section_number"] for r in card["results"] if r["kind"] == "history_entry" and r["date"]
+    ]
+    moved = [b for a, b in pairwise(numbers) if a != b]
+    assert moved and moved[-1] == "4.2.10"  # renumbered along the way, ending as the RFC's
+    # Each renumbered tick is labelled with its new number (drawn by date, which is not
+    # always the card's order: the records date -18 before -17).
+    drawn = figure.locator("a.revision.renumbered text").all_text_contents()
+    assert sorted(label.split("§", 1)[-1] for label in drawn) == sorted(moved)
+    posts = [r for r in card["results"] if r["kind"] == "post"]
+    commits = [r for r in card["results"] if r["kind"] == "commit" and r["commit_url"]]
+    assert posts and commits and len(marks) == len(posts) + len(commits)
+    assert figure.locator("a.mark").count() == len(marks)
+    published = _publication_of(card)
+    assert published is not None and published["name"] == "RFC 8446"
+    assert card["timeline"]["publication"]["date"] == published["published"]
+    drawn_publication = figure.locator("a.publication")
+    assert drawn_publication.count() == 1
+    assert drawn_publication.get_attribute("href") == published["url"]
+    assert published["published"] in drawn_publication.text_content()
+    # The settled line falls where the history card says the text stopped changing (the why
+    # card's summary is about its discussion; its entries are the history card's).
+    changing = [
+        r["document"]
+        for r in card["results"]
+        if r["kind"] == "history_entry" and r["still_changing"]
+    ]
+    settled = card["timeline"]["settled"]
+    if changing and card["intent"] == "section_history":
+        assert changing[-1] in card["summary"]
+    labels = page.locator("figure.timeline g.settled").all_text_contents()
+    if settled:
+        number = settled.rsplit("-", 1)[-1]
+        assert len(labels) == 1 and f"-{number}" in labels[0]
+    else:
+        assert labels == []
 
 
 def _undiscussed_section(brain: Brain) -> str:

@@ -39,14 +39,19 @@ def test_view_queries_give_the_full_paths_rows(which: str, request: pytest.Fixtu
     else:  # RFC 8999 to 9002, 9114 and 9204
         assert check.cases["section_history"] > 500
     assert check.cases["section_became"] > 1_000
-    assert min(check.rows.values()) > 100
+    # QUIC has no GitHub archive, so no posts: its post lists are compared empty on both sides.
+    assert all(check.rows[n] > 100 for n in check.rows if which == "tls" or n != "section_posts")
     assert check.differences == []
     assert check.broken_paths == []
 
 
 def test_the_history_and_why_cards_read_the_view(tls_brain: Brain) -> None:
     for question, full_paths in [
-        ("history of RFC 8446 section 4.2.10", {"section_history"}),
+        # The history card lists the section's posts and commits too (its timeline's marks).
+        (
+            "history of RFC 8446 section 4.2.10",
+            {"section_history", "section_posts", "section_commits"},
+        ),
         (
             "why does RFC 8446 section 4.2.10 say what it says?",
             {"section_posts", "section_commits"},

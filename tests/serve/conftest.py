@@ -6,12 +6,15 @@ that need a real socket (SPARQLWrapper, rdflib's SPARQLStore, a browser).
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import uvicorn
@@ -19,6 +22,9 @@ from starlette.applications import Starlette
 
 from ratified_rdf import Brain
 from tests.pigeon import MANIFEST, make_pigeon_repo
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 ARTEFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "serve"
 """Screenshots and other files a person may want to look at after a run (gitignored)."""
@@ -90,3 +96,45 @@ def listener() -> Iterator[tuple[str, list[bytes]]]:
     stop.set()
     thread.join(timeout=2)
     sock.close()
+
+
+def unavailable(message: str) -> None:
+    """Skip on a developer's machine; fail under CI=true, where a skip would hide a check."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium driven by Playwright, launched once for every page test."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("Playwright is not installed: pip install playwright.")
+    executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not executable or not Path(executable).is_file():
+        unavailable(
+            "Chromium is missing: apt-get install -y chromium (or set CHROMIUM to its path). "
+            "Playwright's own browser downloads are not used."
+        )
+    with sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+        launched = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox"]
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture()
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh page 1100 px wide; it fails the test if the page logged an error."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    opened = context.new_page()
+    problems: list[str] = []
+    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    opened.on("pageerror", lambda e: problems.append(str(e)))
+    yield opened
+    context.close()
+    assert problems == [], f"the page logged errors: {problems}"

@@ -3,75 +3,20 @@ against a live server over the real TLS brain."""
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from starlette.applications import Starlette
 
-from ratified_rdf import Brain
-from ratified_rdf.surfaces.server import create_app
 from tests.serve.conftest import ARTEFACTS
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.corpus
 
 EARLY_DATA = "why does early data work this way?"
 OUT_OF_SCOPE = "how did the IESG vote on draft-ietf-tls-tls13?"
-
-
-def _unavailable(message: str) -> None:
-    """Skip on a developer's machine; fail under CI=true, where a skip would hide a check."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("Playwright is not installed: pip install playwright.")
-    executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    if not executable or not Path(executable).is_file():
-        _unavailable(
-            "Chromium is missing: apt-get install -y chromium (or set CHROMIUM to its path). "
-            "Playwright's own browser downloads are not used."
-        )
-    with sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-        launched = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture()
-def site(
-    tls_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
-) -> Iterator[str]:
-    with serve(create_app(tls_brain)) as base:
-        yield base
-
-
-@pytest.fixture()
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    opened = context.new_page()
-    problems: list[str] = []
-    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    opened.on("pageerror", lambda e: problems.append(str(e)))
-    yield opened
-    context.close()
-    assert problems == [], f"the page logged errors: {problems}"
 
 
 def _screenshot(page: Page, name: str) -> Path:

@@ -5,12 +5,9 @@ post discussed."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from itertools import pairwise
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus
 
@@ -27,7 +24,7 @@ from ratified_rdf.surfaces.timeline_svg import timeline_svg
 from tests.serve.conftest import ARTEFACTS
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Page
 
 PIGEON_HISTORY = "history of RFC 9999 section 3.1"
 PIGEON_WHY = "who discussed RFC 9999 section 3.1?"
@@ -36,45 +33,6 @@ EARLY_DATA_WHY = "why does RFC 8446 section 4.2.10 say what it says?"
 EARLY_DATA_REVISIONS = 22
 """Issue 24's "done means": §4.2.10 has an earlier text in each of draft-ietf-tls-tls13-07 to
 -28, so its picture has 22 revision ticks."""
-
-
-def _unavailable(message: str) -> None:
-    """Skip on a developer's machine; fail under CI=true, where a skip would hide a check."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("Playwright is not installed: pip install playwright.")
-    executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    if not executable or not Path(executable).is_file():
-        _unavailable(
-            "Chromium is missing: apt-get install -y chromium (or set CHROMIUM to its path)."
-        )
-    with sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-        launched = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture()
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    opened = context.new_page()
-    problems: list[str] = []
-    opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    opened.on("pageerror", lambda e: problems.append(str(e)))
-    yield opened
-    context.close()
-    assert problems == [], f"the page logged errors: {problems}"
 
 
 def _asked(page: Page, site: str, question: str) -> dict[str, Any]:

@@ -21,7 +21,6 @@ from starlette.applications import Starlette
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.server import create_app
 from tests.serve.conftest import ARTEFACTS
-from tests.serve.test_page import browser  # noqa: F401  (the same Chromium, launched once)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -44,7 +43,7 @@ def site(
 
 
 @pytest.fixture(params=sorted(VIEWPORTS))
-def screen(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[str, Page]]:  # noqa: F811
+def screen(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[str, Page]]:
     """A fresh page at one width; it fails the test if the page logged an error."""
     width = request.param
     context = browser.new_context(viewport=VIEWPORTS[width])
@@ -66,10 +65,16 @@ def _ask(site: str, page: Page, question: str) -> None:
 
 def _readable(page: Page, width: str) -> None:
     """What every page must be: no link reads as an address, nothing wider than the window."""
-    texts = page.locator("a").all_inner_texts()
+    # Their text, shown or folded away (the SPARQL's links wait behind "how this was computed").
+    texts = page.locator("a:not(svg a)").all_text_contents()
     addresses = [t for t in texts if t.strip().lower().startswith(("http://", "https://"))]
     assert addresses == [], f"links that read as addresses: {addresses[:5]}"
     assert all(t.strip() for t in texts), "a link with no words"
+    # A timeline's marks are SVG links (no inner text): each is named by its <title>.
+    unnamed = page.locator("svg a").evaluate_all(
+        "links => links.filter(a => !(a.querySelector('title')?.textContent || '').trim()).length"
+    )
+    assert unnamed == 0, f"{unnamed} timeline mark(s) with no title"
     if width == "mobile":
         wide = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         assert wide, "the page is wider than the phone's screen"

@@ -66,13 +66,15 @@ def discussion(
     section: str,
     count: str | None = None,
     known: HeadingEntry | None = None,
+    timeline: bool = True,
 ) -> Answer:
     """Posts, threads, commits and people connected to an RFC section while it was changing.
 
     ``count`` ("posts", "commits", "threads", "pull requests", "people") turns the card into a
     counting answer: the number first, the list behind it after. ``known`` is the section as
     the heading index found it: its IRI, heading and link come from the index's rows, so only
-    what hangs off it is looked up.
+    what hangs off it is looked up. Without ``timeline`` (a card built on this one that shows
+    neither) the section's history and the RFC's publication are not looked up.
     """
     if rfc is None:
         holders = session.run("rfc_sections_numbered", sectionNumber=section)
@@ -85,7 +87,8 @@ def discussion(
         return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
-    listed = count is None  # a counting card draws no timeline: no history, no publication
+    # A counting card draws no timeline: no history, no publication.
+    listed = count is None and timeline
 
     def meanwhile() -> tuple[
         list[dict[str, Term]],

@@ -397,7 +397,10 @@ def _threads(session: Session, question: str, chosen: Route) -> Answer:
 
 
 def _person_section(session: Session, question: str, chosen: Route, found: Target) -> Answer:
-    card = discussion.discussion(session, question, found.rfc, found.number, None, found.known)
+    # The person card keeps the discussion's posts and commits only: no timeline to draw.
+    card = discussion.discussion(
+        session, question, found.rfc, found.number, None, found.known, timeline=False
+    )
     return people.person_on_section(session, question, chosen.person or "", chosen.who or "", card)
 
 

@@ -345,8 +345,10 @@ class _Written(BaseModel):
     @classmethod
     def of(cls, batch: Batch, *, digest: bool) -> _Written:
         """The record of ``batch`` (its digest only when ``digest``: sorting every line costs)."""
-        lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in batch.triples)
-        sha = hashlib.sha256("\n".join(lines).encode()).hexdigest() if digest else ""
+        sha = ""
+        if digest:
+            lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in batch.triples)
+            sha = hashlib.sha256("\n".join(lines).encode()).hexdigest()
         return cls(graph=batch.graph, source=batch.source, triples=len(batch.triples), sha256=sha)
 
 

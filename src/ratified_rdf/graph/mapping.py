@@ -9,6 +9,7 @@ the graph stays plain SPARQL 1.1 for any engine.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -74,7 +75,14 @@ def canonical_datetime(value: object) -> str:
     "…T15:13:00+00:00"), so a re-read value compares equal to the written one: a batch checked
     beside what is stored then holds each date once, in one spelling."""
     lexical = value.isoformat() if isinstance(value, datetime) else str(value)
-    return lexical.removesuffix("+00:00") + "Z" if lexical.endswith("+00:00") else lexical
+    if lexical.endswith("+00:00"):
+        lexical = lexical.removesuffix("+00:00") + "Z"
+    # Fractional seconds without trailing zeros, as stores keep them (".99745", not ".997450";
+    # none at all for ".000000"): else a time with microseconds ending in 0 is spelt twice.
+    return _TRAILING_ZEROS.sub(lambda m: m.group(1).rstrip("0").rstrip("."), lexical, count=1)
+
+
+_TRAILING_ZEROS = re.compile(r"(\.\d+)(?=Z$|[+-]\d\d:\d\d$|$)")
 
 
 def _lexical(value: object) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -111,11 +111,11 @@ def discussion(
     places = discussed.places
     pull_rows = discussed.pull_rows
     commit_count = discussed.commit_count
-    changing, later = discussed.changing, discussed.later
+    changing = discussed.changing
     threads = {p.thread_url: p for p in changing}
     pulls = _pull_requests(changed, pull_rows)
     issues = _fixed_issues(pull_rows)
-    people = _people(changing, changed, reviewer_rows)
+    people = _people(discussed.changing_once, changed, reviewer_rows)
     title = f"RFC {rfc} §{section} {heading}"
     evidence = [
         Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section"),
@@ -167,7 +167,8 @@ def discussion(
     documents.sort(key=_in_time(changing, commits))
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
     summary = (
-        f"{title} was discussed while still changing in {plural(len(changing), 'post')} "
+        f"{title} was discussed while still changing in "
+        f"{plural(discussed.changing_count, 'post')} "
         f"across {plural(len(threads), 'thread')}, and changed by "
         f"{plural(commit_count, 'commit')} through {plural(len(pulls), 'pull request')}{span}"
         + (
@@ -175,14 +176,18 @@ def discussion(
             if commit_count > LISTED_COMMITS
             else "."
         )
-        + (f" {plural(len(later), 'more post')} referred to it after publication." if later else "")
+        + (
+            f" {plural(discussed.later_count, 'more post')} referred to it after publication."
+            if discussed.later_count
+            else ""
+        )
         + _later_commits(later_commit_rows)
         + (
             " Most involved: " + ", ".join(_involvement(p) for p in people[:5]) + "."
             if people
             else ""
         )
-        + _coverage(len(changing), commit_count, len(pulls), people)
+        + _coverage(discussed.changing_count, commit_count, len(pulls), people)
     )
     officers = contacts_from(*contact_rows)
     results: list = [
@@ -201,13 +206,13 @@ def discussion(
     evidence += drawn
     if count is not None:
         counts = {
-            "posts": len(changing),
+            "posts": discussed.changing_count,
             "threads": len(threads),
             "commits": commit_count,
             "pull requests": len(pulls),
             "people": len(people),
         }
-        number = counts.get(count, len(changing))
+        number = counts.get(count, discussed.changing_count)
         what = count if count in counts else "posts"
         summary = (
             f"{number} {what} {'referred to' if what in {'posts', 'threads'} else 'touched'} "
@@ -253,6 +258,33 @@ class Discussed:
     def later(self) -> list[DiscussionPost]:
         """The posts that referred to it after the RFC was published."""
         return [p for p in self.posts if not p.while_changing]
+
+    def _by_post(self) -> Iterator[tuple[str, DiscussionPost]]:
+        """Each listed entry with the post it is of (:attr:`posts` lists a post once per
+        section it cites)."""
+        entries = zip(_post_entries(self.post_rows), self.posts, strict=True)
+        return ((post, entry) for ((post, _), _), entry in entries)
+
+    @property
+    def changing_once(self) -> list[DiscussionPost]:
+        """The posts written while it was changing, one entry per post (its first)."""
+        once: dict[str, DiscussionPost] = {}
+        for post, entry in self._by_post():
+            if entry.while_changing:
+                once.setdefault(post, entry)
+        return list(once.values())
+
+    @property
+    def changing_count(self) -> int:
+        """How many posts were written while it was changing: each once, however many of the
+        section's earlier numberings it cites."""
+        return len(self.changing_once)
+
+    @property
+    def later_count(self) -> int:
+        """How many posts referred to it after publication only, each once."""
+        changing = {post for post, entry in self._by_post() if entry.while_changing}
+        return len({post for post, _ in self._by_post()} - changing)
 
     def thread_evidence(self) -> list[Evidence]:
         """Each thread a post written while it was changing is in, once."""
@@ -405,18 +437,26 @@ def _places(rows: list[dict[str, Term]]) -> dict[str, tuple[str, str | None]]:
     }
 
 
+def _post_entries(
+    rows: list[dict[str, Term]],
+) -> Iterator[tuple[tuple[str, str], dict[str, Term]]]:
+    """The rows a card lists a post for, with their (post, cited section): one per post and
+    section it cites, in the rows' order."""
+    seen: set[tuple[str, str]] = set()
+    for row in rows:
+        key = (text_of(row, "post") or "", text_of(row, "section") or "")
+        if key not in seen:
+            seen.add(key)
+            yield key, row
+
+
 def _posts(
     rows: list[dict[str, Term]],
     authors: dict[str, str],
     places: dict[str, tuple[str, str | None]],
 ) -> list[DiscussionPost]:
-    seen: set[tuple[str, str]] = set()
     posts: list[DiscussionPost] = []
-    for row in rows:
-        key = (text_of(row, "post") or "", text_of(row, "section") or "")
-        if key in seen:
-            continue
-        seen.add(key)
+    for key, row in _post_entries(rows):
         document, number = places.get(key[1], ("", None))
         posts.append(
             DiscussionPost(

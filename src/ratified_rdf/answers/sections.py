@@ -343,7 +343,7 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
             "every one of them"
         )
         + _discussed_clause(
-            len(discussed.changing), discussed.commit_count, len(discussed.later), LISTED_COMMITS
+            discussed.changing_count, discussed.commit_count, discussed.later_count, LISTED_COMMITS
         )
     )
     evidence = [

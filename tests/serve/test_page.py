@@ -3,11 +3,16 @@ against a live server over the real TLS brain."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from starlette.applications import Starlette
 
+from ratified_rdf import Brain
+from ratified_rdf.surfaces.server import create_app
 from tests.serve.conftest import ARTEFACTS
 
 if TYPE_CHECKING:
@@ -17,6 +22,14 @@ pytestmark = pytest.mark.corpus
 
 EARLY_DATA = "why does early data work this way?"
 OUT_OF_SCOPE = "how did the IESG vote on draft-ietf-tls-tls13?"
+
+
+@pytest.fixture()
+def site(
+    tls_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
+) -> Iterator[str]:
+    with serve(create_app(tls_brain)) as base:
+        yield base
 
 
 def _screenshot(page: Page, name: str) -> Path:

@@ -34,6 +34,7 @@ from ratified_rdf.answers.models import (
     Count,
     DiscussionPost,
     DocumentFacts,
+    DraftedQuestion,
     Expert,
     HistoryEntry,
     Holding,
@@ -475,7 +476,7 @@ register(
         needs=_nothing,
         uses=0,
         answer=_not_held,
-        queries=("holdings",),
+        queries=("holdings", "documents"),
         results=(Holding,),
     )
 )
@@ -499,7 +500,7 @@ register(
         needs=_nothing,
         uses=0,
         answer=lambda s, q, r: holdings.holdings(s, q),
-        queries=("holdings",),
+        queries=("holdings", "documents"),
         results=(Holding,),
     )
 )
@@ -521,7 +522,7 @@ register(
         ),
         uses=2,
         answer=_at,
-        queries=("section_texts", "rfc_section"),
+        queries=("section_texts", "rfc_section", "section_text"),
         results=(SectionText,),
     )
 )
@@ -539,7 +540,13 @@ register(
         needs=lambda m, r: bool(m.sections and len(m.revisions) >= 2),
         uses=3,
         answer=_diff,
-        queries=("section_pair", "section_commits", "commit_details", "pull_requests"),
+        queries=(
+            "section_commits",
+            "commit_details",
+            "pull_requests",
+            "section_counterpart",
+            "section_text",
+        ),
         results=(SectionDiff, CommitChange),
         bind=_bind_diff,
     )
@@ -585,8 +592,15 @@ register(
         needs=_section,
         uses=1,
         answer=_on_section("who should I ask about", _who_to_ask),
-        queries=("section_experts", "section_editors", "group_officers", "rfc_section"),
-        results=(Expert,),
+        queries=(
+            "section_experts",
+            "section_editors",
+            "group_officers",
+            "rfc_section",
+            "headings",
+            "section_group",
+        ),
+        results=(Expert, DraftedQuestion),
     )
 )
 register(
@@ -609,7 +623,7 @@ register(
         uses=0,
         answer=lambda s, q, r: people.experts(s, q),
         queries=("top_people",),
-        results=(Expert,),
+        results=(Expert, DraftedQuestion),
     )
 )
 register(
@@ -620,8 +634,20 @@ register(
         needs=_section,
         uses=1,
         answer=_on_section("how many posts referred to", _count),
-        queries=("section_posts", "section_commits", "post_authors"),
-        results=(Count, DiscussionPost, CommitChange, PersonActivity),
+        queries=(
+            "section_posts",
+            "section_commits",
+            "post_authors",
+            "headings",
+            "section_later_commits",
+            "commit_details",
+            "pull_requests",
+            "pull_request_people",
+            "section_editors",
+            "section_group",
+            "group_officers",
+        ),
+        results=(Count, DiscussionPost, CommitChange, PersonActivity, Expert),
         bind=_bind_count,
     )
 )
@@ -651,7 +677,14 @@ register(
         needs=lambda m, r: not m.threads and not m.people,
         uses=1,
         answer=_threads,
-        queries=("gazetteer_threads", "section_posts", "section_commits"),
+        queries=(
+            "gazetteer_threads",
+            "section_posts",
+            "section_commits",
+            "documents",
+            "headings",
+            "holdings",
+        ),
         results=(Count, ThreadInfo),
         bind=_bind_threads,
     )
@@ -671,7 +704,19 @@ register(
         uses=2,
         base=1,
         answer=_on_section("who discussed", _person_section),
-        queries=("section_posts", "section_commits", "post_authors"),
+        queries=(
+            "section_posts",
+            "section_commits",
+            "post_authors",
+            "headings",
+            "section_later_commits",
+            "commit_details",
+            "pull_requests",
+            "pull_request_people",
+            "section_editors",
+            "section_group",
+            "group_officers",
+        ),
         results=(PersonActivity, CommitChange, DiscussionPost),
     )
 )
@@ -695,8 +740,19 @@ register(
         needs=_section,
         uses=1,
         answer=_on_section("history of", _history),
-        queries=("section_history", "rfc_section", "rfc_sections_numbered"),
-        results=(HistoryEntry,),
+        queries=(
+            "section_history",
+            "rfc_section",
+            "rfc_sections_numbered",
+            "headings",
+            "section_posts",
+            "section_commits",
+            "post_authors",
+            "commit_details",
+            "pull_requests",
+            "rfc_published",
+        ),
+        results=(HistoryEntry, DiscussionPost, CommitChange, DocumentFacts),
     )
 )
 register(
@@ -722,8 +778,30 @@ register(
         needs=_section,
         uses=1,
         answer=_on_section("who discussed", _discussion),
-        queries=("section_posts", "section_commits", "post_authors", "section_later_commits"),
-        results=(DiscussionPost, CommitChange, PersonActivity),
+        queries=(
+            "section_posts",
+            "section_commits",
+            "post_authors",
+            "section_later_commits",
+            "headings",
+            "section_history",
+            "rfc_published",
+            "commit_details",
+            "pull_requests",
+            "pull_request_people",
+            "section_editors",
+            "section_group",
+            "group_officers",
+        ),
+        results=(
+            DiscussionPost,
+            CommitChange,
+            PersonActivity,
+            HistoryEntry,
+            DocumentFacts,
+            Expert,
+            DraftedQuestion,
+        ),
     )
 )
 register(
@@ -762,7 +840,7 @@ register(
         uses=1,
         answer=_document_card,
         queries=("document_facts", "draft_editors"),
-        results=(DocumentFacts,),
+        results=(DocumentFacts, DraftedQuestion),
     )
 )
 register(
@@ -842,7 +920,7 @@ register(
         base=1,
         answer=lambda s, q, r: people.person_lookup(s, q, r.who or ""),
         queries=("person", "person_activity"),
-        results=(SectionActivity,),
+        results=(SectionActivity, PersonActivity, DraftedQuestion),
     )
 )
 
@@ -865,7 +943,7 @@ OUT_OF_SCOPE = QuestionType(
     needs=_nothing,
     uses=0,
     answer=_out_of_scope,
-    queries=("holdings",),
+    queries=("holdings", "documents"),
     results=(Holding,),
 )
 """The fallback for everything else."""

@@ -3,6 +3,7 @@ alternative; escaping; the PNG the command line writes; ``ratified ask --plot``.
 
 from __future__ import annotations
 
+import re
 import struct
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -15,7 +16,7 @@ from ratified_rdf.answers.timeline import with_timeline
 from ratified_rdf.surfaces.cli import main
 from ratified_rdf.surfaces.timeline_svg import WIDTH, timeline_png, timeline_svg
 from tests.pigeon import MANIFEST, make_pigeon_repo
-from tests.unit.test_timeline import DISCUSSION, HISTORY, PUBLISHED, _card, _post
+from tests.unit.test_timeline import DISCUSSION, HISTORY, PUBLISHED, _card, _commit, _post
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 
@@ -163,3 +164,53 @@ def test_ask_plot_says_what_it_needs(pigeon_store: Path, tmp_path: Path) -> None
     )
     assert none.exit_code == 2 and "no timeline to plot" in none.output
     assert not (tmp_path / "who.svg").exists()
+
+
+def test_a_publication_month_is_a_band_holding_the_marks_of_that_month() -> None:
+    # RFC 9999 came out in 2030-03: a commit of 2030-03-20 is inside the month, not after it.
+    late = _commit("ddd444", "2030-03-20T10:00:00Z")
+    root = _drawn(_timeline([*HISTORY, late, PUBLISHED]))
+    band = root.find(".//svg:rect[@class='published']", NS)
+    assert band is not None
+    left = float(band.get("x") or 0)
+    right = left + float(band.get("width") or 0)
+    drawn = next(a for a in _links(root, "mark") if a.get("href") == late.commit_url)
+    square = drawn.find("svg:rect", NS)
+    assert square is not None
+    middle = float(square.get("x") or 0) + float(square.get("width") or 0) / 2
+    assert left < middle < right
+    # The band is about a month wide on the picture's scale: March is 31 days of the span.
+    ticks = [a.find("svg:line", NS) for a in _links(root, "revision")]
+    revisions = sorted(float(tick.get("x1") or 0) for tick in ticks if tick is not None)
+    first_to_last = revisions[-1] - revisions[0]  # 2029-01-10 to 2030-01-05: 360 days
+    assert right - left == pytest.approx(first_to_last * 31 / 360, rel=0.02)
+
+
+def test_no_calendar_label_runs_into_the_publication() -> None:
+    root = _drawn(_timeline([*HISTORY, PUBLISHED]))
+    band = root.find(".//svg:rect[@class='published']", NS)
+    assert band is not None
+    left = float(band.get("x") or 0)
+    labels = root.findall(".//svg:g[@class='calendar']/svg:text", NS)
+    assert labels
+    for label in labels:
+        x = float(label.get("x") or 0)
+        assert x + 6.0 * len(label.text or "") <= left or x > left + 200, label.text
+
+
+def test_the_page_keeps_every_element_and_attribute_the_picture_uses() -> None:
+    """The page rebuilds the server's SVG from an allowlist (app.js): anything drawn here
+    that the list lacks would silently vanish from the page, a band's shading with it."""
+    script = (Path(__file__).parents[2] / "src/ratified_rdf/surfaces/web/app.js").read_text()
+
+    def allowed(name: str) -> set[str]:
+        listed = re.search(rf"const {name} = new Set\(\[(.*?)\]\)", script, re.DOTALL)
+        assert listed is not None, name
+        return set(re.findall(r'"([^"]+)"', listed.group(1)))
+
+    timeline = _timeline([*HISTORY, *DISCUSSION, PUBLISHED])
+    root = _drawn(timeline)
+    tags = {element.tag.split("}")[1] for element in root.iter()}
+    attributes = {name for element in root.iter() for name in element.attrib} - {"href"}
+    assert tags <= allowed("SVG_TAGS")
+    assert attributes <= allowed("SVG_ATTRS")

@@ -5,9 +5,10 @@ date drawn to the publication. From the top: one lane per kind of mark (posts, r
 comments, mail, commits), each mark on its date; the similarity of each revision's text to the
 final text as a step line, with the settled line (98%) dashed; each revision a tick labelled
 with its draft number and the section's number there, bold where the section was renumbered;
-the publication a line of its own at the right. Every revision, mark and the publication is
-a link (``<a href>``, so a keyboard reaches each one) with a ``<title>`` naming it; the
-picture's own ``<title>`` and ``<desc>`` are its text alternative.
+the publication at the right as a band over the month it came out (an RFC's date is a month:
+a mark inside the band may be from before or after the day). Every revision, mark and the
+publication is a link (``<a href>``, so a keyboard reaches each one) with a ``<title>``
+naming it; the picture's own ``<title>`` and ``<desc>`` are its text alternative.
 
 Every text is escaped and only http(s) addresses become links, so a post's title cannot add
 markup to the picture. It carries no ``<style>`` (a page's Content-Security-Policy refuses
@@ -135,6 +136,17 @@ def _spread(xs: Sequence[float], low: float, high: float) -> list[float]:
     return out
 
 
+def _published_span(when: str) -> tuple[datetime, datetime]:
+    """The publication's first moment and the moment after it: a whole month when the card
+    gives a month (``2018-08``), else one day."""
+    first = moment(when)
+    assert first is not None, when
+    if len(when.strip()) == 7:
+        after = first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
+        return first, after
+    return first, first + timedelta(days=1)
+
+
 def _ticks(low: datetime, high: datetime) -> list[tuple[datetime, str]]:
     """Calendar ticks between ``low`` and ``high``: years, quarters or months by the span."""
     span = high - low
@@ -160,12 +172,20 @@ class _Drawing:
         self.ids = escape(id_prefix)
         first, last = moment(timeline.start), moment(timeline.end)
         assert first is not None and last is not None, "a Timeline's dates parse"
+        self.published: tuple[datetime, datetime] | None = None
+        if timeline.publication is not None:
+            self.published = _published_span(timeline.publication.date)
+            last = max(last, self.published[1])
         span = max(last - first, timedelta(days=1))
         # A little room before the first date; the publication (or last date) ends the axis.
         self.low, self.high = first - span * 0.02, last + span * 0.01
         self.width = WIDTH - _LEFT - _RIGHT
         self.parts: list[str] = []
         self.placed: dict[str, float] = {}
+
+    def at(self, when: datetime) -> float:
+        """The x of a moment."""
+        return _LEFT + (when - self.low) / (self.high - self.low) * self.width
 
     def x(self, when: str) -> float:
         # Each date is placed several times (sorting, steps, ticks): parsed once.
@@ -412,13 +432,22 @@ class _Drawing:
             yearly = self.high - self.low >= timedelta(days=730)
             start = str(self.low.year) if yearly else f"{self.low:%Y-%m}"
             lines.append(f'<text x="{_LEFT + 3}" y="{_n(top - 4)}" fill="{_MUTED}">{start}</text>')
+        # The publication's label names its month: a calendar label that would run into the
+        # band or sit in the label's column is left out (its line stays).
+        crowded = (
+            (self.at(self.published[0]) - 4, self.at(self.published[1]) + _RIGHT)
+            if self.published
+            else None
+        )
         for at, label in ticks:
-            x = _LEFT + (at - self.low) / (self.high - self.low) * self.width
+            x = self.at(at)
             lines.append(
                 f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{_n(top - 14)}" y2="{_n(bottom)}" '
                 f'stroke="{_LINE}"/>'
-                f'<text x="{_n(x + 3)}" y="{_n(top - 4)}" fill="{_MUTED}">{label}</text>'
             )
+            if crowded and x + 3 + len(label) * _CHAR > crowded[0] and x < crowded[1]:
+                continue
+            lines.append(f'<text x="{_n(x + 3)}" y="{_n(top - 4)}" fill="{_MUTED}">{label}</text>')
         # Behind the lanes and marks: drawn first.
         self.parts.insert(0, f'<g class="calendar" aria-hidden="true">{"".join(lines)}</g>')
 
@@ -454,14 +483,18 @@ class _Drawing:
                 + "</g>"
             )
             return
-        x = self.x(t.publication.date)
+        assert self.published is not None
+        x, after = self.at(self.published[0]), self.at(self.published[1])
+        band = max(after - x, 2.0)
         body = (
-            f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{_n(top - 14)}" y2="{_n(bottom)}" '
-            f'stroke="{_INK}" stroke-width="2"/>'
-            f'<text x="{_n(x + 6)}" y="{_n(top + 8)}" font-weight="600">'
+            f'<rect class="published" x="{_n(x)}" y="{_n(top - 14)}" width="{_n(band)}" '
+            f'height="{_n(bottom - top + 14)}" fill="{_INK}" fill-opacity="0.10" '
+            f'stroke="{_INK}" stroke-width="1"/>'
+            f'<text x="{_n(x + band + 6)}" y="{_n(top + 8)}" font-weight="600">'
             f"{escape(t.publication.document)}</text>"
-            f'<text x="{_n(x + 6)}" y="{_n(top + 21)}">published</text>'
-            f'<text x="{_n(x + 6)}" y="{_n(top + 34)}">{escape(t.publication.date)}</text>'
+            f'<text x="{_n(x + band + 6)}" y="{_n(top + 21)}">published</text>'
+            f'<text x="{_n(x + band + 6)}" y="{_n(top + 34)}">'
+            f"{escape(t.publication.date)}</text>"
         )
         self.parts.append(
             _link(

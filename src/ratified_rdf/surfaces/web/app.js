@@ -153,9 +153,9 @@
   const SVG_TAGS = new Set(["svg", "g", "a", "title", "desc", "rect", "line", "polyline", "path", "circle", "text"]);
   const SVG_ATTRS = new Set([
     "class", "id", "width", "height", "viewBox", "role", "aria-labelledby", "aria-describedby",
-    "aria-hidden", "font-family", "font-size", "font-weight", "fill", "stroke", "stroke-width",
-    "stroke-dasharray", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "d", "points",
-    "transform", "text-anchor", "data-kind", "data-date", "data-document",
+    "aria-hidden", "font-family", "font-size", "font-weight", "fill", "fill-opacity", "stroke",
+    "stroke-width", "stroke-dasharray", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "d",
+    "points", "transform", "text-anchor", "data-kind", "data-date", "data-document",
   ]);
 
   function rebuilt(node) {

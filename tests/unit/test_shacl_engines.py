@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
+import pyshacl
 import pytest
 import rdflib
 from hypothesis import HealthCheck, assume, given, settings
@@ -39,7 +40,7 @@ from ratified_rdf.graph.shacl_engines import (
     verdict,
 )
 from ratified_rdf.graph.store import OxigraphStore
-from ratified_rdf.graph.violations import SH, PreparedBatch, Violation
+from ratified_rdf.graph.violations import SH, PreparedBatch, Violation, violations_of
 from tests.pigeon import MANIFEST, make_pigeon_repo
 from tests.recording import recorded_build
 
@@ -297,6 +298,47 @@ def test_a_blank_node_value_gets_the_same_verdict(engines: tuple[Turbo, Pyshacl]
     expected = verdict(reference.validate(prepared))
     assert (revision.value, RR + "revisionOf", str(SH.ClassConstraintComponent)) in expected
     assert verdict(native.validate(prepared)) == expected
+
+
+NESTED_SHAPES = """
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix ex: <https://example.org/fictional/> .
+ex:LoftShape a sh:NodeShape ; sh:targetClass ex:Loft ;
+    sh:property [ sh:path ex:keeper ; sh:or ( [ sh:class ex:Person ] [ sh:class ex:Club ] ) ] ;
+    sh:property [ sh:path ex:roof ; sh:node ex:RoofShape ] ;
+    sh:property [ sh:path ex:neighbour ; sh:not [ sh:class ex:Hawk ] ] .
+ex:RoofShape a sh:NodeShape ; sh:property [ sh:path ex:colour ; sh:minCount 1 ] .
+"""
+NESTED_DATA = """
+@prefix ex: <https://example.org/fictional/> .
+ex:loft a ex:Loft ; ex:keeper "a name, not a node" ; ex:roof ex:slates ; ex:neighbour ex:dove .
+ex:slates ex:height 3 .
+ex:dove a ex:Dove .
+"""
+
+
+def test_nested_shapes_check_value_nodes_outside_the_focus_nodes() -> None:
+    """pyshacl 0.40 applies its focus-nodes option inside nested shapes too, so a value node
+    that is not a focus node passes ``sh:or`` / ``sh:node`` unchecked (and fails ``sh:not``).
+    The reference engine applies the focus nodes to the targets only: on a batch whose every
+    node is in reach, its verdict is pyshacl's on the whole graph, with no focus nodes."""
+    shapes = rdflib.Graph().parse(data=NESTED_SHAPES, format="turtle")
+    data = rdflib.Graph().parse(data=NESTED_DATA, format="turtle")
+    loft = "https://example.org/fictional/loft"
+    prepared = PreparedBatch(
+        source="nested", ntriples=data.serialize(format="nt").encode(), focus_nodes=(loft,)
+    )
+    _conforms, results, _ = pyshacl.validate(data, shacl_graph=shapes, inference="none")
+    whole = verdict(violations_of(results, "nested"))
+    slates = "https://example.org/fictional/slates"
+    assert whole == {
+        (loft, "https://example.org/fictional/keeper", str(SH.OrConstraintComponent)),
+        (loft, "https://example.org/fictional/roof", str(SH.NodeConstraintComponent)),
+        # The roof's own result, which pyshacl reports as the sh:node result's detail.
+        (slates, "https://example.org/fictional/colour", str(SH.MinCountConstraintComponent)),
+    }
+    assert verdict(Pyshacl(shapes).validate(prepared)) == whole
+    assert verdict(Turbo(shapes).validate(prepared)) == whole
 
 
 def test_every_pigeon_batch_is_spelled_as_the_store_spells_it(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from importlib.metadata import version
-from typing import Protocol
+from typing import Any, Protocol
 
 import rdflib
 from pyoxigraph import RdfFormat, Store
@@ -94,16 +94,45 @@ class Pyshacl:
 
 
 class _FocusSetValidator(Validator):
-    """pyshacl's validator (what ``pyshacl.validate`` runs), holding the focus nodes in a set.
+    """pyshacl's validator (what ``pyshacl.validate`` runs), with the focus nodes applied to
+    the shapes' targets only, and held in a set.
 
-    pyshacl keeps them in a list and tests each node a shape targets against it, with rdflib's
-    Python-level equality: quadratic in a batch's size. As a set the results are the same."""
+    pyshacl (0.40) applies its ``focus_nodes`` option inside every shape's evaluation,
+    including a shape evaluated on the value nodes of ``sh:or``, ``sh:and``, ``sh:not``,
+    ``sh:xone``, ``sh:node`` or a qualified value shape: a value node outside the set is
+    skipped, so the nested shape conforms without being checked (an ``sh:or`` of two
+    ``sh:class`` passes a literal; an ``sh:not`` fails everything). Here the executor carries
+    no focus nodes and each shape's own targets are cut down to them instead, which is what
+    SHACL's "specified as explicit input" focus nodes mean. pyshacl also keeps the option as
+    a list and tests each target against it with rdflib's Python-level equality: quadratic in
+    a batch's size; a set gives the same results."""
 
     def make_executor(self) -> SHACLExecutor:
         executor = super().make_executor()
-        if executor.focus_nodes is not None:
-            executor.focus_nodes = frozenset(executor.focus_nodes)  # type: ignore[assignment]
+        executor.focus_nodes = None  # applied to the shapes' targets instead (run)
         return executor
+
+    def run(self) -> Any:
+        """pyshacl's run for the options :class:`Pyshacl` sets (no inference, no SHACL-AF,
+        rdflib mode), with each shape validated on its targets that are focus nodes."""
+        focus = frozenset(rdflib.URIRef(str(n)) for n in self.options.get("focus_nodes") or ())
+        if not focus:
+            return super().run()
+        executor = self.make_executor()
+        # As pyshacl's run sets it up with no inference, no ontology graph and no SHACL-AF:
+        # the data graph itself, validated in place.
+        if self._target_graph is None:
+            self._target_graph = self.data_graph
+        data = self._target_graph
+        conforms, reports = True, []
+        for shape in self.shacl_graph.shapes:
+            targets = [node for node in shape.focus_nodes(data) if node in focus]
+            if targets:
+                shape_conforms, shape_reports = shape.validate(executor, data, focus=targets)
+                conforms = conforms and shape_conforms
+                reports.extend(shape_reports)
+        report, text = self.create_validation_report(self.shacl_graph, conforms, reports)
+        return conforms, report, text
 
 
 class Turbo:

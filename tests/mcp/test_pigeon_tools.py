@@ -103,8 +103,12 @@ def _answer(result: CallToolResult) -> dict[str, Any]:
     assert card.model_dump(mode="json") == result.structured_content
     text = _text(result)
     assert card.summary in text
-    for evidence in card.evidence[:12]:
-        assert f"{evidence.label}: {evidence.url or '(no public link)'}" in text
+    # The first links, as many as the text's budget holds (at least four), then a count.
+    lines = [f"] {e.label}: {e.url or '(no public link)'}" for e in card.evidence]
+    shown = [line for line in lines if line in text]
+    assert shown == lines[: len(shown)] and len(shown) >= min(len(lines), 4)
+    if len(shown) < len(lines):
+        assert f"and {len(lines) - len(shown)} more link" in text
     assert "How this was computed: " in text
     assert all(f"{q.name}.rq" in text for q in card.queries)
     assert all(q.sparql.strip() not in text for q in card.queries)
@@ -176,7 +180,8 @@ def test_answers_carry_their_links_and_sparql(served: Served) -> None:
     got = _answer(served.calls[f"ask:{QUESTIONS[1]}"])
     assert got["verdict"] == "answered"
     assert any(e["url"] for e in got["evidence"])
-    assert got["queries"][0]["name"] == "section_became"
+    assert got["queries"][0]["name"] == "view_section_became"
+    assert got["queries"][0]["reproduces"] == "section_became"
 
 
 def test_an_unknown_question_is_an_answer_not_an_error(served: Served) -> None:

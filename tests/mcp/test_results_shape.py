@@ -11,10 +11,15 @@ import pytest
 from click.testing import CliRunner
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from ratified_rdf import Answer, Verdict
+from ratified_rdf.answers.models import Evidence
+from ratified_rdf.answers.wording import drafted_question
 from ratified_rdf.graph.store import QueryResult, Term
 from ratified_rdf.surfaces.mcp_server import (
     MCP_MISSING,
+    TEXT_BUDGET,
     ToolFailure,
+    card_text,
     mcp_command,
     people_question,
     sparql_results,
@@ -22,6 +27,44 @@ from ratified_rdf.surfaces.mcp_server import (
 )
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def _links(count: int) -> list[Evidence]:
+    return [
+        Evidence(
+            iri=f"https://w3id.org/ratified-rdf/id/example/pigeon/post/{n}",
+            label=f"A fictional post about pigeon take-off, number {n}",
+            url=f"https://github.com/example/pigeon-spec/issues/{n}#issuecomment-{n:012d}",
+            role="post",
+        )
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize("links", [3, 12, 40])
+def test_an_answers_text_stays_within_its_budget_and_says_where_the_rest_is(
+    links: int,
+) -> None:
+    evidence = _links(links)
+    people = [f"Fictional Person {n}" for n in range(12)]
+    draft = drafted_question(
+        "who discussed it?", "RFC 9999 §3.1 Take-off", people, evidence, "You discussed it."
+    )
+    answer = Answer(
+        question="who discussed RFC 9999 section 3.1?",
+        intent="discussion",
+        verdict=Verdict.ANSWERED,
+        summary="RFC 9999 §3.1 Take-off was discussed by many fictional people. " * 8,
+        results=[draft],
+        evidence=evidence,
+    )
+    text = card_text(answer)
+    assert len(text.encode()) < TEXT_BUDGET
+    shown = [e.url for e in evidence if f"{e.url}\n" in text + "\n"]
+    assert shown == [e.url for e in evidence[: len(shown)]]  # the first links, in order
+    if len(shown) < links:
+        assert f"and {links - len(shown)} more link" in text
+    assert "Fictional Person 11" in text  # the drafted question keeps its addressees
 
 
 def test_terms_are_written_as_sparql_json_results_terms() -> None:

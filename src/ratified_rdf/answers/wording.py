@@ -28,6 +28,10 @@ def counted(count: int, nouns: str) -> str:
     return plural(count, SINGULAR.get(nouns, nouns), nouns)
 
 
+SOURCES_LEAD = " These are the sources I looked at:"
+"""Where a drafted question's list of sources begins (a surface short of room may cut it)."""
+
+
 def drafted_question(
     question: str, title: str, to: Iterable[str], evidence: Iterable[Evidence], why: str
 ) -> DraftedQuestion:
@@ -36,7 +40,7 @@ def drafted_question(
     them, as a sentence."""
     names = list(dict.fromkeys(n for n in to if n))
     sources = "\n".join(f"- {e.label}: {e.url}" for e in list(evidence)[:8] if e.url)
-    looked = f" These are the sources I looked at:\n{sources}" if sources else ""
+    looked = f"{SOURCES_LEAD}\n{sources}" if sources else ""
     text = (
         f"Hello {', '.join(names)},\n\n"
         f"I am trying to understand {title}. My question: {question}\n\n"
@@ -45,4 +49,4 @@ def drafted_question(
     return DraftedQuestion(to=names, text=text)
 
 
-__all__ = ["SINGULAR", "counted", "drafted_question", "plural"]
+__all__ = ["SINGULAR", "SOURCES_LEAD", "counted", "drafted_question", "plural"]

@@ -46,7 +46,7 @@ from ratified_rdf._errors import RatifiedError
 from ratified_rdf._version import __version__
 from ratified_rdf.answers.models import Answer, DraftedQuestion
 from ratified_rdf.answers.router import Intent, route
-from ratified_rdf.answers.wording import plural
+from ratified_rdf.answers.wording import SOURCES_LEAD, plural
 from ratified_rdf.audit import PeriodicSigner
 from ratified_rdf.brain import Brain
 from ratified_rdf.graph.store import QueryResult
@@ -436,24 +436,46 @@ def _respond(tool: str, work: Callable[[], BaseModel]) -> "CallToolResult":
 MAX_TEXT_EVIDENCE = 12
 """Most evidence links the text block of an answer lists; the structured content has all."""
 
+TEXT_BUDGET = 4000
+"""Bytes the text block of an answer aims to stay under: a brief a client's model reads whole.
+A card with more to say lists fewer links (and its drafted question without its sources,
+which are the evidence's first links) before it goes over."""
+
+_TEXT_STEPS = ((MAX_TEXT_EVIDENCE, True), (8, True), (8, False), (4, False), (0, False))
+"""(evidence links, drafted question's sources) for each try, fullest first."""
+
 _HEADINGS = {"answered": "Answer", "unknown": "The graph doesn't know", "ambiguous": "Ambiguous"}
 
 
 def card_text(answer: Answer) -> str:
     """An answer card in a few lines of text: the verdict and summary, the question it drafts
     for the people it names, the alternatives, the evidence (label and link), and one line on
-    how it was computed. Everything else (typed results, each query's SPARQL, parameters and
-    rows, the trust state's details) is in the tool's structured content."""
+    how it was computed; within :data:`TEXT_BUDGET` where cutting links gets it there.
+    Everything else (typed results, each query's SPARQL, parameters and rows, the trust
+    state's details, every link) is in the tool's structured content."""
+    text = ""
+    for links, sources in _TEXT_STEPS:
+        text = _card_text(answer, links, sources)
+        if len(text.encode()) < TEXT_BUDGET:
+            break
+    return text
+
+
+def _card_text(answer: Answer, links: int, sources: bool) -> str:
     lines = [
         f"{_HEADINGS.get(answer.verdict.value, answer.verdict.value)} ({answer.intent}): "
         f"{answer.summary}"
     ]
     for result in answer.results:
         if isinstance(result, DraftedQuestion):
+            draft = result.text
+            if not sources and SOURCES_LEAD in draft:
+                head, _, _ = draft.partition(SOURCES_LEAD)
+                draft = f"{head} [The sources it lists: the evidence's links.]\n\nThank you."
             lines += [
                 "",
                 f"A question you could send to {', '.join(result.to)} (drafted, never sent):",
-                result.text,
+                draft,
             ]
     if answer.alternatives:
         lines += ["", "Did you mean:"]
@@ -462,9 +484,9 @@ def card_text(answer: Answer) -> str:
         lines += ["", "Evidence:"]
         lines += [
             f"- [{e.role}] {e.label}: {e.url or '(no public link)'}"
-            for e in answer.evidence[:MAX_TEXT_EVIDENCE]
+            for e in answer.evidence[:links]
         ]
-        more = len(answer.evidence) - MAX_TEXT_EVIDENCE
+        more = len(answer.evidence) - links
         if more > 0:
             lines.append(f"- and {plural(more, 'more link')} in the structured content")
     if answer.note:

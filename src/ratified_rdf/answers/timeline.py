@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from ratified_rdf.answers.models import (
     Answer,
@@ -42,6 +43,7 @@ _THROUGH = ", through "
 """How a history entry's rule says it was reached through an older RFC (sections.py)."""
 
 
+@lru_cache(maxsize=8192)
 def moment(text: str) -> datetime | None:
     """A card's date as an aware UTC datetime: a full ISO 8601 date-time (``Z`` or an offset),
     a day, or a month (``2018-08``, the first of it); None for text that is none of these."""

@@ -83,8 +83,7 @@ def _safe(url: str | None) -> str | None:
 
 def _n(value: float) -> str:
     """A coordinate to a tenth of a pixel, ``12`` rather than ``12.0``."""
-    text = f"{value:.1f}"
-    return text[:-2] if text.endswith(".0") else text
+    return f"{value:.1f}".removesuffix(".0")
 
 
 def _pct(value: float) -> str:

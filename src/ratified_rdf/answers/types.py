@@ -468,6 +468,21 @@ def _not_held(session: Session, question: str, chosen: Route) -> Answer:
 
 # ------------------------------------------------------------------------------ registrations
 
+_DISCUSSED = (
+    "headings",
+    "section_posts",
+    "section_commits",
+    "post_authors",
+    "section_later_commits",
+    "commit_details",
+    "pull_requests",
+    "pull_request_people",
+    "section_editors",
+    "section_group",
+    "group_officers",
+)
+"""What the discussion of a section runs (the why, count and person-on-section cards)."""
+
 register(
     QuestionType(
         intent=Intent.NOT_HELD,
@@ -634,19 +649,7 @@ register(
         needs=_section,
         uses=1,
         answer=_on_section("how many posts referred to", _count),
-        queries=(
-            "section_posts",
-            "section_commits",
-            "post_authors",
-            "headings",
-            "section_later_commits",
-            "commit_details",
-            "pull_requests",
-            "pull_request_people",
-            "section_editors",
-            "section_group",
-            "group_officers",
-        ),
+        queries=_DISCUSSED,
         results=(Count, DiscussionPost, CommitChange, PersonActivity, Expert),
         bind=_bind_count,
     )
@@ -704,19 +707,7 @@ register(
         uses=2,
         base=1,
         answer=_on_section("who discussed", _person_section),
-        queries=(
-            "section_posts",
-            "section_commits",
-            "post_authors",
-            "headings",
-            "section_later_commits",
-            "commit_details",
-            "pull_requests",
-            "pull_request_people",
-            "section_editors",
-            "section_group",
-            "group_officers",
-        ),
+        queries=_DISCUSSED,
         results=(PersonActivity, CommitChange, DiscussionPost),
     )
 )
@@ -778,21 +769,7 @@ register(
         needs=_section,
         uses=1,
         answer=_on_section("who discussed", _discussion),
-        queries=(
-            "section_posts",
-            "section_commits",
-            "post_authors",
-            "section_later_commits",
-            "headings",
-            "section_history",
-            "rfc_published",
-            "commit_details",
-            "pull_requests",
-            "pull_request_people",
-            "section_editors",
-            "section_group",
-            "group_officers",
-        ),
+        queries=(*_DISCUSSED, "section_history", "rfc_published"),
         results=(
             DiscussionPost,
             CommitChange,

@@ -192,9 +192,7 @@ class _Drawing:
         if placed is None:
             at = moment(when)
             assert at is not None, when
-            placed = self.placed[when] = (
-                _LEFT + (at - self.low) / (self.high - self.low) * self.width
-            )
+            placed = self.placed[when] = self.at(at)
         return placed
 
     def svg(self) -> str:

@@ -128,3 +128,20 @@ def test_importing_the_module_does_not_import_the_sdk() -> None:
         check=True,
     )
     assert done.stdout.strip() == "False"
+
+
+def test_a_pasted_page_as_the_question_stays_out_of_the_text() -> None:
+    question = "why does RFC 9999 section 3.1 look like this? " + "pigeon " * 8000
+    draft = drafted_question(
+        question, "RFC 9999 §3.1 Take-off", ["Fictional Person"], _links(3), "You changed it."
+    )
+    assert len(draft.text) < 3000  # the draft quotes what the router reads, not the page
+    answer = Answer(
+        question=question,
+        intent="discussion",
+        verdict=Verdict.ANSWERED,
+        summary="RFC 9999 §3.1 Take-off was discussed by a fictional person.",
+        results=[draft],
+        evidence=_links(3),
+    )
+    assert len(card_text(answer).encode()) < TEXT_BUDGET

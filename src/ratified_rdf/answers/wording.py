@@ -43,10 +43,20 @@ def drafted_question(
     looked = f"{SOURCES_LEAD}\n{sources}" if sources else ""
     text = (
         f"Hello {', '.join(names)},\n\n"
-        f"I am trying to understand {title}. My question: {question}\n\n"
+        f"I am trying to understand {title}. My question: {_quoted(question)}\n\n"
         f"{why}{looked}\n\nThank you."
     )
     return DraftedQuestion(to=names, text=text)
+
+
+QUOTED_AT_MOST = 2000
+"""Characters of the asker's question a drafted question quotes: as many as the router reads
+(``router.READ_AT_MOST``), so a pasted page does not travel into every copy of the card."""
+
+
+def _quoted(question: str) -> str:
+    question = " ".join(question.split())
+    return question if len(question) <= QUOTED_AT_MOST else question[:QUOTED_AT_MOST] + " …"
 
 
 __all__ = ["SINGULAR", "SOURCES_LEAD", "counted", "drafted_question", "plural"]

@@ -441,8 +441,15 @@ TEXT_BUDGET = 4000
 A card with more to say lists fewer links (and its drafted question without its sources,
 which are the evidence's first links) before it goes over."""
 
-_TEXT_STEPS = ((MAX_TEXT_EVIDENCE, True), (8, True), (8, False), (4, False), (0, False))
-"""(evidence links, drafted question's sources) for each try, fullest first."""
+_TEXT_STEPS = (
+    (MAX_TEXT_EVIDENCE, "whole"),
+    (8, "whole"),
+    (8, "without sources"),
+    (4, "without sources"),
+    (0, "without sources"),
+    (0, "left out"),
+)
+"""(evidence links, how much of the drafted question) for each try, fullest first."""
 
 _HEADINGS = {"answered": "Answer", "unknown": "The graph doesn't know", "ambiguous": "Ambiguous"}
 
@@ -454,14 +461,14 @@ def card_text(answer: Answer) -> str:
     Everything else (typed results, each query's SPARQL, parameters and rows, the trust
     state's details, every link) is in the tool's structured content."""
     text = ""
-    for links, sources in _TEXT_STEPS:
-        text = _card_text(answer, links, sources)
+    for links, draft in _TEXT_STEPS:
+        text = _card_text(answer, links, draft)
         if len(text.encode()) < TEXT_BUDGET:
             break
     return text
 
 
-def _card_text(answer: Answer, links: int, sources: bool) -> str:
+def _card_text(answer: Answer, links: int, drafted: str) -> str:
     lines = [
         f"{_HEADINGS.get(answer.verdict.value, answer.verdict.value)} ({answer.intent}): "
         f"{answer.summary}"
@@ -469,7 +476,9 @@ def _card_text(answer: Answer, links: int, sources: bool) -> str:
     for result in answer.results:
         if isinstance(result, DraftedQuestion):
             draft = result.text
-            if not sources and SOURCES_LEAD in draft:
+            if drafted == "left out":
+                draft = "[Too long for this text: the structured content has it.]"
+            elif drafted == "without sources" and SOURCES_LEAD in draft:
                 head, _, _ = draft.partition(SOURCES_LEAD)
                 draft = f"{head} [The sources it lists: the evidence's links.]\n\nThank you."
             lines += [

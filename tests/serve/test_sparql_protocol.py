@@ -401,28 +401,37 @@ def test_a_blocking_query_is_ended_and_the_server_keeps_serving(
 def test_a_query_that_waited_out_its_time_is_refused_as_busy(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> None:
-    # One worker: the second heavy query waits its whole time budget for it, so it is refused
-    # with Retry-After, while the first is ended at its deadline.
-    app = create_app(pigeon_brain, query_timeout_s=1.5, query_workers=1)
-    replies: list[httpx.Response] = []
+    # One worker, held by another client for longer than a query may run: the query waits
+    # its whole time budget for it and is refused with Retry-After, without ever running.
+    # (The slot is held directly rather than by a second timed query, whose deadline would
+    # race the first one's: the first one's worker can come free before the second's runs out.)
+    app = create_app(pigeon_brain, query_timeout_s=1.0, query_workers=1)
     with serve(app) as base, httpx.Client(base_url=base, timeout=30) as http:
         http.get("/sparql", params={"query": "ASK {}"})  # start the worker
-        heavy = [
-            threading.Thread(
-                target=lambda: replies.append(http.get("/sparql", params={"query": BLOCKING})),
-                daemon=True,
-            )
-            for _ in range(2)
-        ]
-        for thread in heavy:
-            thread.start()
-        for thread in heavy:
-            thread.join(30)
-        busy = [r for r in replies if "busy" in r.text]
-        ended = [r for r in replies if "was ended" in r.text]
-        assert len(busy) == 1 and len(ended) == 1, [r.text for r in replies]
-        assert busy[0].status_code == 503 and busy[0].headers["retry-after"] == "5"
-        assert ended[0].status_code == 503
+        sandbox = app.state.sandbox
+        with sandbox._lock:
+            sandbox._busy["token:someone-else"] = 1
+        refused = http.get("/sparql", params={"query": BLOCKING})
+        assert refused.status_code == 503 and "busy" in refused.text, refused.text
+        assert refused.headers["retry-after"] == "5"
+        assert sandbox.ended == 0 and not sandbox._waiting
+        # Once the slot is given back, a waiting query takes it and runs.
+        replies: list[httpx.Response] = []
+        waiter = threading.Thread(
+            target=lambda: replies.append(http.get("/sparql", params={"query": "ASK {}"})),
+            daemon=True,
+        )
+        waiter.start()
+        while not sandbox._waiting:
+            time.sleep(0.01)
+        sandbox._release("token:someone-else")
+        waiter.join(30)
+        assert [r.status_code for r in replies] == [200]
+        assert sandbox.busy == 0
+        # A query that gets its worker and outruns its time is ended, not refused as busy.
+        ended = http.get("/sparql", params={"query": BLOCKING})
+        assert ended.status_code == 503 and "was ended" in ended.text, ended.text
+        assert sandbox.ended == 1
         assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200
 
 

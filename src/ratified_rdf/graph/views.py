@@ -3,8 +3,15 @@
 A card walks the full, normalised graph: a post cites a section of the revision current when it
 was written, that section aligns with a final RFC section through an alignment record, and the
 post sits in a thread. The view folds each such path into one node (an ``rr:CardShortcut``)
-carrying the values the card reads and ``prov:wasDerivedFrom`` the nodes of the path, so a card
-reads one node per row instead of walking the path.
+carrying ``prov:wasDerivedFrom`` the nodes of the path, the keys a card finds it by, and the
+row the card reads, packed as one ``rdf:JSON`` literal (:mod:`ratified_rdf.queries.packed`),
+so a card reads one triple per row instead of walking the path.
+
+A view's CONSTRUCT writes each row as a blank node whose properties are its columns, in the
+:data:`COLUMN` namespace (``?row col:similarity ?similarity``), linked from its shortcut by
+the row's property (``?shortcut rr:historyRow ?row``, ``?row`` a ``BNODE()`` of the solution);
+:func:`packed_rows` folds each such node into its literal before the batch is gated, so
+column triples never reach a store.
 
 Each view is a hand-written CONSTRUCT in ``sparql/view_*.rq`` run over the staged run before it
 is validated; its shortcuts go into a graph of their own (``view-spec``, ``view-git``, one
@@ -20,16 +27,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pyoxigraph import QueryTriples, Triple
+from pyoxigraph import BlankNode, QueryTriples, Triple
 
 from ratified_rdf.graph.mapping import Batch, RunContext
-from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.graph.store import OxigraphStore, Term
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
+from ratified_rdf.queries.packed import pack_row
 from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
 from ratified_rdf.trust import Clearance
 
 VIEW = "view"
 """The source name of every view graph (``…/<run>/view-spec`` holds source ``view``)."""
+
+COLUMN = "https://w3id.org/ratified-rdf/ontology/column#"
+"""The namespace of a row's columns in a view's CONSTRUCT (``col:``): folded into the row's
+literal by :func:`packed_rows`, never stored."""
 
 SHORTCUTS_PER_BATCH = 2_000
 """Shortcut nodes per gated batch: batches are what the gate's workers share out."""
@@ -99,8 +111,40 @@ def view_batches(staging: OxigraphStore, run: RunContext, written: Iterable[str]
             if not isinstance(result, QueryTriples):
                 raise QueryError(f"{view.query}.rq is not a CONSTRUCT; a view query must be one.")
             graph = run.graph(view_graph_name(source))
-            batches.extend(_chunked(graph, f"{view.query} of {source}", result))
+            rows = packed_rows(view.query, result)
+            batches.extend(_chunked(graph, f"{view.query} of {source}", rows))
     return batches
+
+
+def packed_rows(query: str, triples: Iterable[Triple]) -> list[Triple]:
+    """A view's triples with every row (a blank node of :data:`COLUMN` properties) folded
+    into one ``rdf:JSON`` literal in its place; ``query`` names the CONSTRUCT in errors."""
+    columns: dict[BlankNode, dict[str, Term]] = {}
+    kept: list[Triple] = []
+    for triple in triples:
+        if not isinstance(triple.subject, BlankNode):
+            kept.append(triple)
+            continue
+        name = triple.predicate.value.removeprefix(COLUMN)
+        row = columns.setdefault(triple.subject, {})
+        if name == triple.predicate.value or name in row:
+            raise QueryError(
+                f"{query}.rq writes a row with {'a second ' if name in row else ''}"
+                f"{triple.predicate}: a row's properties are its columns, one each, in {COLUMN}."
+            )
+        if isinstance(triple.object, Triple):
+            raise QueryError(f"{query}.rq writes a triple term as a column; a row holds terms.")
+        row[name] = triple.object
+    packed: list[Triple] = []
+    for triple in kept:
+        if isinstance(triple.object, BlankNode):
+            found = columns.get(triple.object)
+            if found is None:
+                raise QueryError(f"{query}.rq links {triple.predicate} to a row with no columns.")
+            packed.append(Triple(triple.subject, triple.predicate, pack_row(found)))
+        else:
+            packed.append(triple)
+    return packed
 
 
 def _chunked(graph: str, label: str, triples: Iterable[Triple]) -> Iterator[Batch]:

@@ -38,6 +38,7 @@ _ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
 _READS = re.compile(r"^#\s*Reads:\s*(.*)$")
 _WHOLE_GRAPH = re.compile(r"^#\s*Whole graph:")
 _REPRODUCES = re.compile(r"^#\s*Reproduces:\s*([a-z0-9_]+)\s*$")
+_PACKED = re.compile(r"^#\s*Packed:\s*\?(\w+)(?:\s*,\s*ordered by((?:\s+\?\w+)+))?\s*$")
 _PLACEHOLDER = re.compile(r"VALUES\s*\(([^)]*)\)\s*\{\s*\((?:\s*UNDEF\s*)+\)\s*\}")
 # No blanks, control characters (C0, DEL, C1) or characters SPARQL's IRIREF excludes; fullmatch,
 # so that a final line break ("$" would let it through) is refused too.
@@ -79,6 +80,14 @@ class QueryFile(BaseModel):
     reproduces: str | None = None
     """For a query of the card view (``# Reproduces: section_posts``): the full-path query
     whose rows it gives, with the same parameters, from the view's shortcuts."""
+    packed: str | None = None
+    """The column holding each row's values packed as one ``rdf:JSON`` literal
+    (``# Packed: ?row``): the card view's rows, unpacked into columns by
+    :func:`~ratified_rdf.queries.packed.unpack_rows` when the query runs."""
+    packed_order: tuple[str, ...] = ()
+    """The unpacked columns the rows are ordered by (``# Packed: ?row, ordered by ?created
+    ?post``), as an ``ORDER BY`` of them would order them: SPARQL cannot sort by values
+    inside a literal."""
 
     def bind(self, values: dict[str, ParamValue]) -> str:
         """The query text with ``values`` bound into its ``VALUES`` placeholder."""
@@ -162,6 +171,8 @@ def parse_query_file(name: str, text: str) -> QueryFile:
     sources: tuple[str, ...] = ()
     whole_graph = False
     reproduces: str | None = None
+    packed: str | None = None
+    packed_order: tuple[str, ...] = ()
     for line in text.splitlines():
         if not line.startswith("#"):
             break
@@ -172,6 +183,16 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         if full_path:
             reproduces = full_path.group(1)
             continue
+        packing = _PACKED.match(line)
+        if packing:
+            packed = packing.group(1)
+            packed_order = tuple(v.lstrip("?") for v in (packing.group(2) or "").split())
+            continue
+        if line.startswith("# Packed:"):
+            raise QueryError(
+                f"{name}.rq: write its Packed line as '# Packed: ?row' or '# Packed: ?row, "
+                "ordered by ?a ?b'"
+            )
         param = _PARAM.match(line)
         if param:
             # Validated as a mapping: pydantic checks the kind is a ParamKind (the pattern
@@ -207,6 +228,8 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         whole_graph=whole_graph,
         placeholder=placeholder,
         reproduces=reproduces,
+        packed=packed,
+        packed_order=packed_order,
     )
 
 

@@ -1,0 +1,128 @@
+"""A card view row packed into one rdf:JSON literal and unpacked again: terms come back
+exactly, equal rows are one literal, ordered rows sort by value, and mistakes are refused."""
+
+from __future__ import annotations
+
+import pytest
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
+from ratified_rdf.graph.views import COLUMN, packed_rows
+from ratified_rdf.queries.files import QueryError, parse_query_file
+from ratified_rdf.queries.packed import (
+    RDF_JSON,
+    PackedRowError,
+    pack_row,
+    unpack_row,
+    unpack_rows,
+)
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+DATE = NamedNode(XSD + "dateTime")
+EX = "https://example.org/pigeon/"
+
+
+def test_every_kind_of_term_comes_back_as_it_went_in() -> None:
+    row = {
+        "post": NamedNode(EX + "post/1"),
+        "created": Literal("2017-03-06T14:51:40-08:00", datatype=DATE),
+        "similarity": Literal("0.98", datatype=NamedNode(XSD + "decimal")),
+        "heading": Literal('Pigeon "post" \\ rules\n'),
+        "title": Literal("Taubenpost", language="de"),
+    }
+    packed = pack_row(row)
+    assert packed.datatype == RDF_JSON
+    back = unpack_row(packed)
+    assert {k: str(v) for k, v in back.items()} == {k: str(v) for k, v in row.items()}
+
+
+def test_equal_rows_are_one_literal_whatever_the_order_of_their_columns() -> None:
+    first = {"a": Literal("1"), "b": NamedNode(EX + "b")}
+    second = {"b": NamedNode(EX + "b"), "a": Literal("1")}
+    assert pack_row(first) == pack_row(second)
+    assert pack_row(first) != pack_row({"a": Literal("2"), "b": NamedNode(EX + "b")})
+
+
+def test_a_blank_node_cannot_be_packed() -> None:
+    with pytest.raises(PackedRowError, match="blank node"):
+        pack_row({"a": BlankNode()})
+
+
+@pytest.mark.parametrize(
+    "literal",
+    [
+        Literal("{not json", datatype=RDF_JSON),
+        Literal('{"a": 1}', datatype=RDF_JSON),
+        Literal("{}"),
+    ],
+)
+def test_what_is_not_a_packed_row_is_refused(literal: Literal) -> None:
+    with pytest.raises(PackedRowError, match="not a packed row"):
+        unpack_row(literal)
+
+
+def test_ordered_rows_sort_by_value_not_by_their_text() -> None:
+    # 14:51 at -08:00 is 22:51 UTC: after 20:00 UTC, though its text sorts first.
+    late = Literal("2017-03-06T14:51:40-08:00", datatype=DATE)
+    early = Literal("2017-03-06T20:00:00Z", datatype=DATE)
+    rows = [
+        {"row": pack_row({"date": late, "commit": NamedNode(EX + "c/1")})},
+        {"row": pack_row({"date": early, "commit": NamedNode(EX + "c/2")})},
+        {"row": pack_row({"commit": NamedNode(EX + "c/3")})},  # no date: unbound sorts first
+    ]
+    unpacked = unpack_rows(rows, "row", ("date", "commit"))
+    assert [r["commit"].value.rsplit("/", 1)[1] for r in unpacked] == ["3", "2", "1"]
+    numbers = [
+        {"row": pack_row({"n": Literal(str(n), datatype=NamedNode(XSD + "integer"))})}
+        for n in (10, 9, 100)
+    ]
+    assert [r["n"].value for r in unpack_rows(numbers, "row", ("n",))] == ["9", "10", "100"]
+
+
+def test_a_row_keeps_the_columns_bound_beside_its_packed_one() -> None:
+    rows = [{"shortcut": NamedNode(EX + "s"), "row": pack_row({"a": Literal("x")})}]
+    assert unpack_rows(rows, "row") == [{"shortcut": NamedNode(EX + "s"), "a": Literal("x")}]
+    with pytest.raises(PackedRowError, match="has no \\?row"):
+        unpack_rows([{"a": Literal("x")}], "row")
+
+
+def test_a_views_row_nodes_are_folded_into_literals() -> None:
+    shortcut, row = NamedNode(EX + "shortcut"), BlankNode()
+    has_row = NamedNode("https://w3id.org/ratified-rdf/ontology#changeRow")
+    triples = [
+        Triple(shortcut, has_row, row),
+        Triple(row, NamedNode(COLUMN + "commit"), NamedNode(EX + "c/1")),
+        Triple(row, NamedNode(COLUMN + "author"), Literal("Ada Pigeon")),
+    ]
+    [folded] = packed_rows("view_changes", triples)
+    assert folded.subject == shortcut and folded.predicate == has_row
+    assert unpack_row(folded.object) == {
+        "commit": NamedNode(EX + "c/1"),
+        "author": Literal("Ada Pigeon"),
+    }
+
+
+def test_a_view_query_that_writes_a_row_wrongly_is_named() -> None:
+    shortcut, row = NamedNode(EX + "shortcut"), BlankNode()
+    has_row = NamedNode("https://w3id.org/ratified-rdf/ontology#changeRow")
+    not_a_column = [Triple(row, NamedNode(EX + "author"), Literal("x"))]
+    with pytest.raises(QueryError, match=r"view_changes\.rq writes a row with"):
+        packed_rows("view_changes", not_a_column)
+    twice = [
+        Triple(row, NamedNode(COLUMN + "a"), Literal("1")),
+        Triple(row, NamedNode(COLUMN + "a"), Literal("2")),
+    ]
+    with pytest.raises(QueryError, match="a second"):
+        packed_rows("view_changes", twice)
+    with pytest.raises(QueryError, match="row with no columns"):
+        packed_rows("view_changes", [Triple(shortcut, has_row, row)])
+
+
+def test_the_packed_header_names_the_column_and_its_order() -> None:
+    text = "# Answers: rows.\n# Packed: ?row, ordered by ?created ?post\nSELECT ?row {}"
+    query = parse_query_file("q", text)
+    assert query.packed == "row" and query.packed_order == ("created", "post")
+    plain = parse_query_file("q", "# Answers: rows.\n# Packed: ?row\nSELECT ?row {}")
+    assert plain.packed == "row" and plain.packed_order == ()
+    assert parse_query_file("q", "# Answers: rows.\nSELECT ?x {}").packed is None
+    with pytest.raises(QueryError, match="write its Packed line"):
+        parse_query_file("q", "# Answers: rows.\n# Packed: row by date\nSELECT ?row {}")

@@ -96,6 +96,10 @@ def check_view(store: Queryable, graphs: Sequence[str], *, became: bool = True) 
                 ("section_history", {"rfc": row["rfc"].value, "sectionNumber": row["number"].value})
             )
     if became:
+        revisions = sorted(
+            {row["revision"].value for row in store.query(_REVISION_SECTIONS, spec).rows}
+        )
+        calls += [("revision_chain", {"start": revision}) for revision in revisions]
         for row in store.query(_REVISION_SECTIONS, spec).rows:
             calls.append(
                 (

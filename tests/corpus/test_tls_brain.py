@@ -40,8 +40,11 @@ def test_section_4_2_9_of_21_became_rfc8446_4_2_10(tls_brain: Brain) -> None:
     )
     # The built brain carries the card view, so the card reads its shortcut and names the
     # full-path query that gives the same rows.
-    assert {q.name for q in answer.queries} == {"view_section_became", "revision_chain"}
-    assert {q.reproduces for q in answer.queries if q.reproduces} == {"section_became"}
+    assert {q.name for q in answer.queries} == {"view_section_became", "view_revision_chain"}
+    assert {q.reproduces for q in answer.queries if q.reproduces} == {
+        "section_became",
+        "revision_chain",
+    }
     assert all("SELECT" in q.sparql and q.rows > 0 for q in answer.queries)
 
 

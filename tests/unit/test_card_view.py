@@ -47,6 +47,7 @@ def test_every_view_query_gives_the_rows_of_the_full_path(brain: Brain) -> None:
     # The comparison was about something: the Pigeon RFC's sections have history, posts and
     # commits, and every revision section became something or vanished.
     assert set(check.rows) == {
+        "revision_chain",
         "section_posts",
         "section_commits",
         "section_history",
@@ -67,7 +68,13 @@ def test_cards_read_the_view_and_name_the_full_path(brain: Brain) -> None:
 
 def test_every_view_query_names_a_full_path_query_with_its_parameters() -> None:
     views = view_queries()
-    assert set(views) == {"section_became", "section_history", "section_posts", "section_commits"}
+    assert set(views) == {
+        "revision_chain",
+        "section_became",
+        "section_history",
+        "section_posts",
+        "section_commits",
+    }
     for full_path, view in views.items():
         assert load_query(full_path).params == load_query(view).params
         assert load_query(full_path).reproduces is None

@@ -12,6 +12,7 @@ from ratified_rdf.queries.packed import (
     RDF_JSON,
     PackedRowError,
     pack_row,
+    pack_rows,
     unpack_row,
     unpack_rows,
 )
@@ -126,3 +127,25 @@ def test_the_packed_header_names_the_column_and_its_order() -> None:
     assert parse_query_file("q", "# Answers: rows.\nSELECT ?x {}").packed is None
     with pytest.raises(QueryError, match="write its Packed line"):
         parse_query_file("q", "# Answers: rows.\n# Packed: row by date\nSELECT ?row {}")
+
+
+def test_gathered_rows_are_one_list_each_row_once_in_order() -> None:
+    late = pack_row({"date": Literal("2017-03-06T14:51:40-08:00", datatype=DATE)})
+    early = pack_row({"date": Literal("2017-03-06T20:00:00Z", datatype=DATE)})
+    gathered = pack_rows([late, early, late], ("date",))
+    assert gathered.datatype == RDF_JSON
+    assert gathered == pack_rows([early, late], ("date",))  # the same rows: the same literal
+    assert [r["date"] for r in unpack_rows([{"rows": gathered}], "rows")] == [
+        Literal("2017-03-06T20:00:00Z", datatype=DATE),
+        Literal("2017-03-06T14:51:40-08:00", datatype=DATE),
+    ]
+    with pytest.raises(PackedRowError, match="holds 2 rows, not one"):
+        unpack_row(gathered)
+
+
+def test_lists_from_several_graphs_merge_each_row_once() -> None:
+    one = pack_row({"post": NamedNode(EX + "post/1"), "n": Literal("1")})
+    two = pack_row({"post": NamedNode(EX + "post/2"), "n": Literal("2")})
+    mail, github = pack_rows([one]), pack_rows([one, two])
+    rows = unpack_rows([{"rows": mail}, {"rows": github}], "rows", ("n",))
+    assert [r["post"].value for r in rows] == [EX + "post/1", EX + "post/2"]

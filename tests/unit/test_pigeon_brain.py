@@ -82,7 +82,7 @@ def test_renumbered_section_became_its_rfc_section(brain: Brain) -> None:
     )
     assert urls["rfc-section"] == "https://www.rfc-editor.org/rfc/rfc9999#section-3.1"
     # Read from the card view, which names the full-path query that gives the same rows.
-    assert [q.name for q in answer.queries] == ["view_section_became", "revision_chain"]
+    assert [q.name for q in answer.queries] == ["view_section_became", "view_revision_chain"]
     assert answer.queries[0].reproduces == "section_became"
     became = answer.queries[0]
     assert became.params == {

@@ -27,24 +27,40 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pyoxigraph import BlankNode, QueryTriples, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, QueryTriples, Triple
 
 from ratified_rdf.graph.mapping import Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, Term
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
-from ratified_rdf.queries.packed import pack_row
+from ratified_rdf.queries.packed import pack_row, pack_rows
 from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
 from ratified_rdf.trust import Clearance
 
 VIEW = "view"
 """The source name of every view graph (``…/<run>/view-spec`` holds source ``view``)."""
 
+RR = "https://w3id.org/ratified-rdf/ontology#"
 COLUMN = "https://w3id.org/ratified-rdf/ontology/column#"
 """The namespace of a row's columns in a view's CONSTRUCT (``col:``): folded into the row's
 literal by :func:`packed_rows`, never stored."""
 
 SHORTCUTS_PER_BATCH = 2_000
 """Shortcut nodes per gated batch: batches are what the gate's workers share out."""
+
+
+@dataclass(frozen=True)
+class RowList:
+    """A card's list, gathered: every row of ``row`` (``rr:changeRow``) on the shortcuts to
+    one section, each once, in one ``rdf:JSON`` array on that section (``rr:changeRows``),
+    ordered as ``read_by``, the view query that reads it, orders them. A card then reads one
+    triple for its whole list, where it read one per row."""
+
+    row: str
+    """The rows' property on the shortcuts (an IRI)."""
+    into: str
+    """The list's property on the section the shortcuts lead to (an IRI)."""
+    read_by: str
+    """The view query that reads the list (its ``# Packed:`` line gives the order)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +72,8 @@ class CardView:
     over: str
     """The source whose facts it shortcuts, naming its graph ``view-<over>``; ``posts`` for
     every source of posts, each in a graph of its own (its clearance is that source's)."""
+    gathers: RowList | None = None
+    """The rows it gathers into one list per section, if any."""
 
     def inputs(self, source: str) -> tuple[str, ...]:
         """The sources the view of ``source`` is derived from."""
@@ -65,8 +83,15 @@ class CardView:
 
 VIEWS: tuple[CardView, ...] = (
     CardView("view_alignments", "spec"),
-    CardView("view_citations", POSTS),
-    CardView("view_changes", "git"),
+    CardView("view_chains", "spec"),
+    CardView(
+        "view_citations",
+        POSTS,
+        RowList(RR + "citationRow", RR + "citationRows", "view_section_posts"),
+    ),
+    CardView(
+        "view_changes", "git", RowList(RR + "changeRow", RR + "changeRows", "view_section_commits")
+    ),
 )
 """The card view's parts, in the order they are written."""
 
@@ -112,6 +137,8 @@ def view_batches(staging: OxigraphStore, run: RunContext, written: Iterable[str]
                 raise QueryError(f"{view.query}.rq is not a CONSTRUCT; a view query must be one.")
             graph = run.graph(view_graph_name(source))
             rows = packed_rows(view.query, result)
+            if view.gathers is not None:
+                rows += gathered(view.query, view.gathers, rows)
             batches.extend(_chunked(graph, f"{view.query} of {source}", rows))
     return batches
 
@@ -145,6 +172,27 @@ def packed_rows(query: str, triples: Iterable[Triple]) -> list[Triple]:
         else:
             packed.append(triple)
     return packed
+
+
+def gathered(query: str, rows: RowList, triples: Sequence[Triple]) -> list[Triple]:
+    """The lists ``rows`` gathers from a view's packed triples: one per section the
+    shortcuts lead to (``rr:shortcutTo``)."""
+    ends = {
+        t.subject: t.object
+        for t in triples
+        if t.predicate.value == RR + "shortcutTo" and isinstance(t.object, NamedNode)
+    }
+    found: dict[NamedNode, list[Literal]] = {}
+    for triple in triples:
+        if triple.predicate.value != rows.row:
+            continue
+        end = ends.get(triple.subject)
+        if end is None or not isinstance(triple.object, Literal):
+            raise QueryError(f"{query}.rq writes a row on {triple.subject}, which leads nowhere.")
+        found.setdefault(end, []).append(triple.object)
+    order = load_query(rows.read_by).packed_order
+    into = NamedNode(rows.into)
+    return [Triple(end, into, pack_rows(literals, order)) for end, literals in found.items()]
 
 
 def _chunked(graph: str, label: str, triples: Iterable[Triple]) -> Iterator[Batch]:

@@ -60,61 +60,80 @@ def _value(term: Term) -> dict[str, str]:
     raise PackedRowError(f"A card view row cannot hold the blank node {term}: name it with an IRI.")
 
 
+def pack_rows(rows: Iterable[Literal], order: Sequence[str] = ()) -> Literal:
+    """Packed rows gathered into one ``rdf:JSON`` array, each once, in the order an
+    ``ORDER BY`` of ``order`` gives (ties by their text, so equal lists are one literal)."""
+    texts = sorted({row.value for row in rows})
+    if order:
+        keys = {text: _row_order(_columns(orjson.loads(text)), order) for text in texts}
+        texts.sort(key=keys.__getitem__)
+    return Literal("[" + ",".join(texts) + "]", datatype=RDF_JSON)
+
+
 def unpack_row(packed: Term) -> dict[str, Term]:
     """The columns of one packed row."""
-    return _Unpacker().row(packed)
+    rows = _unpacked(packed)
+    if len(rows) != 1:
+        raise PackedRowError(f"{str(packed)[:80]} holds {len(rows)} rows, not one.")
+    return rows[0]
 
 
-class _Unpacker:
-    """Turns packed rows into terms, making each distinct value's term once (a card's rows
-    repeat their sections, documents and dates), for one call of :func:`unpack_rows`."""
+def _unpacked(packed: Term) -> list[dict[str, Term]]:
+    """The rows of a packed row (one) or of gathered rows (an array of them)."""
+    if not isinstance(packed, Literal) or packed.datatype != RDF_JSON:
+        raise PackedRowError(f"{str(packed)[:80]} is not a packed row (an rdf:JSON literal).")
+    try:
+        values = orjson.loads(packed.value)
+        if isinstance(values, list):
+            return [_columns(row) for row in values]
+        return [_columns(values)]
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as error:
+        raise PackedRowError(f"{packed.value[:80]!r} is not a packed row: {error}.") from None
 
-    def __init__(self) -> None:
-        self.iris: dict[str, NamedNode] = {}
-        self.literals: dict[tuple[str, str, str], Literal] = {}
 
-    def row(self, packed: Term) -> dict[str, Term]:
-        if not isinstance(packed, Literal) or packed.datatype != RDF_JSON:
-            raise PackedRowError(f"{str(packed)[:80]} is not a packed row (an rdf:JSON literal).")
-        try:
-            values: dict[str, dict[str, str]] = orjson.loads(packed.value)
-            return {name: self.term(value) for name, value in values.items()}
-        except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as error:
-            raise PackedRowError(f"{packed.value[:80]!r} is not a packed row: {error}.") from None
-
-    def term(self, value: Mapping[str, str]) -> Term:
+def _columns(values: Mapping[str, Mapping[str, str]]) -> dict[str, Term]:
+    """One row's columns as terms, made through :func:`_iri` and :func:`_literal`: bounded
+    caches of terms by their text (a card's rows repeat their sections, documents and dates,
+    and so do the cards after it)."""
+    columns: dict[str, Term] = {}
+    for name, value in values.items():
         iri = value.get("@id")
         if iri is not None:
-            node = self.iris.get(iri)
-            if node is None:
-                node = self.iris[iri] = NamedNode(iri)
-            return node
-        key = (value["@value"], value.get("@type", ""), value.get("@language", ""))
-        literal = self.literals.get(key)
-        if literal is None:
-            text, datatype, language = key
-            if language:
-                literal = Literal(text, language=language)
-            elif datatype:
-                literal = Literal(text, datatype=_datatype(datatype))
-            else:
-                literal = Literal(text)
-            self.literals[key] = literal
-        return literal
+            columns[name] = _iri(iri)
+        else:
+            columns[name] = _literal(
+                value["@value"], value.get("@type", ""), value.get("@language", "")
+            )
+    return columns
 
 
-@lru_cache(maxsize=256)
-def _datatype(iri: str) -> NamedNode:
+TERMS_KEPT = 65_536
+"""Terms each cache keeps (the least recently used go first): a few MiB."""
+
+
+@lru_cache(maxsize=TERMS_KEPT)
+def _iri(iri: str) -> NamedNode:
     return NamedNode(iri)
+
+
+@lru_cache(maxsize=TERMS_KEPT)
+def _literal(text: str, datatype: str, language: str) -> Literal:
+    if language:
+        return Literal(text, language=language)
+    if datatype:
+        return Literal(text, datatype=_iri(datatype))
+    return Literal(text)
 
 
 def unpack_rows(
     rows: Iterable[dict[str, Term]], column: str, order: Sequence[str] = ()
 ) -> list[dict[str, Term]]:
-    """Rows with ``column``'s packed row spread into columns (beside the row's others), in
-    the order an ``ORDER BY`` of ``order`` gives (stable: ties keep the query's order)."""
-    unpacker = _Unpacker()
-    unpacked = []
+    """Rows with ``column``'s packed row (or gathered rows) spread into columns, beside the
+    row's others, in the order an ``ORDER BY`` of ``order`` gives (stable: ties keep the
+    query's order). Gathered rows from more than one list (one per graph read) are merged,
+    each row once, as the full path's ``DISTINCT`` gives them."""
+    unpacked: list[dict[str, Term]] = []
+    lists = 0
     for row in rows:
         packed = row.get(column)
         if packed is None:
@@ -122,22 +141,28 @@ def unpack_rows(
                 f"A row of the card view has no ?{column}; its query must bind it."
             )
         rest = {name: term for name, term in row.items() if name != column}
-        unpacked.append({**rest, **unpacker.row(packed)})
+        found = _unpacked(packed)
+        lists += packed.value.startswith("[")
+        unpacked.extend({**rest, **columns} for columns in found)
+    if lists > 1:
+        seen: set[tuple[tuple[str, Term], ...]] = set()
+        distinct = []
+        for row in unpacked:
+            key = tuple(sorted(row.items(), key=lambda item: item[0]))
+            if key not in seen:
+                seen.add(key)
+                distinct.append(row)
+        unpacked = distinct
     if order:
-        keys: dict[Term, tuple[Any, ...]] = {}
-        unpacked.sort(key=lambda row: tuple(_cached_key(keys, row.get(name)) for name in order))
+        unpacked.sort(key=lambda row: _row_order(row, order))
     return unpacked
 
 
-def _cached_key(keys: dict[Term, tuple[Any, ...]], term: Term | None) -> tuple[Any, ...]:
-    if term is None:
-        return (0,)
-    key = keys.get(term)
-    if key is None:
-        key = keys[term] = _order_key(term)
-    return key
+def _row_order(row: Mapping[str, Term], order: Sequence[str]) -> tuple[tuple[Any, ...], ...]:
+    return tuple(_order_key(row.get(name)) for name in order)
 
 
+@lru_cache(maxsize=TERMS_KEPT)
 def _order_key(term: Term | None) -> tuple[Any, ...]:
     """SPARQL's order of terms (unbound, blank nodes, IRIs, literals), literals by value
     where their datatype has one (numbers, dates), else by their text."""

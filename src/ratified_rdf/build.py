@@ -200,8 +200,9 @@ def _build(
     counted: list[int] = []
 
     def batches() -> Iterator[Batch]:
-        # Mapped afresh for each pass of the writer (stage, validate, write): held as batches,
-        # a run takes about twice the memory of its staged triples (10 GiB at ×100).
+        # Mapped afresh for each pass of the writer (stage, and write to a store other than
+        # the embedded one it staged in): held as batches, a run takes about twice the memory
+        # of its staged triples (10 GiB at ×100).
         mapped = 0
         for batch in _run_batches(records, discussion, people, facts, scores, run, registered):
             mapped += 1

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -95,6 +96,15 @@ def _term(node: object) -> rdflib.term.Node:
     raise TypeError(f"unsupported RDF term {node!r}")
 
 
+@dataclass(frozen=True)
+class StagedBatch:
+    """What the gate keeps of a staged batch to prepare it later (:meth:`ShaclGate.staged`)."""
+
+    source: str
+    touched: frozenset[str]
+    loose: tuple[Triple, ...]
+
+
 class ShaclGate:
     """Validates batches against the shapes, in the context of what is already stored."""
 
@@ -125,7 +135,39 @@ class ShaclGate:
         ``removing`` lists stored triples the same transaction deletes, so the check sees the
         state after the write (a switched pointer, not the old and new one side by side).
         """
-        subjects = self.touched(batch)
+        return self._prepared(
+            batch.source, self.touched(batch), batch.triples, store, context_graphs, removing
+        )
+
+    def prepare_staged(
+        self, staged: StagedBatch, store: TripleStore, context_graphs: Sequence[str]
+    ) -> PreparedBatch:
+        """:meth:`prepare` for a batch already staged in ``store``, from what
+        :meth:`staged` kept of it: its triples are in the stored description of the nodes it
+        touches (every subject it names is one), so the same document comes out without
+        mapping the batch again."""
+        return self._prepared(
+            staged.source, set(staged.touched), staged.loose, store, context_graphs
+        )
+
+    def staged(self, batch: Batch) -> StagedBatch:
+        """What :meth:`prepare_staged` needs of ``batch`` once it is staged: the nodes it
+        touches, and any triple of it whose subject is not one of them (a blank node)."""
+        return StagedBatch(
+            source=batch.source,
+            touched=frozenset(self.touched(batch)),
+            loose=tuple(t for t in batch.triples if not isinstance(t.subject, NamedNode)),
+        )
+
+    def _prepared(
+        self,
+        source: str,
+        subjects: set[str],
+        own: Sequence[Triple],
+        store: TripleStore,
+        context_graphs: Sequence[str],
+        removing: Sequence[Triple] = (),
+    ) -> PreparedBatch:
         gone = set(removing)
         described = [
             t
@@ -134,13 +176,13 @@ class ShaclGate:
         ]
         referenced = {
             node.value
-            for t in (*batch.triples, *described)
+            for t in (*own, *described)
             for node in (t.subject, t.object)
             if isinstance(node, NamedNode) and node.value not in subjects
         }
-        triples = {*batch.triples, *described, *store.types_of(referenced, context_graphs)}
+        triples = {*own, *described, *store.types_of(referenced, context_graphs)}
         return PreparedBatch(
-            source=batch.source,
+            source=source,
             ntriples=serialize(triples, format=RdfFormat.N_TRIPLES) or b"",
             focus_nodes=tuple(sorted(subjects)),
         )

@@ -31,7 +31,7 @@ from ratified_rdf._errors import BrainError, StoreError
 from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
-from ratified_rdf.graph.gate import ShaclGate
+from ratified_rdf.graph.gate import ShaclGate, StagedBatch
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
@@ -98,8 +98,10 @@ class Writer:
         :meth:`commit`.
 
         ``batches`` may be a function that maps the run's batches afresh each time it is
-        called: the run is then read three times (stage, validate, write) and never held as
-        batches, which at scale take twice the memory of the staged triples.
+        called: the run is then mapped once to stage it (validation prepares each batch from
+        the staged run, keeping only the nodes each touches) and, for a store other than the
+        embedded one it stages in, once more to write it; it is never held as batches, which
+        at scale take twice the memory of the staged triples.
 
         ``derive`` makes the batches derived from the staged run (the card view,
         :mod:`~ratified_rdf.graph.views`), given the staging store and the graphs the run
@@ -180,9 +182,14 @@ class Writer:
                 staging.add(reviews, list(self.store.triples([reviews])))
             graphs.add(reviews)
 
+        # What the gate needs of each batch once it is staged: the batches are then prepared
+        # from the staged run, not mapped a second time.
+        kept: list[StagedBatch] = []
+
         def staged() -> Iterator[tuple[str, Sequence[Triple]]]:
             for batch in again():
                 sources.append(batch.source)
+                kept.append(self.gate.staged(batch))
                 graphs.add(batch.graph)
                 if on_staged is not None:
                     on_staged(batch)
@@ -193,9 +200,9 @@ class Writer:
         staging.load((b.graph, b.triples) for b in derived)
         graphs.update(b.graph for b in derived)
         ordered = sorted(graphs)
-        prepared = (
-            self.gate.prepare(b, staging, ordered)
-            for b in chain(_same_run(again(), sources, "validated"), derived)
+        prepared = chain(
+            (self.gate.prepare_staged(k, staging, ordered) for k in kept),
+            (self.gate.prepare(b, staging, ordered) for b in derived),
         )
         self.gate.check_all(prepared, progress=progress)
         return sources, derived

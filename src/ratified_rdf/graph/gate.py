@@ -24,6 +24,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -146,9 +147,7 @@ class ShaclGate:
         :meth:`staged` kept of it: its triples are in the stored description of the nodes it
         touches (every subject it names is one), so the same document comes out without
         mapping the batch again."""
-        return self._prepared(
-            staged.source, set(staged.touched), staged.loose, store, context_graphs
-        )
+        return self._prepared(staged.source, staged.touched, staged.loose, store, context_graphs)
 
     def staged(self, batch: Batch) -> StagedBatch:
         """What :meth:`prepare_staged` needs of ``batch`` once it is staged: the nodes it
@@ -162,7 +161,7 @@ class ShaclGate:
     def _prepared(
         self,
         source: str,
-        subjects: set[str],
+        subjects: AbstractSet[str],
         own: Sequence[Triple],
         store: TripleStore,
         context_graphs: Sequence[str],

@@ -31,6 +31,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, QueryTriples, Triple
 
 from ratified_rdf.graph.mapping import Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, Term
+from ratified_rdf.graph.vocab import RR
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
 from ratified_rdf.queries.packed import pack_row, pack_rows
 from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
@@ -39,7 +40,6 @@ from ratified_rdf.trust import Clearance
 VIEW = "view"
 """The source name of every view graph (``…/<run>/view-spec`` holds source ``view``)."""
 
-RR = "https://w3id.org/ratified-rdf/ontology#"
 COLUMN = "https://w3id.org/ratified-rdf/ontology/column#"
 """The namespace of a row's columns in a view's CONSTRUCT (``col:``): folded into the row's
 literal by :func:`packed_rows`, never stored."""

@@ -175,7 +175,6 @@ class Writer:
 
         The brain's reviews graphs are staged beside the run: they outlive every run, so the
         state a run leaves is its own graphs and them."""
-        sources: list[str] = []
         graphs = set(self._written)
         for reviews in self.review_graphs():
             if copy_reviews:
@@ -188,7 +187,6 @@ class Writer:
 
         def staged() -> Iterator[tuple[str, Sequence[Triple]]]:
             for batch in again():
-                sources.append(batch.source)
                 kept.append(self.gate.staged(batch))
                 graphs.add(batch.graph)
                 if on_staged is not None:
@@ -205,7 +203,7 @@ class Writer:
             (self.gate.prepare(b, staging, ordered) for b in derived),
         )
         self.gate.check_all(prepared, progress=progress)
-        return sources, derived
+        return [k.source for k in kept], derived
 
     def review_graphs(self) -> list[str]:
         """The brain's reviews graphs that exist, one per clearance level written at."""

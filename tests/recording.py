@@ -13,15 +13,27 @@ import pytest
 
 from ratified_rdf import Brain, BuildReport
 from ratified_rdf import build as build_module
-from ratified_rdf.graph.gate import ShaclGate
+from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 from ratified_rdf.graph.violations import PreparedBatch
 
 
 class RecordingGate(ShaclGate):
-    """The build's gate, keeping each prepared batch and the seconds preparing it took."""
+    """The build's gate, keeping each prepared batch and the seconds preparing it took.
+
+    A staged run is prepared here, batch by batch, in this process (the build's gate would
+    prepare a run staged in memory in its workers, where nothing could keep them)."""
 
     seen: ClassVar[list[PreparedBatch]] = []
     preparing: ClassVar[list[float]] = []
+    runs: ClassVar[list[tuple[list[StagedBatch], StagedRun]]] = []
+    """Each staged run the gate checked, with its staged batches (the store stays open)."""
+
+    def check_staged(
+        self, staged: Iterable[StagedBatch], run: StagedRun, *args: Any, **kw: Any
+    ) -> None:
+        staged = list(staged)
+        RecordingGate.runs.append((staged, run))
+        self.check_all((self.prepare_staged(k, run.store, run.graphs) for k in staged), *args, **kw)
 
     def check_all(self, prepared: Iterable[PreparedBatch], *args: Any, **kw: Any) -> None:
         def keep(items: Iterable[PreparedBatch]) -> Iterator[PreparedBatch]:
@@ -44,7 +56,7 @@ def recorded_build(
     """Build ``manifest`` from ``source`` into a temporary store, gated by ``engine`` (by
     default the gate's own): every prepared batch, the seconds preparing them took, and the
     build's report."""
-    RecordingGate.seen, RecordingGate.preparing = [], []
+    RecordingGate.seen, RecordingGate.preparing, RecordingGate.runs = [], [], []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(build_module, "ShaclGate", RecordingGate)
         if engine is not None:

@@ -17,12 +17,14 @@ import pytest
 import rdflib
 from pyoxigraph import BlankNode, Literal, RdfFormat, Triple
 
-from ratified_rdf import Brain, GateRejected
+from ratified_rdf import Brain, BrainError, GateRejected
 from ratified_rdf.graph import gate as gate_module
 from ratified_rdf.graph.gate import (
     GateWorkerDied,
     PreparedBatch,
     ShaclGate,
+    StagedBatch,
+    StagedRun,
     Violation,
     load_shapes,
 )
@@ -33,6 +35,7 @@ from ratified_rdf.graph.violations import violations_of
 from ratified_rdf.graph.vocab import RR, term
 from ratified_rdf.graph.writer import STAGING_PREFIX, MappingChanged, Writer
 from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.recording import RecordingGate, recorded_build
 
 
 @pytest.fixture(scope="module")
@@ -386,3 +389,128 @@ def _report_inherited(_prepared: PreparedBatch) -> list[Violation]:
             source_record="worker",
         )
     ]
+
+
+# ------------------------------------------------------------ staged runs, memory and workers
+
+
+def _prepared_lines(limit: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    """Every document the gate prepared for the Pigeon build on disk, with the memory copy
+    limited to ``limit`` quads, and whether the gate read a copy in memory."""
+    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", limit)
+    repo = make_pigeon_repo(tmp_path / f"git-{limit}")
+    batches, _, _ = recorded_build(MANIFEST, str(repo))
+    (_, run), *others = RecordingGate.runs
+    assert others == []
+    documents = sorted(
+        (_same_run(p.source), _same_run(" ".join(p.focus_nodes)), _lines(p.ntriples))
+        for p in batches
+    )
+    return documents, run.in_memory
+
+
+_RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
+_NOW = re.compile(r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z"')  # when a build computed
+
+
+def _same_run(text: str) -> str:
+    """``text`` with the run's id and the moments it computed something spelt alike for
+    every build."""
+    return _NOW.sub('"NOW"', _RUN_ID.sub("RUN", text))
+
+
+def _lines(ntriples: bytes) -> tuple[str, ...]:
+    return tuple(sorted({_same_run(line) for line in ntriples.decode().splitlines()}))
+
+
+def test_a_run_on_disk_is_checked_the_same_from_its_memory_copy_or_from_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The gate and the card view read a copy in memory of a run staged on disk, while it fits;
+    # past the limit the copy is dropped and they read the disk. Either way each batch must be
+    # checked against the same document, and the limit 0 means no copy at all.
+    copied, in_memory = _prepared_lines("", tmp_path, monkeypatch)
+    assert in_memory
+    from_disk, in_memory = _prepared_lines("0", tmp_path, monkeypatch)
+    assert not in_memory
+    dropped, in_memory = _prepared_lines("500", tmp_path, monkeypatch)  # the run is larger
+    assert not in_memory
+    assert len(copied) > 10
+    assert copied == from_disk == dropped
+
+
+def test_a_memory_copy_limit_that_is_not_a_number_is_a_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", "lots")
+    with pytest.raises(BrainError, match="must be a whole number of quads"):
+        Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=tmp_path / "db")
+
+
+def test_a_run_staged_in_memory_is_prepared_in_the_gate_workers(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Preparing costs about what validating does, so a run staged in memory is prepared by the
+    # workers, from the store each inherited; a batch that cannot be prepared there stops the
+    # check as it would in the build's own process.
+    gate = ShaclGate()
+    store = brain._store
+    person, pointer = _chair_batches("https://example.org/graph/fictional/records")
+    for batch in (person, pointer):
+        store.add(batch.graph, batch.triples)
+    run = StagedRun(store, tuple(sorted(store.graphs())))
+    assert run.in_memory
+    gate.check_staged([gate.staged(person), gate.staged(pointer)], run, workers=2)
+
+    def where(self: ShaclGate, staged: StagedBatch, *_: object) -> PreparedBatch:
+        raise RuntimeError(f"prepared in process {os.getpid()}")
+
+    monkeypatch.setattr(ShaclGate, "prepare_staged", where)
+    with pytest.raises(RuntimeError, match=r"prepared in process (\d+)") as failed:
+        gate.check_staged([gate.staged(person)], run, workers=2)
+    assert str(os.getpid()) not in str(failed.value)
+
+
+def test_a_rejected_batch_of_a_run_staged_in_memory_is_named_in_run_order(brain: Brain) -> None:
+    gate = ShaclGate()
+    store = brain._store
+    graph = "https://example.org/graph/fictional/records"
+    _person, pointer = _chair_batches(graph)
+    bad = _bad_revision_batch(graph)
+    for batch in (pointer, bad):  # the chair's person is missing too
+        store.add(batch.graph, batch.triples)
+    run = StagedRun(store, tuple(sorted(store.graphs())))
+    with pytest.raises(GateRejected) as rejected:
+        gate.check_staged([gate.staged(pointer), gate.staged(bad)], run, workers=2)
+    assert rejected.value.source == pointer.source
+
+
+def test_a_rebuild_is_checked_with_the_reviews_from_its_memory_copy_as_from_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reviews outlive runs, so a rebuild's batches are checked in the state they leave with the
+    # reviews graphs: the memory copy the gate reads must hold those too.
+    from ratified_rdf import build as build_module
+    from ratified_rdf.trust import Reader
+
+    repo = make_pigeon_repo(tmp_path / "git")
+    store = OxigraphStore(tmp_path / "db")
+    build_module.build(MANIFEST, source=str(repo), store=store)
+    reviewed = Brain.from_store(store, reader=Reader(clearance="internal"))
+    reviewed.review("who discussed RFC 9999 section 3.1?", reviewer="Dana", verdict="ratified")
+    reviews = [g for g in store.graphs() if "/reviews" in g]
+    assert reviews
+    monkeypatch.setattr(build_module, "ShaclGate", RecordingGate)
+    seen = []
+    for limit in ("", "0"):
+        monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", limit)
+        RecordingGate.seen, RecordingGate.runs = [], []
+        build_module.build(MANIFEST, source=str(repo), store=store)
+        seen.append(sorted((_same_run(p.source), _lines(p.ntriples)) for p in RecordingGate.seen))
+        (_, run), *_ = RecordingGate.runs
+        assert run.in_memory is (limit == "")
+        assert set(run.graphs) >= set(reviews)
+        for graph in reviews:
+            assert set(run.store.triples([graph])) == set(store.triples([graph])) != set()
+    copied, from_disk = seen
+    assert copied == from_disk

@@ -29,6 +29,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 import rdflib
@@ -38,7 +39,7 @@ from pyshacl import validate
 from ratified_rdf._errors import InputError, StoreError
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engine_named
-from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.violations import SH, PreparedBatch, Violation, violations_of
 from ratified_rdf.resources import resource_dir
 
@@ -106,6 +107,21 @@ class StagedBatch:
     loose: tuple[Triple, ...]
 
 
+@dataclass(frozen=True)
+class StagedRun:
+    """Where a run's batches are staged: the store to prepare them from and the graphs of
+    the whole state the run leaves (:meth:`ShaclGate.check_staged`)."""
+
+    store: TripleStore
+    graphs: tuple[str, ...]
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the store is held in this process's memory, so a forked gate worker reads
+        the same store (a store on disk is not read through a forked handle)."""
+        return isinstance(self.store, OxigraphStore) and self.store.path is None
+
+
 class ShaclGate:
     """Validates batches against the shapes, in the context of what is already stored."""
 
@@ -167,18 +183,19 @@ class ShaclGate:
         context_graphs: Sequence[str],
         removing: Sequence[Triple] = (),
     ) -> PreparedBatch:
-        gone = set(removing)
-        described = [
-            t
-            for t in store.describe(subjects, context_graphs, self.inverse_predicates)
-            if t not in gone
-        ]
-        referenced = {
-            node.value
-            for t in (*own, *described)
-            for node in (t.subject, t.object)
-            if isinstance(node, NamedNode) and node.value not in subjects
-        }
+        described = store.describe(subjects, context_graphs, self.inverse_predicates)
+        if removing:
+            gone = set(removing)
+            described = [t for t in described if t not in gone]
+        referenced: set[str] = set()
+        for t in chain(own, described):
+            # Each attribute read makes a new term object: read each once.
+            subject, value = t.subject, t.object
+            if isinstance(subject, NamedNode):
+                referenced.add(subject.value)
+            if isinstance(value, NamedNode):
+                referenced.add(value.value)
+        referenced.difference_update(subjects)
         triples = {*own, *described, *store.types_of(referenced, context_graphs)}
         return PreparedBatch(
             source=source,
@@ -224,6 +241,32 @@ class ShaclGate:
         if violations:
             raise GateRejected(batch.source, violations)
 
+    def check_staged(
+        self,
+        staged: Iterable[StagedBatch],
+        run: StagedRun,
+        workers: int | None = None,
+        progress: Callable[[], None] | None = None,
+    ) -> None:
+        """Validate every batch of a staged run (:meth:`check_all`), each prepared from the
+        staged run (:meth:`prepare_staged`).
+
+        A run staged in memory is prepared in the gate's workers, each reading the store it
+        inherited when forked: preparing a batch costs about as much as validating it, and this
+        way both are spread over the cores. A run staged on disk is prepared here, one batch
+        ahead of the workers."""
+        workers = _workers(workers)
+        if workers > 1 and run.in_memory:
+            self._check_in_workers(
+                staged, workers, progress, lambda k: self.prepare_staged(k, run.store, run.graphs)
+            )
+            return
+        self.check_all(
+            (self.prepare_staged(k, run.store, run.graphs) for k in staged),
+            workers=workers,
+            progress=progress,
+        )
+
     def check_all(
         self,
         prepared: Iterable[PreparedBatch],
@@ -239,55 +282,67 @@ class ShaclGate:
         :class:`GateRejected` for the first rejected batch in the given order, and
         :class:`GateWorkerDied` when a worker process is killed.
         """
-        workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
+        workers = _workers(workers)
+        if workers <= 1:
+            found: list[tuple[str, list[Violation]]] = []
+            for item in prepared:
+                found.append((item.source, checked(self.engine, item)))
+                (progress or (lambda: None))()
+            _raise_first(found)
+            return
+        self._check_in_workers(prepared, workers, progress, None)
+
+    def _check_in_workers(
+        self,
+        items: Iterable[PreparedBatch] | Iterable[StagedBatch],
+        workers: int,
+        progress: Callable[[], None] | None,
+        prepare: Callable[[StagedBatch], PreparedBatch] | None,
+    ) -> None:
+        """Validate ``items`` in ``workers`` forked processes; each staged batch is prepared
+        by the worker with ``prepare``, which it inherits (a closure is not sent, the fork
+        copies it)."""
         tick = progress or (lambda: None)
         sources: list[str] = []
-
-        def remember(items: Iterable[PreparedBatch]) -> Iterable[PreparedBatch]:
-            for item in items:
-                sources.append(item.source)
-                yield item
-
         results: list[list[Violation]] = []
-        if workers <= 1:
-            for item in remember(prepared):
-                results.append(checked(self.engine, item))
-                tick()
-        else:
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(
-                max_workers=workers,
-                mp_context=context,
-                initializer=_init_worker,
-                initargs=(self.shapes.serialize(format="nt"), self.engine_name, os.getpid()),
-            ) as pool:
-                pending: deque[Future[list[Violation]]] = deque()
-                # Workers fork at the first submit and share the build's heap copy-on-write,
-                # but a worker's garbage collector writes to every object it inherited, and so
-                # copies them all, once per worker: at scale (14 GiB of records and batches)
-                # that runs the machine out of memory. The collector leaves frozen objects
-                # alone; objects made from here on are not frozen.
-                gc.freeze()
-                try:
-                    for item in remember(prepared):
-                        pending.append(pool.submit(_validate_in_worker, item))
-                        if len(pending) >= 2 * workers:
-                            results.append(pending.popleft().result())
-                            tick()
-                    while pending:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(
+                self.shapes.serialize(format="nt"),
+                self.engine_name,
+                os.getpid(),
+                prepare,
+            ),
+        ) as pool:
+            pending: deque[Future[list[Violation]]] = deque()
+            # Workers fork at the first submit and share the build's heap copy-on-write,
+            # but a worker's garbage collector writes to every object it inherited, and so
+            # copies them all, once per worker: at scale (14 GiB of records and batches)
+            # that runs the machine out of memory. The collector leaves frozen objects
+            # alone; objects made from here on are not frozen.
+            gc.freeze()
+            try:
+                for item in items:
+                    sources.append(item.source)
+                    pending.append(pool.submit(_validate_in_worker, item))
+                    if len(pending) >= 2 * workers:
                         results.append(pending.popleft().result())
                         tick()
-                except BrokenProcessPool:
-                    raise GateWorkerDied(
-                        "A SHACL gate worker process died before it answered (killed, or out "
-                        "of memory); nothing of this run was written. Free memory, or build "
-                        "with fewer gate workers, and build again."
-                    ) from None
-                finally:
-                    gc.unfreeze()
-        for source, violations in zip(sources, results, strict=True):
-            if violations:
-                raise GateRejected(source, violations)
+                while pending:
+                    results.append(pending.popleft().result())
+                    tick()
+            except BrokenProcessPool:
+                raise GateWorkerDied(
+                    "A SHACL gate worker process died before it answered (killed, or out "
+                    "of memory); nothing of this run was written. Free memory, or build "
+                    "with fewer gate workers, and build again."
+                ) from None
+            finally:
+                gc.unfreeze()
+        _raise_first(zip(sources, results, strict=True))
 
     def validate_graph(self, data: rdflib.Graph, source: str) -> list[Violation]:
         """Validate a whole graph (``ratified validate``); return every violation."""
@@ -297,13 +352,32 @@ class ShaclGate:
         return [] if conforms else violations_of(results, source)
 
 
+def _workers(asked: int | None) -> int:
+    """How many gate workers: as asked, else one per core (at most four)."""
+    return asked if asked is not None else min(os.cpu_count() or 1, 4)
+
+
+def _raise_first(found: Iterable[tuple[str, list[Violation]]]) -> None:
+    """Raise :class:`GateRejected` for the first batch, in the given order, with violations."""
+    for source, violations in found:
+        if violations:
+            raise GateRejected(source, violations)
+
+
 _WORKER_ENGINE: ShaclEngine | None = None
+_WORKER_PREPARE: Callable[[StagedBatch], PreparedBatch] | None = None
 
 
-def _init_worker(shapes: str, engine: str, parent: int) -> None:
-    global _WORKER_ENGINE
+def _init_worker(
+    shapes: str,
+    engine: str,
+    parent: int,
+    prepare: Callable[[StagedBatch], PreparedBatch] | None,
+) -> None:
+    global _WORKER_ENGINE, _WORKER_PREPARE
     _die_with(parent)
     _WORKER_ENGINE = engine_named(engine, rdflib.Graph().parse(data=shapes, format="nt"))
+    _WORKER_PREPARE = prepare
 
 
 _PR_SET_PDEATHSIG = 1
@@ -319,9 +393,14 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _validate_in_worker(prepared: PreparedBatch) -> list[Violation]:
+def _validate_in_worker(item: PreparedBatch | StagedBatch) -> list[Violation]:
     assert _WORKER_ENGINE is not None
-    return checked(_WORKER_ENGINE, prepared)
+    if isinstance(item, StagedBatch):
+        # A batch that cannot be prepared raises here and again in the build, as it would
+        # were it prepared there: the run is not written.
+        assert _WORKER_PREPARE is not None
+        return checked(_WORKER_ENGINE, _WORKER_PREPARE(item))
+    return checked(_WORKER_ENGINE, item)
 
 
 def checked(engine: ShaclEngine, prepared: PreparedBatch) -> list[Violation]:

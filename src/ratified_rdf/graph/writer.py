@@ -31,7 +31,7 @@ from ratified_rdf._errors import BrainError, StoreError
 from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
-from ratified_rdf.graph.gate import ShaclGate, StagedBatch
+from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
@@ -176,9 +176,16 @@ class Writer:
         The brain's reviews graphs are staged beside the run: they outlive every run, so the
         state a run leaves is its own graphs and them."""
         graphs = set(self._written)
+        # Preparing a batch reads the description of every node it touches, and a store on
+        # disk decodes each term it returns from its strings table: about ten times slower
+        # than a store in memory. So a run staged on disk is also copied into memory while it
+        # fits (MEMORY_COPY_QUADS), and everything after staging reads the copy.
+        copy = _ReadingCopy(memory_copy_quads() if staging.path is not None else 0)
         for reviews in self.review_graphs():
+            triples = list(self.store.triples([reviews]))
             if copy_reviews:
-                staging.add(reviews, list(self.store.triples([reviews])))
+                staging.add(reviews, triples)
+            copy.add(reviews, triples)
             graphs.add(reviews)
 
         # What the gate needs of each batch once it is staged: the batches are then prepared
@@ -191,19 +198,20 @@ class Writer:
                 graphs.add(batch.graph)
                 if on_staged is not None:
                     on_staged(batch)
+                copy.add(batch.graph, batch.triples)
                 yield batch.graph, batch.triples
 
         staging.load(staged())
-        derived = derive(staging, sorted(graphs)) if derive is not None else ()
+        reading = copy.store or staging
+        derived = derive(reading, sorted(graphs)) if derive is not None else ()
         staging.load((b.graph, b.triples) for b in derived)
+        for batch in derived:
+            copy.add(batch.graph, batch.triples)
+            kept.append(self.gate.staged(batch))
         graphs.update(b.graph for b in derived)
-        ordered = sorted(graphs)
-        prepared = chain(
-            (self.gate.prepare_staged(k, staging, ordered) for k in kept),
-            (self.gate.prepare(b, staging, ordered) for b in derived),
-        )
-        self.gate.check_all(prepared, progress=progress)
-        return [k.source for k in kept], derived
+        run = StagedRun(copy.store or staging, tuple(sorted(graphs)))
+        self.gate.check_staged(kept, run, progress=progress)
+        return [k.source for k in kept[: len(kept) - len(derived)]], derived
 
     def review_graphs(self) -> list[str]:
         """The brain's reviews graphs that exist, one per clearance level written at."""
@@ -389,6 +397,46 @@ def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRe
         level = row["clearance"].value.rsplit("clearance-", 1)[-1]
         entry["graphs"][row["graph"].value] = Clearance(level)
     return sorted((RunRecord(**r) for r in runs.values()), key=lambda r: r.ended)
+
+
+MEMORY_COPY_QUADS = 2_000_000
+"""The most quads of a run staged on disk that are also copied into memory for the gate and
+the card view to read (about 300 bytes a quad in Oxigraph's memory store, so some 600 MB);
+``$RATIFIED_MEMORY_COPY_QUADS`` sets another limit, 0 none. A larger run is read from disk."""
+
+
+def memory_copy_quads() -> int:
+    """The limit in force: ``$RATIFIED_MEMORY_COPY_QUADS``, else :data:`MEMORY_COPY_QUADS`."""
+    asked = os.environ.get("RATIFIED_MEMORY_COPY_QUADS", "").strip()
+    if not asked:
+        return MEMORY_COPY_QUADS
+    if not asked.isdigit():
+        raise BrainError(
+            f"RATIFIED_MEMORY_COPY_QUADS must be a whole number of quads (0 for none), not "
+            f"{asked[:40]!r}; unset it to use the default of {MEMORY_COPY_QUADS:,}."
+        )
+    return int(asked)
+
+
+class _ReadingCopy:
+    """A copy in memory of what is staged, kept while it holds at most ``limit`` quads and
+    dropped (for good) when it would hold more; :attr:`store` is then None."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.store: OxigraphStore | None = OxigraphStore() if limit > 0 else None
+        self._added = 0  # triples given, an upper bound on the quads held; cheaper than len
+
+    def add(self, graph: str, triples: Sequence[Triple]) -> None:
+        """Copy ``triples`` of ``graph``, unless that takes the copy over its limit."""
+        if self.store is None:
+            return
+        self._added += len(triples)
+        if self._added > self.limit:
+            self.store.close()
+            self.store = None
+            return
+        self.store.load([(graph, triples)])
 
 
 STAGING_PREFIX = "ratified-staging-"

@@ -38,7 +38,7 @@ from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec
 from ratified_rdf.sources.base import ReadContext, Source, registered_sources
 from ratified_rdf.sources.git_history import (
-    branch_commits,
+    BranchCommits,
     commit_parents,
     first_containing,
     first_parent_line,
@@ -465,13 +465,9 @@ def _draft_facts(manifest: Manifest, folder: Path) -> dict[str, DraftFacts]:
 
 
 def _branch_commits_of(repo: GitRepository, refs: list[str]) -> Callable[[str], list[str]]:
-    """``branch_commits`` that only asks git about true merges (squash merges have one parent)."""
-    parents = commit_parents(repo, refs)
-
-    def commits_of(merge: str) -> list[str]:
-        return branch_commits(repo, merge) if len(parents.get(merge, ())) > 1 else []
-
-    return commits_of
+    """The commits each merge brought in (none for a squash merge, which has one parent), from
+    one listing of every commit's parents: a git process per merge cost seconds a build."""
+    return BranchCommits(commit_parents(repo, refs))
 
 
 def _text_order(manifest: Manifest, spec: SpecRecords) -> list[tuple[str, str]]:

@@ -15,10 +15,11 @@ whose outline cannot be read (not kramdown-rfc markdown). The driver is set thro
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -663,7 +664,8 @@ def held_pull_requests(
 
 
 def branch_commits(repo: GitRepository, merge_commit: str) -> list[str]:
-    """Commits a merge brought in: those reachable from its second parent but not its first."""
+    """Commits a merge brought in, as git names them (``rev-list <merge>^1..<merge>^2``): the
+    reference :class:`BranchCommits`, which builds use, is tested against."""
     out = subprocess.run(
         ["git", "--git-dir", str(repo.git_dir), "rev-list", f"{merge_commit}^1..{merge_commit}^2"],
         capture_output=True,
@@ -672,6 +674,76 @@ def branch_commits(repo: GitRepository, merge_commit: str) -> list[str]:
         check=False,
     )
     return out.stdout.split() if out.returncode == 0 else []
+
+
+class BranchCommits:
+    """:func:`branch_commits` for any merge reachable from one parents map
+    (:func:`commit_parents`), computed here instead of by a git process per merge.
+
+    Each commit gets a generation number (one more than its parents' highest), so a walk from
+    a merge's two parents that always takes the highest-numbered commit next has met every
+    child of a commit before the commit itself: whether it is reachable from the first parent
+    is settled when it is taken. The walk stops when every commit left to take is reachable
+    from the first parent, as ``git rev-list A..B`` does with commit dates."""
+
+    def __init__(self, parents: Mapping[str, tuple[str, ...]]) -> None:
+        self.parents = parents
+        self.generation: dict[str, int] = {}
+        for start in parents:
+            if start in self.generation:
+                continue
+            stack = [start]
+            while stack:  # depth first, without recursion: histories run to 10,000s deep
+                commit = stack[-1]
+                waiting = [
+                    p for p in parents.get(commit, ()) if p not in self.generation and p in parents
+                ]
+                if waiting:
+                    stack.extend(waiting)
+                    continue
+                stack.pop()
+                self.generation[commit] = 1 + max(
+                    (self.generation.get(p, 0) for p in parents.get(commit, ())), default=0
+                )
+
+    def __call__(self, merge: str) -> list[str]:
+        """Commits reachable from ``merge``'s second parent and not from its first (none
+        when it has one parent, or is not in the map), newest generation first."""
+        merge_parents = self.parents.get(merge, ())
+        if len(merge_parents) < 2:
+            return []
+        first, second = merge_parents[0], merge_parents[1]
+        excluded: set[str] = set()  # reachable from the first parent
+        queued: dict[str, bool] = {}  # commit → reachable from the first parent (so far)
+        heap: list[tuple[int, str]] = []
+        hidden_left = 0  # queued commits not (yet) known to be reachable from the first
+
+        def push(commit: str, from_first: bool) -> None:
+            nonlocal hidden_left
+            if commit in queued:
+                if from_first and not queued[commit]:
+                    queued[commit] = True
+                    hidden_left -= 1
+                return
+            queued[commit] = from_first
+            hidden_left += 0 if from_first else 1
+            heapq.heappush(heap, (-self.generation.get(commit, 0), commit))
+
+        push(first, True)
+        push(second, False)
+        found: list[str] = []
+        while heap and hidden_left:
+            _, commit = heapq.heappop(heap)
+            from_first = queued.pop(commit)
+            if from_first:
+                excluded.add(commit)
+            else:
+                hidden_left -= 1
+                found.append(commit)
+            for parent in self.parents.get(commit, ()):
+                if parent not in excluded:
+                    push(parent, from_first)
+        return [c for c in found if c not in excluded]
 
 
 def commit_parents(repo: GitRepository, refs: list[str]) -> dict[str, tuple[str, ...]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -29,11 +29,18 @@ class RecordingGate(ShaclGate):
     """Each staged run the gate checked, with its staged batches (the store stays open)."""
 
     def check_staged(
-        self, staged: Iterable[StagedBatch], run: StagedRun, *args: Any, **kw: Any
+        self,
+        staged: Iterable[StagedBatch],
+        run: StagedRun,
+        *args: Any,
+        alongside: Callable[[], None] | None = None,
+        **kw: Any,
     ) -> None:
         staged = list(staged)
         RecordingGate.runs.append((staged, run))
         self.check_all((self.prepare_staged(k, run.store, run.graphs) for k in staged), *args, **kw)
+        if alongside is not None:
+            alongside()
 
     def check_all(self, prepared: Iterable[PreparedBatch], *args: Any, **kw: Any) -> None:
         def keep(items: Iterable[PreparedBatch]) -> Iterator[PreparedBatch]:

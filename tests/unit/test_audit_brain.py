@@ -3,15 +3,19 @@ tenant and clearance) before it runs, and the log verifies from scratch."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ratified_rdf import Brain
 from ratified_rdf.audit import KEY_ENV, AuditError, AuditLog, audit_dir, load_public_key, verify_log
+from ratified_rdf.graph.mapping import Batch
+from ratified_rdf.graph.writer import _Written
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.surfaces.cli import main
 from ratified_rdf.trust import Reader
@@ -128,3 +132,21 @@ def test_cli_anchors_tree_heads_at_a_witness_and_the_log_still_verifies(
         main, ["audit", "anchor", "--store", str(store), "--url", "http://127.0.0.1:9/sth"]
     )
     assert "replay_queued" in unreachable.output
+
+
+def test_a_batchs_audit_digest_is_the_sha256_of_its_sorted_ntriples_lines() -> None:
+    # What the audit record promises, computed here term by term: awkward literals included.
+    batch = Batch("https://example.org/graph/fictional/records", "a fictional batch (test)")
+    subject = NamedNode("https://example.org/fictional/é")
+    for value in (
+        Literal('say "hi"\nand\tgo \\ now'),
+        Literal("Grüße ☃", language="de"),
+        Literal("12", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        BlankNode("b0"),
+        NamedNode("https://example.org/fictional/z"),
+    ):
+        batch.triples.append(Triple(subject, NamedNode("https://example.org/fictional/p"), value))
+    lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in batch.triples)
+    expected = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    assert _Written.of(batch, digest=True).sha256 == expected
+    assert _Written.of(batch, digest=False).sha256 == ""

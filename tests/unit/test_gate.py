@@ -514,3 +514,34 @@ def test_a_rebuild_is_checked_with_the_reviews_from_its_memory_copy_as_from_disk
             assert set(run.store.triples([graph])) == set(store.triples([graph])) != set()
     copied, from_disk = seen
     assert copied == from_disk
+
+
+def test_what_runs_alongside_the_check_has_ended_when_it_returns(brain: Brain) -> None:
+    # The build writes a run staged in memory to disk while the workers check it: the write
+    # has finished when the check returns, what it raises is raised, and a rejection wins.
+    gate = ShaclGate()
+    store = brain._store
+    person, pointer = _chair_batches("https://example.org/graph/fictional/records")
+    for batch in (person, pointer):
+        store.add(batch.graph, batch.triples)
+    run = StagedRun(store, tuple(sorted(store.graphs())))
+    ran: list[int] = []
+    for workers in (2, 1):
+        gate.check_staged(
+            [gate.staged(person), gate.staged(pointer)],
+            run,
+            workers=workers,
+            alongside=lambda: ran.append(os.getpid()),
+        )
+    assert ran == [os.getpid(), os.getpid()]
+
+    def broken() -> None:
+        raise OSError("the disk is full")
+
+    with pytest.raises(OSError, match="the disk is full"):
+        gate.check_staged([gate.staged(person)], run, workers=2, alongside=broken)
+    bad = _bad_revision_batch("https://example.org/graph/fictional/records")
+    store.add(bad.graph, bad.triples)
+    run = StagedRun(store, tuple(sorted(store.graphs())))
+    with pytest.raises(GateRejected):
+        gate.check_staged([gate.staged(bad)], run, workers=2, alongside=broken)

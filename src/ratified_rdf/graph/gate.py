@@ -22,6 +22,7 @@ import gc
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
@@ -247,18 +248,26 @@ class ShaclGate:
         run: StagedRun,
         workers: int | None = None,
         progress: Callable[[], None] | None = None,
+        alongside: Callable[[], None] | None = None,
     ) -> None:
         """Validate every batch of a staged run (:meth:`check_all`), each prepared from the
-        staged run (:meth:`prepare_staged`).
+        staged run (:meth:`prepare_staged`), and run ``alongside`` (writing the run to disk,
+        say) meanwhile; it has finished when this returns or raises, and what it raises is
+        raised unless a batch was rejected.
 
         A run staged in memory is prepared in the gate's workers, each reading the store it
         inherited when forked: preparing a batch costs about as much as validating it, and this
-        way both are spread over the cores. A run staged on disk is prepared here, one batch
-        ahead of the workers."""
+        way both are spread over the cores, with ``alongside`` on a thread of this process. A
+        run staged on disk is prepared here, one batch ahead of the workers, and ``alongside``
+        runs after the check."""
         workers = _workers(workers)
         if workers > 1 and run.in_memory:
             self._check_in_workers(
-                staged, workers, progress, lambda k: self.prepare_staged(k, run.store, run.graphs)
+                staged,
+                workers,
+                progress,
+                lambda k: self.prepare_staged(k, run.store, run.graphs),
+                alongside,
             )
             return
         self.check_all(
@@ -266,6 +275,8 @@ class ShaclGate:
             workers=workers,
             progress=progress,
         )
+        if alongside is not None:
+            alongside()
 
     def check_all(
         self,
@@ -298,11 +309,14 @@ class ShaclGate:
         workers: int,
         progress: Callable[[], None] | None,
         prepare: Callable[[StagedBatch], PreparedBatch] | None,
+        alongside: Callable[[], None] | None = None,
     ) -> None:
         """Validate ``items`` in ``workers`` forked processes; each staged batch is prepared
         by the worker with ``prepare``, which it inherits (a closure is not sent, the fork
-        copies it)."""
+        copies it). ``alongside`` starts on a thread once every worker has forked (a fork
+        while another thread writes to a store would copy its locks held)."""
         tick = progress or (lambda: None)
+        beside: _Beside | None = None
         sources: list[str] = []
         results: list[list[Violation]] = []
         context = multiprocessing.get_context("fork")
@@ -328,6 +342,9 @@ class ShaclGate:
                 for item in items:
                     sources.append(item.source)
                     pending.append(pool.submit(_validate_in_worker, item))
+                    if beside is None and alongside is not None:
+                        # A fork context's pool forks all its workers at the first submit.
+                        beside = _Beside(alongside)
                     if len(pending) >= 2 * workers:
                         results.append(pending.popleft().result())
                         tick()
@@ -342,7 +359,12 @@ class ShaclGate:
                 ) from None
             finally:
                 gc.unfreeze()
+                failed = beside.join() if beside is not None else None
         _raise_first(zip(sources, results, strict=True))
+        if beside is None and alongside is not None:  # nothing to check
+            alongside()
+        if failed is not None:
+            raise failed
 
     def validate_graph(self, data: rdflib.Graph, source: str) -> list[Violation]:
         """Validate a whole graph (``ratified validate``); return every violation."""
@@ -350,6 +372,28 @@ class ShaclGate:
             data, shacl_graph=self.shapes, inference="none", allow_warnings=True
         )
         return [] if conforms else violations_of(results, source)
+
+
+class _Beside:
+    """A function run on a thread of its own; :meth:`join` waits for it and returns what it
+    raised, if anything."""
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self.error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                work()
+            except BaseException as error:  # handed to join's caller
+                self.error = error
+
+        self.thread = threading.Thread(target=run, name="gate-alongside", daemon=True)
+        self.thread.start()
+
+    def join(self) -> BaseException | None:
+        """Wait for the function to end; what it raised, or None."""
+        self.thread.join()
+        return self.error
 
 
 def _workers(asked: int | None) -> int:

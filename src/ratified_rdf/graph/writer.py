@@ -25,7 +25,7 @@ from itertools import chain
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
-from pyoxigraph import NamedNode, Triple
+from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
 
 from ratified_rdf._errors import BrainError, StoreError
 from ratified_rdf._version import __version__
@@ -111,8 +111,7 @@ class Writer:
         if isinstance(self.store, OxigraphStore) and not self.store.shared:
             return self._write_in_place(self.store, again, progress, derive)
         with _staging_for(self.store) as staging:
-            sources, derived = self._stage_and_check(again, staging, progress, derive)
-            written = len(staging)
+            sources, derived, written = self._stage_and_check(again, staging, progress, derive)
         for batch in chain(_same_run(again(), sources, "written"), derived):
             with self._audited(batch):
                 self.store.add(batch.graph, batch.triples)
@@ -141,7 +140,7 @@ class Writer:
 
         before = set(store.graphs())
         try:
-            _, derived = self._stage_and_check(
+            _, derived, _ = self._stage_and_check(
                 again, store, progress, derive, copy_reviews=False, on_staged=record
             )
         except BaseException:
@@ -168,25 +167,26 @@ class Writer:
         *,
         copy_reviews: bool = True,
         on_staged: Callable[[Batch], None] | None = None,
-    ) -> tuple[list[str], Sequence[Batch]]:
+    ) -> tuple[list[str], Sequence[Batch], int]:
         """Stage the run and what is derived from it, then validate each batch against it all;
-        returns the batches' sources in order (what the later passes must map again) and the
-        derived batches.
+        returns the batches' sources in order (what the later passes must map again), the
+        derived batches and the number of quads staged (the reviews graphs' included).
 
         The brain's reviews graphs are staged beside the run: they outlive every run, so the
         state a run leaves is its own graphs and them."""
         graphs = set(self._written)
         # Preparing a batch reads the description of every node it touches, and a store on
         # disk decodes each term it returns from its strings table: about ten times slower
-        # than a store in memory. So a run staged on disk is also copied into memory while it
-        # fits (MEMORY_COPY_QUADS), and everything after staging reads the copy.
-        copy = _ReadingCopy(memory_copy_quads() if staging.path is not None else 0)
-        for reviews in self.review_graphs():
-            triples = list(self.store.triples([reviews]))
-            if copy_reviews:
-                staging.add(reviews, triples)
-            copy.add(reviews, triples)
-            graphs.add(reviews)
+        # than a store in memory. So a run for a store on disk is staged in memory while it
+        # fits (memory_copy_quads), and only a larger one in ``staging`` itself.
+        reviews = self.review_graphs()
+        place = _Staging(
+            staging,
+            memory_copy_quads() if staging.path is not None else 0,
+            on_disk=() if copy_reviews else reviews,
+        )
+        place.load((g, list(self.store.triples([g]))) for g in reviews)
+        graphs.update(reviews)
 
         # What the gate needs of each batch once it is staged: the batches are then prepared
         # from the staged run, not mapped a second time.
@@ -198,20 +198,23 @@ class Writer:
                 graphs.add(batch.graph)
                 if on_staged is not None:
                     on_staged(batch)
-                copy.add(batch.graph, batch.triples)
                 yield batch.graph, batch.triples
 
-        staging.load(staged())
-        reading = copy.store or staging
-        derived = derive(reading, sorted(graphs)) if derive is not None else ()
-        staging.load((b.graph, b.triples) for b in derived)
-        for batch in derived:
-            copy.add(batch.graph, batch.triples)
-            kept.append(self.gate.staged(batch))
+        place.load(staged())
+        derived = derive(place.reading, sorted(graphs)) if derive is not None else ()
+        place.load((b.graph, b.triples) for b in derived)
+        kept += [self.gate.staged(b) for b in derived]
         graphs.update(b.graph for b in derived)
-        run = StagedRun(copy.store or staging, tuple(sorted(graphs)))
-        self.gate.check_staged(kept, run, progress=progress)
-        return [k.source for k in kept[: len(kept) - len(derived)]], derived
+        run = StagedRun(place.reading, tuple(sorted(graphs)))
+        # A run for the store it is staged in must end up there: while the gate's workers
+        # check it from memory, this process writes it to disk (dropped if it is rejected).
+        self.gate.check_staged(
+            kept,
+            run,
+            progress=progress,
+            alongside=place.settle if not copy_reviews else None,
+        )
+        return [k.source for k in kept[: len(kept) - len(derived)]], derived, len(place.reading)
 
     def review_graphs(self) -> list[str]:
         """The brain's reviews graphs that exist, one per clearance level written at."""
@@ -360,8 +363,12 @@ class _Written(BaseModel):
         """The record of ``batch`` (its digest only when ``digest``: sorting every line costs)."""
         sha = ""
         if digest:
-            lines = sorted(f"{t.subject} {t.predicate} {t.object} ." for t in batch.triples)
-            sha = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+            # Oxigraph writes each line as a term's text gives it ("<s> <p> <o> ."), faster
+            # than formatting them here; sorting UTF-8 bytes sorts the text the same way.
+            lines = sorted(
+                (serialize(batch.triples, format=RdfFormat.N_TRIPLES) or b"").splitlines()
+            )
+            sha = hashlib.sha256(b"\n".join(lines)).hexdigest()
         return cls(graph=batch.graph, source=batch.source, triples=len(batch.triples), sha256=sha)
 
 
@@ -418,25 +425,53 @@ def memory_copy_quads() -> int:
     return int(asked)
 
 
-class _ReadingCopy:
-    """A copy in memory of what is staged, kept while it holds at most ``limit`` quads and
-    dropped (for good) when it would hold more; :attr:`store` is then None."""
+class _Staging:
+    """Where a run is staged: in memory while it holds at most ``limit`` quads, else in
+    ``disk``, to which what memory held is moved the moment it would hold more.
 
-    def __init__(self, limit: int) -> None:
+    Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
+    staged in the store it is for): they are staged in memory for reading, never written."""
+
+    def __init__(self, disk: OxigraphStore, limit: int, on_disk: Iterable[str] = ()) -> None:
+        self.disk = disk
+        self.memory: OxigraphStore | None = OxigraphStore() if limit > 0 else None
         self.limit = limit
-        self.store: OxigraphStore | None = OxigraphStore() if limit > 0 else None
+        self.on_disk = frozenset(on_disk)
         self._added = 0  # triples given, an upper bound on the quads held; cheaper than len
 
-    def add(self, graph: str, triples: Sequence[Triple]) -> None:
-        """Copy ``triples`` of ``graph``, unless that takes the copy over its limit."""
-        if self.store is None:
+    @property
+    def reading(self) -> OxigraphStore:
+        """The store holding everything staged: memory while the run fits, else the disk."""
+        return self.memory if self.memory is not None else self.disk
+
+    def load(self, batches: Iterable[tuple[str, Sequence[Triple]]]) -> None:
+        """Stage every (graph, triples) of ``batches``."""
+        pending = iter(batches)
+        if self.memory is not None:
+            for graph, triples in pending:
+                self._added += len(triples)
+                if self._added > self.limit:
+                    self._spill(chain([(graph, triples)], pending))
+                    return
+                self.memory.load([(graph, triples)])
             return
-        self._added += len(triples)
-        if self._added > self.limit:
-            self.store.close()
-            self.store = None
+        self.disk.load((g, t) for g, t in pending if g not in self.on_disk)
+
+    def _spill(self, rest: Iterable[tuple[str, Sequence[Triple]]]) -> None:
+        memory, self.memory = self.memory, None
+        assert memory is not None
+        held = ((g, list(memory.triples([g]))) for g in memory.graphs())
+        self.disk.load((g, t) for g, t in chain(held, rest) if g not in self.on_disk)
+        memory.close()
+
+    def settle(self) -> None:
+        """Write what is staged in memory to the disk (nothing when it was staged there)."""
+        if self.memory is None:
             return
-        self.store.load([(graph, triples)])
+        memory = self.memory
+        self.disk.load(
+            (g, list(memory.triples([g]))) for g in memory.graphs() if g not in self.on_disk
+        )
 
 
 STAGING_PREFIX = "ratified-staging-"

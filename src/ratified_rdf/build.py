@@ -6,7 +6,6 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -15,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, JsonValue
 from tqdm import tqdm
 
+from ratified_rdf._forked import Forked
 from ratified_rdf.audit import AuditLog, DetailSidecar, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
@@ -337,10 +337,6 @@ def read_discussion_sources(
     assert manifest.discussion is not None
     refs = sorted({ref for _, ref in _text_order(manifest, spec)})
     files = tuple(manifest.discussion.document_files)
-    history = held_pull_requests(
-        own_pull_requests(read_history(repo, refs, list(files)), first_parent_line(repo, refs)),
-        pull_request_heads(repo),
-    )
     context = ReadContext(
         manifest=manifest,
         folder=folder,
@@ -352,13 +348,17 @@ def read_discussion_sources(
         document_files=files,
     )
     sources = [source for source in registered_sources() if source.wanted(context)]
-    # Placing each commit's changes mostly waits on git (a diff per commit), and so does
-    # placing GitHub's review lines: the sources are read on a thread of their own meanwhile.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        reading = pool.submit(lambda: [source.read(context) for source in sources])
-        places = place_changes(repo, history)
-        reads = reading.result()
-    posts = list(zip(sources, reads, strict=True))
+    # The sources (GitHub's archive, mail) are read in a child process, on the other core,
+    # while this one reads the document's history and places each commit's changes.
+    reading = Forked(
+        lambda: [source.read(context) for source in sources], "reading the discussion sources"
+    )
+    history = held_pull_requests(
+        own_pull_requests(read_history(repo, refs, list(files)), first_parent_line(repo, refs)),
+        pull_request_heads(repo),
+    )
+    places = place_changes(repo, history)
+    posts = list(zip(sources, reading.result(), strict=True))
     return read_discussion(
         context,
         _people(context, posts),

@@ -16,12 +16,9 @@ which outlive runs), a single write against every graph of the brain's current s
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import gc
 import multiprocessing
 import os
-import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -38,6 +35,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, seriali
 from pyshacl import validate
 
 from ratified_rdf._errors import InputError, StoreError
+from ratified_rdf._forked import die_with
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engine_named
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
@@ -419,22 +417,9 @@ def _init_worker(
     prepare: Callable[[StagedBatch], PreparedBatch] | None,
 ) -> None:
     global _WORKER_ENGINE, _WORKER_PREPARE
-    _die_with(parent)
+    die_with(parent)
     _WORKER_ENGINE = engine_named(engine, rdflib.Graph().parse(data=shapes, format="nt"))
     _WORKER_PREPARE = prepare
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with(parent: int) -> None:
-    """Make this forked worker die when the build that forked it does. A fork inherits the
-    build's open store and audit log, locks included; a worker outliving a killed build would
-    hold them, and the next build could not open the store."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the build died before the line above took effect
-        os._exit(1)
 
 
 def _validate_in_worker(item: PreparedBatch | StagedBatch) -> list[Violation]:

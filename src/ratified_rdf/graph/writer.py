@@ -468,10 +468,7 @@ class _Staging:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""
         if self.memory is None:
             return
-        memory = self.memory
-        self.disk.load(
-            (g, list(memory.triples([g]))) for g in memory.graphs() if g not in self.on_disk
-        )
+        self.disk.load_from(self.memory, [g for g in self.memory.graphs() if g not in self.on_disk])
 
 
 STAGING_PREFIX = "ratified-staging-"

@@ -1,0 +1,95 @@
+"""Work done in a forked child process, on another core than the build's own.
+
+A build is mostly Python, and threads share one interpreter lock: reading GitHub's archive on
+a thread beside placing each commit's changes ran them one after the other. A forked child
+shares the parent's memory copy-on-write (nothing is sent to it) and sends back only what the
+work returns, pickled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Generic, TypeVar
+
+from ratified_rdf._errors import RatifiedError
+
+T = TypeVar("T")
+
+_PR_SET_PDEATHSIG = 1
+
+
+class ChildDied(RatifiedError, RuntimeError):
+    """A forked helper process died (killed, out of memory) before it answered."""
+
+
+def die_with(parent: int) -> None:
+    """Make this forked process die when the process that forked it does. A fork inherits the
+    build's open store and audit log, locks included; a child outliving a killed build would
+    hold them, and the next build could not open the store."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+
+_WORK: Callable[[], object] | None = None
+
+
+def _inherit(work: Callable[[], object], parent: int) -> None:
+    global _WORK
+    die_with(parent)
+    _WORK = work
+
+
+def _run_inherited() -> object:
+    assert _WORK is not None
+    return _WORK()
+
+
+class Forked(Generic[T]):
+    """``work()`` started at once in a forked child process (``what`` names it in errors);
+    :meth:`result` waits for what it returned, or raises what it raised. On a machine with
+    one core, or where processes cannot be forked, the work runs in :meth:`result` itself."""
+
+    def __init__(self, work: Callable[[], T], what: str) -> None:
+        self.work, self.what = work, what
+        self._pool: ProcessPoolExecutor | None = None
+        self._future: Future[object] | None = None
+        if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return
+        self._pool = ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_inherit,
+            initargs=(work, os.getpid()),  # inherited by the fork, not pickled
+        )
+        # The child's garbage collector would write to every object it inherited, copying the
+        # parent's heap page by page; it leaves frozen objects alone. A fork context's pool
+        # forks at the first submit, so the parent thaws its own heap straight after.
+        gc.freeze()
+        try:
+            self._future = self._pool.submit(_run_inherited)
+        finally:
+            gc.unfreeze()
+
+    def result(self) -> T:
+        """What the work returned; raises what it raised, or :class:`ChildDied`."""
+        if self._pool is None or self._future is None:
+            return self.work()
+        try:
+            return self._future.result()  # type: ignore[return-value]
+        except BrokenProcessPool:
+            raise ChildDied(
+                f"The process {self.what} died before it answered (killed, or out of "
+                "memory); nothing was written. Free memory and build again."
+            ) from None
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)

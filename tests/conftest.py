@@ -26,6 +26,7 @@ import pytest
 from hypothesis import settings
 
 from ratified_rdf import Brain, BuildReport
+from ratified_rdf.sources.git_repo import GitRepository
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus" / "tls13-spec"
@@ -163,6 +164,15 @@ def backend(request: pytest.FixtureRequest) -> str:
     """Which store a brain is built in: the embedded Oxigraph (in memory, or on disk and
     answered from an in-memory copy), or an Oxigraph server."""
     return request.param
+
+
+def corpus_history(corpus: str, tls_bundle: Path, cache: Path) -> tuple[GitRepository, list[str]]:
+    """The repository of ``corpus`` (``tls`` or ``quic``, required as :func:`require_corpus`
+    does), opened with ``cache``, and the refs its history is read from: every draft tag and
+    ``main``."""
+    bundle = tls_bundle if corpus == "tls" else require_corpus(QUIC_BUNDLE, "QUIC")
+    repo = GitRepository.open(bundle, cache_dir=cache)
+    return repo, [tag for tag in repo.tags() if tag.startswith("draft-")] + ["main"]
 
 
 def require_corpus(bundle: Path = BUNDLE, name: str = "TLS") -> Path:

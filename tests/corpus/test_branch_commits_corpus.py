@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from ratified_rdf.sources.git_history import BranchCommits, branch_commits, commit_parents
-from ratified_rdf.sources.git_repo import GitRepository
-from tests.conftest import QUIC_CORPUS, require_corpus
+from tests.conftest import corpus_history
 from tests.unit.test_branch_commits import _ancestors
 
 pytestmark = pytest.mark.corpus
@@ -18,13 +17,7 @@ pytestmark = pytest.mark.corpus
 
 @pytest.mark.parametrize("corpus", ["tls", "quic"])
 def test_every_merge_brings_in_what_git_says(corpus: str, tls_bundle: Path, tmp_path: Path) -> None:
-    bundle = (
-        tls_bundle
-        if corpus == "tls"
-        else require_corpus(QUIC_CORPUS / "base-drafts.bundle", "QUIC")
-    )
-    repo = GitRepository.open(bundle, cache_dir=tmp_path)
-    refs = [tag for tag in repo.tags() if tag.startswith("draft-")] + ["main"]
+    repo, refs = corpus_history(corpus, tls_bundle, tmp_path)
     parents = commit_parents(repo, refs)
     computed = BranchCommits(parents)
     merges = sorted(commit for commit, of in parents.items() if len(of) > 1)

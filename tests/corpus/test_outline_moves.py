@@ -8,21 +8,14 @@ from pathlib import Path
 import pytest
 
 from ratified_rdf.sources import git_history
-from ratified_rdf.sources.git_repo import GitRepository
-from tests.conftest import QUIC_CORPUS, require_corpus
+from tests.conftest import corpus_history
 
 pytestmark = pytest.mark.corpus
 
 
 @pytest.mark.parametrize("corpus", ["tls", "quic"])
 def test_a_carried_outline_is_the_parsed_one(corpus: str, tls_bundle: Path, tmp_path: Path) -> None:
-    bundle = (
-        tls_bundle
-        if corpus == "tls"
-        else require_corpus(QUIC_CORPUS / "base-drafts.bundle", "QUIC")
-    )
-    repo = GitRepository.open(bundle, cache_dir=tmp_path)
-    refs = [tag for tag in repo.tags() if tag.startswith("draft-")] + ["main"]
+    repo, refs = corpus_history(corpus, tls_bundle, tmp_path)
     history = git_history.read_history(repo, refs, ["*.md"])
     blobs = {
         blob

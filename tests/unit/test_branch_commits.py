@@ -69,6 +69,19 @@ def _ancestors(parents: dict[str, tuple[str, ...]], start: str) -> set[str]:
     return seen
 
 
+def _merges_of(
+    tmp_path: Path, seed: int, *, skewed: bool
+) -> tuple[GitRepository, dict[str, tuple[str, ...]], BranchCommits, list[str]]:
+    """A random history's repository, parents, branch commits and merges (more than 30)."""
+    folder = tmp_path / "history.git"
+    refs = _random_history(folder, seed, 120, skewed=skewed)
+    repo = GitRepository.open(folder, cache_dir=tmp_path / "cache")
+    parents = commit_parents(repo, refs)
+    merges = [commit for commit, of in parents.items() if len(of) > 1]
+    assert len(merges) > 30
+    return repo, parents, BranchCommits(parents), merges
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_every_merge_brings_in_what_its_second_parent_reaches_and_its_first_does_not(
     tmp_path: Path, seed: int
@@ -76,13 +89,7 @@ def test_every_merge_brings_in_what_its_second_parent_reaches_and_its_first_does
     # Dates that run backwards: the answer is still exact (git's own walk, by date, can then
     # name a commit its first parent reaches; the generation numbers here do not depend on
     # dates).
-    folder = tmp_path / "history.git"
-    refs = _random_history(folder, seed, 120, skewed=True)
-    repo = GitRepository.open(folder, cache_dir=tmp_path / "cache")
-    parents = commit_parents(repo, refs)
-    computed = BranchCommits(parents)
-    merges = [commit for commit, of in parents.items() if len(of) > 1]
-    assert len(merges) > 30
+    _, parents, computed, merges = _merges_of(tmp_path, seed, skewed=True)
     brought = 0
     for merge in merges:
         first, second = parents[merge][:2]
@@ -99,12 +106,6 @@ def test_every_merge_brings_in_what_its_second_parent_reaches_and_its_first_does
 @pytest.mark.parametrize("seed", [5, 6])
 def test_every_merge_brings_in_what_git_rev_list_names(tmp_path: Path, seed: int) -> None:
     # With dates in order git's walk is exact: what the build asked git, merge by merge, before.
-    folder = tmp_path / "history.git"
-    refs = _random_history(folder, seed, 120, skewed=False)
-    repo = GitRepository.open(folder, cache_dir=tmp_path / "cache")
-    parents = commit_parents(repo, refs)
-    computed = BranchCommits(parents)
-    merges = [commit for commit, of in parents.items() if len(of) > 1]
-    assert len(merges) > 30
+    repo, _, computed, merges = _merges_of(tmp_path, seed, skewed=False)
     for merge in merges:
         assert sorted(computed(merge)) == sorted(branch_commits(repo, merge)), merge

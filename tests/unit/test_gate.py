@@ -447,6 +447,14 @@ def test_a_memory_copy_limit_that_is_not_a_number_is_a_sentence(
         Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=tmp_path / "db")
 
 
+def _staged_run(brain: Brain, *batches: Batch) -> StagedRun:
+    """``batches`` staged in ``brain``'s store (in memory), as the gate is handed a run."""
+    store = brain._store
+    for batch in batches:
+        store.add(batch.graph, batch.triples)
+    return StagedRun(store, tuple(sorted(store.graphs())))
+
+
 def test_a_run_staged_in_memory_is_prepared_in_the_gate_workers(
     brain: Brain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -454,11 +462,8 @@ def test_a_run_staged_in_memory_is_prepared_in_the_gate_workers(
     # workers, from the store each inherited; a batch that cannot be prepared there stops the
     # check as it would in the build's own process.
     gate = ShaclGate()
-    store = brain._store
     person, pointer = _chair_batches("https://example.org/graph/fictional/records")
-    for batch in (person, pointer):
-        store.add(batch.graph, batch.triples)
-    run = StagedRun(store, tuple(sorted(store.graphs())))
+    run = _staged_run(brain, person, pointer)
     assert run.in_memory
     gate.check_staged([gate.staged(person), gate.staged(pointer)], run, workers=2)
 
@@ -520,11 +525,8 @@ def test_what_runs_alongside_the_check_has_ended_when_it_returns(brain: Brain) -
     # The build writes a run staged in memory to disk while the workers check it: the write
     # has finished when the check returns, what it raises is raised, and a rejection wins.
     gate = ShaclGate()
-    store = brain._store
     person, pointer = _chair_batches("https://example.org/graph/fictional/records")
-    for batch in (person, pointer):
-        store.add(batch.graph, batch.triples)
-    run = StagedRun(store, tuple(sorted(store.graphs())))
+    run = _staged_run(brain, person, pointer)
     ran: list[int] = []
     for workers in (2, 1):
         gate.check_staged(
@@ -541,7 +543,6 @@ def test_what_runs_alongside_the_check_has_ended_when_it_returns(brain: Brain) -
     with pytest.raises(OSError, match="the disk is full"):
         gate.check_staged([gate.staged(person)], run, workers=2, alongside=broken)
     bad = _bad_revision_batch("https://example.org/graph/fictional/records")
-    store.add(bad.graph, bad.triples)
-    run = StagedRun(store, tuple(sorted(store.graphs())))
+    run = _staged_run(brain, bad)
     with pytest.raises(GateRejected):
         gate.check_staged([gate.staged(bad)], run, workers=2, alongside=broken)

@@ -4,6 +4,7 @@ is left byte-for-byte as it was."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import io
 import os
 import re
@@ -546,3 +547,43 @@ def test_what_runs_alongside_the_check_has_ended_when_it_returns(brain: Brain) -
     run = _staged_run(brain, bad)
     with pytest.raises(GateRejected):
         gate.check_staged([gate.staged(bad)], run, workers=2, alongside=broken)
+
+
+def _document_digest(_engine: object, prepared: PreparedBatch) -> list[Violation]:
+    """A stand-in for the engine: rejects every batch with a digest of the document it was
+    prepared as, and the process that prepared it, as the violation's message."""
+    lines = b"\n".join(sorted(set(prepared.ntriples.splitlines())))
+    return [
+        Violation(
+            focus_node=prepared.focus_nodes[0],
+            path=None,
+            message=f"{os.getpid()} {hashlib.sha256(lines).hexdigest()}",
+            value=None,
+            shape=None,
+            source_record=prepared.source,
+        )
+    ]
+
+
+def test_a_run_staged_on_disk_is_prepared_in_the_workers_from_their_own_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A store on disk is not read through a handle the fork inherited: each worker opens the
+    # staged folder read-only for itself, after the build has flushed every write to it (one
+    # here was never flushed: a single write's, as a review's is).
+    store = OxigraphStore(tmp_path / "db")
+    graph = "https://example.org/graph/fictional/records"
+    person, pointer = _chair_batches(graph)
+    store.load([(graph, person.triples)])
+    store.replace(graph, [], pointer.triples)  # unflushed
+    run = StagedRun(store, (graph,))
+    assert run.folder == tmp_path / "db" and not run.in_memory
+    gate = ShaclGate()
+    monkeypatch.setattr(gate_module, "checked", _document_digest)
+    expected = _document_digest(None, gate.prepare_staged(gate.staged(pointer), store, [graph]))
+    with pytest.raises(GateRejected) as rejected:
+        gate.check_staged([gate.staged(pointer), gate.staged(person)], run, workers=2)
+    worker, digest = rejected.value.violations[0].message.split()
+    assert digest == expected[0].message.split()[1]
+    assert int(worker) != os.getpid()
+    assert rejected.value.source == pointer.source

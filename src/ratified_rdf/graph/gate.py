@@ -117,8 +117,35 @@ class StagedRun:
     @property
     def in_memory(self) -> bool:
         """Whether the store is held in this process's memory, so a forked gate worker reads
-        the same store (a store on disk is not read through a forked handle)."""
+        the same store."""
         return isinstance(self.store, OxigraphStore) and self.store.path is None
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder of an embedded store on disk, which a gate worker opens read-only for
+        itself (a store on disk is not read through a handle the fork inherited)."""
+        return self.store.path if isinstance(self.store, OxigraphStore) else None
+
+
+class _Preparer:
+    """Prepares the staged batches of ``run`` in a gate worker: from the store the worker
+    inherited when it is in memory, else from its folder, opened read-only by the worker at
+    its first batch. Nothing writes to the staged run while the gate checks it, and what was
+    staged was flushed to disk first (``OxigraphStore.load``), so that opening sees it all."""
+
+    def __init__(self, gate: ShaclGate, run: StagedRun) -> None:
+        self.gate, self.run = gate, run
+        self._opened: OxigraphStore | None = None
+
+    def __call__(self, staged: StagedBatch) -> PreparedBatch:
+        """``staged``, prepared (:meth:`ShaclGate.prepare_staged`)."""
+        store = self.run.store
+        if not self.run.in_memory:
+            if self._opened is None:
+                assert self.run.folder is not None
+                self._opened = OxigraphStore(self.run.folder, shared=True)
+            store = self._opened
+        return self.gate.prepare_staged(staged, store, self.run.graphs)
 
 
 class ShaclGate:
@@ -253,20 +280,17 @@ class ShaclGate:
         say) meanwhile; it has finished when this returns or raises, and what it raises is
         raised unless a batch was rejected.
 
-        A run staged in memory is prepared in the gate's workers, each reading the store it
-        inherited when forked: preparing a batch costs about as much as validating it, and this
-        way both are spread over the cores, with ``alongside`` on a thread of this process. A
-        run staged on disk is prepared here, one batch ahead of the workers, and ``alongside``
-        runs after the check."""
+        A run staged in the embedded store, in memory or on disk, is prepared in the gate's
+        workers (:class:`_Preparer`): preparing a batch costs about as much as validating it,
+        and this way both are spread over the cores, with ``alongside`` on a thread of this
+        process. Any other store (a server) is read here, one batch ahead of the workers, and
+        ``alongside`` runs after the check."""
         workers = _workers(workers)
-        if workers > 1 and run.in_memory:
-            self._check_in_workers(
-                staged,
-                workers,
-                progress,
-                lambda k: self.prepare_staged(k, run.store, run.graphs),
-                alongside,
-            )
+        if workers > 1 and (run.in_memory or run.folder is not None):
+            if isinstance(run.store, OxigraphStore):
+                # RocksDB replays its log when opened too; flushed, nothing relies on that.
+                run.store.flush()
+            self._check_in_workers(staged, workers, progress, _Preparer(self, run), alongside)
             return
         self.check_all(
             (self.prepare_staged(k, run.store, run.graphs) for k in staged),

@@ -313,6 +313,13 @@ class OxigraphStore:
         if self.path is not None:
             self._store.flush()
 
+    def flush(self) -> None:
+        """Write what this opening holds in memory to the folder's files, so an opening made
+        after (a gate worker's, read-only) sees every write. Nothing to do in memory."""
+        if self.path is not None and self._open is not None:
+            self._store.flush()
+            self._unflushed = 0
+
     def load_from(self, other: OxigraphStore, graphs: Iterable[str]) -> None:
         """Copy ``graphs`` of ``other`` here with the bulk loader (as :meth:`load`, not one
         transaction), :data:`COPY_CHUNK_QUADS` quads a call: one call holds Python's

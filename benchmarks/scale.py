@@ -96,7 +96,12 @@ STEPS: tuple[tuple[str, str, str, str], ...] = (
     ("discussion_batches", "ratified_rdf.build", "map discussion → RDF", "write"),
     ("compute_expertise", "ratified_rdf.build", "expertise (networkx)", "write"),
     ("expertise_batches", "ratified_rdf.build", "map expertise → RDF", "write"),
-    ("check_all", "ratified_rdf.graph.gate:ShaclGate", "SHACL gate (prepare + validate)", "write"),
+    (
+        "check_staged",
+        "ratified_rdf.graph.gate:ShaclGate",
+        "SHACL gate (prepare + validate)",
+        "write",
+    ),
     ("write_all", "ratified_rdf.graph.writer:Writer", "stage + gate + store", "write"),
     ("commit", "ratified_rdf.graph.writer:Writer", "commit run", "write"),
 )
@@ -470,7 +475,7 @@ def projection(measured: list[dict[str, Any]], factor: int) -> dict[str, Any] | 
     generate = grow(top["build"]["generate_seconds"], below and below["build"]["generate_seconds"])
     read = sum(steps[n][0] for n, _, _, side in STEPS if side == "read" and n in steps)
     read += max(0.0, other_read) * scale
-    nested = {"check_all", "commit"}  # inside write_all / after it: counted once
+    nested = {"check_staged", "commit"}  # inside write_all / after it: counted once
     write_named = [n for n, _, _, side in STEPS if side == "write" and n not in nested]
     write = sum(steps[n][0] for n in write_named if n in steps) + steps.get("commit", (0.0,))[0]
     other_write = report["write_seconds"] - sum(
@@ -663,7 +668,7 @@ def build_section(entries: list[dict[str, Any]]) -> str:
     for e in built:
         b = e["build"]
         r = b["report"]
-        gate = b["steps"].get("check_all")
+        gate = b["steps"].get("check_staged")
         rows.append(
             [
                 f"×{e['factor']}",
@@ -703,7 +708,7 @@ def build_section(entries: list[dict[str, Any]]) -> str:
     lines += [
         "Read and write seconds are `BuildReport`'s (write includes mapping to RDF and the "
         "expertise computation, which run after reading ends). Gate seconds are "
-        "`ShaclGate.check_all` (preparing each batch's context and validating it in worker "
+        "`ShaclGate.check_staged` (preparing each batch's context and validating it in worker "
         "processes); *gate triples/s* = triples ÷ gate seconds, *write triples/s* = triples ÷ "
         'write seconds (core.py\'s "gate throughput"), *build triples/s* = triples ÷ build '
         "seconds. Peak RSS is the build process's (generation included); the largest child is "
@@ -903,7 +908,7 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
         card_header.append(f"×{project_to} ÷ ×1 engine (PROJECTED)")
 
     def gate(e: dict[str, Any]) -> float:
-        seconds = e["build"]["steps"].get("check_all")
+        seconds = e["build"]["steps"].get("check_staged")
         return e["build"]["report"]["triples"] / seconds if seconds else math.nan
 
     measures: list[tuple[str, Callable[[dict[str, Any]], float]]] = [
@@ -988,9 +993,9 @@ def projection_section(entries: list[dict[str, Any]]) -> str:
                 f"{exponent:.2f}",
             ]
             for name, (value, exponent) in p["steps"].items()
-            if name not in {"check_all"}
+            if name not in {"check_staged"}
         ]
-        gate = p["steps"].get("check_all")
+        gate = p["steps"].get("check_staged")
         lines += [
             f"### ×{p['factor']}: PROJECTED, {why}",
             "",

@@ -406,10 +406,11 @@ def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRe
     return sorted((RunRecord(**r) for r in runs.values()), key=lambda r: r.ended)
 
 
-MEMORY_COPY_QUADS = 2_000_000
-"""The most quads of a run staged on disk that are also copied into memory for the gate and
-the card view to read (about 300 bytes a quad in Oxigraph's memory store, so some 600 MB);
-``$RATIFIED_MEMORY_COPY_QUADS`` sets another limit, 0 none. A larger run is read from disk."""
+MEMORY_COPY_QUADS = 4_000_000
+"""The most quads of a run for a store on disk that are staged in memory, where the gate and
+the card view read them (about 300 bytes a quad in Oxigraph's memory store, so some 1.2 GB);
+``$RATIFIED_MEMORY_COPY_QUADS`` sets another limit, 0 none. A larger run is staged on disk.
+(benchmarks/RESULTS.md compares the two at ×10: in memory was quicker and peaked lower.)"""
 
 
 def memory_copy_quads() -> int:

@@ -130,8 +130,9 @@ class StagedRun:
 class _Preparer:
     """Prepares the staged batches of ``run`` in a gate worker: from the store the worker
     inherited when it is in memory, else from its folder, opened read-only by the worker at
-    its first batch. Nothing writes to the staged run while the gate checks it, and what was
-    staged was flushed to disk first (``OxigraphStore.load``), so that opening sees it all."""
+    its first batch. Nothing writes to the staged run while the gate checks it, and
+    :meth:`ShaclGate.check_staged` flushes it before the workers fork, so that opening sees
+    it all."""
 
     def __init__(self, gate: ShaclGate, run: StagedRun) -> None:
         self.gate, self.run = gate, run
@@ -286,10 +287,9 @@ class ShaclGate:
         process. Any other store (a server) is read here, one batch ahead of the workers, and
         ``alongside`` runs after the check."""
         workers = _workers(workers)
-        if workers > 1 and (run.in_memory or run.folder is not None):
-            if isinstance(run.store, OxigraphStore):
-                # RocksDB replays its log when opened too; flushed, nothing relies on that.
-                run.store.flush()
+        if workers > 1 and isinstance(run.store, OxigraphStore):
+            # RocksDB replays its log when opened too; flushed, nothing relies on that.
+            run.store.flush()
             self._check_in_workers(staged, workers, progress, _Preparer(self, run), alongside)
             return
         self.check_all(

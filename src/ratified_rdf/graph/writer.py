@@ -141,7 +141,7 @@ class Writer:
         before = set(store.graphs())
         try:
             _, derived, _ = self._stage_and_check(
-                again, store, progress, derive, copy_reviews=False, on_staged=record
+                again, store, progress, derive, in_place=True, on_staged=record
             )
         except BaseException:
             for graph in set(store.graphs()) - before:
@@ -165,7 +165,7 @@ class Writer:
         progress: Callable[[], None] | None,
         derive: Callable[[OxigraphStore, list[str]], Sequence[Batch]] | None = None,
         *,
-        copy_reviews: bool = True,
+        in_place: bool = False,
         on_staged: Callable[[Batch], None] | None = None,
     ) -> tuple[list[str], Sequence[Batch], int]:
         """Stage the run and what is derived from it, then validate each batch against it all;
@@ -173,7 +173,8 @@ class Writer:
         derived batches and the number of quads staged (the reviews graphs' included).
 
         The brain's reviews graphs are staged beside the run: they outlive every run, so the
-        state a run leaves is its own graphs and them."""
+        state a run leaves is its own graphs and them. ``in_place``: ``staging`` is the store
+        the run is for, which holds them already, and the run must end up in it."""
         graphs = set(self._written)
         # Preparing a batch reads the description of every node it touches, and a store on
         # disk decodes each term it returns from its strings table: about ten times slower
@@ -183,7 +184,7 @@ class Writer:
         place = _Staging(
             staging,
             memory_copy_quads() if staging.path is not None else 0,
-            on_disk=() if copy_reviews else reviews,
+            on_disk=reviews if in_place else (),
         )
         place.load((g, list(self.store.triples([g]))) for g in reviews)
         graphs.update(reviews)
@@ -212,7 +213,7 @@ class Writer:
             kept,
             run,
             progress=progress,
-            alongside=place.settle if not copy_reviews else None,
+            alongside=place.settle if in_place else None,
         )
         return [k.source for k in kept[: len(kept) - len(derived)]], derived, len(place.reading)
 
@@ -459,11 +460,12 @@ class _Staging:
         self.disk.load((g, t) for g, t in pending if g not in self.on_disk)
 
     def _spill(self, rest: Iterable[tuple[str, Sequence[Triple]]]) -> None:
-        memory, self.memory = self.memory, None
+        memory = self.memory
         assert memory is not None
-        held = ((g, list(memory.triples([g]))) for g in memory.graphs())
-        self.disk.load((g, t) for g, t in chain(held, rest) if g not in self.on_disk)
+        self.settle()
+        self.memory = None
         memory.close()
+        self.disk.load((g, t) for g, t in rest if g not in self.on_disk)
 
     def settle(self) -> None:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""

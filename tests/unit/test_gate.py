@@ -443,9 +443,11 @@ def test_a_run_on_disk_is_checked_the_same_from_its_memory_copy_or_from_disk(
 def test_a_memory_copy_limit_that_is_not_a_number_is_a_sentence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", "lots")
-    with pytest.raises(BrainError, match="must be a whole number of quads"):
-        Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=tmp_path / "db")
+    repo = make_pigeon_repo(tmp_path / "git")
+    for asked in ("lots", "-1", "1e6", "²"):
+        monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", asked)
+        with pytest.raises(BrainError, match="must be a whole number of quads"):
+            Brain.build(MANIFEST, source=str(repo), path=tmp_path / "db")
 
 
 def _staged_run(brain: Brain, *batches: Batch) -> StagedRun:

@@ -419,7 +419,7 @@ def memory_copy_quads() -> int:
     asked = os.environ.get("RATIFIED_MEMORY_COPY_QUADS", "").strip()
     if not asked:
         return MEMORY_COPY_QUADS
-    if not asked.isdigit():
+    if not (asked.isascii() and asked.isdigit()):  # '²' is a digit int() refuses
         raise BrainError(
             f"RATIFIED_MEMORY_COPY_QUADS must be a whole number of quads (0 for none), not "
             f"{asked[:40]!r}; unset it to use the default of {MEMORY_COPY_QUADS:,}."

@@ -41,8 +41,9 @@ def _random_history(folder: Path, seed: int, commits: int, *, skewed: bool) -> l
                 text=True,
                 check=True,
                 env={
-                    "GIT_AUTHOR_NAME": "Fictional Author",
-                    "GIT_AUTHOR_EMAIL": "author@example.org",
+                    # Five authors, so who wrote a range of commits says which commits it holds.
+                    "GIT_AUTHOR_NAME": f"Fictional Author {index % 5}",
+                    "GIT_AUTHOR_EMAIL": f"author{index % 5}@example.org",
                     "GIT_COMMITTER_NAME": "Fictional Author",
                     "GIT_COMMITTER_EMAIL": "author@example.org",
                     "GIT_AUTHOR_DATE": f"{_date(rng, index, skewed)} +0000",

@@ -21,7 +21,6 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from itertools import pairwise
 from pathlib import Path
@@ -736,7 +735,8 @@ Signature = tuple[str, str]
 PullAuthors = Callable[[str, str | None], Sequence[Signature]]
 """The author of each commit of a pull request, given its head and base commits (the base
 None when unknown), newest first; empty when the head is not in the repository. Read by
-:func:`ratified_rdf.sources.git_history.pull_authors`: records run no git themselves."""
+:class:`ratified_rdf.sources.git_history.PullAuthorsFromHistory`: records run no git
+themselves."""
 
 
 def identities_from_git(signatures: Iterable[Signature]) -> list[Identity]:
@@ -810,10 +810,7 @@ def link_evidence_from_prs(
         commits = pull_authors(head, _local_commit(pull.get("baseRefOid"), local))
         return set(commits) if len(commits) <= _MAX_PR_COMMITS else set()
 
-    # One call per pull request, each a git call in sources/: they wait on git, not Python,
-    # so threads overlap them.
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        all_authors = list(pool.map(authors_of, candidates))
+    all_authors = [authors_of(candidate) for candidate in candidates]
     for (pull, login, _head), authors in zip(candidates, all_authors, strict=True):
         emails = {normalise_email(email) for _, email in authors}
         if not authors or len(emails) != 1 or None in emails:

@@ -712,7 +712,11 @@ class BranchCommits:
         merge_parents = self.parents.get(merge, ())
         if len(merge_parents) < 2:
             return []
-        first, second = merge_parents[0], merge_parents[1]
+        return self.between(merge_parents[1], merge_parents[0])
+
+    def between(self, second: str, first: str) -> list[str]:
+        """Commits reachable from ``second`` and not from ``first`` (``git rev-list
+        first..second``), newest generation first; both must be in the map."""
         excluded: set[str] = set()  # reachable from the first parent
         queued: dict[str, bool] = {}  # commit → reachable from the first parent (so far)
         heap: list[tuple[int, str]] = []
@@ -790,6 +794,43 @@ def signatures(repo: GitRepository) -> list[tuple[str, str]]:
         fields = line.split("\t")
         pairs += [(fields[0], fields[1]), (fields[2], fields[3])]
     return pairs
+
+
+class PullAuthorsFromHistory:
+    """:func:`pull_authors` for any pull request, from one listing of every commit on every
+    ref with its parents and author, instead of a git process per pull request (100,000 at
+    ×100: minutes of a build).
+
+    A head or base that the listing lacks (an id no ref reaches, or none git holds) is asked
+    of git, as before, so the answer is git's whenever the listing cannot give it."""
+
+    def __init__(self, repo: GitRepository) -> None:
+        result = subprocess.run(
+            ["git", "--git-dir", str(repo.git_dir), "log", "--all", "--format=%H %P%x09%an%x09%ae"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
+            raise SourceError(f"git could not read {repo.source}: {reason}.")
+        self.repo = repo
+        self.authors: dict[str, tuple[str, str]] = {}
+        parents: dict[str, tuple[str, ...]] = {}
+        for line in result.stdout.splitlines():
+            ids, _, rest = line.partition("\t")
+            commit, *of = ids.split(" ")
+            name, _, email = rest.partition("\t")
+            parents[commit] = tuple(p for p in of if p)
+            self.authors[commit] = (name, email)
+        self._walk = BranchCommits(parents)
+
+    def __call__(self, head: str, base: str | None) -> list[tuple[str, str]]:
+        """What :func:`pull_authors` answers for ``head`` and ``base``."""
+        if head not in self.authors or (base is not None and base not in self.authors):
+            return pull_authors(self.repo, head, base)
+        commits = self._walk.between(head, base) if base is not None else []
+        return [self.authors[c] for c in commits] or [self.authors[head]]
 
 
 def pull_authors(repo: GitRepository, head: str, base: str | None) -> list[tuple[str, str]]:

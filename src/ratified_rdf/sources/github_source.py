@@ -13,7 +13,6 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from ratified_rdf._errors import SourceError
@@ -32,9 +31,9 @@ from ratified_rdf.records.identity import identities_from_archive, link_evidence
 from ratified_rdf.sources.base import PeopleEvidence, ReadContext, Source, register_source
 from ratified_rdf.sources.git_history import (
     ChangePlace,
+    PullAuthorsFromHistory,
     ReviewLine,
     place_review_lines,
-    pull_authors,
 )
 from ratified_rdf.sources.git_repo import GitRepository
 from ratified_rdf.sources.github_archive import GitHubArchive, read_archive
@@ -84,7 +83,7 @@ class GitHubSource(Source[GitHubRead]):
         return PeopleEvidence(
             identities=identities_from_archive(read.raw),
             links=link_evidence_from_prs(
-                partial(pull_authors, context.repo), read.raw, context.commit_map
+                PullAuthorsFromHistory(context.repo), read.raw, context.commit_map
             ),
         )
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
@@ -41,6 +42,9 @@ from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engin
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.violations import SH, PreparedBatch, Violation, violations_of
 from ratified_rdf.resources import resource_dir
+
+if TYPE_CHECKING:
+    from ratified_rdf.graph.gate_context import GateContext
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
@@ -104,6 +108,9 @@ class StagedBatch:
     source: str
     touched: frozenset[str]
     loose: tuple[Triple, ...]
+    spooled: tuple[int, int] | None = None
+    """Where a :class:`~ratified_rdf.graph.gate_context.GateContext` spooled its triples
+    (offset, length), when it was staged through one."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,9 @@ class StagedRun:
 
     store: TripleStore
     graphs: tuple[str, ...]
+    context: GateContext | None = None
+    """What was kept of the run as it was staged, to prepare its batches from instead of the
+    store (:mod:`~ratified_rdf.graph.gate_context`); None: they are read from the store."""
 
     @property
     def in_memory(self) -> bool:
@@ -128,9 +138,10 @@ class StagedRun:
 
 
 class _Preparer:
-    """Prepares the staged batches of ``run`` in a gate worker: from the store the worker
-    inherited when it is in memory, else from its folder, opened read-only by the worker at
-    its first batch. Nothing writes to the staged run while the gate checks it, and
+    """Prepares the staged batches of ``run`` in a gate worker: from the run's gate context
+    when it has one (which the worker inherited), else from the store the worker inherited
+    when it is in memory, else from its folder, opened read-only by the worker at its first
+    batch. Nothing writes to the staged run while the gate checks it, and
     :meth:`ShaclGate.check_staged` flushes it before the workers fork, so that opening sees
     it all."""
 
@@ -140,6 +151,8 @@ class _Preparer:
 
     def __call__(self, staged: StagedBatch) -> PreparedBatch:
         """``staged``, prepared (:meth:`ShaclGate.prepare_staged`)."""
+        if self.run.context is not None:
+            return self.run.context.prepare(staged)
         store = self.run.store
         if not self.run.in_memory:
             if self._opened is None:
@@ -281,19 +294,25 @@ class ShaclGate:
         say) meanwhile; it has finished when this returns or raises, and what it raises is
         raised unless a batch was rejected.
 
-        A run staged in the embedded store, in memory or on disk, is prepared in the gate's
-        workers (:class:`_Preparer`): preparing a batch costs about as much as validating it,
-        and this way both are spread over the cores, with ``alongside`` on a thread of this
-        process. Any other store (a server) is read here, one batch ahead of the workers, and
-        ``alongside`` runs after the check."""
+        A run with a gate context, or staged in the embedded store (in memory or on disk), is
+        prepared in the gate's workers (:class:`_Preparer`): preparing a batch costs about as
+        much as validating it, and this way both are spread over the cores, with
+        ``alongside`` on a thread of this process. A run staged in any other store (a server)
+        without one is read here, one batch ahead of the workers, and ``alongside`` runs after
+        the check."""
         workers = _workers(workers)
-        if workers > 1 and isinstance(run.store, OxigraphStore):
-            # RocksDB replays its log when opened too; flushed, nothing relies on that.
-            run.store.flush()
+        if workers > 1 and (run.context is not None or isinstance(run.store, OxigraphStore)):
+            if isinstance(run.store, OxigraphStore):
+                # RocksDB replays its log when opened too; flushed, nothing relies on that.
+                run.store.flush()
             self._check_in_workers(staged, workers, progress, _Preparer(self, run), alongside)
             return
+        context = run.context
         self.check_all(
-            (self.prepare_staged(k, run.store, run.graphs) for k in staged),
+            (
+                context.prepare(k) if context else self.prepare_staged(k, run.store, run.graphs)
+                for k in staged
+            ),
             workers=workers,
             progress=progress,
         )

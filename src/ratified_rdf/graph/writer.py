@@ -32,6 +32,7 @@ from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
+from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
@@ -176,26 +177,35 @@ class Writer:
         state a run leaves is its own graphs and them. ``in_place``: ``staging`` is the store
         the run is for, which holds them already, and the run must end up in it."""
         graphs = set(self._written)
-        # Preparing a batch reads the description of every node it touches, and a store on
-        # disk decodes each term it returns from its strings table: about ten times slower
-        # than a store in memory. So a run for a store on disk is staged in memory while it
-        # fits (memory_copy_quads), and only a larger one in ``staging`` itself.
+        # The card view reads the staged run, and a store on disk decodes each term it
+        # returns from its strings table: several times slower than a store in memory. So a
+        # run for a store on disk is staged in memory while it fits (memory_copy_quads), and
+        # only a larger one in ``staging`` itself.
         reviews = self.review_graphs()
         place = _Staging(
             staging,
             memory_copy_quads() if staging.path is not None else 0,
             on_disk=reviews if in_place else (),
         )
-        place.load((g, list(self.store.triples([g]))) for g in reviews)
-        graphs.update(reviews)
+        # What the gate needs of each batch once it is staged, kept as it is staged: the
+        # batches are then prepared from it, neither mapped a second time nor read back
+        # from the staged run (slow once that is on disk). Let go of with this call's frame
+        # (a recorded run keeps it, to check it again).
+        context = GateContext(self.gate)
 
-        # What the gate needs of each batch once it is staged: the batches are then prepared
-        # from the staged run, not mapped a second time.
+        def outside() -> Iterator[tuple[str, Sequence[Triple]]]:
+            for graph in reviews:
+                triples = list(self.store.triples([graph]))
+                context.outside(triples)
+                yield graph, triples
+
+        place.load(outside())
+        graphs.update(reviews)
         kept: list[StagedBatch] = []
 
         def staged() -> Iterator[tuple[str, Sequence[Triple]]]:
             for batch in again():
-                kept.append(self.gate.staged(batch))
+                kept.append(context.stage(batch))
                 graphs.add(batch.graph)
                 if on_staged is not None:
                     on_staged(batch)
@@ -204,9 +214,10 @@ class Writer:
         place.load(staged())
         derived = derive(place.reading, sorted(graphs)) if derive is not None else ()
         place.load((b.graph, b.triples) for b in derived)
-        kept += [self.gate.staged(b) for b in derived]
+        kept += [context.stage(b) for b in derived]
         graphs.update(b.graph for b in derived)
-        run = StagedRun(place.reading, tuple(sorted(graphs)))
+        run = StagedRun(place.reading, tuple(sorted(graphs)), context)
+        context.complete(run.store, run.graphs)
         # A run for the store it is staged in must end up there: while the gate's workers
         # check it from memory, this process writes it to disk (dropped if it is rejected).
         self.gate.check_staged(

@@ -1,0 +1,26 @@
+"""Comparing what the gate prepares from a run's gate context with what it prepares from the
+staged run itself: shared by the unit and corpus tests of
+:mod:`ratified_rdf.graph.gate_context`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
+
+
+def assert_prepared_alike(gate: ShaclGate, staged: Sequence[StagedBatch], run: StagedRun) -> int:
+    """Every batch of ``run`` prepared from its context is, line for line, the document
+    prepared from the staged store, with the same focus nodes; returns the lines compared."""
+    assert run.context is not None
+    compared = 0
+    for item in staged:
+        from_context = run.context.prepare(item)
+        from_store = gate.prepare_staged(item, run.store, run.graphs)
+        assert from_context.focus_nodes == from_store.focus_nodes, item.source
+        got = sorted(set(from_context.ntriples.splitlines()))
+        expected = sorted(set(from_store.ntriples.splitlines()))
+        assert got == expected, item.source
+        assert len(got) == len(from_context.ntriples.splitlines())  # each triple once
+        compared += len(got)
+    return compared

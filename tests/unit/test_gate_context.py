@@ -1,0 +1,151 @@
+"""The gate prepares each batch of a run from what it kept as the run was staged
+(:class:`GateContext`), and that gives the document reading the staged run gives, triple for
+triple: on random fictional runs whose batches share nodes every way a shape can see (a node
+described by several batches, a section given its parent by another batch, a blank node's
+triples, types of nodes other batches describe, reviews outside the run), and on every batch
+of the fictional brain's builds, staged in memory and on disk, with a review."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
+from ratified_rdf import Brain
+from ratified_rdf import build as build_module
+from ratified_rdf.graph.gate import ShaclGate, StagedRun
+from ratified_rdf.graph.gate_context import GateContext
+from ratified_rdf.graph.mapping import Batch
+from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.graph.vocab import RR
+from ratified_rdf.trust import Reader
+from tests.gate_context_checks import assert_prepared_alike
+from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.recording import RecordingGate
+
+EX = "https://example.org/fictional/"
+RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+HAS_SECTION = NamedNode(RR + "hasSection")
+PREDICATES = [NamedNode(EX + p) for p in ("names", "cites", "follows", "label")]
+CLASSES = [NamedNode(EX + c) for c in ("Person", "Section", "Document")]
+
+
+def _random_run(rng: random.Random) -> tuple[list[Batch], list[Triple]]:
+    """Batches of a fictional run in two graphs, and a reviews graph's triples: subjects
+    drawn from a small pool, so many nodes are described by several batches."""
+    nodes = [NamedNode(f"{EX}node/{i}") for i in range(rng.randrange(10, 60))]
+    graphs = [f"{EX}graph/run/spec", f"{EX}graph/run/github"]
+
+    def triple(blank: BlankNode | None = None) -> Triple:
+        subject = blank or rng.choice(nodes)
+        kind = rng.random()
+        if kind < 0.2:
+            return Triple(subject, RDF_TYPE, rng.choice(CLASSES))
+        if kind < 0.35:
+            return Triple(rng.choice(nodes), HAS_SECTION, rng.choice(nodes))
+        if kind < 0.45:
+            return Triple(subject, rng.choice(PREDICATES), Literal(f"text {rng.randrange(5)}"))
+        return Triple(subject, rng.choice(PREDICATES), rng.choice(nodes))
+
+    batches = []
+    for index in range(rng.randrange(2, 12)):
+        batch = Batch(rng.choice(graphs), f"fictional batch {index}")
+        batch.triples += [triple() for _ in range(rng.randrange(1, 30))]
+        if rng.random() < 0.3:
+            blank = BlankNode(f"b{index}")
+            batch.triples += [Triple(rng.choice(nodes), PREDICATES[0], blank), triple(blank)]
+        batches.append(batch)
+    reviews = [triple() for _ in range(rng.randrange(0, 6))]
+    return batches, reviews
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_random_run_is_prepared_from_its_context_as_from_the_staged_run(seed: int) -> None:
+    rng = random.Random(seed)
+    batches, reviews = _random_run(rng)
+    gate = ShaclGate()
+    store = OxigraphStore()
+    context = GateContext(gate)
+    reviews_graph = f"{EX}graph/reviews"
+    store.add(reviews_graph, reviews)
+    context.outside(reviews)
+    staged = []
+    for batch in batches:
+        store.add(batch.graph, batch.triples)
+        staged.append(context.stage(batch))
+    # A graph outside the state the run leaves (an earlier run's) must not be read.
+    store.add(
+        f"{EX}graph/earlier/spec",
+        [
+            Triple(n, PREDICATES[3], Literal("old"))
+            for n in [
+                t.subject for b in batches for t in b.triples if isinstance(t.subject, NamedNode)
+            ]
+        ],
+    )
+    graphs = tuple(sorted({reviews_graph, *(b.graph for b in batches)}))
+    run = StagedRun(store, graphs, context)
+    context.complete(store, graphs)
+    assert assert_prepared_alike(gate, staged, run) > 0
+
+
+def test_shared_nodes_are_those_several_batches_or_the_reviews_touch() -> None:
+    gate = ShaclGate()
+    context = GateContext(gate)
+    alone, twice, reviewed, section = (NamedNode(f"{EX}node/{n}") for n in range(4))
+    first = Batch(f"{EX}graph/run/spec", "first")
+    first.triples += [
+        Triple(alone, PREDICATES[0], twice),
+        Triple(twice, PREDICATES[3], Literal("a")),
+        Triple(alone, HAS_SECTION, section),
+    ]
+    second = Batch(f"{EX}graph/run/spec", "second")
+    second.triples += [
+        Triple(twice, PREDICATES[3], Literal("b")),
+        Triple(section, RDF_TYPE, CLASSES[1]),
+    ]
+    context.outside([Triple(reviewed, PREDICATES[3], Literal("reviewed"))])
+    third = Batch(f"{EX}graph/run/github", "third")
+    third.triples += [Triple(reviewed, PREDICATES[1], alone)]
+    for batch in (first, second, third):
+        context.stage(batch)
+    assert context.shared == {twice.value, section.value, reviewed.value}
+
+
+def test_a_context_is_complete_once(tmp_path: Path) -> None:
+    gate = ShaclGate()
+    context = GateContext(gate)
+    batch = Batch(f"{EX}graph/run/spec", "one")
+    batch.triples.append(Triple(NamedNode(f"{EX}node/1"), PREDICATES[3], Literal("x")))
+    staged = context.stage(batch)
+    with pytest.raises(RuntimeError, match="before the run was complete"):
+        context.prepare(staged)
+    store = OxigraphStore()
+    store.add(batch.graph, batch.triples)
+    context.complete(store, [batch.graph])
+    with pytest.raises(RuntimeError, match="once the gate context is complete"):
+        context.stage(batch)
+    assert context.prepare(staged).ntriples
+
+
+@pytest.mark.parametrize("limit", ["", "0"])
+def test_every_batch_of_a_build_is_prepared_from_its_context_as_from_the_staged_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str
+) -> None:
+    # A rebuild after a review: the reviews graph is outside the run, and the run is staged
+    # in memory (the default limit) or on disk in the store it is for (no limit).
+    repo = make_pigeon_repo(tmp_path / "git")
+    store = OxigraphStore(tmp_path / "db")
+    build_module.build(MANIFEST, source=str(repo), store=store)
+    reviewed = Brain.from_store(store, reader=Reader(clearance="internal"))
+    reviewed.review("who discussed RFC 9999 section 3.1?", reviewer="Dana", verdict="ratified")
+    monkeypatch.setattr(build_module, "ShaclGate", RecordingGate)
+    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", limit)
+    RecordingGate.seen, RecordingGate.runs = [], []
+    build_module.build(MANIFEST, source=str(repo), store=store)
+    ((staged, run),) = RecordingGate.runs
+    assert run.in_memory is (limit == "")
+    assert run.context is not None and run.context.shared
+    assert assert_prepared_alike(ShaclGate(), staged, run) > 1000

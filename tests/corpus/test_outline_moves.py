@@ -41,3 +41,20 @@ def test_a_carried_outline_is_the_parsed_one(corpus: str, tls_bundle: Path, tmp_
             )
             carried += 1
     assert carried > 1000  # most commits change no outline line
+
+
+@pytest.mark.parametrize("corpus", ["tls", "quic"])
+def test_the_places_of_every_change_do_not_depend_on_how_many_texts_are_read_at_once(
+    corpus: str, tls_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Texts are read a few hundred at a time so that a large history's never sit in memory
+    # together: three at a time must place every change as reading them all at once does.
+    repo, refs = corpus_history(corpus, tls_bundle, tmp_path)
+    history = git_history.read_history(repo, refs, ["*.md"])
+    places = []
+    for per_read in (10**9, 3):
+        monkeypatch.setattr(git_history, "TEXTS_PER_READ", per_read)
+        places.append(git_history.place_changes(repo, history))
+    whole, in_threes = places
+    assert whole == in_threes
+    assert sum(len(found) for found in whole.values()) > 1000

@@ -19,6 +19,7 @@ import heapq
 import re
 import subprocess
 import tempfile
+from array import array
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -512,15 +513,24 @@ class _Outline:
     """A text's headings with their lines and section keys, for placing line ranges; a part
     marker (``--- back``) ends the section above it without starting one."""
 
-    def __init__(self, headings: Sequence[OutlineHeading], breaks: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        headings: Sequence[OutlineHeading],
+        breaks: Sequence[int] = (),
+        shared: dict[tuple[SectionKey, str], tuple[SectionKey, str]] | None = None,
+    ) -> None:
+        """``shared``: sections already made for other outlines, to use instead of equal new
+        ones (a history's thousands of texts repeat the same sections)."""
         keys = outline_keys(headings)
+        known = shared if shared is not None else {}
         marks: list[tuple[int, tuple[SectionKey, str] | None]] = [
-            (h.line, (key, h.heading)) for h, key in zip(headings, keys, strict=True)
+            (h.line, known.setdefault((key, h.heading), (key, h.heading)))
+            for h, key in zip(headings, keys, strict=True)
         ]
         marks += [(line, None) for line in breaks]
         marks.sort(key=lambda mark: mark[0])
-        self.lines = [line for line, _ in marks]
-        self.sections = [section for _, section in marks]
+        self.lines: Sequence[int] = array("l", [line for line, _ in marks])
+        self.sections = tuple(section for _, section in marks)
         self._any = bool(headings)
 
     def __bool__(self) -> bool:
@@ -540,7 +550,9 @@ class _Outline:
             total.append(total[-1] + delta)
         moved = _Outline([])
         # 0-based line L is 1-based L + 1; hunks ending before it move it.
-        moved.lines = [line + total[bisect.bisect_left(last, line + 1)] for line in self.lines]
+        moved.lines = array(
+            "l", [line + total[bisect.bisect_left(last, line + 1)] for line in self.lines]
+        )
         moved.sections = self.sections
         moved._any = self._any
         return moved
@@ -559,12 +571,21 @@ class _Outline:
         ]
 
 
+TEXTS_PER_READ = 200
+"""How many texts :func:`_outlines` reads with one git process: a large history's texts do
+not fit in memory all at once (at ×100, gigabytes), their outlines do."""
+
+
 def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
-    """The outline of each blob (read with :func:`_texts`)."""
-    return {
-        blob: _Outline(*outline_and_breaks(text))
-        for blob, text in _texts(repo, sorted(blobs)).items()
-    }
+    """The outline of each blob (read with :func:`_texts`, :data:`TEXTS_PER_READ` at a time),
+    equal sections of different outlines held once."""
+    ordered = sorted(blobs)
+    shared: dict[tuple[SectionKey, str], tuple[SectionKey, str]] = {}
+    outlines: dict[str, _Outline] = {}
+    for start in range(0, len(ordered), TEXTS_PER_READ):
+        for blob, text in _texts(repo, ordered[start : start + TEXTS_PER_READ]).items():
+            outlines[blob] = _Outline(*outline_and_breaks(text), shared=shared)
+    return outlines
 
 
 def first_containing(repo: GitRepository, ordered_refs: list[tuple[str, str]]) -> dict[str, str]:

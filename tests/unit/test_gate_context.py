@@ -149,3 +149,31 @@ def test_every_batch_of_a_build_is_prepared_from_its_context_as_from_the_staged_
     assert run.in_memory is (limit == "")
     assert run.context is not None and run.context.shared
     assert assert_prepared_alike(ShaclGate(), staged, run) > 1000
+
+
+def test_a_full_temporary_folder_is_a_sentence_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from ratified_rdf import StoreError
+    from ratified_rdf.graph import gate_context
+
+    repo = make_pigeon_repo(tmp_path / "git")
+    store = OxigraphStore(tmp_path / "db")
+    real = gate_context.tempfile.TemporaryFile
+
+    class Full:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            self.file = real()
+
+        def write(self, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.file, name)
+
+    monkeypatch.setattr(gate_context.tempfile, "TemporaryFile", Full)
+    with pytest.raises(StoreError, match=r"No space left on device\. Nothing of this run was"):
+        build_module.build(MANIFEST, source=str(repo), store=store)
+    assert store.graphs() == []

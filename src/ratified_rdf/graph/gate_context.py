@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import NamedNode, RdfFormat, Triple, parse, serialize
 
+from ratified_rdf._errors import StoreError
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.violations import PreparedBatch
@@ -79,7 +80,15 @@ class GateContext:
         self._touch(staged.touched, self._batches)
         self._batches += 1
         data = serialize(batch.triples, format=RdfFormat.N_TRIPLES) or b""
-        self._spool.write(data)
+        try:
+            self._spool.write(data)
+        except OSError as error:
+            raise StoreError(
+                f"The build could not keep the run's batches in the temporary folder "
+                f"({tempfile.gettempdir()}) for the SHACL gate: {error.strerror or error}. "
+                "Nothing of this run was written. Free space there, or set TMPDIR to a folder "
+                "with room (about 100 bytes a triple), and build again."
+            ) from error
         span = (self._spooled, len(data))
         self._spooled += len(data)
         self._keep_types(batch.triples)

@@ -113,6 +113,16 @@ FICTION = Gazetteer(
         ("what is PR #42 and issue 7 and #99?", {"threads": (42, 7), "unknown_threads": (99,)}),
         ("RFC 1234 and draft-ietf-other-thing", {"unknown_rfcs": (1234,)}),
         ("appendix B.3 of RFC 9991", {"sections": ("B.3",), "rfcs": (9991,)}),
+        # A revision written as the tail of its draft's name, as a working group writes it.
+        ("what did section 2.1 of owl-01 become?", {"revisions": (("draft-example-owl", "01"),)}),
+        ("owl-bis-01 section 3", {"revisions": (("draft-example-owl-bis", "01"),)}),
+        (
+            "example-owl-02 and bis-00",
+            {"revisions": (("draft-example-owl", "02"), ("draft-example-owl-bis", "00"))},
+        ),
+        ("section 2 of owl-07", {"revisions": (), "unknown_drafts": ("draft-example-owl-07",)}),
+        ("draft-example-owl-bis-01", {"revisions": (("draft-example-owl-bis", "01"),)}),
+        ("posted 2030-01 about hoot-01 and owlish-01", {"revisions": (), "unknown_drafts": ()}),
     ],
 )
 def test_the_gazetteer_reads_what_a_question_names(question: str, expected: dict) -> None:

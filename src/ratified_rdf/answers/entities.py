@@ -41,6 +41,12 @@ _RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
 # the shortest name before "-NN" was sought from every "draft" of a long hyphenated run.
 _REVISION = re.compile(r"\b(draft-[a-z0-9]++(?:-[a-z0-9]++){0,30}?)-(\d{2})\b", re.IGNORECASE)
 _DRAFT = re.compile(r"\b(draft-[a-z0-9]++(?:-[a-z0-9]++){1,30})\b", re.IGNORECASE)
+_NICKNAMED_REVISION = re.compile(
+    # "tls13-21", "quic-transport-29": the tail of a draft's name and a revision number, as
+    # people write a revision in a working group that knows which draft it means.
+    r"(?<![\w.-])([a-z][a-z0-9]*+(?:-[a-z0-9]++){0,4}?)-(\d{2})\b(?!\.\d)",
+    re.IGNORECASE,
+)
 _SHORT_REVISION = re.compile(
     r"(?:\b(?:draft|revision|rev\.?)\s*-?\s*|(?<![\w.-])-)(\d{1,2})\b(?!\.\d)"
     r"(?:\s*(?:and|to|vs\.?|versus|->|→)\s*(?:draft\s*-?\s*|-)?(\d{1,2})\b)?",
@@ -357,6 +363,7 @@ class Gazetteer:
                 draft == u for u in unknown_drafts
             ):
                 unknown_drafts.append(draft)
+        self._nicknamed(text, revisions, named, unknown_drafts)
         named = list(dict.fromkeys(named))
         in_play = named or [d for d, rfc in self.became.items() if rfc in rfcs]
         spans = [m.span() for m in islice(_DRAFT.finditer(text), MOST)]
@@ -396,6 +403,29 @@ class Gazetteer:
             if number not in target:
                 target.append(number)
         return held, unknown
+
+    def _nicknamed(
+        self,
+        text: str,
+        revisions: list[tuple[str, str]],
+        named: list[str],
+        unknown_drafts: list[str],
+    ) -> None:
+        """Add the revisions written as the tail of a draft's name and a number
+        ("tls13-21" for draft-ietf-tls-tls13-21), where that tail ends the name of one of
+        this brain's drafts only (or of one only that holds that revision)."""
+        for match in islice(_NICKNAMED_REVISION.finditer(text), MOST):
+            tail, number = match.group(1).lower(), match.group(2)
+            if tail.startswith("draft-") or tail == "draft":
+                continue
+            ends = [d for d in self.drafts if d.endswith(f"-{tail}")]
+            holding = [d for d in ends if number in self.drafts[d]]
+            if len(holding) == 1:
+                if (holding[0], number) not in revisions:
+                    revisions.append((holding[0], number))
+                named.append(holding[0])
+            elif len(ends) == 1 and not holding:
+                unknown_drafts.append(f"{ends[0]}-{number}")
 
     def _short_revision(self, number: str, in_play: Sequence[str]) -> tuple[str, str] | None:
         candidates = [d for d in in_play if number in self.drafts.get(d, ())]

@@ -11,7 +11,8 @@ from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 
 def assert_prepared_alike(gate: ShaclGate, staged: Sequence[StagedBatch], run: StagedRun) -> int:
     """Every batch of ``run`` prepared from its context is, line for line, the document
-    prepared from the staged store, with the same focus nodes; returns the lines compared."""
+    prepared from the staged store (a line said twice counts once: the same graph), with the
+    same focus nodes; returns the lines compared."""
     assert run.context is not None
     compared = 0
     for item in staged:
@@ -21,6 +22,5 @@ def assert_prepared_alike(gate: ShaclGate, staged: Sequence[StagedBatch], run: S
         got = sorted(set(from_context.ntriples.splitlines()))
         expected = sorted(set(from_store.ntriples.splitlines()))
         assert got == expected, item.source
-        assert len(got) == len(from_context.ntriples.splitlines())  # each triple once
         compared += len(got)
     return compared

@@ -177,3 +177,34 @@ def test_a_full_temporary_folder_is_a_sentence_and_writes_nothing(
     with pytest.raises(StoreError, match=r"No space left on device\. Nothing of this run was"):
         build_module.build(MANIFEST, source=str(repo), store=store)
     assert store.graphs() == []
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_iris_read_off_a_document_s_lines_are_those_its_terms_hold(seed: int) -> None:
+    # Literals that look like the end of an IRI line, datatypes, languages, blank nodes and
+    # IRIs beyond ASCII: the lines' IRIs are those parsing them into terms gives.
+    from pyoxigraph import RdfFormat, parse, serialize
+
+    from ratified_rdf.graph.gate_context import _named_nodes
+
+    rng = random.Random(seed)
+    iris = [NamedNode(f"{EX}{name}") for name in ("a", "b", "é-ü/ñ", "x?y=1#z", "q%20r")]
+    literals = [
+        Literal("ends like an IRI <https://example.org/fictional/a> ."),
+        Literal('a "quoted" <b> .\nsecond line'),
+        Literal("5", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        Literal("grüße", language="de"),
+        Literal("^^<https://example.org/fictional/b> ."),
+    ]
+    triples = []
+    for _ in range(50):
+        subject = rng.choice([*iris, BlankNode("b1")])
+        value = rng.choice([*iris, *literals, BlankNode("b2")])
+        triples.append(Triple(subject, rng.choice(PREDICATES), value))
+    document = serialize(triples, format=RdfFormat.N_TRIPLES) or b""
+    expected = set()
+    for quad in parse(document, format=RdfFormat.N_TRIPLES):
+        for node in (quad.subject, quad.object):
+            if isinstance(node, NamedNode):
+                expected.add(node.value)
+    assert _named_nodes(document) == expected

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from pyoxigraph import NamedNode, RdfFormat, Triple, parse, serialize
+from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
 
 from ratified_rdf._errors import StoreError
 from ratified_rdf.graph.mapping import Batch
@@ -123,24 +123,25 @@ class GateContext:
                 "not staged through it; this is a bug in the caller."
             )
         offset, length = staged.spooled
-        data = os.pread(self._spool.fileno(), length, offset)
-        own = [quad.triple for quad in parse(data, format=RdfFormat.N_TRIPLES)]
+        own = os.pread(self._spool.fileno(), length, offset)
         held = [_HELD]
         described = self._held.describe(
             [node for node in staged.touched if node in self.shared], held, self._inverse
         )
-        referenced: set[str] = set()
-        for t in (*own, *described):
+        referenced = _named_nodes(own)
+        for t in described:
             subject, value = t.subject, t.object
             if isinstance(subject, NamedNode):
                 referenced.add(subject.value)
             if isinstance(value, NamedNode):
                 referenced.add(value.value)
         referenced.difference_update(staged.touched)
-        triples = {*own, *described, *self._held.types_of(referenced, held)}
+        context = {*described, *self._held.types_of(referenced, held)}
+        # The batch's own lines as they were spooled, then its context: a triple in both is
+        # written twice, which an N-Triples document may do (it is the same graph).
         return PreparedBatch(
             source=staged.source,
-            ntriples=serialize(triples, format=RdfFormat.N_TRIPLES) or b"",
+            ntriples=own + (serialize(context, format=RdfFormat.N_TRIPLES) or b""),
             focus_nodes=tuple(sorted(staged.touched)),
         )
 
@@ -166,3 +167,21 @@ class GateContext:
             raise RuntimeError(
                 f"Cannot {doing} once the gate context is complete; this is a bug in the caller."
             )
+
+
+def _named_nodes(document: bytes) -> set[str]:
+    """The IRIs an N-Triples document as Oxigraph writes it (one triple a line, IRIs as they
+    are) holds as a subject or an object, read off its lines without parsing them into
+    terms: a line's subject IRI runs from its first ``<`` to the first ``>``, and its object
+    is an IRI when the line ends ``<…> .`` with a space before the ``<`` (a literal's
+    datatype has ``^^`` there, and a literal cannot end a line with ``> .``: it ends with a
+    quote, or its language or datatype)."""
+    found: set[str] = set()
+    for line in document.splitlines():
+        if line.startswith(b"<"):
+            found.add(line[1 : line.index(b">")].decode())
+        if line.endswith(b"> ."):
+            start = line.rindex(b"<", 0, len(line) - 3)
+            if line[start - 1 : start] == b" ":
+                found.add(line[start + 1 : -3].decode())
+    return found

@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "without anything beside them.",
         "",
         "The gate as a build runs it (`ShaclGate.check_staged` on the staged run: each batch "
-        "prepared from it and validated in a worker process), wall clock:",
+        "prepared from the run's gate context and validated in a worker process), wall clock:",
         "",
         "| gate workers | seconds | triples/s |",
         "| ---: | ---: | ---: |",

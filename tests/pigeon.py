@@ -17,6 +17,7 @@ import pytest
 
 from ratified_rdf import Brain, BuildReport
 from ratified_rdf.audit import AuditLog
+from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.sources.mail import mail_archive_permalink
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pigeon"
@@ -154,3 +155,18 @@ def build_pigeon(
     url = request.getfixturevalue("oxigraph_url")
     log = AuditLog.open(request.getfixturevalue("tmp_path_factory").mktemp("audit"))
     return Brain.build(MANIFEST, source=str(repo), path=url, audit=log)
+
+
+def reviewed_pigeon_store(folder: Path) -> tuple[Path, OxigraphStore]:
+    """The fictional repository made under ``folder`` and its brain built into a store on
+    disk there, with one review written: a rebuild of it has a reviews graph outside its
+    run."""
+    from ratified_rdf import build as build_module
+    from ratified_rdf.trust import Reader
+
+    repo = make_pigeon_repo(folder / "git")
+    store = OxigraphStore(folder / "db")
+    build_module.build(MANIFEST, source=str(repo), store=store)
+    reviewed = Brain.from_store(store, reader=Reader(clearance="internal"))
+    reviewed.review("who discussed RFC 9999 section 3.1?", reviewer="Dana", verdict="ratified")
+    return repo, store

@@ -35,7 +35,7 @@ from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.violations import violations_of
 from ratified_rdf.graph.vocab import RR, term
 from ratified_rdf.graph.writer import STAGING_PREFIX, MappingChanged, Writer
-from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.pigeon import MANIFEST, make_pigeon_repo, reviewed_pigeon_store
 from tests.recording import RecordingGate, recorded_build
 
 
@@ -499,13 +499,8 @@ def test_a_rebuild_is_checked_with_the_reviews_from_its_memory_copy_as_from_disk
     # Reviews outlive runs, so a rebuild's batches are checked in the state they leave with the
     # reviews graphs: the memory copy the gate reads must hold those too.
     from ratified_rdf import build as build_module
-    from ratified_rdf.trust import Reader
 
-    repo = make_pigeon_repo(tmp_path / "git")
-    store = OxigraphStore(tmp_path / "db")
-    build_module.build(MANIFEST, source=str(repo), store=store)
-    reviewed = Brain.from_store(store, reader=Reader(clearance="internal"))
-    reviewed.review("who discussed RFC 9999 section 3.1?", reviewer="Dana", verdict="ratified")
+    repo, store = reviewed_pigeon_store(tmp_path)
     reviews = [g for g in store.graphs() if "/reviews" in g]
     assert reviews
     monkeypatch.setattr(build_module, "ShaclGate", RecordingGate)

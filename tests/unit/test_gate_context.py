@@ -13,16 +13,14 @@ from pathlib import Path
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from ratified_rdf import Brain
 from ratified_rdf import build as build_module
 from ratified_rdf.graph.gate import ShaclGate, StagedRun
 from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.vocab import RR
-from ratified_rdf.trust import Reader
 from tests.gate_context_checks import assert_prepared_alike
-from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.pigeon import MANIFEST, make_pigeon_repo, reviewed_pigeon_store
 from tests.recording import RecordingGate
 
 EX = "https://example.org/fictional/"
@@ -136,11 +134,7 @@ def test_every_batch_of_a_build_is_prepared_from_its_context_as_from_the_staged_
 ) -> None:
     # A rebuild after a review: the reviews graph is outside the run, and the run is staged
     # in memory (the default limit) or on disk in the store it is for (no limit).
-    repo = make_pigeon_repo(tmp_path / "git")
-    store = OxigraphStore(tmp_path / "db")
-    build_module.build(MANIFEST, source=str(repo), store=store)
-    reviewed = Brain.from_store(store, reader=Reader(clearance="internal"))
-    reviewed.review("who discussed RFC 9999 section 3.1?", reviewer="Dana", verdict="ratified")
+    repo, store = reviewed_pigeon_store(tmp_path)
     monkeypatch.setattr(build_module, "ShaclGate", RecordingGate)
     monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", limit)
     RecordingGate.seen, RecordingGate.runs = [], []

@@ -62,7 +62,7 @@ class GateContext:
         backwards."""
         self.gate = gate
         self._inverse = list(gate.inverse_predicates)
-        # Held open for the context's life (closed by close(), or when it is let go of).
+        # Held open for the context's life: closed, with its store, when it is let go of.
         self._spool = tempfile.TemporaryFile(prefix="ratified-gate-spool-")  # noqa: SIM115
         self._spooled = 0
         self._held = OxigraphStore()
@@ -144,11 +144,6 @@ class GateContext:
             ntriples=own + (serialize(context, format=RdfFormat.N_TRIPLES) or b""),
             focus_nodes=tuple(sorted(staged.touched)),
         )
-
-    def close(self) -> None:
-        """Let go of the spool and the store (the spool's file has no name to remove)."""
-        self._spool.close()
-        self._held.close()
 
     def _touch(self, nodes: Iterable[str], toucher: int) -> None:
         first = self._first_toucher

@@ -794,15 +794,17 @@ def signatures(repo: GitRepository) -> list[tuple[str, str]]:
     in git's order with repeats: what git says about who wrote the history. Turning them into
     identities (and leaving out what is no person) is :mod:`ratified_rdf.records.identity`'s.
     """
+    pairs: list[tuple[str, str]] = []
+    for line in _log_all(repo, "%an%x09%ae%x09%cn%x09%ce").splitlines():
+        fields = line.split("\t")
+        pairs += [(fields[0], fields[1]), (fields[2], fields[3])]
+    return pairs
+
+
+def _log_all(repo: GitRepository, line_format: str) -> str:
+    """``git log --all`` with one line of ``line_format`` per commit, on every ref."""
     result = subprocess.run(
-        [
-            "git",
-            "--git-dir",
-            str(repo.git_dir),
-            "log",
-            "--all",
-            "--format=%an%x09%ae%x09%cn%x09%ce",
-        ],
+        ["git", "--git-dir", str(repo.git_dir), "log", "--all", f"--format={line_format}"],
         capture_output=True,
         text=True,
         check=False,
@@ -810,11 +812,7 @@ def signatures(repo: GitRepository) -> list[tuple[str, str]]:
     if result.returncode != 0:
         reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
         raise SourceError(f"git could not read {repo.source}: {reason}.")
-    pairs: list[tuple[str, str]] = []
-    for line in result.stdout.splitlines():
-        fields = line.split("\t")
-        pairs += [(fields[0], fields[1]), (fields[2], fields[3])]
-    return pairs
+    return result.stdout
 
 
 class PullAuthorsFromHistory:
@@ -826,19 +824,11 @@ class PullAuthorsFromHistory:
     of git, as before, so the answer is git's whenever the listing cannot give it."""
 
     def __init__(self, repo: GitRepository) -> None:
-        result = subprocess.run(
-            ["git", "--git-dir", str(repo.git_dir), "log", "--all", "--format=%H %P%x09%an%x09%ae"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if result.returncode != 0:
-            reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
-            raise SourceError(f"git could not read {repo.source}: {reason}.")
+        listing = _log_all(repo, "%H %P%x09%an%x09%ae")
         self.repo = repo
         self.authors: dict[str, tuple[str, str]] = {}
         parents: dict[str, tuple[str, ...]] = {}
-        for line in result.stdout.splitlines():
+        for line in listing.splitlines():
             ids, _, rest = line.partition("\t")
             commit, *of = ids.split(" ")
             name, _, email = rest.partition("\t")

@@ -59,3 +59,32 @@ def test_a_store_in_memory_has_nothing_to_flush(monkeypatch: pytest.MonkeyPatch)
     store._open = counting  # type: ignore[assignment]
     store.add(GRAPH, _triples(5))
     assert counting.flushes == 0
+
+
+class ChunkRecordingStore(CountingStore):
+    """An Oxigraph store that records what each bulk load was given."""
+
+    def __init__(self, inner: Store) -> None:
+        super().__init__(inner)
+        self.given: list[object] = []
+
+    def bulk_extend(self, quads: object) -> None:
+        self.given.append(quads)
+        self.inner.bulk_extend(quads)
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_a_bulk_load_is_given_chunks_not_the_whole_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_disk: bool
+) -> None:
+    # Given an iterator, Oxigraph's bulk loader gathered 1.3 GiB for 2 M quads before writing.
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 4)
+    store = OxigraphStore(tmp_path / "store" if on_disk else None)
+    recording = ChunkRecordingStore(store._store)
+    store._open = recording  # type: ignore[assignment]
+    triples = _triples(10)
+    store.load([(GRAPH, triples[:3]), (GRAPH, triples[3:9]), (GRAPH + "/2", triples[9:])])
+    assert all(isinstance(chunk, list) for chunk in recording.given)
+    assert [len(chunk) for chunk in recording.given] == [4, 4, 2]  # type: ignore[arg-type]
+    assert set(store.triples([GRAPH])) == set(triples[:9])
+    assert set(store.triples([GRAPH + "/2"])) == {triples[9]}

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from tqdm import tqdm
 
 from ratified_rdf._forked import Forked
+from ratified_rdf._memory import give_back
 from ratified_rdf.audit import AuditLog, DetailSidecar, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
@@ -161,15 +162,6 @@ def _build(
         bar.set_postfix_str(label, refresh=False)
         bar.update(1)
 
-    records = read_spec(manifest, repo, commit_map, step)
-    facts = _draft_facts(manifest, folder)
-    discussion = (
-        read_discussion_sources(manifest, records, repo, commit_map, folder, facts)
-        if manifest.discussion is not None
-        else None
-    )
-    bar.close()
-    read_done = time.perf_counter()
     gate = ShaclGate()
     levels = source_levels(manifest)
     writer = Writer(
@@ -190,30 +182,17 @@ def _build(
         actor=actor,
     )
     run = writer.begin_run()
-    people = PeopleIndex(discussion.people) if discussion is not None else None
-    registered = registered_sources()
-    scores = []  # each computation with the time it ended, said alike by every mapping
-    if discussion is not None:
-        for level, sources in manifest.expertise_levels():
-            computed = compute_expertise(discussion.visible_to(sources), records)
-            scores.append((level, sources, computed, datetime.now(UTC)))
-    counted: list[int] = []
+    # Only the mapping holds the records from here: it lets go of them once it has mapped
+    # the run as often as the writer maps it, before the gate's workers fork.
+    mapping, read = _read_run(manifest, folder, repo, commit_map, step, run, writer.passes)
+    bar.close()
+    read_done = time.perf_counter()
+    derived = [0]
 
-    def batches() -> Iterator[Batch]:
-        # Mapped afresh for each pass of the writer (stage, and write to a store other than
-        # the embedded one it staged in): held as batches, a run takes about twice the memory
-        # of its staged triples (10 GiB at ×100).
-        mapped = 0
-        for batch in _run_batches(records, discussion, people, facts, scores, run, registered):
-            mapped += 1
+    def derive(reading: Callable[[], OxigraphStore], graphs: list[str]) -> Iterator[Batch]:
+        for batch in view_batches(reading, run, graphs):
+            derived[0] += 1
             yield batch
-        counted.append(mapped)
-
-    derived: list[Batch] = []
-
-    def derive(staging: OxigraphStore, graphs: list[str]) -> list[Batch]:
-        derived.extend(view_batches(staging, run, graphs))
-        return derived
 
     with tqdm(
         desc="validating (SHACL gate)",
@@ -222,7 +201,7 @@ def _build(
         file=sys.stderr,
     ) as gate_bar:
         triples = writer.write_all(
-            batches,
+            mapping,
             progress=lambda: gate_bar.update(1),
             derive=derive,
         )
@@ -233,20 +212,125 @@ def _build(
         tenant=manifest.brain.tenant,
         run_id=run.run_id,
         source=origin,
+        **read.model_dump(),
+        batches=mapping.batches + derived[0],
+        triples=triples,
+        gate=gate.engine.name,
+        read_seconds=round(read_done - started, 3),
+        write_seconds=round(done - read_done, 3),
+        total_seconds=round(done - started, 3),
+    )
+
+
+class _ReadSummary(BaseModel):
+    """What a build report says of the records read (counted before they are let go of)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    revisions: int
+    rfcs: int
+    sections: int
+    alignments: int
+    problems: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def _read_run(
+    manifest: Manifest,
+    folder: Path,
+    repo: GitRepository,
+    commit_map: dict[str, str],
+    step: Callable[[str], None],
+    run: RunContext,
+    passes: int,
+) -> tuple[_RunMapping, _ReadSummary]:
+    """Read the records and compute the expertise scores; the run's mapping, which alone
+    holds them, and what the report says of them."""
+    records = read_spec(manifest, repo, commit_map, step)
+    facts = _draft_facts(manifest, folder)
+    discussion = (
+        read_discussion_sources(manifest, records, repo, commit_map, folder, facts)
+        if manifest.discussion is not None
+        else None
+    )
+    scores = []  # each computation with the time it ended, said alike by every mapping
+    if discussion is not None:
+        for level, sources in manifest.expertise_levels():
+            computed = compute_expertise(discussion.visible_to(sources), records)
+            scores.append((level, sources, computed, datetime.now(UTC)))
+    summary = _ReadSummary(
         revisions=len(records.revisions),
         rfcs=len(records.rfcs),
         sections=sum(len(r.document.sections) for r in records.revisions)
         + sum(len(r.document.sections) for r in records.rfcs),
         alignments=len(records.alignments),
-        batches=counted[0] + len(derived),
-        triples=triples,
-        gate=gate.engine.name,
         problems=discussion.problems if discussion else (),
         notes=build_notes(manifest, records, discussion),
-        read_seconds=round(read_done - started, 3),
-        write_seconds=round(done - read_done, 3),
-        total_seconds=round(done - started, 3),
     )
+    people = PeopleIndex(discussion.people) if discussion is not None else None
+    parts = _MappingParts(records, discussion, people, facts, scores, run, registered_sources())
+    return _RunMapping(parts, passes), summary
+
+
+@dataclass(frozen=True)
+class _MappingParts:
+    """Everything a run's batches are mapped from (:func:`_run_batches`'s arguments)."""
+
+    records: SpecRecords
+    discussion: DiscussionRecords | None
+    people: PeopleIndex | None
+    facts: dict[str, DraftFacts]
+    scores: list[tuple[Clearance, frozenset[SourceName], ExpertiseRecords, datetime]]
+    run: RunContext
+    sources: Sequence[Source[Any]]
+
+
+class _RunMapping:
+    """A run's batches, mapped afresh each time it is called (one pass of the writer), from
+    records it lets go of once it has been called ``passes`` times.
+
+    Held as batches, a run takes about twice the memory of its staged triples (10 GiB at
+    ×100), so it is mapped for each pass instead; and the records themselves (some 7 GiB at
+    ×100) are needed by no step after the last pass. Let go of then, with their memory given
+    back to the system (:func:`~ratified_rdf._memory.give_back`), they are not in the process
+    the gate's workers fork from, whose pages each worker would otherwise come to hold."""
+
+    def __init__(self, parts: _MappingParts, passes: int) -> None:
+        self._parts: _MappingParts | None = parts
+        self._left = passes
+        self.batches = 0
+        """How many batches the last pass mapped."""
+
+    def __call__(self) -> Iterator[Batch]:
+        """One pass: every batch of the run, in order."""
+        parts = self._parts
+        if parts is None:
+            raise RuntimeError(
+                "The run was mapped more often than the writer said it would map it; this is "
+                "a bug in the caller (Writer.passes)."
+            )
+        self._left -= 1
+        if self._left <= 0:
+            self._parts = None
+        return self._mapped(parts, last=self._parts is None)
+
+    def _mapped(self, parts: _MappingParts, *, last: bool) -> Iterator[Batch]:
+        mapped = 0
+        for batch in _run_batches(
+            parts.records,
+            parts.discussion,
+            parts.people,
+            parts.facts,
+            parts.scores,
+            parts.run,
+            parts.sources,
+        ):
+            mapped += 1
+            yield batch
+        self.batches = mapped
+        if last:
+            del parts
+            give_back()
 
 
 def source_levels(manifest: Manifest) -> dict[SourceName, Clearance]:

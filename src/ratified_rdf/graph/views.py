@@ -24,7 +24,7 @@ it gives the reader the full path's rows (:func:`usable_views`), and the full pa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QueryTriples, Triple
@@ -120,17 +120,24 @@ def view_levels(levels: Mapping[str, Clearance]) -> dict[str, Clearance]:
     return result
 
 
-def view_batches(staging: OxigraphStore, run: RunContext, written: Iterable[str]) -> list[Batch]:
+def view_batches(
+    reading: Callable[[], OxigraphStore], run: RunContext, written: Iterable[str]
+) -> Iterator[Batch]:
     """The card view of a staged run, as gated batches: each view of each source the run
-    wrote, derived from the staged graphs it reads (those the run wrote)."""
+    wrote, derived from the staged graphs it reads (those the run wrote) in the store
+    ``reading()`` gives when that view is derived.
+
+    One view is held at a time: its batches are yielded once its query has run, to be staged
+    before the next runs (at ×10 the view is some 900,000 triples, a third of the run, and
+    held whole as terms it took a gigabyte). Staging them may move the run to another store
+    (from memory to disk), which is why the store is asked for afresh for each view."""
     graphs = set(written)
-    batches: list[Batch] = []
     for view in VIEWS:
         for source in _sources_of(view):
             if run.graph(source) not in graphs:
                 continue
             reads = [run.graph(name) for name in view.inputs(source)]
-            result = staging.evaluate(
+            result = reading().evaluate(
                 load_query(view.query).text, [g for g in reads if g in graphs]
             )
             if not isinstance(result, QueryTriples):
@@ -139,8 +146,8 @@ def view_batches(staging: OxigraphStore, run: RunContext, written: Iterable[str]
             rows = packed_rows(view.query, result)
             if view.gathers is not None:
                 rows += gathered(view.query, view.gathers, rows)
-            batches.extend(_chunked(graph, f"{view.query} of {source}", rows))
-    return batches
+            yield from _chunked(graph, f"{view.query} of {source}", rows)
+            del rows
 
 
 def packed_rows(query: str, triples: Iterable[Triple]) -> list[Triple]:

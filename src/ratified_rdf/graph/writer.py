@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
 
 from ratified_rdf._errors import BrainError, StoreError
+from ratified_rdf._memory import give_back
 from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
@@ -81,11 +82,18 @@ class Writer:
         self._written = []
         return RunContext(self.tenant, self.brain_id, f"{stamp}-{secrets.token_hex(3)}")
 
+    @property
+    def passes(self) -> int:
+        """How many times :meth:`write_all` maps a run's batches (calls the function it is
+        given): once when the run is staged in the embedded store it is for, twice otherwise
+        (staged, then written)."""
+        return 1 if isinstance(self.store, OxigraphStore) and not self.store.shared else 2
+
     def write_all(
         self,
         batches: Sequence[Batch] | Callable[[], Iterable[Batch]],
         progress: Callable[[], None] | None = None,
-        derive: Callable[[OxigraphStore, list[str]], Sequence[Batch]] | None = None,
+        derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None = None,
     ) -> int:
         """Validate every batch of a run, then write them all; a rejection writes nothing.
         Returns the number of distinct triples the run wrote (per graph).
@@ -105,11 +113,14 @@ class Writer:
         at scale take twice the memory of the staged triples.
 
         ``derive`` makes the batches derived from the staged run (the card view,
-        :mod:`~ratified_rdf.graph.views`), given the staging store and the graphs the run
-        wrote: they are staged, validated and written with the run's own.
+        :mod:`~ratified_rdf.graph.views`), given a function that returns the store the run is
+        staged in (staging a derived batch may move the run from memory to disk) and the
+        graphs the run wrote: each is staged as it comes, then validated and written with the
+        run's own.
         """
         again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
-        if isinstance(self.store, OxigraphStore) and not self.store.shared:
+        if self.passes == 1:
+            assert isinstance(self.store, OxigraphStore)
             return self._write_in_place(self.store, again, progress, derive)
         with _staging_for(self.store) as staging:
             sources, derived, written = self._stage_and_check(again, staging, progress, derive)
@@ -125,7 +136,7 @@ class Writer:
         store: OxigraphStore,
         again: Callable[[], Iterable[Batch]],
         progress: Callable[[], None] | None,
-        derive: Callable[[OxigraphStore, list[str]], Sequence[Batch]] | None,
+        derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None,
     ) -> int:
         """Stage the run in its own graphs of the embedded store it is for, validate it there
         and keep it: no copy, no second write. The run's graphs are read by no one until
@@ -141,15 +152,11 @@ class Writer:
 
         before = set(store.graphs())
         try:
-            _, derived, _ = self._stage_and_check(
-                again, store, progress, derive, in_place=True, on_staged=record
-            )
+            self._stage_and_check(again, store, progress, derive, in_place=True, on_staged=record)
         except BaseException:
             for graph in set(store.graphs()) - before:
                 store.drop_graph(graph)
             raise
-        for batch in derived:
-            record(batch)
         for entry in written:
             with self._audited_write(entry):
                 pass  # already staged in the run's graphs, which no one reads before commit
@@ -164,7 +171,7 @@ class Writer:
         again: Callable[[], Iterable[Batch]],
         staging: OxigraphStore,
         progress: Callable[[], None] | None,
-        derive: Callable[[OxigraphStore, list[str]], Sequence[Batch]] | None = None,
+        derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None = None,
         *,
         in_place: bool = False,
         on_staged: Callable[[Batch], None] | None = None,
@@ -212,10 +219,21 @@ class Writer:
                 yield batch.graph, batch.triples
 
         place.load(staged())
-        derived = derive(place.reading, sorted(graphs)) if derive is not None else ()
-        place.load((b.graph, b.triples) for b in derived)
-        kept += [context.stage(b) for b in derived]
-        graphs.update(b.graph for b in derived)
+        # The derived batches are staged as they come (a view at a time); only a run to be
+        # written elsewhere keeps them, to write them. In place, nothing needs them again,
+        # and the gate's workers are about to fork.
+        derived: list[Batch] = []
+        count = 0
+        for batch in derive(lambda: place.reading, sorted(graphs)) if derive is not None else ():
+            place.load([(batch.graph, batch.triples)])
+            kept.append(context.stage(batch))
+            graphs.add(batch.graph)
+            if on_staged is not None:
+                on_staged(batch)
+            count += 1
+            if not in_place:
+                derived.append(batch)
+        give_back()
         run = StagedRun(place.reading, tuple(sorted(graphs)), context)
         context.complete(run.store, run.graphs)
         # A run for the store it is staged in must end up there: while the gate's workers
@@ -226,7 +244,7 @@ class Writer:
             progress=progress,
             alongside=place.settle if in_place else None,
         )
-        return [k.source for k in kept[: len(kept) - len(derived)]], derived, len(place.reading)
+        return [k.source for k in kept[: len(kept) - count]], derived, len(place.reading)
 
     def review_graphs(self) -> list[str]:
         """The brain's reviews graphs that exist, one per clearance level written at."""

@@ -36,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -304,6 +305,57 @@ def rss_mib(pid: int | str = "self", *, children: bool = False) -> float | None:
         except OSError:
             continue
     return total if found else None
+
+
+def pss_mib(pid: int | str = "self", *, children: bool = True) -> float | None:
+    """Proportional set size now of process ``pid`` and (by default) all its descendants
+    (Linux ``/proc/<pid>/smaps_rollup``), MiB: the memory they hold together, each page shared
+    between processes counted once, in shares (a forked worker's inherited pages are not
+    counted twice, as adding their resident sizes would). None when it cannot be read."""
+    total, found = 0.0, False
+    pending = [str(pid)]
+    while pending:
+        current = pending.pop()
+        task = current if current != "self" else str(os.getpid())
+        try:
+            for line in Path(f"/proc/{task}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) / 1024
+                    found = True
+                    break
+            if children:
+                pending += Path(f"/proc/{task}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+    return total if found else None
+
+
+class PeakPss:
+    """Samples :func:`pss_mib` of this process and its descendants on a thread, every
+    ``every`` seconds, while in a ``with`` block; :attr:`peak` is the largest sample (MiB) and
+    :attr:`at` what :attr:`phase` said when it was taken."""
+
+    def __init__(self, every: float = 1.0) -> None:
+        self.every = every
+        self.peak = 0.0
+        self.at = ""
+        self.phase = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.every):
+            now = pss_mib() or 0.0
+            if now > self.peak:
+                self.peak, self.at = now, self.phase
+
+    def __enter__(self) -> PeakPss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 # --- side by side with an earlier commit ---------------------------------------------------

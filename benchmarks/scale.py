@@ -65,7 +65,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from functools import wraps
@@ -73,7 +73,16 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import report, synthetic
-from benchmarks.report import BenchError, memory_gib, ms, peak_rss_mib, percentile, ratio, table
+from benchmarks.report import (
+    BenchError,
+    PeakPss,
+    memory_gib,
+    ms,
+    peak_rss_mib,
+    percentile,
+    ratio,
+    table,
+)
 from benchmarks.report import seconds as secs
 
 OUT_FILE = report.OUT_DIR / "scale.md"
@@ -119,9 +128,28 @@ def folder_mib(folder: Path) -> float:
 # --- worker: generate and build -------------------------------------------------------------
 
 
-def instrument(seconds: dict[str, float], kept: dict[str, Any]) -> None:
-    """Wrap each build step so its time adds up in ``seconds``; keep the records it returns."""
+def instrument(
+    seconds: dict[str, float], on_read: Callable[[str, Any], None] | None = None
+) -> None:
+    """Wrap each build step so its time adds up in ``seconds``; hand the records the read steps
+    return to ``on_read`` (with the step's name) as they are returned.
+
+    Nothing is kept of the build: a generator step is timed as it is consumed (its time is
+    the time spent inside it), not listed, and the records are looked at when they are read,
+    not held to the end, so the build frees what it frees and the peak measured is its own."""
     import importlib
+
+    def timed_items(items: Any, name: str) -> Iterator[Any]:
+        iterator = iter(items)
+        while True:
+            started = time.perf_counter()
+            try:
+                item = next(iterator)
+            except StopIteration:
+                seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
+                return
+            seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
+            yield item
 
     for name, where, _label, _side in STEPS:
         module_name, _, owner_name = where.partition(":")
@@ -136,11 +164,11 @@ def instrument(seconds: dict[str, float], kept: dict[str, Any]) -> None:
         ) -> Any:
             started = time.perf_counter()
             result = _original(*args, **kwargs)
-            if _name in GENERATORS:
-                result = list(result)
             seconds[_name] = seconds.get(_name, 0.0) + time.perf_counter() - started
-            if _name in {"read_spec", "read_discussion"}:
-                kept[_name] = result
+            if _name in GENERATORS:
+                return timed_items(result, _name)
+            if _name in {"read_spec", "read_discussion"} and on_read is not None:
+                on_read(_name, result)
             return result
 
         setattr(owner, name, wraps(original)(timed))
@@ -264,26 +292,42 @@ def worker_build(args: argparse.Namespace) -> int:
 
     folder: Path = args.dir
     seconds: dict[str, float] = {}
-    kept: dict[str, Any] = {}
-    instrument(seconds, kept)
     corpus, reused = generated_corpus(folder, args)
     after_generation = peak_rss_mib()
+    looked: dict[str, Any] = {"entities": {}, "checks": {}}
+    truth: list[Any] = [corpus.truth]
+    corpus.truth = None  # held by `truth` until the records are checked, then let go of
+    read: dict[str, Any] = {}
+
+    def on_read(step: str, records: Any) -> None:
+        # Checked the moment the discussion is read, so that neither the records nor the
+        # generator's truth outlive the read: the build lets go of its records before the
+        # gate, and a benchmark holding them would measure itself.
+        read[step] = records
+        if step == "read_discussion" and "read_spec" in read:
+            spec = read.pop("read_spec")
+            discussion = read.pop(step)
+            looked["entities"] = entity_counts(spec, discussion)
+            looked["checks"] = resolution_checks(truth.pop(), spec, discussion)
+
+    instrument(seconds, on_read)
     how = "taken from the corpus cache (generated earlier in" if reused else "generated in"
     log(f"×{args.factor}: {how} {corpus.seconds:.1f} s{')' if reused else ''}; building")
     load_before = os.getloadavg()
     store = folder / "store"
-    brain, report = Brain.build(
-        corpus.manifest / "manifest.toml",
-        path=store,
-        source=str(corpus.repo),
-        progress=sys.stderr.isatty(),
-    )
-    brain.close()
+    with PeakPss() as pss:
+        brain, report = Brain.build(
+            corpus.manifest / "manifest.toml",
+            path=store,
+            source=str(corpus.repo),
+            progress=sys.stderr.isatty(),
+        )
+        brain.close()
     log(
         f"×{args.factor}: {report.triples:,} triples in {report.total_seconds:.1f} s "
-        f"(read {report.read_seconds:.1f} s, write {report.write_seconds:.1f} s)"
+        f"(read {report.read_seconds:.1f} s, write {report.write_seconds:.1f} s), "
+        f"peak {pss.peak:,.0f} MiB for all its processes"
     )
-    spec, discussion = kept.get("read_spec"), kept.get("read_discussion")
     result = {
         "factor": args.factor,
         "seed": args.seed,
@@ -293,10 +337,11 @@ def worker_build(args: argparse.Namespace) -> int:
         "repo_mib": folder_mib(corpus.repo),
         "report": report.model_dump(),
         "steps": seconds,
-        "entities": entity_counts(spec, discussion) if spec and discussion else {},
-        "checks": resolution_checks(corpus.truth, spec, discussion) if spec and discussion else {},
+        "entities": looked["entities"],
+        "checks": looked["checks"],
         "card": asdict(corpus.card),
         "rss_after_generation_mib": after_generation,
+        "pss_all_mib": pss.peak,
         "rss_build_mib": peak_rss_mib(),
         "rss_children_mib": peak_rss_mib(resource.RUSAGE_CHILDREN),
         "store_mib": folder_mib(store),

@@ -729,6 +729,7 @@ def build_section(entries: list[dict[str, Any]]) -> str:
                 f"{b['rss_after_generation_mib']:,.0f}",
                 f"{b['rss_build_mib']:,.0f}",
                 f"{b['rss_children_mib']:,.0f}",
+                f"{b['pss_all_mib']:,.0f}" if "pss_all_mib" in b else "–",
                 f"{b['store_mib']:,.0f}",
                 " → ".join(f"{load[0]:.1f}" for load in b.get("load", [])) or "–",
             ]
@@ -747,6 +748,7 @@ def build_section(entries: list[dict[str, Any]]) -> str:
         "RSS after generating MiB",
         "peak RSS MiB",
         "largest child MiB",
+        "peak, all processes MiB",
         "store MiB",
         "load (1 min) start → end",
     ]
@@ -757,7 +759,11 @@ def build_section(entries: list[dict[str, Any]]) -> str:
         "processes); *gate triples/s* = triples ÷ gate seconds, *write triples/s* = triples ÷ "
         'write seconds (core.py\'s "gate throughput"), *build triples/s* = triples ÷ build '
         "seconds. Peak RSS is the build process's (generation included); the largest child is "
-        "the biggest gate worker or git process. The machine is shared: the load average "
+        "the biggest gate worker or git process. *Peak, all processes* is the largest sum, "
+        "sampled each second, of the proportional set sizes of the build process and every "
+        "process below it (a page shared by forked processes counted once, in shares): the "
+        "memory they held together, which is what a machine must have. The machine is shared: "
+        "the load average "
         "at the start and end of each build says how contended its two cores were.",
         "",
         table(header, rows, right=range(1, len(header))),
@@ -974,6 +980,10 @@ def ratios_section(entries: list[dict[str, Any]]) -> str:
         (
             "peak RSS per triple",
             lambda e: e["build"]["rss_build_mib"] / e["build"]["report"]["triples"],
+        ),
+        (
+            "peak of all processes per triple",
+            lambda e: e["build"].get("pss_all_mib", math.nan) / e["build"]["report"]["triples"],
         ),
     ]
     build_rows = [

@@ -14,6 +14,8 @@ def assert_prepared_alike(gate: ShaclGate, staged: Sequence[StagedBatch], run: S
     prepared from the staged store (a line said twice counts once: the same graph), with the
     same focus nodes; returns the lines compared."""
     assert run.context is not None
+    # What a gate worker started afresh prepares from: the context's files, opened anew.
+    opened = run.context.files().open()
     compared = 0
     for item in staged:
         from_context = run.context.prepare(item)
@@ -22,5 +24,11 @@ def assert_prepared_alike(gate: ShaclGate, staged: Sequence[StagedBatch], run: S
         got = sorted(set(from_context.ntriples.splitlines()))
         expected = sorted(set(from_store.ntriples.splitlines()))
         assert got == expected, item.source
+        from_files = opened.prepare(item)
+        assert (from_files.source, from_files.focus_nodes) == (
+            item.source,
+            from_context.focus_nodes,
+        )
+        assert sorted(set(from_files.ntriples.splitlines())) == got, item.source
         compared += len(got)
     return compared

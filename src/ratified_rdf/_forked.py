@@ -30,13 +30,14 @@ class ChildDied(RatifiedError, RuntimeError):
     """A forked helper process died (killed, out of memory) before it answered."""
 
 
-def die_with(parent: int) -> None:
-    """Make this forked process die when the process that forked it does. A fork inherits the
+def die_with(parent: int | None) -> None:
+    """Make this forked process die when the process that forked it does (``parent``; None:
+    whichever did, a fork server, which itself ends with the program). A fork inherits the
     build's open store and audit log, locks included; a child outliving a killed build would
     hold them, and the next build could not open the store."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the line above took effect
+    if parent is not None and os.getppid() != parent:  # it died before the line above acted
         os._exit(1)
 
 

@@ -28,6 +28,7 @@ RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 HAS_SECTION = NamedNode(RR + "hasSection")
 PREDICATES = [NamedNode(EX + p) for p in ("names", "cites", "follows", "label")]
 CLASSES = [NamedNode(EX + c) for c in ("Person", "Section", "Document")]
+FOAF_PERSON = "http://xmlns.com/foaf/0.1/Person"
 
 
 def _random_run(rng: random.Random) -> tuple[list[Batch], list[Triple]]:
@@ -155,11 +156,11 @@ def test_a_full_temporary_folder_is_a_sentence_and_writes_nothing(
 
     repo = make_pigeon_repo(tmp_path / "git")
     store = OxigraphStore(tmp_path / "db")
-    real = gate_context.tempfile.TemporaryFile
+    real = gate_context._open_spool
 
     class Full:
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            self.file = real()
+        def __init__(self, path: Path) -> None:
+            self.file = real(path)
 
         def write(self, data: bytes) -> int:
             raise OSError(errno.ENOSPC, "No space left on device")
@@ -167,7 +168,7 @@ def test_a_full_temporary_folder_is_a_sentence_and_writes_nothing(
         def __getattr__(self, name: str) -> object:
             return getattr(self.file, name)
 
-    monkeypatch.setattr(gate_context.tempfile, "TemporaryFile", Full)
+    monkeypatch.setattr(gate_context, "_open_spool", Full)
     with pytest.raises(StoreError, match=r"No space left on device\. Nothing of this run was"):
         build_module.build(MANIFEST, source=str(repo), store=store)
     assert store.graphs() == []
@@ -202,3 +203,58 @@ def test_the_iris_read_off_a_document_s_lines_are_those_its_terms_hold(seed: int
             if isinstance(node, NamedNode):
                 expected.add(node.value)
     assert _named_nodes(document) == expected
+
+
+def test_a_staged_runs_workers_start_afresh_and_still_reject(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The workers that check a run with a gate context are started by a fork server (they
+    inherit nothing of the build's heap) and open the context from its files; what they find
+    is what the gate in this process finds."""
+    import concurrent.futures
+
+    from ratified_rdf import GateRejected
+    from ratified_rdf.graph import gate as gate_module
+
+    started: list[str] = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    def recording(*args: object, **kwargs: object) -> concurrent.futures.ProcessPoolExecutor:
+        context = kwargs["mp_context"]
+        started.append(context.get_start_method())  # type: ignore[attr-defined]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gate_module, "ProcessPoolExecutor", recording)
+    gate = ShaclGate()
+    store = OxigraphStore()
+    context = GateContext(gate)
+    graph = f"{EX}graph/run/spec"
+    person = NamedNode(EX + "person/ada")
+    good = Batch(
+        graph,
+        "a person",
+        [
+            Triple(person, RDF_TYPE, NamedNode(FOAF_PERSON)),
+            Triple(person, NamedNode("http://xmlns.com/foaf/0.1/name"), Literal("Ada")),
+        ],
+    )
+    # A section that names no number breaks rr:Section's shape.
+    section = NamedNode(EX + "section/1")
+    bad = Batch(
+        graph, "a numberless section", [Triple(section, RDF_TYPE, NamedNode(RR + "Section"))]
+    )
+    staged = []
+    for batch in (good, bad):
+        store.add(batch.graph, batch.triples)
+        staged.append(context.stage(batch))
+    run = StagedRun(store, (graph,), context)
+    context.complete(store, run.graphs)
+    in_process = [gate_module.checked(gate.engine, context.prepare(k)) for k in staged]
+    assert not in_process[0] and in_process[1]
+    with pytest.raises(GateRejected) as rejected:
+        gate.check_staged(staged, run, workers=2)
+    assert started == [gate_module.FRESH_START]
+    assert rejected.value.source == "a numberless section"
+    assert sorted(v.focus_node for v in rejected.value.violations) == sorted(
+        v.focus_node for v in in_process[1]
+    )

@@ -37,6 +37,7 @@ from pyshacl import validate
 
 from ratified_rdf._errors import InputError, StoreError
 from ratified_rdf._forked import die_with
+from ratified_rdf.graph.gate_context import ContextFiles
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engine_named
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
@@ -44,7 +45,7 @@ from ratified_rdf.graph.violations import SH, PreparedBatch, Violation, violatio
 from ratified_rdf.resources import resource_dir
 
 if TYPE_CHECKING:
-    from ratified_rdf.graph.gate_context import GateContext
+    from ratified_rdf.graph.gate_context import GateContext, OpenedContext
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
@@ -301,6 +302,13 @@ class ShaclGate:
         without one is read here, one batch ahead of the workers, and ``alongside`` runs after
         the check."""
         workers = _workers(workers)
+        if workers > 1 and run.context is not None and FRESH_START in _start_methods():
+            # Workers started afresh, each opening the context from its files: forked from
+            # this process, each would come to hold pages of all it holds (the view, the
+            # staged run in memory), copied as its own allocations land among them.
+            files = run.context.files()
+            self._check_in_workers(staged, workers, progress, files, alongside, fresh=True)
+            return
         if workers > 1 and (run.context is not None or isinstance(run.store, OxigraphStore)):
             if isinstance(run.store, OxigraphStore):
                 # RocksDB replays its log when opened too; flushed, nothing relies on that.
@@ -349,18 +357,30 @@ class ShaclGate:
         items: Iterable[PreparedBatch] | Iterable[StagedBatch],
         workers: int,
         progress: Callable[[], None] | None,
-        prepare: Callable[[StagedBatch], PreparedBatch] | None,
+        prepare: Callable[[StagedBatch], PreparedBatch] | ContextFiles | None,
         alongside: Callable[[], None] | None = None,
+        *,
+        fresh: bool = False,
     ) -> None:
-        """Validate ``items`` in ``workers`` forked processes; each staged batch is prepared
-        by the worker with ``prepare``, which it inherits (a closure is not sent, the fork
-        copies it). ``alongside`` starts on a thread once every worker has forked (a fork
-        while another thread writes to a store would copy its locks held)."""
+        """Validate ``items`` in ``workers`` processes; each staged batch is prepared by the
+        worker with ``prepare``. Forked from this process (by default), a worker inherits
+        ``prepare`` (a closure is not sent, the fork copies it); ``fresh``, it is started by
+        a fork server (a small process of its own, :data:`FRESH_START`) and opens the gate
+        context ``prepare`` names (:class:`ContextFiles`, sent pickled) at its first batch.
+        ``alongside`` starts on a thread once every worker has started (a fork while another
+        thread writes to a store would copy its locks held)."""
         tick = progress or (lambda: None)
         beside: _Beside | None = None
         sources: list[str] = []
         results: list[list[Violation]] = []
-        context = multiprocessing.get_context("fork")
+        if fresh:
+            context: multiprocessing.context.BaseContext = multiprocessing.get_context(FRESH_START)
+            # Only what a worker needs is imported into the server once, for every worker it
+            # starts: not the program's main module (a script without a main guard would
+            # run again in it).
+            context.set_forkserver_preload([__name__])
+        else:
+            context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
@@ -368,7 +388,7 @@ class ShaclGate:
             initargs=(
                 self.shapes.serialize(format="nt"),
                 self.engine_name,
-                os.getpid(),
+                None if fresh else os.getpid(),
                 prepare,
             ),
         ) as pool:
@@ -449,20 +469,45 @@ def _raise_first(found: Iterable[tuple[str, list[Violation]]]) -> None:
             raise GateRejected(source, violations)
 
 
+FRESH_START = "forkserver"
+"""The start method of gate workers that prepare from a gate context's files: forked by a
+server process that holds nothing of the build (Unix; elsewhere they are forked from it)."""
+
+
+def _start_methods() -> list[str]:
+    return multiprocessing.get_all_start_methods()
+
+
 _WORKER_ENGINE: ShaclEngine | None = None
 _WORKER_PREPARE: Callable[[StagedBatch], PreparedBatch] | None = None
+
+
+class _OpenedOnFirstBatch:
+    """Prepares from a gate context's files, opened at the first batch (:class:`ContextFiles`)."""
+
+    def __init__(self, files: ContextFiles) -> None:
+        self.files = files
+        self._opened: OpenedContext | None = None
+
+    def __call__(self, staged: StagedBatch) -> PreparedBatch:
+        if self._opened is None:
+            self._opened = self.files.open()
+        return self._opened.prepare(staged)
 
 
 def _init_worker(
     shapes: str,
     engine: str,
-    parent: int,
-    prepare: Callable[[StagedBatch], PreparedBatch] | None,
+    parent: int | None,
+    prepare: Callable[[StagedBatch], PreparedBatch] | ContextFiles | None,
 ) -> None:
+    """Set a gate worker up: die with the process that started it (``parent``, or whichever
+    it is: a fork server, which ends with the build), build its engine, keep how it
+    prepares."""
     global _WORKER_ENGINE, _WORKER_PREPARE
     die_with(parent)
     _WORKER_ENGINE = engine_named(engine, rdflib.Graph().parse(data=shapes, format="nt"))
-    _WORKER_PREPARE = prepare
+    _WORKER_PREPARE = _OpenedOnFirstBatch(prepare) if isinstance(prepare, ContextFiles) else prepare
 
 
 def _validate_in_worker(item: PreparedBatch | StagedBatch) -> list[Violation]:

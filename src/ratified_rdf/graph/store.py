@@ -29,6 +29,7 @@ from pyoxigraph import (
     RdfFormat,
     Store,
     Triple,
+    parse,
     serialize,
 )
 
@@ -327,6 +328,25 @@ class OxigraphStore:
         if self.path is not None and self._open is not None:
             self._store.flush()
             self._unflushed = 0
+
+    def write_graph(self, graph: str, path: str | Path) -> None:
+        """Write ``graph``'s triples to the file ``path``, as N-Triples."""
+        self._store.dump(str(path), RdfFormat.N_TRIPLES, from_graph=NamedNode(graph))
+
+    def load_file(self, path: str | Path, graph: str) -> None:
+        """Add the triples of the N-Triples file ``path`` to ``graph`` as :meth:`load` does,
+        keeping its blank nodes' labels (Oxigraph's own loaders give them fresh ones: a file
+        written by :meth:`write_graph` is then the graph it was, blank node for blank node)."""
+        name = NamedNode(graph)
+        with open(path, "rb") as file:
+            quads = (
+                Quad(q.subject, q.predicate, q.object, name)
+                for q in parse(file, format=RdfFormat.N_TRIPLES)
+            )
+            while chunk := list(islice(quads, LOAD_CHUNK_QUADS)):
+                self._store.bulk_extend(chunk)
+        if self.path is not None:
+            self._store.flush()
 
     def load_from(self, other: OxigraphStore, graphs: Iterable[str]) -> None:
         """Copy ``graphs`` of ``other`` here with the bulk loader (as :meth:`load`, not one

@@ -35,7 +35,7 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
-from ratified_rdf.graph.store import OxigraphStore, TripleStore
+from ratified_rdf.graph.store import LOAD_CHUNK_QUADS, OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query, source_of
 from ratified_rdf.trust import Clearance, TenantId
@@ -222,10 +222,13 @@ class Writer:
         # The derived batches are staged as they come (a view at a time); only a run to be
         # written elsewhere keeps them, to write them. In place, nothing needs them again,
         # and the gate's workers are about to fork.
+        # They are loaded a group at a time, not one by one: on disk each load writes files
+        # of its own, and at ×100 thousands of small loads took longer than the view.
         derived: list[Batch] = []
+        group: list[Batch] = []
+        grouped = 0
         count = 0
         for batch in derive(lambda: place.reading, sorted(graphs)) if derive is not None else ():
-            place.load([(batch.graph, batch.triples)])
             kept.append(context.stage(batch))
             graphs.add(batch.graph)
             if on_staged is not None:
@@ -233,6 +236,13 @@ class Writer:
             count += 1
             if not in_place:
                 derived.append(batch)
+            group.append(batch)
+            grouped += len(batch.triples)
+            if grouped >= LOAD_CHUNK_QUADS:
+                place.load((b.graph, b.triples) for b in group)
+                group, grouped = [], 0
+        place.load((b.graph, b.triples) for b in group)
+        del group
         give_back()
         run = StagedRun(place.reading, tuple(sorted(graphs)), context)
         context.complete(run.store, run.graphs)

@@ -279,14 +279,22 @@ def test_staging_left_by_a_killed_build_is_cleared_by_the_next(
     # gone, and leaves a running build's alone.
     dead = subprocess.Popen(["true"])  # a process that has ended
     dead.wait()
-    abandoned = staging_root / f"{STAGING_PREFIX}{dead.pid}-x1y2z3"
-    running = staging_root / f"{STAGING_PREFIX}{os.getppid()}-a1b2c3"
+    # The gate context's folder (its spool of every batch) is named and cleared the same way.
+    from ratified_rdf.graph.gate_context import GATE_PREFIX
+
+    kept = []
+    for prefix in (STAGING_PREFIX, GATE_PREFIX):
+        abandoned = staging_root / f"{prefix}{dead.pid}-x1y2z3"
+        running = staging_root / f"{prefix}{os.getppid()}-a1b2c3"
+        for folder in (abandoned, running):
+            (folder / "000001.sst").parent.mkdir()
+            (folder / "000001.sst").write_bytes(b"fictional")
+        kept.append(running.name)
     unrelated = staging_root / "someone-elses-folder"
-    for folder in (abandoned, running, unrelated):
-        (folder / "000001.sst").parent.mkdir()
-        (folder / "000001.sst").write_bytes(b"fictional")
+    (unrelated / "000001.sst").parent.mkdir()
+    (unrelated / "000001.sst").write_bytes(b"fictional")
     Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=tmp_path / "db")
-    assert sorted(p.name for p in staging_root.iterdir()) == sorted([running.name, unrelated.name])
+    assert sorted(p.name for p in staging_root.iterdir()) == sorted([*kept, unrelated.name])
 
 
 def test_catalog_switch_is_checked_against_the_state_after_it(brain: Brain) -> None:

@@ -41,6 +41,7 @@ from typing import IO, TYPE_CHECKING
 from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
 
 from ratified_rdf._errors import StoreError
+from ratified_rdf._temporary import make_folder
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.violations import PreparedBatch
@@ -70,8 +71,8 @@ class GateContext:
         self.gate = gate
         self._inverse = list(gate.inverse_predicates)
         # A folder of its own (mode 0700), removed with the spool when the context is let go
-        # of, or when the process ends.
-        self._folder = Path(tempfile.mkdtemp(prefix="ratified-gate-"))
+        # of or the process ends, or by the next build if this one is killed.
+        self._folder = make_folder(GATE_PREFIX)
         self._spool = _open_spool(self._folder / SPOOL)
         weakref.finalize(self, _remove, self._spool, self._folder)
         self._spooled = 0
@@ -182,6 +183,9 @@ def _named_nodes(document: bytes) -> set[str]:
     return found
 
 
+GATE_PREFIX = "ratified-gate-"
+"""How a gate context's folder under ``TMPDIR`` is named: the prefix, the building process's id,
+then a random part (:mod:`ratified_rdf._temporary`)."""
 SPOOL = "spool.nt"
 """The file of a context's folder holding every staged batch's N-Triples, one after another."""
 HELD = "held.nt"

@@ -16,19 +16,18 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from itertools import chain
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
 
 from ratified_rdf._errors import BrainError, StoreError
 from ratified_rdf._memory import give_back
+from ratified_rdf._temporary import clear_abandoned
 from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
@@ -541,21 +540,7 @@ def _staging_for(store: TripleStore) -> Iterator[OxigraphStore]:
 def _clear_abandoned_staging() -> None:
     """Remove the staging folders of builds whose process is gone (killed, out of memory):
     nothing removes them otherwise, and at ×100 one holds gigabytes."""
-    for folder in Path(tempfile.gettempdir()).glob(f"{STAGING_PREFIX}*-*"):
-        pid = folder.name.removeprefix(STAGING_PREFIX).split("-", 1)[0]
-        if pid.isdigit() and not _running(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    """Whether a process with this id exists (on this machine's process table)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        return True
-    return True
+    clear_abandoned(STAGING_PREFIX)
 
 
 def _same_run(batches: Iterable[Batch], sources: list[str], step: str) -> Iterator[Batch]:

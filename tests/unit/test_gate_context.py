@@ -208,9 +208,9 @@ def test_the_iris_read_off_a_document_s_lines_are_those_its_terms_hold(seed: int
 def test_a_staged_runs_workers_start_afresh_and_still_reject(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The workers that check a run with a gate context are started by a fork server (they
-    inherit nothing of the build's heap) and open the context from its files; what they find
-    is what the gate in this process finds."""
+    """Asked to (``RATIFIED_GATE_FRESH_WORKERS=1``), the workers that check a run with a gate
+    context are started by a fork server (they inherit nothing of the build's heap) and open
+    the context from its files; what they find is what the gate in this process finds."""
     import concurrent.futures
 
     from ratified_rdf import GateRejected
@@ -225,6 +225,7 @@ def test_a_staged_runs_workers_start_afresh_and_still_reject(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(gate_module, "ProcessPoolExecutor", recording)
+    monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", "1")
     gate = ShaclGate()
     store = OxigraphStore()
     context = GateContext(gate)
@@ -255,6 +256,42 @@ def test_a_staged_runs_workers_start_afresh_and_still_reject(
         gate.check_staged(staged, run, workers=2)
     assert started == [gate_module.FRESH_START]
     assert rejected.value.source == "a numberless section"
+    # Not asked for, the workers are forked from this process (a fork server's would run an
+    # unguarded main script again), and find the same.
+    monkeypatch.delenv("RATIFIED_GATE_FRESH_WORKERS")
+    with pytest.raises(GateRejected) as forked:
+        gate.check_staged(staged, run, workers=2)
+    assert started == [gate_module.FRESH_START, "fork"]
+    assert forked.value.source == "a numberless section"
     assert sorted(v.focus_node for v in rejected.value.violations) == sorted(
         v.focus_node for v in in_process[1]
     )
+
+
+def test_a_script_without_a_main_guard_builds_once(tmp_path: Path) -> None:
+    """A library user's script that builds at its top level (no ``if __name__ ==
+    "__main__":``) runs once: the gate's workers, by default, do not run the main script again
+    (a fork server's would)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(root)!r})\n"
+        "from pathlib import Path\n"
+        "from ratified_rdf import Brain\n"
+        "from tests.pigeon import MANIFEST, make_pigeon_repo\n"
+        "print('building', flush=True)\n"
+        f"repo = make_pigeon_repo(Path({str(tmp_path / 'git')!r}))\n"
+        f"brain, report = Brain.build(MANIFEST, source=str(repo), path={str(tmp_path / 'db')!r})\n"
+        "print('built', report.batches, flush=True)\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines.count("building") == 1 and len([x for x in lines if x.startswith("built ")]) == 1

@@ -302,7 +302,7 @@ class ShaclGate:
         without one is read here, one batch ahead of the workers, and ``alongside`` runs after
         the check."""
         workers = _workers(workers)
-        if workers > 1 and run.context is not None and FRESH_START in _start_methods():
+        if workers > 1 and run.context is not None and fresh_workers():
             # Workers started afresh, each opening the context from its files: forked from
             # this process, each would come to hold pages of all it holds (the view, the
             # staged run in memory), copied as its own allocations land among them.
@@ -476,6 +476,19 @@ server process that holds nothing of the build (Unix; elsewhere they are forked 
 
 def _start_methods() -> list[str]:
     return multiprocessing.get_all_start_methods()
+
+
+def fresh_workers() -> bool:
+    """Whether a staged run's gate workers are started afresh by a fork server
+    (``RATIFIED_GATE_FRESH_WORKERS=1``, where there is one) rather than forked from the build.
+
+    Not by default: a process the fork server starts runs the program's main script again
+    (as ``__mp_main__``), as every ``spawn`` or ``forkserver`` child does, so a script that
+    calls ``Brain.build`` without an ``if __name__ == "__main__":`` guard would build again in
+    each worker. The CLI and ``python -m`` entry points are guarded; a large build run from
+    them saves the memory forked workers copy (docs/design.md)."""
+    asked = os.environ.get("RATIFIED_GATE_FRESH_WORKERS", "").strip()
+    return asked == "1" and FRESH_START in _start_methods()
 
 
 _WORKER_ENGINE: ShaclEngine | None = None

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ratified_rdf import Brain, Verdict, build
+from ratified_rdf.audit import AuditLog
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.records.models import SpecRecords
 from tests.pigeon import MANIFEST, make_pigeon_repo
@@ -68,10 +69,13 @@ def test_records_are_gone_when_the_gate_starts(
 
 
 def test_a_server_store_keeps_them_for_its_second_pass(
-    pigeon_repo: Path, monkeypatch: pytest.MonkeyPatch, oxigraph_url: str
+    pigeon_repo: Path, monkeypatch: pytest.MonkeyPatch, oxigraph_url: str, tmp_path: Path
 ) -> None:
     refs, alive_at_gate = _watch_records(monkeypatch)
-    brain, report = Brain.build(MANIFEST, source=str(pigeon_repo), path=oxigraph_url)
+    # An audit log of the test's own: a server's default one lives in the user's state folder,
+    # signed by whichever key an earlier run used.
+    log = AuditLog.open(tmp_path / "audit")
+    brain, report = Brain.build(MANIFEST, source=str(pigeon_repo), path=oxigraph_url, audit=log)
     try:
         assert alive_at_gate == [True]  # the run is written by mapping it again
         assert report.batches > 0 and report.triples > 300

@@ -474,10 +474,6 @@ FRESH_START = "forkserver"
 server process that holds nothing of the build (Unix; elsewhere they are forked from it)."""
 
 
-def _start_methods() -> list[str]:
-    return multiprocessing.get_all_start_methods()
-
-
 def fresh_workers() -> bool:
     """Whether a staged run's gate workers are started afresh by a fork server
     (``RATIFIED_GATE_FRESH_WORKERS=1``, where there is one) rather than forked from the build.
@@ -488,7 +484,7 @@ def fresh_workers() -> bool:
     each worker. The CLI and ``python -m`` entry points are guarded; a large build run from
     them saves the memory forked workers copy (docs/design.md)."""
     asked = os.environ.get("RATIFIED_GATE_FRESH_WORKERS", "").strip()
-    return asked == "1" and FRESH_START in _start_methods()
+    return asked == "1" and FRESH_START in multiprocessing.get_all_start_methods()
 
 
 _WORKER_ENGINE: ShaclEngine | None = None

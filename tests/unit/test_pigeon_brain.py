@@ -365,3 +365,30 @@ def test_a_revision_chain_names_its_last_step_an_rfc(brain: Brain) -> None:
     urls = [e.url for e in answer.evidence]
     assert roles[-1] == "rfc" and urls[-1] == "https://www.rfc-editor.org/rfc/rfc9999"
     assert set(roles[:-1]) == {"revision"} and all("datatracker" in u for u in urls[:-1])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "trace draft-example-pigeon to its RFC",
+        "how did draft-example-pigeon get to the RFC?",
+        "follow draft-example-pigeon to the RFC",
+        "track draft-example-pigeon through its revisions to the RFC",
+    ],
+)
+def test_a_draft_named_alone_is_traced_from_its_first_revision(
+    brain: Brain, question: str
+) -> None:
+    answer = brain.ask(question)
+    assert answer.intent == "revision_chain" and answer.verdict == "answered", answer.summary
+    labels = [e.label for e in answer.evidence]
+    # Its first step is the first revision held, its last the RFC, as the chain from -00 has it.
+    assert labels == [e.label for e in brain.revision_chain("draft-example-pigeon", "00").evidence]
+    assert labels[0] == "draft-example-pigeon-00" and answer.evidence[-1].role == "rfc"
+    assert any(q.name.endswith("revision_chain") for q in answer.queries)
+
+
+def test_tracing_a_draft_the_brain_does_not_hold_says_so(brain: Brain) -> None:
+    answer = brain.ask("trace draft-example-sparrow to its RFC")
+    assert answer.verdict != "answered"
+    assert "draft-example-sparrow" in answer.summary, answer.summary

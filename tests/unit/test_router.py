@@ -67,6 +67,21 @@ PEOPLE = Gazetteer(
             Intent.REVISION_CHAIN,
             {"revision": "21"},
         ),
+        # A draft named alone is traced from its first revision (the card picks it).
+        (
+            "trace draft-ietf-tls-tls13 to its RFC",
+            Intent.REVISION_CHAIN,
+            {"draft": "draft-ietf-tls-tls13", "revision": None},
+        ),
+        (
+            "trace draft-ietf-tls-tls13-21 to the RFC",
+            Intent.REVISION_CHAIN,
+            {"draft": "draft-ietf-tls-tls13", "revision": "21"},
+        ),
+        ("how did draft-ietf-quic-transport get to the RFC?", Intent.REVISION_CHAIN, {}),
+        # What it became, or turned into, is the document's card: the RFC, not the path.
+        ("what did draft-ietf-tls-tls13 become?", Intent.DOCUMENT, {}),
+        ("when did draft-ietf-tls-tls13 turn into an RFC?", Intent.DOCUMENT, {}),
         ("how did the IESG vote on draft-ietf-tls-tls13?", Intent.NOT_HELD, {}),
         ("what changed in TLS 1.3 compared to version 1.2?", Intent.OUT_OF_SCOPE, {}),
         (

@@ -470,8 +470,16 @@ def _chain_role(step: ChainStep) -> str:
     return "rfc" if step.iri.rsplit("/", 1)[-1].startswith("rfc") else "revision"
 
 
-def revision_chain(session: Session, question: str, draft: str, revision: str) -> Answer:
-    """The revisions from ``draft``-``revision`` to the RFC it became."""
+def revision_chain(session: Session, question: str, draft: str, revision: str | None) -> Answer:
+    """The revisions from ``draft``-``revision`` to the RFC it became; from the draft's first
+    revision the brain holds when the question names the draft alone ("trace
+    draft-ietf-tls-tls13 to its RFC")."""
+    if revision is None:
+        held = session.run("document_revisions", draftName=draft)
+        first = text_of(held[0], "revisionNumber") if held else None
+        if first is None:
+            return out_of_scope(session, question, f"it holds no draft named {draft}")
+        revision = first
     chain = _chain(session, v.revision_iri(draft, revision))
     if not chain:
         return _missing_revision_section(session, question, draft, revision, "")

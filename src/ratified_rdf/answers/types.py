@@ -844,18 +844,19 @@ register(
     QuestionType(
         intent=Intent.REVISION_CHAIN,
         asked="what chain leads from {draft}-{revision} to the RFC?",
-        answers="The chain of revisions from one revision to the RFC.",
+        answers="The chain of revisions from one revision (or a draft's first) to the RFC.",
         cues=(
             cue(
                 r"\b(?:chain|lead\w* to|path|route|steps?|journey|follow\w*|superseded|"
                 r"came after|what came next|successors?|next revisions?|get to the rfc|road to|"
-                r"up to the rfc)\b",
+                r"up to the rfc|trac(?:e|ed|es|ing)|track\w*|(?<!in)to (?:the|its) rfc)\b",
                 4,
             ),
         ),
-        needs=lambda m, r: bool(m.revisions) and not m.sections,
+        # A draft named without a revision is traced from its first revision.
+        needs=lambda m, r: bool(m.revisions or m.drafts) and not m.sections,
         uses=1,
-        answer=lambda s, q, r: sections.revision_chain(s, q, r.draft or "", r.revision or ""),
+        answer=lambda s, q, r: sections.revision_chain(s, q, r.draft or "", r.revision),
         queries=("revision_chain",),
         results=(ChainStep,),
     )

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pyoxigraph import BlankNode, Literal, NamedNode, QueryTriples, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
 
 from ratified_rdf.graph.mapping import Batch, RunContext
 from ratified_rdf.graph.store import OxigraphStore, Term
@@ -35,6 +35,7 @@ from ratified_rdf.graph.vocab import RR
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
 from ratified_rdf.queries.packed import pack_row, pack_rows
 from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
+from ratified_rdf.queries.template import Statement, construct_template
 from ratified_rdf.trust import Clearance
 
 VIEW = "view"
@@ -127,95 +128,118 @@ def view_batches(
     wrote, derived from the staged graphs it reads (those the run wrote) in the store
     ``reading()`` gives when that view is derived.
 
-    One view is held at a time: its batches are yielded once its query has run, to be staged
-    before the next runs (at ×10 the view is some 900,000 triples, a third of the run, and
-    held whole as terms it took a gigabyte). Staging them may move the run to another store
-    (from memory to disk), which is why the store is asked for afresh for each view."""
+    One view is held at a time, packed: the CONSTRUCT's template is instantiated solution
+    by solution (:func:`construct_template`) and each solution's rows folded into their
+    literals at once (:func:`packed_rows`), so a row's columns are never held as terms
+    beyond its own solution, and each packed triple is held once, grouped by the node it is
+    about (at ×100 the unpacked rows alone took several gigabytes). Its batches
+    are yielded once its query has run, to be staged before the next runs. Staging them may
+    move the run to another store (from memory to disk), which is why the store is asked
+    for afresh for each view."""
     graphs = set(written)
     for view in VIEWS:
         for source in _sources_of(view):
             if run.graph(source) not in graphs:
                 continue
             reads = [run.graph(name) for name in view.inputs(source)]
-            result = reading().evaluate(
-                load_query(view.query).text, [g for g in reads if g in graphs]
-            )
-            if not isinstance(result, QueryTriples):
-                raise QueryError(f"{view.query}.rq is not a CONSTRUCT; a view query must be one.")
+            template = construct_template(view.query)
+            result = reading().evaluate(template.select, [g for g in reads if g in graphs])
+            if (
+                not isinstance(result, QuerySolutions)
+                or tuple(v.value for v in result.variables) != template.variables
+            ):
+                raise QueryError(f"{view.query}.rq's WHERE did not run as the SELECT asked.")
             graph = run.graph(view_graph_name(source))
-            rows = packed_rows(view.query, result)
+            solutions = (template.instances(tuple(solution)) for solution in result)
+            by_node = _by_node(packed_rows(view.query, solutions))
             if view.gathers is not None:
-                rows += gathered(view.query, view.gathers, rows)
-            yield from _chunked(graph, f"{view.query} of {source}", rows)
-            del rows
+                for triple in gathered(view.query, view.gathers, _all(by_node)):
+                    by_node.setdefault(str(triple.subject), {})[triple] = None
+            yield from _chunked(graph, f"{view.query} of {source}", by_node)
+            del by_node
 
 
-def packed_rows(query: str, triples: Iterable[Triple]) -> list[Triple]:
-    """A view's triples with every row (a blank node of :data:`COLUMN` properties) folded
-    into one ``rdf:JSON`` literal in its place; ``query`` names the CONSTRUCT in errors."""
-    columns: dict[BlankNode, dict[str, Term]] = {}
-    kept: list[Triple] = []
+def packed_rows(query: str, solutions: Iterable[Sequence[Statement | Triple]]) -> Iterator[Triple]:
+    """A view's triples, one solution's at a time, with every row (a blank node of
+    :data:`COLUMN` properties) folded into one ``rdf:JSON`` literal in its place; ``query``
+    names the CONSTRUCT in errors.
+
+    A row is a ``BNODE()`` of one solution, so all of it is in that solution's triples: it
+    is folded there, and nothing of it is held once the next solution comes."""
+    for triples in solutions:
+        columns: dict[BlankNode, dict[str, Term]] = {}
+        kept: list[Statement] = []
+        for subject, predicate, obj in triples:
+            if not isinstance(subject, BlankNode):
+                kept.append((subject, predicate, obj))
+                continue
+            name = predicate.value.removeprefix(COLUMN)
+            row = columns.setdefault(subject, {})
+            if name == predicate.value or name in row:
+                raise QueryError(
+                    f"{query}.rq writes a row with {'a second ' if name in row else ''}"
+                    f"{predicate}: a row's properties are its columns, one each, in {COLUMN}."
+                )
+            if isinstance(obj, Triple):
+                raise QueryError(f"{query}.rq writes a triple term as a column; a row holds terms.")
+            row[name] = obj
+        for subject, predicate, obj in kept:
+            if isinstance(obj, BlankNode):
+                found = columns.get(obj)
+                if found is None:
+                    raise QueryError(f"{query}.rq links {predicate} to a row with no columns.")
+                yield Triple(subject, predicate, pack_row(found))
+            else:
+                yield Triple(subject, predicate, obj)
+
+
+def _by_node(triples: Iterable[Triple]) -> dict[str, dict[Triple, None]]:
+    """Each distinct triple once, under the node it is about, nodes in the order they first
+    came (a node's copied values come once per shortcut to it)."""
+    by_node: dict[str, dict[Triple, None]] = {}
     for triple in triples:
-        if not isinstance(triple.subject, BlankNode):
-            kept.append(triple)
-            continue
-        name = triple.predicate.value.removeprefix(COLUMN)
-        row = columns.setdefault(triple.subject, {})
-        if name == triple.predicate.value or name in row:
-            raise QueryError(
-                f"{query}.rq writes a row with {'a second ' if name in row else ''}"
-                f"{triple.predicate}: a row's properties are its columns, one each, in {COLUMN}."
-            )
-        if isinstance(triple.object, Triple):
-            raise QueryError(f"{query}.rq writes a triple term as a column; a row holds terms.")
-        row[name] = triple.object
-    packed: list[Triple] = []
-    for triple in kept:
-        if isinstance(triple.object, BlankNode):
-            found = columns.get(triple.object)
-            if found is None:
-                raise QueryError(f"{query}.rq links {triple.predicate} to a row with no columns.")
-            packed.append(Triple(triple.subject, triple.predicate, pack_row(found)))
-        else:
-            packed.append(triple)
-    return packed
+        by_node.setdefault(str(triple.subject), {})[triple] = None
+    return by_node
 
 
-def gathered(query: str, rows: RowList, triples: Sequence[Triple]) -> list[Triple]:
+def _all(by_node: Mapping[str, Mapping[Triple, None]]) -> Iterator[Triple]:
+    for triples in by_node.values():
+        yield from triples
+
+
+def gathered(query: str, rows: RowList, triples: Iterable[Triple]) -> list[Triple]:
     """The lists ``rows`` gathers from a view's packed triples: one per section the
-    shortcuts lead to (``rr:shortcutTo``)."""
-    ends = {
-        t.subject: t.object
-        for t in triples
-        if t.predicate.value == RR + "shortcutTo" and isinstance(t.object, NamedNode)
-    }
-    found: dict[NamedNode, list[Literal]] = {}
+    shortcuts lead to (``rr:shortcutTo``). Every shortcut's triples are read in one pass,
+    so its end may come before or after its rows."""
+    ends: dict[object, NamedNode] = {}
+    unplaced: dict[object, list[Literal]] = {}
     for triple in triples:
-        if triple.predicate.value != rows.row:
-            continue
-        end = ends.get(triple.subject)
-        if end is None or not isinstance(triple.object, Literal):
-            raise QueryError(f"{query}.rq writes a row on {triple.subject}, which leads nowhere.")
-        found.setdefault(end, []).append(triple.object)
+        if triple.predicate.value == RR + "shortcutTo" and isinstance(triple.object, NamedNode):
+            ends[triple.subject] = triple.object
+        elif triple.predicate.value == rows.row:
+            if not isinstance(triple.object, Literal):
+                raise QueryError(f"{query}.rq writes a row on {triple.subject} that is no row.")
+            unplaced.setdefault(triple.subject, []).append(triple.object)
+    found: dict[NamedNode, list[Literal]] = {}
+    for shortcut, literals in unplaced.items():
+        end = ends.get(shortcut)
+        if end is None:
+            raise QueryError(f"{query}.rq writes a row on {shortcut}, which leads nowhere.")
+        found.setdefault(end, []).extend(literals)
     order = load_query(rows.read_by).packed_order
     into = NamedNode(rows.into)
     return [Triple(end, into, pack_rows(literals, order)) for end, literals in found.items()]
 
 
-def _chunked(graph: str, label: str, triples: Iterable[Triple]) -> Iterator[Batch]:
+def _chunked(graph: str, label: str, by_node: dict[str, dict[Triple, None]]) -> Iterator[Batch]:
     """The view's triples grouped by shortcut, :data:`SHORTCUTS_PER_BATCH` to a batch, in the
-    order the shortcuts first came (a shortcut's triples stay in one batch)."""
-    by_node: dict[str, list[Triple]] = {}
-    seen: set[Triple] = set()
-    for triple in triples:
-        if triple not in seen:  # a node's copied values come once per shortcut to it
-            seen.add(triple)
-            by_node.setdefault(str(triple.subject), []).append(triple)
+    order the shortcuts first came (a shortcut's triples stay in one batch); each group is
+    let go of once its batch is made."""
     nodes = list(by_node)
     for start in range(0, len(nodes), SHORTCUTS_PER_BATCH):
         part = nodes[start : start + SHORTCUTS_PER_BATCH]
         number = start // SHORTCUTS_PER_BATCH + 1
-        triples_of = [t for node in part for t in by_node[node]]
+        triples_of = [t for node in part for t in by_node.pop(node)]
         yield Batch(graph, f"card view: {label}, part {number}", triples_of)
 
 

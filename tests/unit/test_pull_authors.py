@@ -6,7 +6,9 @@ tests/corpus/test_pull_authors_corpus.py."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,57 @@ def test_what_the_listing_lacks_is_asked_of_git(tmp_path: Path) -> None:
     computed = PullAuthorsFromHistory(repo)
     assert computed(UNKNOWN, None) == []  # git does not hold it
     assert computed(next(iter(parents)), UNKNOWN) == []  # git refuses an unknown base
+
+
+def test_ids_git_does_not_hold_cost_no_git_process_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Most pull requests' heads are GitHub's commits, never fetched. One listing of what git
+    # holds answers for all of them; before, each cost a git process forked from the build.
+    repo, parents = _history(tmp_path, 16)
+    commits = sorted(parents)
+    missing = [f"{n:040x}" for n in range(1, 301)]
+    pairs: list[tuple[str, str | None]] = [(m, None) for m in missing[:100]]
+    pairs += [(m, commits[n % len(commits)]) for n, m in enumerate(missing[100:200])]
+    pairs += [(commits[n % len(commits)], m) for n, m in enumerate(missing[200:])]
+    expected = [pull_authors(repo, head, base) for head, base in pairs]
+    computed = PullAuthorsFromHistory(repo)
+    import ratified_rdf.sources.git_history as git_history
+
+    calls: list[list[str]] = []
+    real_run = git_history.subprocess.run
+
+    def counted(command: list[str], **kwargs: object) -> object:
+        calls.append(command)
+        return real_run(command, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(git_history.subprocess, "run", counted)
+    assert [computed(head, base) for head, base in pairs] == expected == [[]] * 300
+    assert len(calls) == 1 and "--batch-all-objects" in calls[0]
+
+
+def test_a_commit_no_ref_reaches_is_still_asked_of_git(tmp_path: Path) -> None:
+    repo, parents = _history(tmp_path, 17)
+    parent = sorted(parents)[0]
+    env = {
+        "GIT_AUTHOR_NAME": "Ada Pigeon",
+        "GIT_AUTHOR_EMAIL": "ada@pigeon.example",
+        "GIT_COMMITTER_NAME": "Ada Pigeon",
+        "GIT_COMMITTER_EMAIL": "ada@pigeon.example",
+    }
+    git = ["git", "--git-dir", str(repo.git_dir)]
+    tree = subprocess.run(
+        [*git, "rev-parse", f"{parent}^{{tree}}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    dangling = subprocess.run(
+        [*git, "commit-tree", tree, "-p", parent, "-m", "never pushed to a branch"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **env},
+    ).stdout.strip()
+    computed = PullAuthorsFromHistory(repo)
+    assert dangling not in computed.authors  # no ref reaches it: not in the listing
+    got = computed(dangling, parent)
+    assert got == pull_authors(repo, dangling, parent) == [("Ada Pigeon", "ada@pigeon.example")]
+    assert computed(parent, dangling) == pull_authors(repo, parent, dangling)

@@ -79,7 +79,21 @@ def values_problems(run: QueryRun) -> list[str]:
     rows = list(solutions)
     kinds = {p.name: p.kind for p in query.params}
     problems: list[str] = []
+    keys = dict(query.keys)
     for name in names:
+        if name in keys:
+            # A key is no parameter: in each row, a plain string of the row's values of the
+            # parameters it is made of, joined by spaces (# Key), and nothing else.
+            for row in rows:
+                key, parts = row[name], [row[part] for part in keys[name]]
+                if (
+                    not isinstance(key, pyoxigraph.Literal)
+                    or not key.datatype.value.endswith("#string")
+                    or any(part is None for part in parts)
+                    or key.value != " ".join(part.value for part in parts if part is not None)
+                ):
+                    problems.append(f"?{name} is not the key of {keys[name]}: {values[:200]}")
+            continue
         terms = [row[name] for row in rows]
         given = run.params[name]
         if not terms:  # an empty tuple: no row at all

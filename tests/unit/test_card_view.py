@@ -13,7 +13,7 @@ from ratified_rdf.graph.gate import GateRejected, ShaclGate
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.views import is_view_graph, usable_views, view_levels
-from ratified_rdf.queries.files import load_query, view_queries
+from ratified_rdf.queries.files import key_of, load_query, view_queries
 from ratified_rdf.trust import Clearance
 from tests.conftest import BACKENDS
 from tests.pigeon import MANIFEST, build_pigeon, make_pigeon_repo
@@ -81,16 +81,27 @@ def test_every_view_query_names_a_full_path_query_with_its_parameters() -> None:
         assert load_query(full_path).reproduces is None
 
 
-def test_the_became_view_starts_from_the_revision_not_the_shared_number() -> None:
-    # Oxigraph joins two patterns of one shape in the order written. A section number is
-    # shared by every revision of every draft, so starting from it costs a lookup per revision
-    # the brain holds (at ×10 the became card took 2.11× its ×1 time); from the revision, one
-    # per section of it, whatever the brain's size (benchmarks.scale measures it).
-    where = load_query("view_section_became").text.split("WHERE", 1)[1]
-    patterns = [line for line in where.splitlines() if line.strip().startswith("?shortcut")]
-    assert patterns, "view_section_became.rq has no pattern on ?shortcut"
-    first = patterns[0].split(";")[0]
-    assert "rr:viewDocument ?revision" in first, first
+def test_the_became_view_finds_its_shortcut_by_one_key(brain: Brain) -> None:
+    # Two patterns (document, number) cost a lookup for each match of the first, which
+    # grows with the brain either way round; the key is one lookup. Every shortcut of a
+    # numbered section carries the key the library binds for its document and number.
+    query = load_query("view_section_became")
+    assert dict(query.keys) == {"sectionKey": ("revision", "sectionNumber")}
+    where = query.text.split("WHERE", 1)[1]
+    assert "?shortcut rr:viewSectionKey ?sectionKey ;" in where
+    assert "viewDocument" not in where and "viewSectionNumber" not in where
+    rows = brain.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "SELECT ?document ?number ?key WHERE { ?s a rr:AlignmentShortcut ; "
+        "rr:viewDocument ?document . OPTIONAL { ?s rr:viewSectionNumber ?number } "
+        "OPTIONAL { ?s rr:viewSectionKey ?key } }"
+    ).rows
+    assert len(rows) > 20
+    for row in rows:
+        if row.get("number") is None:
+            assert row.get("key") is None, row
+        else:
+            assert row["key"].value == key_of(row["document"], row["number"].value), row
 
 
 def test_a_view_graph_is_at_the_highest_clearance_of_what_it_reads() -> None:

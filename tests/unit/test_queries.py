@@ -132,3 +132,45 @@ def test_whole_graph_queries_are_marked_in_their_header() -> None:
     }
     marked = parse_query_file("x", "# Answers: everything\n# Whole graph: counts it all\nASK {}")
     assert marked.whole_graph and not parse_query_file("y", "# Answers: y\nASK {}").whole_graph
+
+
+def test_a_key_is_bound_beside_the_parameters_it_is_made_of() -> None:
+    text = (
+        "# Answers: rows by key.\n"
+        "# Param ?doc iri: a document\n"
+        "# Param ?number string: a section number\n"
+        "# Key ?key: ?doc ?number\n"
+        "SELECT ?row WHERE { VALUES (?doc ?number ?key) { (UNDEF UNDEF UNDEF) } ?s ?p ?key }"
+    )
+    query = parse_query_file("q", text)
+    assert query.keys == (("key", ("doc", "number")),)
+    bound = query.bind({"doc": "https://example.org/pigeon/doc/1", "number": "4.2"})
+    assert 'VALUES (?doc ?number ?key) { (<https://example.org/pigeon/doc/1> "4.2" ' in bound
+    assert '"https://example.org/pigeon/doc/1 4.2") }' in bound
+    # A list binds one key a row; the key is no parameter of its own.
+    listed = query.bind(
+        {"doc": ("https://example.org/a", "https://example.org/b"), "number": ("1", "2")}
+    )
+    assert '"https://example.org/a 1")' in listed and '"https://example.org/b 2")' in listed
+    with pytest.raises(QueryError, match="has no parameter"):
+        query.bind({"doc": "https://example.org/a", "number": "1", "key": "x"})
+    # Each part is checked as its parameter is, before it goes into the key.
+    with pytest.raises(QueryError, match="absolute IRI"):
+        query.bind({"doc": "not an iri> } DROP ALL", "number": "1"})
+
+
+@pytest.mark.parametrize(
+    ("key_line", "message"),
+    [
+        ("# Key ?key: ?doc ?elsewhere", "made of declared parameters"),
+        ("# Key key = doc number", "write its Key line"),
+    ],
+)
+def test_a_key_line_that_does_not_fit_is_named(key_line: str, message: str) -> None:
+    text = (
+        "# Answers: rows by key.\n# Param ?doc iri: a document\n"
+        f"{key_line}\n"
+        "SELECT ?row WHERE { VALUES (?doc ?key) { (UNDEF UNDEF) } ?s ?p ?key }"
+    )
+    with pytest.raises(QueryError, match=message):
+        parse_query_file("q", text)

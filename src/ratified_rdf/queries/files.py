@@ -7,7 +7,10 @@ runs as "any value" when the file is used as it is. Binding replaces that row wi
 terms serialised by the library, so a parameter can never become query text. ``# Reads: …``
 names the sources whose graphs it reads (``posts``: every source whose graph holds posts, as
 the registry says); ``# Whole graph: …`` marks a query about everything those graphs hold,
-whose rows a brain keeps per set of graphs.
+whose rows a brain keeps per set of graphs. ``# Key ?k: ?a ?b`` binds ``?k`` too, in the same
+placeholder row, to one string made of the parameters' values (see :func:`key_of`): a card
+view query finds a shortcut by it in one lookup, where two patterns (one per parameter) cost a
+lookup for each match of the first.
 
 A ``VALUES`` block inside the pattern costs the same as an inline IRI on Oxigraph, whereas its
 ``substitutions=`` argument does not seed property paths from the bound node.
@@ -38,6 +41,7 @@ _ANSWERS = re.compile(r"^#\s*Answers:\s*(.*)$")
 _READS = re.compile(r"^#\s*Reads:\s*(.*)$")
 _WHOLE_GRAPH = re.compile(r"^#\s*Whole graph:")
 _REPRODUCES = re.compile(r"^#\s*Reproduces:\s*([a-z0-9_]+)\s*$")
+_KEY = re.compile(r"^#\s*Key\s+\?(\w+)\s*:((?:\s+\?\w+)+)\s*$")
 _PACKED = re.compile(r"^#\s*Packed:\s*\?(\w+)(?:\s*,\s*ordered by((?:\s+\?\w+)+))?\s*$")
 _PLACEHOLDER = re.compile(r"VALUES\s*\(([^)]*)\)\s*\{\s*\((?:\s*UNDEF\s*)+\)\s*\}")
 # No blanks, control characters (C0, DEL, C1) or characters SPARQL's IRIREF excludes; fullmatch,
@@ -88,6 +92,9 @@ class QueryFile(BaseModel):
     """The unpacked columns the rows are ordered by (``# Packed: ?row, ordered by ?created
     ?post``), as an ``ORDER BY`` of them would order them: SPARQL cannot sort by values
     inside a literal."""
+    keys: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Keys bound beside the parameters (``# Key ?sectionKey: ?revision ?sectionNumber``):
+    each variable with the parameters it is made of, by :func:`key_of`."""
 
     def bind(self, values: dict[str, ParamValue]) -> str:
         """The query text with ``values`` bound into its ``VALUES`` placeholder."""
@@ -104,19 +111,34 @@ class QueryFile(BaseModel):
         if len(lengths) > 1:
             raise QueryError(f"{self.name}: parameters given as lists must be of one length")
         count = lengths.pop() if lengths else 1
-        order = [(declared[name], values[name]) for name in self.placeholder]
+        made_of = dict(self.keys)
+
+        def one(name: str, index: int) -> str:
+            if name in made_of:
+                parts = [one_value(part, index) for part in made_of[name]]
+                for part, value in zip(made_of[name], parts, strict=True):
+                    render(declared[part], value)  # each part checked as its parameter is
+                return str(Literal(key_of(*parts)))
+            return render(declared[name], one_value(name, index))
+
+        def one_value(name: str, index: int) -> str | int | NamedNode:
+            value = values[name]
+            return value[index] if isinstance(value, tuple) else value
+
         rows = " ".join(
-            "("
-            + " ".join(
-                render(param, value[index] if isinstance(value, tuple) else value)
-                for param, value in order
-            )
-            + ")"
+            "(" + " ".join(one(name, index) for name in self.placeholder) + ")"
             for index in range(count)
         )
         return _PLACEHOLDER.sub(
             lambda m: f"VALUES ({m.group(1).strip()}) {{ {rows} }}", self.text, count=1
         )
+
+
+def key_of(*values: str | int | NamedNode) -> str:
+    """The key of ``values`` (``# Key``): each one's text (an IRI without its brackets), joined
+    by single spaces: what ``CONCAT(STR(?a), " ", STR(?b))`` gives in the view query that
+    writes it."""
+    return " ".join(value.value if isinstance(value, NamedNode) else str(value) for value in values)
 
 
 def render(param: Param, value: str | int | NamedNode) -> str:
@@ -173,6 +195,7 @@ def parse_query_file(name: str, text: str) -> QueryFile:
     reproduces: str | None = None
     packed: str | None = None
     packed_order: tuple[str, ...] = ()
+    keys: list[tuple[str, tuple[str, ...]]] = []
     for line in text.splitlines():
         if not line.startswith("#"):
             break
@@ -183,6 +206,12 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         if full_path:
             reproduces = full_path.group(1)
             continue
+        key = _KEY.match(line)
+        if key:
+            keys.append((key.group(1), tuple(v.lstrip("?") for v in key.group(2).split())))
+            continue
+        if line.startswith("# Key"):
+            raise QueryError(f"{name}.rq: write its Key line as '# Key ?key: ?param ?param'")
         packing = _PACKED.match(line)
         if packing:
             packed = packing.group(1)
@@ -217,8 +246,14 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         if match is None:
             raise QueryError(f"{name}.rq declares parameters but has no VALUES placeholder")
         placeholder = tuple(v.lstrip("?$") for v in match.group(1).split())
-        if sorted(placeholder) != sorted(p.name for p in params):
-            raise QueryError(f"{name}.rq: the VALUES placeholder does not match its Param lines")
+        if sorted(placeholder) != sorted([p.name for p in params] + [k for k, _ in keys]):
+            raise QueryError(
+                f"{name}.rq: the VALUES placeholder does not match its Param and Key lines"
+            )
+    declared = {p.name for p in params}
+    for made, parts in keys:
+        if not parts or any(part not in declared for part in parts):
+            raise QueryError(f"{name}.rq: the key ?{made} must be made of declared parameters")
     return QueryFile(
         name=name,
         answers=" ".join(answers),
@@ -230,6 +265,7 @@ def parse_query_file(name: str, text: str) -> QueryFile:
         reproduces=reproduces,
         packed=packed,
         packed_order=packed_order,
+        keys=tuple(keys),
     )
 
 

@@ -376,9 +376,7 @@ def test_a_revision_chain_names_its_last_step_an_rfc(brain: Brain) -> None:
         "track draft-example-pigeon through its revisions to the RFC",
     ],
 )
-def test_a_draft_named_alone_is_traced_from_its_first_revision(
-    brain: Brain, question: str
-) -> None:
+def test_a_draft_named_alone_is_traced_from_its_first_revision(brain: Brain, question: str) -> None:
     answer = brain.ask(question)
     assert answer.intent == "revision_chain" and answer.verdict == "answered", answer.summary
     labels = [e.label for e in answer.evidence]

@@ -92,7 +92,9 @@ def template_of(name: str, text: str) -> ConstructTemplate:
         )
     end = _closing_brace(text, found.end() - 1)
     patterns = prepareQuery(text).algebra.template
-    names = sorted({str(part) for pattern in patterns for part in pattern if _is_var(part)})
+    names = sorted(
+        {str(part) for pattern in patterns for part in pattern if isinstance(part, RdflibVariable)}
+    )
     index = {variable: i for i, variable in enumerate(names)}
     template = tuple(
         (_part(s, name, index), _part(p, name, index), _part(o, name, index))
@@ -104,10 +106,6 @@ def template_of(name: str, text: str) -> ConstructTemplate:
         variables=tuple(names),
         template=template,
     )
-
-
-def _is_var(part: object) -> bool:
-    return isinstance(part, RdflibVariable)
 
 
 def _closing_brace(text: str, opening: int) -> int:

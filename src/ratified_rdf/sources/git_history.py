@@ -803,15 +803,18 @@ def signatures(repo: GitRepository) -> list[tuple[str, str]]:
 
 def _log_all(repo: GitRepository, line_format: str) -> str:
     """``git log --all`` with one line of ``line_format`` per commit, on every ref."""
+    return _git_output(repo, "read", "log", "--all", f"--format={line_format}")
+
+
+def _git_output(repo: GitRepository, doing: str, *args: str) -> str:
+    """What ``git <args>`` prints on ``repo``; a :class:`SourceError` saying git could not
+    ``doing`` it, with git's reason, when it fails."""
     result = subprocess.run(
-        ["git", "--git-dir", str(repo.git_dir), "log", "--all", f"--format={line_format}"],
-        capture_output=True,
-        text=True,
-        check=False,
+        ["git", "--git-dir", str(repo.git_dir), *args], capture_output=True, text=True, check=False
     )
     if result.returncode != 0:
         reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
-        raise SourceError(f"git could not read {repo.source}: {reason}.")
+        raise SourceError(f"git could not {doing} {repo.source}: {reason}.")
     return result.stdout
 
 
@@ -862,28 +865,17 @@ class PullAuthorsFromHistory:
         """Every commit and tag id git holds, reached by a ref or not (what ``git log``
         could start from), listed the first time it is asked."""
         if self._objects is None:
-            result = subprocess.run(
-                [
-                    "git",
-                    "--git-dir",
-                    str(self.repo.git_dir),
-                    "cat-file",
-                    "--batch-all-objects",
-                    "--unordered",
-                    "--batch-check=%(objecttype) %(objectname)",
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
+            listing = _git_output(
+                self.repo,
+                "list the objects of",
+                "cat-file",
+                "--batch-all-objects",
+                "--unordered",
+                "--batch-check=%(objecttype) %(objectname)",
             )
-            if result.returncode != 0:
-                reason = (result.stderr.strip().splitlines() or ["no reason given"])[-1]
-                raise SourceError(
-                    f"git could not list the objects of {self.repo.source}: {reason}."
-                )
             self._objects = frozenset(
                 name
-                for kind, _, name in (line.partition(" ") for line in result.stdout.splitlines())
+                for kind, _, name in (line.partition(" ") for line in listing.splitlines())
                 if kind in ("commit", "tag")
             )
         return self._objects

@@ -65,15 +65,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             manifest, repo = pigeon_source(Path(folder))
             args.before, args.runs, args.source = args.before or "HEAD", 1, str(repo)
             args.manifest = str(manifest.relative_to(ROOT))
-        times: dict[str, list[tuple[float, float, float]]] = {"before": [], "after": []}
         try:
-            with report.checkout(args.before) as earlier:
-                for run in range(args.runs):
-                    for name, tree in (("before", earlier), ("after", ROOT)):
-                        store = Path(folder) / f"{name}-{run}"
-                        built = _build(tree, tree / args.manifest, args.source, store)
-                        times[name].append(built)
-                        log(f"run {run + 1} {name}: read/write/total {built} s")
+            times = report.alternate(
+                args.before,
+                args.runs,
+                lambda name, run, tree: _build(
+                    tree, tree / args.manifest, args.source, Path(folder) / f"{name}-{run}"
+                ),
+                log,
+            )
         except BenchError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

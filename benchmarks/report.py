@@ -43,6 +43,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+"""What a side-by-side run measures (:func:`alternate`)."""
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -382,6 +386,22 @@ def checkout(revision: str) -> Iterator[Path]:
             check=False,
         )
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def alternate(
+    before: str, runs: int, measure: Callable[[str, int, Path], T], log: Callable[[str], None]
+) -> dict[str, list[T]]:
+    """``measure(name, run, tree)`` for ``runs`` rounds, each with ``before`` checked out
+    (name ``"before"``) and then this checkout (``"after"``), alternating so both see the
+    same machine; every measurement, by name. Raises :class:`BenchError` as ``measure`` does."""
+    measured: dict[str, list[T]] = {"before": [], "after": []}
+    with checkout(before) as earlier:
+        for run in range(runs):
+            for name, tree in (("before", earlier), ("after", REPO)):
+                value = measure(name, run, tree)
+                measured[name].append(value)
+                log(f"run {run + 1} {name}: {value}")
+    return measured
 
 
 # --- options and output --------------------------------------------------------------------

@@ -54,8 +54,11 @@ def worker(store_path: str) -> dict[str, Any]:
         graphs = list(brain.scope.read_graphs)
         run_id = max(g.split("/")[-2] for g in graphs)
         written = [g for g in graphs if f"/{run_id}/" in g and not is_view_graph(g)]
+        disk = brain.reading.store
+        if not isinstance(disk, OxigraphStore):
+            raise BenchError(f"{store_path} is not an embedded Oxigraph store.")
         memory = OxigraphStore()
-        memory.load_from(brain.reading.store, written)
+        memory.load_from(disk, written)
         tenant = brain.reader.tenant
     brain_id = written[0].split("/")[-3]
     gc.collect()
@@ -120,14 +123,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="view-side-by-side-") as folder:
         if args.smoke:
             args.store, args.before, args.runs = _pigeon_store(Path(folder)), "HEAD", 1
-        results: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
         try:
-            with report.checkout(args.before) as earlier:
-                for run in range(args.runs):
-                    for name, tree in (("before", earlier), ("after", ROOT)):
-                        derived = _derive(tree, args.store)
-                        results[name].append(derived)
-                        log(f"run {run + 1} {name}: {derived}")
+            results = report.alternate(
+                args.before, args.runs, lambda name, run, tree: _derive(tree, args.store), log
+            )
         except BenchError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

@@ -6,7 +6,7 @@ import pytest
 
 from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
-from ratified_rdf.answers.router import Intent, route
+from ratified_rdf.answers.router import Intent, Reading, route
 
 PEOPLE = Gazetteer(
     drafts={},
@@ -169,3 +169,71 @@ def test_numbers_that_are_not_sections(question: str) -> None:
 )
 def test_sections_written_beside_an_rfc(question: str, beside_rfc: tuple[str, ...]) -> None:
     assert PEOPLE.read(question).rfc_sections == beside_rfc
+
+
+def _three_rfcs() -> Gazetteer:
+    """A fictional group of three RFCs; one title names a topic that is also a heading."""
+    from ratified_rdf.answers.lookups import _shared_words, _words
+
+    titles = [
+        "The Pigeon Transport Protocol",
+        "Pigeon Loss Recovery and Congestion Control",
+        "Carrying HTTP over Pigeon",
+    ]
+    headings = [
+        (9996, "7", "Congestion Control"),
+        (9996, "6", "Loss Recovery"),
+        (9997, "2", "Pigeon Versions"),
+    ]
+    return Gazetteer(
+        drafts={},
+        became={},
+        rfcs={9996: None, 9997: None, 9998: None},
+        people=[],
+        threads=(),
+        headings=HeadingIndex.build(
+            HeadingEntry(
+                section=f"urn:rfc{rfc}:{number}",
+                heading=heading,
+                number=number,
+                document=f"RFC {rfc}",
+                is_rfc=True,
+                final=f"urn:rfc{rfc}:{number}",
+                page=f"https://example.org/rfc{rfc}#section-{number}",
+            )
+            for rfc, number, heading in headings
+        ),
+        subject_words=_shared_words([_words(title) for title in titles]),
+    )
+
+
+def test_only_words_most_rfc_titles_share_are_the_brains_subject() -> None:
+    from ratified_rdf.answers.lookups import _shared_words
+
+    assert _shared_words([{"pigeon", "transport"}, {"pigeon", "loss"}, {"http", "pigeon"}]) == {
+        "pigeon"
+    }
+    # One RFC (or two with one title): every word of it is the subject.
+    assert _shared_words([{"tls", "protocol"}, {"tls", "protocol"}]) == {"tls", "protocol"}
+    assert _shared_words([{"a", "b"}, {"b", "c"}]) == {"b"}
+    assert _shared_words([]) == set()
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "section"),
+    [
+        # One title's words are that RFC's topic, not the whole brain's subject.
+        ("who should I ask about congestion control?", Intent.WHO_TO_ASK, "7"),
+        ("why does loss recovery work this way?", Intent.DISCUSSION, "6"),
+        # Words every title shares, with asking words, still name no section.
+        ("what changed in pigeon compared to version 2?", Intent.OUT_OF_SCOPE, None),
+    ],
+)
+def test_a_topic_one_rfc_title_names_is_still_a_topic(
+    question: str, intent: Intent, section: str | None
+) -> None:
+    gazetteer = _three_rfcs()
+    target = route(question, gazetteer)
+    assert target.intent is intent
+    reading = Reading(question, gazetteer.read(question), gazetteer)
+    assert reading.topic == ((9996, section) if section else None)

@@ -274,7 +274,7 @@ class Gazetteer:
         became; ``rfcs``: each RFC's publication month; ``people``: (IRI, name, aliases);
         ``threads``: the issue and pull request numbers; ``headings``: the heading index, for
         section numbers and the words of headings; ``subject_words``: the words of the brain's
-        own subject (its title and its RFCs' titles: "TLS", "transport"), which alone find
+        own subject (the words most of its RFCs' titles share: "TLS", "QUIC"), which alone find
         no section; ``permissive``: hold every RFC, draft and thread a question names (the
         router's reading when it has no brain at hand)."""
         self.permissive = permissive

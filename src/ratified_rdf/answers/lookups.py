@@ -9,6 +9,7 @@ written, so until then the same graphs give the same index.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from ratified_rdf.answers.entities import Gazetteer
@@ -92,12 +93,12 @@ class Lookups:
                 if number.isdigit():
                     became[name] = int(number)
         rfcs: dict[int, str | None] = {}
-        subject: set[str] = set()
+        titles: list[set[str]] = []
         for row in rows("documents"):
             if "rfcNumber" in row:
                 rfcs[int(row["rfcNumber"].value)] = row["issued"].value if "issued" in row else None
                 if "title" in row:
-                    subject.update(_words(row["title"].value))
+                    titles.append(_words(row["title"].value))
             else:
                 drafts.setdefault(row["name"].value, [])
         people: dict[str, tuple[str, list[str]]] = {}
@@ -113,7 +114,7 @@ class Lookups:
             people=[(iri, name, aliases) for iri, (name, aliases) in people.items()],
             threads=(int(row["number"].value) for row in rows("gazetteer_threads")),
             headings=index,
-            subject_words=subject,
+            subject_words=_shared_words(titles),
             groups={
                 match.group(1)
                 for name in drafts
@@ -122,6 +123,14 @@ class Lookups:
         )
         self.gazetteers[key] = found
         return found
+
+
+def _shared_words(titles: Sequence[set[str]]) -> set[str]:
+    """The words in more than half of the RFC titles: the brain's own subject ("TLS",
+    "QUIC"). A word only some titles hold names one RFC's topic ("congestion control" in
+    RFC 9002's title) and must still find that RFC's section of the same name."""
+    counts = Counter(word for title in titles for word in title)
+    return {word for word, count in counts.items() if 2 * count > len(titles)}
 
 
 def _words(text: str) -> set[str]:

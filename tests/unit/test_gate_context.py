@@ -295,3 +295,27 @@ def test_a_script_without_a_main_guard_builds_once(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines.count("building") == 1 and len([x for x in lines if x.startswith("built ")]) == 1
+
+
+def test_the_type_table_gives_back_each_iris_types_as_they_were_written(tmp_path: Path) -> None:
+    from ratified_rdf.graph.gate_context import TypeTable
+
+    rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+    rng = random.Random(3)
+    written: dict[str, set[str]] = {}
+    table = TypeTable()
+    kinds = [f"<{EX}class/{n}>" for n in range(5)] + ['"not a class"@en', '"4"^^<http://x/n>']
+    for _ in range(3000):
+        iri = f"{EX}node/{rng.randrange(1200)}"
+        kind = rng.choice(kinds)
+        written.setdefault(iri, set()).add(kind)
+        table.add(iri, kind)
+    table.seal()
+    table.write(tmp_path / "types.bin")
+    again = TypeTable.read(tmp_path / "types.bin")
+    asked = [*written, f"{EX}node/never", f"{EX}other"]
+    expected = sorted(f"<{iri}> <{rdf_type}> {kind} ." for iri in written for kind in written[iri])
+    for one in (table, again):
+        got = [line.decode() for line in one.lines(asked)]
+        assert sorted(got) == expected  # each once, however often it was added
+    assert list(again.lines([f"{EX}node/never"])) == []

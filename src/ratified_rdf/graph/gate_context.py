@@ -16,12 +16,17 @@ batch's own triples:
   the state outside the run describes too (a brain's reviews graphs, which outlive runs);
 - each batch's own triples, spooled as N-Triples to an unnamed temporary file as it is staged.
 
-The first two sit in a small store in memory (at ×10, some 575,000 triples of a 2.9 million
-triple run); the spool is read back by offset. Once the run is complete they are also written
-beside the spool, in a private temporary folder (:meth:`GateContext.files`), from which a gate
-worker started afresh opens its own copy (:class:`ContextFiles`): a worker forked from the build
-process would inherit its whole heap, and at ×10 came to hold 0.8 GiB of it privately (each
-allocation it made landing in a page it shared), against 0.15 GiB for a fresh one.
+None of it sits in a store. The types are a table of two 64-bit halves of each IRI's 128-bit
+BLAKE2b hash and a number for its type, sorted, about 20 bytes a type (:class:`TypeTable`; a
+store in memory took some 470). The shared descriptions are read from the staged run once it is
+complete and written, node by node, to a file beside the spool, with an index of where each
+node's lines are; a batch's document is read back by offset. At ×100 the store in memory that
+held them both came to 5 GiB in the build and 3.6 GiB again in each gate worker that opened it.
+Once the run is complete the table and the index are also written beside the spool, in a
+private temporary folder (:meth:`GateContext.files`), from which a gate worker started afresh
+opens its own copy (:class:`ContextFiles`): a worker forked from the build process would
+inherit its whole heap, and at ×10 came to hold 0.8 GiB of it privately (each allocation it
+made landing in a page it shared), against 0.15 GiB for a fresh one.
 Preparing a batch from them gives, triple for triple, the document preparing it from the
 staged run gives (tests/unit/test_gate_context.py and tests/corpus/test_gate_context_corpus.py
 compare them on every batch), however and wherever the run is staged.
@@ -29,11 +34,14 @@ compare them on every batch), however and wherever the run is staged.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterable, Sequence
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -43,15 +51,13 @@ from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
 from ratified_rdf._errors import StoreError
 from ratified_rdf._temporary import make_folder
 from ratified_rdf.graph.mapping import Batch
-from ratified_rdf.graph.store import OxigraphStore, TripleStore
+from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.graph.violations import PreparedBatch
 
 if TYPE_CHECKING:
     from ratified_rdf.graph.gate import ShaclGate, StagedBatch
 
 _RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-_HELD = "urn:x-ratified-rdf:gate-context"
-"""The one graph of the context's store (it holds what it holds for every graph of the run)."""
 _OUTSIDE = -1
 """The toucher standing for the state outside the run (its reviews graphs)."""
 
@@ -76,7 +82,8 @@ class GateContext:
         self._spool = _open_spool(self._folder / SPOOL)
         weakref.finalize(self, _remove, self._spool, self._folder)
         self._spooled = 0
-        self._held = OxigraphStore()
+        self._types = TypeTable()
+        self._described: Described | None = None
         self._first_toucher: dict[str, int] = {}
         self.shared: set[str] = set()
         """Nodes more than one batch touches (or a batch and the state outside the run)."""
@@ -113,14 +120,18 @@ class GateContext:
         """Read the whole description of every shared node from the staged run (``store``,
         in ``graphs``: the state the run leaves), once every batch of it is staged."""
         self._check_open("complete")
-        described = store.describe(sorted(self.shared), graphs, self._inverse)
-        self._held.load([(_HELD, described)])
         try:
             self._spool.flush()
-            self._held.write_graph(_HELD, self._folder / HELD)
-            (self._folder / SHARED).write_text(
-                "".join(f"{node}\n" for node in sorted(self.shared)), encoding="utf-8"
+            self._described = Described.write(
+                self._folder / HELD,
+                self._folder / SHARED,
+                (
+                    (node, store.describe([node], graphs, self._inverse))
+                    for node in sorted(self.shared)
+                ),
             )
+            self._types.seal()
+            self._types.write(self._folder / TYPES)
         except OSError as error:
             raise _no_room(error) from error
         self._completed = True
@@ -144,7 +155,8 @@ class GateContext:
                 "A batch was prepared from a gate context before the run was complete, or was "
                 "not staged through it; this is a bug in the caller."
             )
-        return _prepared(staged, self._spool.fileno(), self._held, self.shared, self._inverse)
+        assert self._described is not None
+        return _prepared(staged, self._spool.fileno(), self._described, self._types)
 
     def _touch(self, nodes: Iterable[str], toucher: int) -> None:
         first = self._first_toucher
@@ -154,9 +166,9 @@ class GateContext:
                 self.shared.add(node)
 
     def _keep_types(self, triples: Iterable[Triple]) -> None:
-        types = [t for t in triples if t.predicate.value == _RDF_TYPE]
-        if types:
-            self._held.add(_HELD, types)
+        for t in triples:
+            if t.predicate.value == _RDF_TYPE and isinstance(t.subject, NamedNode):
+                self._types.add(t.subject.value, str(t.object))
 
     def _check_open(self, doing: str) -> None:
         if self._completed:
@@ -189,9 +201,13 @@ then a random part (:mod:`ratified_rdf._temporary`)."""
 SPOOL = "spool.nt"
 """The file of a context's folder holding every staged batch's N-Triples, one after another."""
 HELD = "held.nt"
-"""The file of a context's folder holding its types and shared descriptions, as N-Triples."""
+"""The file of a context's folder holding each shared node's description, as N-Triples, one
+node's lines after another."""
 SHARED = "shared.txt"
-"""The file of a context's folder naming its shared nodes, one IRI a line."""
+"""The file of a context's folder naming its shared nodes, one a line: where its lines start
+in :data:`HELD`, how many bytes they take, and the IRI."""
+TYPES = "types.bin"
+"""The file of a context's folder holding its :class:`TypeTable`."""
 
 
 def _open_spool(path: Path) -> IO[bytes]:
@@ -214,6 +230,146 @@ def _no_room(error: OSError) -> StoreError:
     )
 
 
+class TypeTable:
+    """The ``rdf:type`` values of every IRI of a run, compact: each (IRI, type) is the two
+    64-bit halves of the IRI's 128-bit BLAKE2b hash and the type's number, in three arrays
+    sorted once the run is staged (:meth:`seal`), about 20 bytes a type where a store in
+    memory took some 470. A type is kept as its N-Triples term, so a type that is not an IRI
+    (a literal, in a broken batch) comes back as it was written."""
+
+    def __init__(self) -> None:
+        self._high = array("Q")
+        self._low = array("Q")
+        self._type = array("I")
+        self._terms: list[str] = []
+        self._numbers: dict[str, int] = {}
+        self._sealed = False
+
+    def add(self, iri: str, type_term: str) -> None:
+        """Keep that ``iri`` has the type ``type_term`` (N-Triples: ``<…>``, or a literal)."""
+        number = self._numbers.get(type_term)
+        if number is None:
+            number = self._numbers[type_term] = len(self._terms)
+            self._terms.append(type_term)
+        high, low = _halves(iri)
+        self._high.append(high)
+        self._low.append(low)
+        self._type.append(number)
+
+    def seal(self) -> None:
+        """Sort the table and drop repeats; nothing is added after."""
+        # One integer a row sorts as (high, low, type) would: Python sorts ints in C.
+        rows = sorted(
+            {
+                (h << 96) | (lo << 32) | t
+                for h, lo, t in zip(self._high, self._low, self._type, strict=True)
+            }
+        )
+        mask32, mask64 = (1 << 32) - 1, (1 << 64) - 1
+        self._high = array("Q", (row >> 96 for row in rows))
+        self._low = array("Q", ((row >> 32) & mask64 for row in rows))
+        self._type = array("I", (row & mask32 for row in rows))
+        self._numbers = {}
+        self._sealed = True
+
+    def lines(self, iris: Iterable[str]) -> Iterator[bytes]:
+        """The N-Triples line of each type each of ``iris`` has."""
+        assert self._sealed, "a type table is read once it is sealed"
+        high, low, types, terms = self._high, self._low, self._type, self._terms
+        end = len(high)
+        for iri in iris:
+            h, lo = _halves(iri)
+            at = bisect_left(high, h)
+            while at < end and high[at] == h:
+                if low[at] == lo:
+                    yield f"<{iri}> <{_RDF_TYPE}> {terms[types[at]]} .".encode()
+                at += 1
+
+    def write(self, path: Path) -> None:
+        """Write the sealed table to ``path`` (read back by :meth:`read`)."""
+        with open(path, "xb") as file:
+            terms = "\n".join(self._terms).encode()
+            file.write(len(self._high).to_bytes(8, "little"))
+            file.write(len(terms).to_bytes(8, "little"))
+            file.write(terms)
+            self._high.tofile(file)
+            self._low.tofile(file)
+            self._type.tofile(file)
+
+    @classmethod
+    def read(cls, path: Path) -> TypeTable:
+        """The table :meth:`write` wrote."""
+        table = cls()
+        with open(path, "rb") as file:
+            rows = int.from_bytes(file.read(8), "little")
+            size = int.from_bytes(file.read(8), "little")
+            text = file.read(size).decode()
+            table._terms = text.split("\n") if text else []
+            table._high.fromfile(file, rows)
+            table._low.fromfile(file, rows)
+            table._type.fromfile(file, rows)
+        table._sealed = True
+        return table
+
+
+def _halves(iri: str) -> tuple[int, int]:
+    digest = hashlib.blake2b(iri.encode(), digest_size=16).digest()
+    return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+
+
+class Described:
+    """Each shared node's description in the state the run leaves, as N-Triples lines in a
+    file (:data:`HELD`), and where each node's lines are (:data:`SHARED`): only the index is
+    in memory, the lines are read by offset."""
+
+    def __init__(self, where: dict[str, tuple[int, int]], held: int) -> None:
+        self.where = where
+        """Shared node → (offset, length) of its lines in the file."""
+        self._held = held
+        weakref.finalize(self, os.close, held)
+
+    @classmethod
+    def write(
+        cls, held: Path, index: Path, descriptions: Iterable[tuple[str, Sequence[Triple]]]
+    ) -> Described:
+        """Write each (node, its description) of ``descriptions`` to ``held`` and the index
+        to ``index``; the result reads them back."""
+        where: dict[str, tuple[int, int]] = {}
+        offset = 0
+        with open(held, "xb") as lines, open(index, "x", encoding="utf-8") as listing:
+            for node, triples in descriptions:
+                data = serialize(triples, format=RdfFormat.N_TRIPLES) or b""
+                lines.write(data)
+                where[node] = (offset, len(data))
+                listing.write(f"{offset} {len(data)} {node}\n")
+                offset += len(data)
+        return cls(where, os.open(held, os.O_RDONLY))
+
+    @classmethod
+    def read(cls, held: Path, index: Path) -> Described:
+        """The description files :meth:`write` wrote."""
+        where: dict[str, tuple[int, int]] = {}
+        with open(index, encoding="utf-8") as listing:
+            for line in listing:
+                offset, length, node = line.rstrip("\n").split(" ", 2)
+                where[node] = (int(offset), int(length))
+        return cls(where, os.open(held, os.O_RDONLY))
+
+    @property
+    def shared(self) -> frozenset[str]:
+        """The shared nodes."""
+        return frozenset(self.where)
+
+    def lines(self, nodes: Iterable[str]) -> list[bytes]:
+        """The description lines of those of ``nodes`` that are shared."""
+        out: list[bytes] = []
+        for node in nodes:
+            span = self.where.get(node)
+            if span is not None and span[1]:
+                out.extend(os.pread(self._held, span[1], span[0]).splitlines())
+        return out
+
+
 @dataclass(frozen=True)
 class ContextFiles:
     """A complete gate context as files, for a process that did not stage the run (a gate
@@ -223,24 +379,29 @@ class ContextFiles:
     inverse: tuple[str, ...]
 
     def open(self) -> OpenedContext:
-        """The context read from its files: its types and shared descriptions loaded into a
-        store in this process's memory, its spool read by offset."""
+        """The context read from its files: its type table and the index of its shared
+        descriptions read into this process's memory, its spool and descriptions read by
+        offset."""
         folder = Path(self.folder)
-        held = OxigraphStore()
-        held.load_file(folder / HELD, _HELD)
-        shared = set((folder / SHARED).read_text(encoding="utf-8").split())
-        return OpenedContext(held, shared, os.open(folder / SPOOL, os.O_RDONLY), self.inverse)
+        return OpenedContext(
+            Described.read(folder / HELD, folder / SHARED),
+            TypeTable.read(folder / TYPES),
+            os.open(folder / SPOOL, os.O_RDONLY),
+        )
 
 
 class OpenedContext:
     """A gate context opened from its files (:class:`ContextFiles`): prepares any staged
     batch exactly as the context it was written from does."""
 
-    def __init__(
-        self, held: OxigraphStore, shared: set[str], spool: int, inverse: Sequence[str]
-    ) -> None:
-        self._held, self.shared, self._spool, self._inverse = held, shared, spool, list(inverse)
+    def __init__(self, described: Described, types: TypeTable, spool: int) -> None:
+        self._described, self._types, self._spool = described, types, spool
         weakref.finalize(self, os.close, spool)
+
+    @property
+    def shared(self) -> frozenset[str]:
+        """The nodes more than one batch touches."""
+        return self._described.shared
 
     def prepare(self, staged: StagedBatch) -> PreparedBatch:
         """``staged``'s document (:meth:`GateContext.prepare`)."""
@@ -249,36 +410,27 @@ class OpenedContext:
                 "A batch not staged through a gate context was prepared from one; this is a "
                 "bug in the caller."
             )
-        return _prepared(staged, self._spool, self._held, self.shared, self._inverse)
+        return _prepared(staged, self._spool, self._described, self._types)
 
 
 def _prepared(
-    staged: StagedBatch,
-    spool: int,
-    held: OxigraphStore,
-    shared: set[str],
-    inverse: Sequence[str],
+    staged: StagedBatch, spool: int, described: Described, types: TypeTable
 ) -> PreparedBatch:
     """``staged``'s own triples, the description of the nodes it touches and the types of
     what they point at (what :meth:`ShaclGate.prepare_staged` reads of the staged run)."""
     assert staged.spooled is not None
     offset, length = staged.spooled
     own = os.pread(spool, length, offset)
-    graphs = [_HELD]
-    described = held.describe([node for node in staged.touched if node in shared], graphs, inverse)
+    lines = described.lines(staged.touched)
     referenced = _named_nodes(own)
-    for t in described:
-        subject, value = t.subject, t.object
-        if isinstance(subject, NamedNode):
-            referenced.add(subject.value)
-        if isinstance(value, NamedNode):
-            referenced.add(value.value)
+    referenced.update(_named_nodes(b"\n".join(lines)))
     referenced.difference_update(staged.touched)
-    context = {*described, *held.types_of(referenced, graphs)}
+    context = dict.fromkeys(lines)
+    context.update(dict.fromkeys(types.lines(sorted(referenced))))
     # The batch's own lines as they were spooled, then its context: a triple in both is
     # written twice, which an N-Triples document may do (it is the same graph).
     return PreparedBatch(
         source=staged.source,
-        ntriples=own + (serialize(context, format=RdfFormat.N_TRIPLES) or b""),
+        ntriples=own + b"".join(line + b"\n" for line in context),
         focus_nodes=tuple(sorted(staged.touched)),
     )

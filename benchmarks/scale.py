@@ -289,6 +289,7 @@ def generated_corpus(folder: Path, args: argparse.Namespace) -> tuple[Any, bool]
 def worker_build(args: argparse.Namespace) -> int:
     """Generate the corpus and build it; write the result as JSON."""
     from ratified_rdf.brain import Brain
+    from ratified_rdf.graph.gate import workers_start_afresh
 
     folder: Path = args.dir
     seconds: dict[str, float] = {}
@@ -315,7 +316,9 @@ def worker_build(args: argparse.Namespace) -> int:
     log(f"×{args.factor}: {how} {corpus.seconds:.1f} s{')' if reused else ''}; building")
     load_before = os.getloadavg()
     store = folder / "store"
-    with PeakPss() as pss:
+    # Built as the CLI builds: this worker is started guarded, so the gate's workers start
+    # afresh (ratified_rdf.graph.gate.workers_start_afresh).
+    with PeakPss() as pss, workers_start_afresh():
         brain, report = Brain.build(
             corpus.manifest / "manifest.toml",
             path=store,

@@ -319,3 +319,40 @@ def test_the_type_table_gives_back_each_iris_types_as_they_were_written(tmp_path
         got = [line.decode() for line in one.lines(asked)]
         assert sorted(got) == expected  # each once, however often it was added
     assert list(again.lines([f"{EX}node/never"])) == []
+
+
+@pytest.mark.parametrize(("asked", "expected"), [(None, "forkserver"), ("0", "fork")])
+def test_the_cli_builds_with_workers_started_afresh(
+    asked: str | None, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI's script is guarded, so its build starts the gate's workers afresh unless
+    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork; a library caller still forks by default."""
+    import concurrent.futures
+
+    from click.testing import CliRunner
+
+    from ratified_rdf.graph import gate as gate_module
+    from ratified_rdf.surfaces.cli import main
+    from tests.pigeon import MANIFEST, make_pigeon_repo
+
+    started: list[str] = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    def recording(*args: object, **kwargs: object) -> concurrent.futures.ProcessPoolExecutor:
+        started.append(kwargs["mp_context"].get_start_method())  # type: ignore[attr-defined]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gate_module, "ProcessPoolExecutor", recording)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    if asked is None:
+        monkeypatch.delenv("RATIFIED_GATE_FRESH_WORKERS", raising=False)
+    else:
+        monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", asked)
+    repo = make_pigeon_repo(tmp_path / "repo")
+    built = CliRunner().invoke(
+        main,
+        ["build", str(MANIFEST), "--source", str(repo), "--store", str(tmp_path / "s"), "--quiet"],
+    )
+    assert built.exit_code == 0, built.output
+    assert started == [expected]
+    assert not gate_module.fresh_workers()  # only within the CLI's build

@@ -21,10 +21,11 @@ import multiprocessing
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -475,8 +476,9 @@ server process that holds nothing of the build (Unix; elsewhere they are forked 
 
 
 def fresh_workers() -> bool:
-    """Whether a staged run's gate workers are started afresh by a fork server
-    (``RATIFIED_GATE_FRESH_WORKERS=1``, where there is one) rather than forked from the build.
+    """Whether a staged run's gate workers are started afresh by a fork server rather than
+    forked from the build: ``RATIFIED_GATE_FRESH_WORKERS=1`` (``0``: never), else inside
+    :func:`workers_start_afresh` (the CLI's build), and only where there is a fork server.
 
     Not by default: a process the fork server starts runs the program's main script again
     (as ``__mp_main__``), as every ``spawn`` or ``forkserver`` child does, so a script that
@@ -484,7 +486,25 @@ def fresh_workers() -> bool:
     each worker. The CLI and ``python -m`` entry points are guarded; a large build run from
     them saves the memory forked workers copy (docs/design.md)."""
     asked = os.environ.get("RATIFIED_GATE_FRESH_WORKERS", "").strip()
-    return asked == "1" and FRESH_START in multiprocessing.get_all_start_methods()
+    wanted = asked == "1" or (asked == "" and _AFRESH[0])
+    return wanted and FRESH_START in multiprocessing.get_all_start_methods()
+
+
+_AFRESH = [False]
+"""Whether the caller said its main script is guarded (:func:`workers_start_afresh`)."""
+
+
+@contextmanager
+def workers_start_afresh() -> Iterator[None]:
+    """Within this block, gate workers start afresh (:func:`fresh_workers`) unless
+    ``RATIFIED_GATE_FRESH_WORKERS`` says otherwise: for a caller whose main script is guarded
+    (the CLI), so a worker holds only what it reads, not pages of the whole build."""
+    before = _AFRESH[0]
+    _AFRESH[0] = True
+    try:
+        yield
+    finally:
+        _AFRESH[0] = before
 
 
 _WORKER_ENGINE: ShaclEngine | None = None

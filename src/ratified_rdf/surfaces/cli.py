@@ -52,6 +52,7 @@ from ratified_rdf.audit import (
     verify_log,
 )
 from ratified_rdf.brain import Brain
+from ratified_rdf.graph.gate import workers_start_afresh
 from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.files import ParamValue, QueryError, parse_query_file
 from ratified_rdf.sources.git_repo import default_cache_dir
@@ -245,7 +246,10 @@ def main() -> None:
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def build_command(manifest: Path, source: str | None, store: Path | str, quiet: bool) -> None:
     """Build (or rebuild) the brain a manifest describes."""
-    brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
+    # The CLI's script is guarded, so the gate's workers may start afresh: each then holds
+    # what it reads, not pages of the whole build (RATIFIED_GATE_FRESH_WORKERS=0 forks).
+    with workers_start_afresh():
+        brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
     brain.close()
     for problem in report.problems:
         click.echo(f"Skipped: {problem}", err=True)

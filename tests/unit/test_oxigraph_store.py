@@ -88,3 +88,42 @@ def test_a_bulk_load_is_given_chunks_not_the_whole_run(
     assert [len(chunk) for chunk in recording.given] == [4, 4, 2]  # type: ignore[arg-type]
     assert set(store.triples([GRAPH])) == set(triples[:9])
     assert set(store.triples([GRAPH + "/2"])) == {triples[9]}
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_documents_load_as_their_triples_do(
+    on_disk: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading batches' N-Triples documents gives the store loading their triples gives:
+    each in its graph, literals that hold " .", line breaks and quotes intact, and a blank
+    node keeping its label (the loader would give it a fresh one)."""
+    from pyoxigraph import BlankNode
+
+    from ratified_rdf.graph.gate_context import ntriples
+
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 7)  # several chunks, across graphs
+    ex = "https://example.org/fictional/"
+    batches = []
+    for n in range(6):
+        node = NamedNode(f"{ex}node/{n}")
+        triples = [
+            Triple(node, NamedNode(ex + "says"), Literal(f'ends with a dot .\n"{n}" .')),
+            Triple(node, NamedNode(ex + "lang"), Literal("über .", language="de")),
+            Triple(node, NamedNode(ex + "next"), NamedNode(f"{ex}node/{n + 1}")),
+        ]
+        if n == 3:
+            triples.append(Triple(BlankNode("kept3"), NamedNode(ex + "about"), node))
+        batches.append((f"{ex}graph/{n % 2}", triples))
+    by_documents = OxigraphStore(tmp_path / "a" if on_disk else None)
+    by_documents.load_documents((graph, ntriples(triples)) for graph, triples in batches)
+    by_triples = OxigraphStore(tmp_path / "b" if on_disk else None)
+    by_triples.load(batches)
+    for graph in {g for g, _ in batches}:
+        assert sorted(map(str, by_documents.triples([graph]))) == sorted(
+            map(str, by_triples.triples([graph]))
+        )
+    assert any(
+        isinstance(t.subject, BlankNode) and t.subject.value == "kept3"
+        for t in by_documents.triples([f"{ex}graph/1"])
+    )
+    assert len(by_documents) == sum(len(t) for _, t in batches)

@@ -90,14 +90,15 @@ class GateContext:
         self._batches = 0
         self._completed = False
 
-    def stage(self, batch: Batch) -> StagedBatch:
+    def stage(self, batch: Batch, document: bytes | None = None) -> StagedBatch:
         """Keep what preparing ``batch`` later needs; what the gate keeps of it to prepare
-        it (:meth:`ShaclGate.staged`), with where its triples are spooled."""
+        it (:meth:`ShaclGate.staged`), with where its triples are spooled. ``document``:
+        the batch's triples as N-Triples (:func:`ntriples`), when the caller has them."""
         self._check_open("stage a batch")
         staged = self.gate.staged(batch)
         self._touch(staged.touched, self._batches)
         self._batches += 1
-        data = serialize(batch.triples, format=RdfFormat.N_TRIPLES) or b""
+        data = ntriples(batch.triples) if document is None else document
         try:
             self._spool.write(data)
         except OSError as error:
@@ -175,6 +176,11 @@ class GateContext:
             raise RuntimeError(
                 f"Cannot {doing} once the gate context is complete; this is a bug in the caller."
             )
+
+
+def ntriples(triples: Sequence[Triple]) -> bytes:
+    """``triples`` as the N-Triples document Oxigraph writes: one triple a line."""
+    return serialize(triples, format=RdfFormat.N_TRIPLES) or b""
 
 
 def _named_nodes(document: bytes) -> set[str]:

@@ -32,7 +32,7 @@ from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
-from ratified_rdf.graph.gate_context import GateContext
+from ratified_rdf.graph.gate_context import GateContext, ntriples
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.store import LOAD_CHUNK_QUADS, OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
@@ -199,23 +199,25 @@ class Writer:
         # (a recorded run keeps it, to check it again).
         context = GateContext(self.gate)
 
-        def outside() -> Iterator[tuple[str, Sequence[Triple]]]:
+        def outside() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
             for graph in reviews:
                 triples = list(self.store.triples([graph]))
                 context.outside(triples)
-                yield graph, triples
+                yield graph, triples, ntriples(triples)
 
         place.load(outside())
         graphs.update(reviews)
         kept: list[StagedBatch] = []
 
-        def staged() -> Iterator[tuple[str, Sequence[Triple]]]:
+        def staged() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
             for batch in again():
-                kept.append(context.stage(batch))
+                # Written once: spooled for the gate and loaded into the staged run.
+                document = ntriples(batch.triples)
+                kept.append(context.stage(batch, document))
                 graphs.add(batch.graph)
                 if on_staged is not None:
                     on_staged(batch)
-                yield batch.graph, batch.triples
+                yield batch.graph, batch.triples, document
 
         place.load(staged())
         # The derived batches are staged as they come (a view at a time); only a run to be
@@ -224,23 +226,24 @@ class Writer:
         # They are loaded a group at a time, not one by one: on disk each load writes files
         # of its own, and at ×100 thousands of small loads took longer than the view.
         derived: list[Batch] = []
-        group: list[Batch] = []
         grouped = 0
         count = 0
+        group: list[tuple[str, Sequence[Triple], bytes]] = []
         for batch in derive(lambda: place.reading, sorted(graphs)) if derive is not None else ():
-            kept.append(context.stage(batch))
+            document = ntriples(batch.triples)
+            kept.append(context.stage(batch, document))
             graphs.add(batch.graph)
             if on_staged is not None:
                 on_staged(batch)
             count += 1
             if not in_place:
                 derived.append(batch)
-            group.append(batch)
+            group.append((batch.graph, batch.triples, document))
             grouped += len(batch.triples)
             if grouped >= LOAD_CHUNK_QUADS:
-                place.load((b.graph, b.triples) for b in group)
+                place.load(group)
                 group, grouped = [], 0
-        place.load((b.graph, b.triples) for b in group)
+        place.load(group)
         del group
         give_back()
         run = StagedRun(place.reading, tuple(sorted(graphs)), context)
@@ -484,26 +487,26 @@ class _Staging:
         """The store holding everything staged: memory while the run fits, else the disk."""
         return self.memory if self.memory is not None else self.disk
 
-    def load(self, batches: Iterable[tuple[str, Sequence[Triple]]]) -> None:
-        """Stage every (graph, triples) of ``batches``."""
+    def load(self, batches: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
+        """Stage every (graph, triples, the triples as N-Triples) of ``batches``."""
         pending = iter(batches)
         if self.memory is not None:
-            for graph, triples in pending:
+            for graph, triples, document in pending:
                 self._added += len(triples)
                 if self._added > self.limit:
-                    self._spill(chain([(graph, triples)], pending))
+                    self._spill(chain([(graph, triples, document)], pending))
                     return
-                self.memory.load([(graph, triples)])
+                self.memory.load_documents([(graph, document)])
             return
-        self.disk.load((g, t) for g, t in pending if g not in self.on_disk)
+        self.disk.load_documents((g, d) for g, _, d in pending if g not in self.on_disk)
 
-    def _spill(self, rest: Iterable[tuple[str, Sequence[Triple]]]) -> None:
+    def _spill(self, rest: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
         memory = self.memory
         assert memory is not None
         self.settle()
         self.memory = None
         memory.close()
-        self.disk.load((g, t) for g, t in rest if g not in self.on_disk)
+        self.disk.load_documents((g, d) for g, _, d in rest if g not in self.on_disk)
 
     def settle(self) -> None:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""

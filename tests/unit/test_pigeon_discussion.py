@@ -382,3 +382,15 @@ def test_documents_are_ordered_by_their_first_dated_post_or_commit() -> None:
         "draft-example-owl-03",
         "RFC 9990",
     ]
+
+
+def test_reading_the_spec_leaves_no_section_text_cached(repo: Path) -> None:
+    """The alignment's caches of whole section texts are emptied once the run's sections are
+    aligned: nothing reads them after, and at scale they held hundreds of MiB to the end."""
+    from ratified_rdf.records.alignment import comparable_text, text_similarity
+
+    manifest, _ = load_manifest(MANIFEST)
+    spec = read_spec(manifest, GitRepository.open(str(repo)), {})
+    assert spec.alignments  # the texts were compared
+    assert comparable_text.cache_info().currsize == 0
+    assert text_similarity.cache_info().currsize == 0

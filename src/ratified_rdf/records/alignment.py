@@ -44,6 +44,14 @@ def text_similarity(a: str, b: str) -> float:
     return round(fuzz.ratio(a, b) / 100.0, 4)
 
 
+def forget_texts() -> None:
+    """Let go of the texts the two caches above hold (up to 65,536 whole sections each, for
+    the life of the process): once a run's sections are aligned nothing reads them, and at
+    ×100 they are some hundreds of MiB held through staging and the gate."""
+    comparable_text.cache_clear()
+    text_similarity.cache_clear()
+
+
 def _most_similar(text: str, candidates: list[str]) -> int | None:
     """Index of the candidate most similar to ``text`` above the rename threshold."""
     best, best_score = None, _RENAME_MIN_SIMILARITY

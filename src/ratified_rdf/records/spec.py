@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from ratified_rdf.records.alignment import align_document
+from ratified_rdf.records.alignment import align_document, forget_texts
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.records.models import (
     AlignmentRecord,
@@ -123,6 +123,7 @@ def _alignments(
             out += align_document(
                 f"rfc{old}", by_name[f"rfc{old}"].document, rfc.name, rfc.document
             )
+    forget_texts()
     return out
 
 

@@ -442,10 +442,44 @@ def test_a_run_on_disk_is_checked_the_same_from_its_memory_copy_or_from_disk(
     assert in_memory
     from_disk, in_memory = _prepared_lines("0", tmp_path, monkeypatch)
     assert not in_memory
-    dropped, in_memory = _prepared_lines("500", tmp_path, monkeypatch)  # the run is larger
+    # The run is larger, which its records would tell (staging it on disk from the start):
+    # told nothing, it is copied until it passes the limit.
+    from ratified_rdf import build as build_module
+
+    monkeypatch.setattr(build_module, "QUADS_PER_SPEC_RECORD", 0)
+    dropped, in_memory = _prepared_lines("500", tmp_path, monkeypatch)
     assert not in_memory
     assert len(copied) > 10
     assert copied == from_disk == dropped
+
+
+def test_a_run_its_records_say_will_not_fit_is_staged_on_disk_from_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Told by its records that the run passes the limit, the writer stages it on disk from its
+    # first batch: no copy in memory to fill and then move. The documents are the same.
+    from ratified_rdf import build as build_module
+    from ratified_rdf.graph import writer as writer_module
+
+    copied, _ = _prepared_lines("", tmp_path, monkeypatch)
+    moved: list[int] = []
+    spill = writer_module._Staging._spill
+
+    def spilling(self: object, rest: object) -> None:
+        moved.append(1)
+        spill(self, rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer_module._Staging, "_spill", spilling)
+    monkeypatch.setattr(build_module, "QUADS_PER_SPEC_RECORD", 0)
+    dropped, in_memory = _prepared_lines("500", tmp_path / "b", monkeypatch)
+    assert not in_memory and moved == [1]  # told nothing by the records: filled, then moved
+    monkeypatch.setattr(build_module, "QUADS_PER_SPEC_RECORD", 20)
+    expected, in_memory = _prepared_lines("500", tmp_path / "c", monkeypatch)
+    assert not in_memory and moved == [1]  # never in memory, so nothing moved
+    monkeypatch.setattr(build_module, "QUADS_PER_SPEC_RECORD", 1_000_000)
+    default_limit, in_memory = _prepared_lines("", tmp_path / "d", monkeypatch)
+    assert not in_memory and moved == [1]
+    assert expected == default_limit == copied == dropped
 
 
 def test_a_memory_copy_limit_that_is_not_a_number_is_a_sentence(

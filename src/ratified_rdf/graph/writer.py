@@ -93,6 +93,7 @@ class Writer:
         batches: Sequence[Batch] | Callable[[], Iterable[Batch]],
         progress: Callable[[], None] | None = None,
         derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None = None,
+        expected_quads: int = 0,
     ) -> int:
         """Validate every batch of a run, then write them all; a rejection writes nothing.
         Returns the number of distinct triples the run wrote (per graph).
@@ -116,13 +117,20 @@ class Writer:
         staged in (staging a derived batch may move the run from memory to disk) and the
         graphs the run wrote: each is staged as it comes, then validated and written with the
         run's own.
+
+        ``expected_quads``: how many quads the run will at least stage, when the caller can
+        tell from its records; a run expected past :func:`memory_copy_quads` is staged on disk
+        from its first batch, not in memory until it passes the limit (at ×100 that memory
+        and the move to disk came on top of the run's records).
         """
         again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
         if self.passes == 1:
             assert isinstance(self.store, OxigraphStore)
-            return self._write_in_place(self.store, again, progress, derive)
+            return self._write_in_place(self.store, again, progress, derive, expected_quads)
         with _staging_for(self.store) as staging:
-            sources, derived, written = self._stage_and_check(again, staging, progress, derive)
+            sources, derived, written = self._stage_and_check(
+                again, staging, progress, derive, expected_quads=expected_quads
+            )
         for batch in chain(_same_run(again(), sources, "written"), derived):
             with self._audited(batch):
                 self.store.add(batch.graph, batch.triples)
@@ -136,6 +144,7 @@ class Writer:
         again: Callable[[], Iterable[Batch]],
         progress: Callable[[], None] | None,
         derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None,
+        expected_quads: int = 0,
     ) -> int:
         """Stage the run in its own graphs of the embedded store it is for, validate it there
         and keep it: no copy, no second write. The run's graphs are read by no one until
@@ -151,7 +160,15 @@ class Writer:
 
         before = set(store.graphs())
         try:
-            self._stage_and_check(again, store, progress, derive, in_place=True, on_staged=record)
+            self._stage_and_check(
+                again,
+                store,
+                progress,
+                derive,
+                in_place=True,
+                on_staged=record,
+                expected_quads=expected_quads,
+            )
         except BaseException:
             for graph in set(store.graphs()) - before:
                 store.drop_graph(graph)
@@ -174,6 +191,7 @@ class Writer:
         *,
         in_place: bool = False,
         on_staged: Callable[[Batch], None] | None = None,
+        expected_quads: int = 0,
     ) -> tuple[list[str], Sequence[Batch], int]:
         """Stage the run and what is derived from it, then validate each batch against it all;
         returns the batches' sources in order (what the later passes must map again), the
@@ -188,9 +206,10 @@ class Writer:
         # run for a store on disk is staged in memory while it fits (memory_copy_quads), and
         # only a larger one in ``staging`` itself.
         reviews = self.review_graphs()
+        limit = memory_copy_quads() if staging.path is not None else 0
         place = _Staging(
             staging,
-            memory_copy_quads() if staging.path is not None else 0,
+            limit if expected_quads <= limit else 0,
             on_disk=reviews if in_place else (),
         )
         # What the gate needs of each batch once it is staged, kept as it is staged: the

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from itertools import chain
 
 from pydantic import BaseModel, ConfigDict
-from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
+from pyoxigraph import NamedNode, Triple
 
 from ratified_rdf._errors import BrainError, StoreError
 from ratified_rdf._memory import give_back
@@ -155,8 +155,8 @@ class Writer:
         _clear_abandoned_staging()  # left by builds of versions that staged elsewhere
         written: list[_Written] = []
 
-        def record(batch: Batch) -> None:
-            written.append(_Written.of(batch, digest=self.audit is not None))
+        def record(batch: Batch, document: bytes) -> None:
+            written.append(_Written.of(batch, digest=self.audit is not None, document=document))
 
         before = set(store.graphs())
         try:
@@ -190,7 +190,7 @@ class Writer:
         derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None = None,
         *,
         in_place: bool = False,
-        on_staged: Callable[[Batch], None] | None = None,
+        on_staged: Callable[[Batch, bytes], None] | None = None,
         expected_quads: int = 0,
     ) -> tuple[list[str], Sequence[Batch], int]:
         """Stage the run and what is derived from it, then validate each batch against it all;
@@ -235,7 +235,7 @@ class Writer:
                 kept.append(context.stage(batch, document))
                 graphs.add(batch.graph)
                 if on_staged is not None:
-                    on_staged(batch)
+                    on_staged(batch, document)
                 yield batch.graph, batch.triples, document
 
         place.load(staged())
@@ -253,7 +253,7 @@ class Writer:
             kept.append(context.stage(batch, document))
             graphs.add(batch.graph)
             if on_staged is not None:
-                on_staged(batch)
+                on_staged(batch, document)
             count += 1
             if not in_place:
                 derived.append(batch)
@@ -420,15 +420,15 @@ class _Written(BaseModel):
     sha256: str
 
     @classmethod
-    def of(cls, batch: Batch, *, digest: bool) -> _Written:
-        """The record of ``batch`` (its digest only when ``digest``: sorting every line costs)."""
+    def of(cls, batch: Batch, *, digest: bool, document: bytes | None = None) -> _Written:
+        """The record of ``batch`` (its digest only when ``digest``: sorting every line costs).
+        ``document``: its triples as N-Triples, when the caller has written them already."""
         sha = ""
         if digest:
             # Oxigraph writes each line as a term's text gives it ("<s> <p> <o> ."), faster
             # than formatting them here; sorting UTF-8 bytes sorts the text the same way.
-            lines = sorted(
-                (serialize(batch.triples, format=RdfFormat.N_TRIPLES) or b"").splitlines()
-            )
+            text = ntriples(batch.triples) if document is None else document
+            lines = sorted(text.splitlines())
             sha = hashlib.sha256(b"\n".join(lines)).hexdigest()
         return cls(graph=batch.graph, source=batch.source, triples=len(batch.triples), sha256=sha)
 

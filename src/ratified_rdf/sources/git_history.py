@@ -108,6 +108,11 @@ def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list
             f"core.attributesFile={attributes.name}",
             "-c",
             f"diff.rfcdoc.xfuncname={_HEADING_FUNCNAME}",
+            # A long history of one file is stored as deltas of deltas: with git's default
+            # cache of delta bases (96 MiB) a large history rebuilds the same bases over and
+            # over (benchmarks/RESULTS.md, 2026-12-05).
+            "-c",
+            "core.deltaBaseCacheLimit=256m",
             "log",
             *refs,
             # Every commit that changed a file, not git's simplified history: a change and its

@@ -4,6 +4,7 @@ it returns or raises; a child that dies is a sentence."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,37 @@ def test_a_child_that_dies_is_a_sentence() -> None:
 def test_on_one_core_the_work_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert Forked(os.getpid, "asking for the pid").result() == os.getpid()
+
+
+def test_the_answer_comes_through_a_private_file_read_after_the_child_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child streams what it returns to a file in a folder of its build's own (mode
+    0700), the parent reads it once the child has ended, and the folder is removed after,
+    whether the work answered, raised or died."""
+    import stat
+    import tempfile
+
+    from ratified_rdf._forked import RESULT_PREFIX
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def answer() -> dict[str, object]:
+        (folder,) = tmp_path.glob(f"{RESULT_PREFIX}{os.getppid()}-*")
+        mode = oct(stat.S_IMODE(folder.stat().st_mode))
+        return {"posts": ["é" * 100] * 1000, "child": os.getpid(), "mode": mode}
+
+    forked = Forked(answer, "reading the archive")
+    got = forked.result()
+    assert got["posts"] == ["é" * 100] * 1000 and got["child"] != os.getpid()
+    assert got["mode"] == "0o700"
+    child = got["child"]
+    assert isinstance(child, int)
+    with pytest.raises(ProcessLookupError):  # it has ended
+        os.kill(child, 0)
+    assert list(tmp_path.glob(f"{RESULT_PREFIX}*")) == []
+    with pytest.raises(ChildDied):
+        Forked(lambda: os._exit(9), "reading the archive").result()
+    with pytest.raises(ValueError, match="broken"):
+        Forked(lambda: int("broken"), "reading the archive").result()
+    assert list(tmp_path.glob(f"{RESULT_PREFIX}*")) == []

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ratified_rdf.answers.entities import Gazetteer
-from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
+from ratified_rdf.answers.heading_search import HeadingIndex
 from ratified_rdf.answers.router import Intent, Reading, route
+from tests.unit.test_question_types import _entry
 
 PEOPLE = Gazetteer(
     drafts={},
@@ -18,15 +19,7 @@ PEOPLE = Gazetteer(
     ],
     threads=(),
     headings=HeadingIndex.build(
-        HeadingEntry(
-            section=f"urn:rfc8446:{number}",
-            heading=heading,
-            number=number,
-            document="RFC 8446",
-            is_rfc=True,
-            final=f"urn:rfc8446:{number}",
-            page=f"https://example.org/rfc8446#section-{number}",
-        )
+        _entry(8446, number, heading)
         for number, heading in [
             ("4.2.8", "Key Share"),
             ("4.2.10", "Early Data Indication"),
@@ -191,18 +184,7 @@ def _three_rfcs() -> Gazetteer:
         rfcs={9996: None, 9997: None, 9998: None},
         people=[],
         threads=(),
-        headings=HeadingIndex.build(
-            HeadingEntry(
-                section=f"urn:rfc{rfc}:{number}",
-                heading=heading,
-                number=number,
-                document=f"RFC {rfc}",
-                is_rfc=True,
-                final=f"urn:rfc{rfc}:{number}",
-                page=f"https://example.org/rfc{rfc}#section-{number}",
-            )
-            for rfc, number, heading in headings
-        ),
+        headings=HeadingIndex.build(_entry(*one) for one in headings),
         subject_words=_shared_words([_words(title) for title in titles]),
     )
 

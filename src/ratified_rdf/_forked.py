@@ -5,8 +5,8 @@ a thread beside placing each commit's changes ran them one after the other. A fo
 shares the parent's memory copy-on-write (nothing is sent to it) and sends back only what the
 work returns, pickled: streamed to a file in a private temporary folder, read back once the
 child has ended. Sent through the pool's pipe, the whole pickle was one bytes object in the
-child and another in the parent, on top of the records in both: at ×100, seconds at several
-GiB above the build's peak.
+child and another in the parent, on top of the records in both: at scale, seconds well above
+the build's peak (benchmarks/RESULTS.md, 2026-12-05).
 """
 
 from __future__ import annotations

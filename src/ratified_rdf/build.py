@@ -225,9 +225,9 @@ def _build(
 
 QUADS_PER_SPEC_RECORD = 20
 """At least how many quads a run stages for each section and alignment it read, to tell
-before staging whether the run will fit in memory (:meth:`Writer.write_all`): the TLS brain
-stages 28, the synthetic ×10 and ×100 runs 27 and 26, QUIC (no GitHub archive) 21. Fewer is
-only a run staged in memory first and moved to disk when it passes the limit, as before."""
+before staging whether the run will fit in memory (:meth:`Writer.write_all`): every brain
+measured stages more (benchmarks/RESULTS.md, 2026-12-05). Fewer is only a run staged in
+memory first and moved to disk when it passes the limit, as before."""
 
 
 class _ReadSummary(BaseModel):

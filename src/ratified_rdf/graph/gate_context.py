@@ -16,12 +16,12 @@ batch's own triples:
   the state outside the run describes too (a brain's reviews graphs, which outlive runs);
 - each batch's own triples, spooled as N-Triples to an unnamed temporary file as it is staged.
 
-None of it sits in a store. The types are a table of two 64-bit halves of each IRI's 128-bit
-BLAKE2b hash and a number for its type, sorted, about 20 bytes a type (:class:`TypeTable`; a
-store in memory took some 470). The shared descriptions are read from the staged run once it is
-complete and written, node by node, to a file beside the spool, with an index of where each
-node's lines are; a batch's document is read back by offset. At ×100 the store in memory that
-held them both came to 5 GiB in the build and 3.6 GiB again in each gate worker that opened it.
+None of it sits in a store, which at scale held gigabytes in the build and again in each gate
+worker (benchmarks/RESULTS.md, 2026-12-05). The types are a sorted table of two 64-bit halves
+of each IRI's 128-bit BLAKE2b hash and a number for its type (:class:`TypeTable`). The shared
+descriptions are read from the staged run once it is complete and written, node by node, to a
+file beside the spool, with an index of where each node's lines are; a batch's document is
+read back by offset.
 Once the run is complete the table and the index are also written beside the spool, in a
 private temporary folder (:meth:`GateContext.files`), from which a gate worker started afresh
 opens its own copy (:class:`ContextFiles`): a worker forked from the build process would
@@ -239,8 +239,8 @@ def _no_room(error: OSError) -> StoreError:
 class TypeTable:
     """The ``rdf:type`` values of every IRI of a run, compact: each (IRI, type) is the two
     64-bit halves of the IRI's 128-bit BLAKE2b hash and the type's number, in three arrays
-    sorted once the run is staged (:meth:`seal`), about 20 bytes a type where a store in
-    memory took some 470. A type is kept as its N-Triples term, so a type that is not an IRI
+    sorted once the run is staged (:meth:`seal`): some twenty bytes a type, a small part of
+    what a store in memory takes. A type is kept as its N-Triples term, so a type that is not an IRI
     (a literal, in a broken batch) comes back as it was written."""
 
     def __init__(self) -> None:

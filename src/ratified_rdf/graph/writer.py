@@ -120,8 +120,8 @@ class Writer:
 
         ``expected_quads``: how many quads the run will at least stage, when the caller can
         tell from its records; a run expected past :func:`memory_copy_quads` is staged on disk
-        from its first batch, not in memory until it passes the limit (at ×100 that memory
-        and the move to disk came on top of the run's records).
+        from its first batch, not in memory until it passes the limit (at scale that memory
+        and the move to disk came on top of the run's records, at the build's peak).
         """
         again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
         if self.passes == 1:

@@ -47,7 +47,7 @@ def text_similarity(a: str, b: str) -> float:
 def forget_texts() -> None:
     """Let go of the texts the two caches above hold (up to 65,536 whole sections each, for
     the life of the process): once a run's sections are aligned nothing reads them, and at
-    ×100 they are some hundreds of MiB held through staging and the gate."""
+    scale they are a large share of what the build holds through staging and the gate."""
     comparable_text.cache_clear()
     text_similarity.cache_clear()
 

@@ -151,7 +151,7 @@ def test_a_batchs_audit_digest_is_the_sha256_of_its_sorted_ntriples_lines() -> N
     assert _Written.of(batch, digest=True).sha256 == expected
     assert _Written.of(batch, digest=False).sha256 == ""
     # Given the document staging wrote (the build's path), the digest is the same.
-    from ratified_rdf.graph.gate_context import ntriples
+    from ratified_rdf.graph.store import ntriples
 
     document = ntriples(batch.triples)
     assert _Written.of(batch, digest=True, document=document).sha256 == expected

@@ -99,7 +99,7 @@ def test_documents_load_as_their_triples_do(
     node keeping its label (the loader would give it a fresh one)."""
     from pyoxigraph import BlankNode
 
-    from ratified_rdf.graph.gate_context import ntriples
+    from ratified_rdf.graph.store import ntriples
 
     monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 7)  # several chunks, across graphs
     ex = "https://example.org/fictional/"

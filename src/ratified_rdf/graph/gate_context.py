@@ -46,12 +46,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from pyoxigraph import NamedNode, RdfFormat, Triple, serialize
+from pyoxigraph import NamedNode, Triple
 
 from ratified_rdf._errors import StoreError
 from ratified_rdf._temporary import make_folder
 from ratified_rdf.graph.mapping import Batch
-from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.store import TripleStore, ntriples
 from ratified_rdf.graph.violations import PreparedBatch
 
 if TYPE_CHECKING:
@@ -176,11 +176,6 @@ class GateContext:
             raise RuntimeError(
                 f"Cannot {doing} once the gate context is complete; this is a bug in the caller."
             )
-
-
-def ntriples(triples: Sequence[Triple]) -> bytes:
-    """``triples`` as the N-Triples document Oxigraph writes: one triple a line."""
-    return serialize(triples, format=RdfFormat.N_TRIPLES) or b""
 
 
 def _named_nodes(document: bytes) -> set[str]:
@@ -344,7 +339,7 @@ class Described:
         offset = 0
         with open(held, "xb") as lines, open(index, "x", encoding="utf-8") as listing:
             for node, triples in descriptions:
-                data = serialize(triples, format=RdfFormat.N_TRIPLES) or b""
+                data = ntriples(triples)
                 lines.write(data)
                 where[node] = (offset, len(data))
                 listing.write(f"{offset} {len(data)} {node}\n")

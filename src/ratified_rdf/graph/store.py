@@ -39,6 +39,12 @@ from ratified_rdf.graph.vocab import PREFIXES
 Term = NamedNode | BlankNode | Literal
 
 
+def ntriples(triples: Sequence[Triple]) -> bytes:
+    """``triples`` as the N-Triples document Oxigraph writes: one triple a line (what
+    :meth:`OxigraphStore.load_documents` loads)."""
+    return serialize(triples, format=RdfFormat.N_TRIPLES) or b""
+
+
 class QueryResult(BaseModel):
     """Rows of a SELECT (or the answer of an ASK), with the time the engine took."""
 

@@ -32,9 +32,9 @@ from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
-from ratified_rdf.graph.gate_context import GateContext, ntriples
+from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
-from ratified_rdf.graph.store import LOAD_CHUNK_QUADS, OxigraphStore, TripleStore
+from ratified_rdf.graph.store import LOAD_CHUNK_QUADS, OxigraphStore, TripleStore, ntriples
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query, source_of
 from ratified_rdf.trust import Clearance, TenantId

@@ -17,11 +17,12 @@ For each factor ``k`` (ascending), in a temporary folder:
    second overall, a split of the build into its steps (measured by wrapping the functions
    ``ratified_rdf.build`` calls, in the subprocess; no source is changed), peak RSS, store
    size, and how the build's citation resolution compares with what the generator meant.
-3. Cards: the closed store is opened with ``Brain.open`` in another subprocess, and five
-   cards about the same section of the same draft (draft 0 is generated identically at every
-   factor) are warmed up and timed ``--runs`` times: section_became, section history, the why
-   card ("who discussed RFC n section x?"), who-to-ask by section and who-to-ask by topic
-   (heading search). p50/p99 end to end and of engine time (the sum of ``engine_ms`` of the
+3. Cards, once every factor is built: the closed stores are opened with ``Brain.open`` in
+   one more subprocess, and five cards about the same section of the same draft (draft 0 is
+   generated identically at every factor) are warmed up and timed ``--runs`` times, the
+   factors taking turns ask by ask (so a busy machine weighs on each factor alike):
+   section_became, section history, the why card ("who discussed RFC n section x?"),
+   who-to-ask by section and who-to-ask by topic (heading search). p50/p99 end to end and of engine time (the sum of ``engine_ms`` of the
    queries the answer ran; the heading index, built once per reader and reused, is reported
    separately as the cold first ask). Then the same cards again from an in-memory copy of the
    reader's graphs (``in_memory=True``, what ``ratified serve`` answers from), where a lookup's
@@ -373,77 +374,110 @@ def card_questions(card: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def worker_cards(args: argparse.Namespace) -> int:
-    """Open the built store and time the cards, on disk and from the in-memory copy (as
-    ``ratified serve`` answers by default); write the result as JSON."""
+    """Open every built store given and time the cards, on disk and then from in-memory
+    copies (as ``ratified serve`` answers by default), the factors asked in turn; write the
+    result, per factor, as JSON.
+
+    The factors are timed in one process, ask by ask in turn (×1, ×100, ×1, …), not one after
+    the other: what the machine is doing meanwhile then falls on every factor alike, and a
+    ratio compares like with like. (Timed one process after the other, a ×100 asked under
+    load beside a ×1 asked on a quiet machine read 4.44× where alternating read 1.76×.)"""
     from ratified_rdf.brain import Brain
     from ratified_rdf.surfaces.server import settle_for_serving
 
-    build = json.loads((args.dir / "build.json").read_text(encoding="utf-8"))
-    questions = card_questions(build["card"])
-    opened = time.perf_counter()
-    brain = Brain.open(args.dir / "store")
-    open_ms = (time.perf_counter() - opened) * 1000
+    folders: list[Path] = args.dirs
+    builds = [json.loads((f / "build.json").read_text(encoding="utf-8")) for f in folders]
+    questions = [card_questions(b["card"]) for b in builds]
+    names = [f"×{b['factor']}" for b in builds]
+    brains, open_ms = [], []
+    for folder in folders:
+        opened = time.perf_counter()
+        brains.append(Brain.open(folder / "store"))
+        open_ms.append((time.perf_counter() - opened) * 1000)
     # Timed without the audit log, as core.py does (it measures the log's overhead itself).
-    reader = Brain(brain._store, brain.brain_id, audit=None, reader=brain.reader)
-    on_disk = time_cards(reader, questions, args.runs, f"×{build['factor']} on disk")
-    in_memory = Brain(brain._store, brain.brain_id, audit=None, in_memory=True, reader=brain.reader)
-    log(f"×{build['factor']}: copying the reader's graphs into memory")
-    started = time.perf_counter()
-    in_memory.holdings()  # the first question makes the copy
-    copy_ms = (time.perf_counter() - started) * 1000
-    settle_for_serving(in_memory)  # as `ratified serve` does before its first question
-    memory = time_cards(in_memory, questions, args.runs, f"×{build['factor']} in memory")
+    readers = [Brain(b._store, b.brain_id, audit=None, reader=b.reader) for b in brains]
+    on_disk = time_cards(readers, questions, args.runs, [f"{n} on disk" for n in names])
+    copies, copy_ms = [], []
+    for name, brain in zip(names, brains, strict=True):
+        copy = Brain(brain._store, brain.brain_id, audit=None, in_memory=True, reader=brain.reader)
+        log(f"{name}: copying the reader's graphs into memory")
+        started = time.perf_counter()
+        copy.holdings()  # the first question makes the copy
+        copy_ms.append((time.perf_counter() - started) * 1000)
+        settle_for_serving(copy)  # as `ratified serve` does before its first question
+        copies.append(copy)
+    memory = time_cards(copies, questions, args.runs, [f"{n} in memory" for n in names])
     gc.unfreeze()
-    brain.close()
-    result = {
-        "open_ms": open_ms,
-        "cards": on_disk,
-        "memory": {"copy_ms": copy_ms, "cards": memory},
-        "rss_mib": peak_rss_mib(),
-    }
-    args.result.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    for brain in brains:
+        brain.close()
+    rss = peak_rss_mib()
+    for index, folder in enumerate(folders):
+        result = {
+            "open_ms": open_ms[index],
+            "cards": on_disk[index],
+            "memory": {"copy_ms": copy_ms[index], "cards": memory[index]},
+            "rss_mib": rss,
+            "alternated": names,
+        }
+        (folder / "cards.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
     return 0
 
 
-def time_cards(reader: Any, questions: list[tuple[str, str]], runs: int, where: str) -> list:
-    """Warm up and time each card ``runs`` times through ``reader``."""
-    cards = []
-    for label, question in questions:
-        log(f"{where}: {label}: {WARMUP} warm-up + {runs} timed runs")
-        started = time.perf_counter()
-        answer = reader.ask(question)
-        cold = (time.perf_counter() - started) * 1000
-        headings = [q.engine_ms for q in answer.queries if q.name == "headings"]
-        for _ in range(WARMUP - 1):
-            reader.ask(question)
-        total: list[float] = []
-        engine: list[float] = []
-        by_query: dict[str, list[float]] = defaultdict(list)
-        for _ in range(runs):
+def time_cards(
+    readers: list[Any], questions: list[list[tuple[str, str]]], runs: int, where: list[str]
+) -> list[list[dict[str, Any]]]:
+    """Warm up and time each card ``runs`` times through each reader (one per factor, each
+    with its own questions), the readers taking turns ask by ask, the order turned each
+    round; one list of cards per reader."""
+    found: list[list[dict[str, Any]]] = [[] for _ in readers]
+    for index in range(len(questions[0])):
+        label = questions[0][index][0]
+        log(f"{', '.join(where)}: {label}: {WARMUP} warm-up + {runs} timed runs, in turn")
+        cold: list[float] = []
+        headings: list[float | None] = []
+        for reader, asked in zip(readers, questions, strict=True):
             started = time.perf_counter()
-            answer = reader.ask(question)
-            total.append((time.perf_counter() - started) * 1000)
-            ran = [q for q in answer.queries if not q.reused]
-            engine.append(sum(q.engine_ms for q in ran))
-            for q in ran:
-                by_query[q.name].append(q.engine_ms)
-        slowest = max(by_query, key=lambda n: statistics.median(by_query[n]), default="")
-        cards.append(
-            {
-                "label": label,
-                "question": question,
-                "intent": answer.intent,
-                "verdict": str(answer.verdict.value),
-                "results": len(answer.results),
-                "cold_ms": cold,
-                "headings_ms": headings[0] if headings else None,
-                "total_ms": total,
-                "engine_ms": engine,
-                "slowest_query": slowest,
-                "slowest_query_ms": statistics.median(by_query[slowest]) if slowest else 0.0,
-            }
-        )
-    return cards
+            answer = reader.ask(asked[index][1])
+            cold.append((time.perf_counter() - started) * 1000)
+            found_headings = [q.engine_ms for q in answer.queries if q.name == "headings"]
+            headings.append(found_headings[0] if found_headings else None)
+        for _ in range(WARMUP - 1):
+            for reader, asked in zip(readers, questions, strict=True):
+                reader.ask(asked[index][1])
+        total: list[list[float]] = [[] for _ in readers]
+        engine: list[list[float]] = [[] for _ in readers]
+        by_query: list[dict[str, list[float]]] = [defaultdict(list) for _ in readers]
+        last: list[Any] = [None for _ in readers]
+        order = list(range(len(readers)))
+        for _ in range(runs):
+            for r in order:
+                started = time.perf_counter()
+                answer = readers[r].ask(questions[r][index][1])
+                total[r].append((time.perf_counter() - started) * 1000)
+                ran = [q for q in answer.queries if not q.reused]
+                engine[r].append(sum(q.engine_ms for q in ran))
+                for q in ran:
+                    by_query[r][q.name].append(q.engine_ms)
+                last[r] = answer
+            order.reverse()  # whoever went first goes last next round
+        for r in range(len(readers)):
+            slowest = max(by_query[r], key=lambda n: statistics.median(by_query[r][n]), default="")
+            found[r].append(
+                {
+                    "label": label,
+                    "question": questions[r][index][1],
+                    "intent": last[r].intent,
+                    "verdict": str(last[r].verdict.value),
+                    "results": len(last[r].results),
+                    "cold_ms": cold[r],
+                    "headings_ms": headings[r],
+                    "total_ms": total[r],
+                    "engine_ms": engine[r],
+                    "slowest_query": slowest,
+                    "slowest_query_ms": statistics.median(by_query[r][slowest]) if slowest else 0.0,
+                }
+            )
+    return found
 
 
 # --- parent: run the workers under a budget -------------------------------------------------
@@ -549,7 +583,8 @@ def projection(measured: list[dict[str, Any]], factor: int) -> dict[str, Any] | 
 def run_factor(
     factor: int, args: argparse.Namespace, measured: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """Generate, build and ask one factor, within the budget; or say why not."""
+    """Generate and build one factor, within the budget; or say why not. The folder is kept
+    (``entry["folder"]``) until every factor's cards are timed (:func:`time_all_cards`)."""
     entry: dict[str, Any] = {"factor": factor}
     budget = args.time_budget or None
     projected = projection(measured, factor)
@@ -567,39 +602,49 @@ def run_factor(
             return entry
     parent = args.workdir or Path(tempfile.gettempdir())
     folder = Path(tempfile.mkdtemp(prefix=f"rr-scale-x{factor}-", dir=parent))
-    if args.keep:
-        entry["folder"] = str(folder)
-    try:
-        log(f"×{factor}: generating and building in {folder}")
-        common = ["--dir", str(folder), "--factor", str(factor), "--seed", str(args.seed)]
-        common += ["--shape", args.shape]
-        build_argv = ["--worker", "build", *common, "--result", str(folder / "build.json")]
-        if args.mail:
-            build_argv.append("--mail")
-        if args.corpus_cache is not None:
-            build_argv += ["--corpus-cache", str(args.corpus_cache)]
-        finished, elapsed = run_worker(build_argv, budget)
-        entry["wall_seconds"] = elapsed
-        if not finished:
-            entry["stopped"] = (
-                f"stopped after {elapsed:,.0f} s (the --time-budget); the build was killed"
-            )
-            return entry
-        entry["build"] = json.loads((folder / "build.json").read_text(encoding="utf-8"))
-        log(f"×{factor}: timing cards")
-        cards_argv = ["--worker", "cards", *common, "--runs", str(args.runs)]
-        finished, _ = run_worker(
-            [*cards_argv, "--result", str(folder / "cards.json")], CARD_TIMEOUT
+    entry["folder"] = str(folder)
+    log(f"×{factor}: generating and building in {folder}")
+    common = ["--dir", str(folder), "--factor", str(factor), "--seed", str(args.seed)]
+    common += ["--shape", args.shape]
+    build_argv = ["--worker", "build", *common, "--result", str(folder / "build.json")]
+    if args.mail:
+        build_argv.append("--mail")
+    if args.corpus_cache is not None:
+        build_argv += ["--corpus-cache", str(args.corpus_cache)]
+    finished, elapsed = run_worker(build_argv, budget)
+    entry["wall_seconds"] = elapsed
+    if not finished:
+        entry["stopped"] = (
+            f"stopped after {elapsed:,.0f} s (the --time-budget); the build was killed"
         )
-        if finished:
-            entry["cards"] = json.loads((folder / "cards.json").read_text(encoding="utf-8"))
-        else:
-            entry["cards_stopped"] = f"card timing stopped after {CARD_TIMEOUT:,.0f} s"
         return entry
-    finally:
-        if args.keep:
-            log(f"×{factor}: kept {folder}")
+    entry["build"] = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    return entry
+
+
+def time_all_cards(entries: list[dict[str, Any]], runs: int) -> None:
+    """Time the cards of every built factor in one worker, the factors asked in turn
+    (:func:`worker_cards`), and put each factor's times in its entry."""
+    built = [e for e in entries if e.get("build")]
+    if not built:
+        return
+    factors = ", ".join(f"×{e['factor']}" for e in built)
+    log(f"timing the cards of {factors}, in turn")
+    argv = ["--worker", "cards", "--runs", str(runs), "--dirs"]
+    argv += [e["folder"] for e in built]
+    finished, _ = run_worker(argv, CARD_TIMEOUT)
+    for e in built:
+        if finished:
+            e["cards"] = json.loads((Path(e["folder"]) / "cards.json").read_text(encoding="utf-8"))
         else:
+            e["cards_stopped"] = f"card timing stopped after {CARD_TIMEOUT:,.0f} s"
+
+
+def remove_folders(entries: list[dict[str, Any]]) -> None:
+    """Remove each factor's folder (and its audit log) once the run is reported."""
+    for e in entries:
+        folder = e.pop("folder", None)
+        if folder:
             shutil.rmtree(folder, ignore_errors=True)
             shutil.rmtree(Path(f"{folder}.audit"), ignore_errors=True)
 
@@ -900,7 +945,18 @@ def cards_section(entries: list[dict[str, Any]], runs: int) -> str:
         for e in asked
         if e["cards"].get("memory")
     )
-    memory = ", ".join(f"×{e['factor']} {e['cards']['rss_mib']:,.0f} MiB" for e in asked)
+    together = all(e["cards"].get("alternated") for e in asked)
+    memory = (
+        f"{asked[0]['cards']['rss_mib']:,.0f} MiB (one process held every factor's store and copy)"
+        if together
+        else ", ".join(f"×{e['factor']} {e['cards']['rss_mib']:,.0f} MiB" for e in asked)
+    )
+    turns = (
+        "The factors were asked in one process, in turn, ask by ask (the order turned each "
+        "round), so what the machine did meanwhile fell on each alike. "
+        if together
+        else "Each factor was asked in a process of its own, one after the other. "
+    )
     return "\n".join(
         [
             "## Cards at scale (`Brain.open` on the built store, and its in-memory copy)",
@@ -916,7 +972,7 @@ def cards_section(entries: list[dict[str, Any]], runs: int) -> str:
             "reader's graphs (`Brain.open(…, in_memory=True)`, what `ratified serve` uses by "
             "default), settled as serve settles it (heading index built, heap frozen for the "
             "collector; so its cold asks do not include the index). "
-            f"Open: {opens}. Copy into memory: {copies or 'not timed'}. "
+            f"{turns}Open: {opens}. Copy into memory: {copies or 'not timed'}. "
             f"Peak RSS of the asking process (with the copy): {memory}.",
             "",
             table(header, rows, right=range(4, 9)),
@@ -1174,6 +1230,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--worker", choices=("build", "cards"), help=argparse.SUPPRESS)
     parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--dirs", type=Path, nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--factor", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     parser.add_argument(
@@ -1265,7 +1322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def retime_cards(entries: list[dict[str, Any]], args: argparse.Namespace) -> None:
-    """Time the cards of every built factor again, in the folder its run kept."""
+    """Time the cards of every built factor again, in the folder its run kept, in turn."""
     for entry in entries:
         if not entry.get("build"):
             continue
@@ -1283,14 +1340,10 @@ def retime_cards(entries: list[dict[str, Any]], args: argparse.Namespace) -> Non
             folder = found[0]
         if not (folder / "store").is_dir():
             raise BenchError(f"{folder} holds no store; was the run made with --keep?")
-        log(f"×{factor}: timing the cards again in {folder}")
-        argv = ["--worker", "cards", "--dir", str(folder), "--factor", str(factor)]
-        argv += ["--seed", str(args.seed), "--runs", str(args.runs)]
-        finished, _ = run_worker([*argv, "--result", str(folder / "cards.json")], CARD_TIMEOUT)
-        if not finished:
-            raise BenchError(f"Timing the cards of ×{factor} overran {CARD_TIMEOUT:,.0f} s.")
-        entry["cards"] = json.loads((folder / "cards.json").read_text(encoding="utf-8"))
         entry["folder"] = str(folder)
+    time_all_cards(entries, args.runs)
+    if any(e.get("cards_stopped") for e in entries):
+        raise BenchError(f"Timing the cards again overran {CARD_TIMEOUT:,.0f} s.")
 
 
 def run_all(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -1301,8 +1354,17 @@ def run_all(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, An
         args.workdir.mkdir(parents=True, exist_ok=True)
     meta = run_meta(args)
     entries: list[dict[str, Any]] = []
-    for factor in args.factors:
-        entries.append(run_factor(factor, args, entries))
+    try:
+        for factor in args.factors:
+            entries.append(run_factor(factor, args, entries))
+        time_all_cards(entries, args.runs)
+    finally:
+        if args.keep:
+            for e in entries:
+                if e.get("folder"):
+                    log(f"×{e['factor']}: kept {e['folder']}")
+        else:
+            remove_folders(entries)
     return meta, entries
 
 

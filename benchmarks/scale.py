@@ -22,11 +22,12 @@ For each factor ``k`` (ascending), in a temporary folder:
    generated identically at every factor) are warmed up and timed ``--runs`` times, the
    factors taking turns ask by ask (so a busy machine weighs on each factor alike):
    section_became, section history, the why card ("who discussed RFC n section x?"),
-   who-to-ask by section and who-to-ask by topic (heading search). p50/p99 end to end and of engine time (the sum of ``engine_ms`` of the
-   queries the answer ran; the heading index, built once per reader and reused, is reported
-   separately as the cold first ask). Then the same cards again from an in-memory copy of the
-   reader's graphs (``in_memory=True``, what ``ratified serve`` answers from), where a lookup's
-   cost does not depend on how far the store on disk has outgrown RocksDB's cache.
+   who-to-ask by section and who-to-ask by topic (heading search). p50/p99 end to end and of
+   engine time (the sum of ``engine_ms`` of the queries the answer ran; the heading index,
+   built once per reader and reused, is reported separately as the cold first ask). Then
+   the same cards again from an in-memory copy of the reader's graphs (``in_memory=True``,
+   what ``ratified serve`` answers from), where a lookup's cost does not depend on how far
+   the store on disk has outgrown RocksDB's cache.
 
 Then the ratios ×k ÷ ×1 side by side, against the issue's targets: card engine time at ×100
 at most 2× that at ×1; build throughput roughly constant per triple. A factor whose projected

@@ -206,6 +206,24 @@ def test_each_type_is_chosen_by_its_cue_and_entities(question: str, intent: str)
     assert route(question, INDEXED).intent == intent
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who would know about moulting season?",
+        "who might know about night flight?",
+        "who's the person to talk to about night flight?",
+        "who is the right person to ask about moulting season?",
+        "who can tell me about night flight?",
+        "which person should I speak with about moulting season?",
+        "is there someone I could consult on night flight?",
+    ],
+)
+def test_asking_for_a_person_to_ask_is_who_to_ask_however_worded(question: str) -> None:
+    # Each names a topic and asks for someone to ask: before, those without "should I ask"
+    # or "who knows" were read as "why is it so" and got the discussion card.
+    assert route(question, INDEXED).intent == "who_to_ask"
+
+
 def test_one_letter_typos_are_mended_only_when_one_word_fits() -> None:
     speller = INDEXED.speller
     assert speller.mend("look up pull requst 7") == "look up pull request 7"

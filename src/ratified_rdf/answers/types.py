@@ -600,7 +600,14 @@ register(
                 r"\bwho (?:should|could|can|do|would|might) (?:i|we|one) (?:ask|talk to|contact|"
                 r"reach|email|ping|consult)\b|\bwho to (?:ask|contact)\b|\bwho knows\b|"
                 r"\bexperts? (?:on|in|about|for)\b|\bwho(?:'s| is) the expert\b|"
-                r"\b(?:contact|point of contact|go-to person)\b|\bask about\b",
+                r"\b(?:contact|point of contact|go-to person)\b|\bask about\b|"
+                # "who would know", "who can tell me about", "the person to talk to",
+                # "someone I could consult": someone to ask, however it is put.
+                r"\bwho (?:would|might|could|may|will) know\b|"
+                r"\bwho (?:can|could|would|might) (?:tell|explain|help)\b|"
+                r"\b(?:person|people|one|someone|somebody|anyone|anybody)"
+                r"(?: (?:to|i|we|should|could|can|might|would|may)){0,3} (?:ask|talk to|"
+                r"talk with|speak to|speak with|consult|contact|reach out to)\b",
                 3,
             ),
         ),

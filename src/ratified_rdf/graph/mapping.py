@@ -47,11 +47,16 @@ class Batch:
     graph: str
     source: str
     triples: list[Triple] = field(default_factory=list)
+    _subject: NamedNode | None = field(default=None, repr=False, compare=False)
 
     def add(self, subject: str, predicate: str, obj: NamedNode | Literal | str) -> None:
         """Add one triple; a plain ``str`` object is an IRI."""
         node = NamedNode(obj) if isinstance(obj, str) else obj
-        self.triples.append(Triple(NamedNode(subject), term(predicate), node))
+        # A record's triples come subject by subject: its node is made once, not per triple.
+        last = self._subject
+        if last is None or last.value != subject:
+            last = self._subject = NamedNode(subject)
+        self.triples.append(Triple(last, term(predicate), node))
 
     def text(self, subject: str, predicate: str, value: str | None) -> None:
         """Add a string literal, skipping absent values."""

@@ -224,6 +224,73 @@ def test_asking_for_a_person_to_ask_is_who_to_ask_however_worded(question: str) 
     assert route(question, INDEXED).intent == "who_to_ask"
 
 
+NAMED = Gazetteer(
+    drafts={
+        "draft-ietf-owl-perch": ["00", "01"],
+        "draft-ietf-owl-hoot": ["00"],
+        "draft-ietf-owl-nest": ["00"],
+        "draft-tawny-owl-nest": ["00"],
+    },
+    became={"draft-ietf-owl-perch": 9990, "draft-ietf-owl-hoot": 9991},
+    rfcs={9990: "2030-01", 9991: "2034-05", 9992: "2035-01"},
+    people=[],
+    threads=[],
+    headings=INDEXED.headings,
+    subject_words={"owl"},
+    rfc_titles={
+        9990: "Perching Rules for Owls",
+        9991: "OWL/2",
+        9992: "HOOTPACK: Call Compression for OWL/2",
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "rfcs", "drafts"),
+    [
+        ("what is OWL/2?", (9991,), ()),
+        ("what is HOOTPACK?", (9992,), ()),
+        ("tell me about hootpack", (9992,), ()),
+        # A draft that became an RFC is asked about as that RFC; of two drafts of one name
+        # (an individual draft the group adopted), the group's.
+        ("what is perch about?", (9990,), ()),
+        ("what is the perch draft about?", (), ("draft-ietf-owl-perch",)),
+        ("tell me about the nest draft", (), ("draft-ietf-owl-nest",)),
+    ],
+)
+def test_an_rfc_or_draft_named_by_its_title_or_nickname_gets_its_card(
+    question: str, rfcs: tuple[int, ...], drafts: tuple[str, ...]
+) -> None:
+    # Asked by the name people call it, not its number: before, "doesn't know".
+    chosen = route(question, NAMED)
+    assert chosen.intent == "entity"
+    assert (chosen.mentions.rfcs, chosen.mentions.drafts) == (rfcs, drafts)
+
+
+@pytest.mark.parametrize(
+    "question", ["what is night flight?", "how does moulting season work?", "explain night flight"]
+)
+def test_a_question_about_nothing_but_a_heading_gets_that_sections_card(question: str) -> None:
+    # No card type's cue fits, but all the question is about is one heading: before, the
+    # graph "didn't know" a section it holds.
+    chosen = route(question, INDEXED)
+    assert chosen.intent == "entity"
+    assert chosen.topic
+
+
+@pytest.mark.parametrize("question", ["what is a night train?", "how do moulting owls fly?"])
+def test_a_question_only_partly_about_a_heading_still_does_not_know(question: str) -> None:
+    assert route(question, INDEXED).intent == "out_of_scope"
+
+
+def test_the_brains_own_subject_or_a_long_title_names_no_rfc() -> None:
+    # "owl" is in most titles: the subject, not a name. A long title is not a name either.
+    assert route("what is an owl?", NAMED).intent == "out_of_scope"
+    assert route("what are perching rules?", NAMED).intent == "out_of_scope"
+    # A name that is only part of what is asked names nothing the brain can answer with.
+    assert route("what will the next version of OWL/2 be called?", NAMED).intent == ("out_of_scope")
+
+
 def test_one_letter_typos_are_mended_only_when_one_word_fits() -> None:
     speller = INDEXED.speller
     assert speller.mend("look up pull requst 7") == "look up pull request 7"

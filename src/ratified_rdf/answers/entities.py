@@ -33,7 +33,7 @@ from itertools import islice
 
 from pydantic import BaseModel, ConfigDict
 
-from ratified_rdf.answers.heading_search import STOP_WORDS, HeadingIndex
+from ratified_rdf.answers.heading_search import STOP_WORDS, HeadingIndex, heading_terms
 from ratified_rdf.answers.spelling import CUE_WORDS, Speller
 
 _RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
@@ -254,6 +254,50 @@ class Mentions(BaseModel):
         return bool(self.unknown_rfcs or self.unknown_drafts or self.unknown_threads)
 
 
+NAME_WORDS = 3
+"""The most words a title may have and still be what people call the RFC ("HTTP/3")."""
+
+
+def _called_names(
+    titles: Mapping[int, str],
+    drafts: Iterable[str],
+    became: Mapping[str, int],
+    subject: frozenset[str],
+) -> list[tuple[str, re.Pattern[str], int | str, str | None]]:
+    """(name, its pattern, the RFC number or draft it names, the draft to name instead when a
+    question says "draft") for :meth:`Gazetteer.documents_named`: the names one document only is
+    called by, none of them the subject's. A draft that became an RFC is that RFC ("qpack"
+    is RFC 9204 and its draft) unless the question asks for the draft, and of drafts sharing a
+    name the working group's is meant (draft-ietf-quic-invariants, not the individual draft
+    it replaced)."""
+    called: dict[str, set[int | str]] = {}
+    for number, title in titles.items():
+        short = " ".join(title.split())
+        for name in {short, short.split(":", 1)[0]} if ":" in short else {short}:
+            if 0 < len(name.split()) <= NAME_WORDS:
+                called.setdefault(name.casefold(), set()).add(number)
+    for draft in drafts:
+        match = re.match(r"draft-[a-z0-9]+-[a-z0-9]+-([a-z0-9-]+)$", draft)
+        if match:
+            called.setdefault(match.group(1).replace("-", " "), set()).add(draft)
+    found: list[tuple[str, re.Pattern[str], int | str, str | None]] = []
+    for name, named in sorted(called.items()):
+        words = re.findall(r"[a-z0-9]+", name)
+        if len(name) < 3 or not words or set(words) <= subject:
+            continue
+        named_drafts = {d for d in named if isinstance(d, str)}
+        group = {d for d in named_drafts if d.startswith("draft-ietf-")} or named_drafts
+        rfcs = {d for d in named if isinstance(d, int)} | {became[d] for d in group if d in became}
+        if len(rfcs) > 1 or (not rfcs and len(group) != 1):
+            continue  # two documents go by this name: it names neither
+        document: int | str = next(iter(rfcs)) if rfcs else next(iter(group))
+        instead: str | None = next(iter(group)) if rfcs and len(group) == 1 else None
+        # Whole words only, and not part of a longer name ("http" in "http/3").
+        pattern = re.compile(rf"(?<![\w/-]){re.escape(name)}s?(?![\w/-])")
+        found.append((name, pattern, document, instead))
+    return found
+
+
 class Gazetteer:
     """What a brain holds, by the names questions use for it (see the module docstring)."""
 
@@ -269,6 +313,7 @@ class Gazetteer:
         subject_words: Iterable[str] = (),
         groups: Iterable[str] = (),
         permissive: bool = False,
+        rfc_titles: Mapping[int, str] | None = None,
     ) -> None:
         """``drafts``: each draft's revision numbers; ``became``: the RFC number each draft
         became; ``rfcs``: each RFC's publication month; ``people``: (IRI, name, aliases);
@@ -276,7 +321,8 @@ class Gazetteer:
         section numbers and the words of headings; ``subject_words``: the words of the brain's
         own subject (the words most of its RFCs' titles share: "TLS", "QUIC"), which alone find
         no section; ``permissive``: hold every RFC, draft and thread a question names (the
-        router's reading when it has no brain at hand)."""
+        router's reading when it has no brain at hand); ``rfc_titles``: each RFC's title, for
+        the names people call it by (:meth:`documents_named`)."""
         self.permissive = permissive
         self.groups = frozenset(g.casefold() for g in groups)
         """The working groups whose record the brain holds ("tls")."""
@@ -286,6 +332,7 @@ class Gazetteer:
         self.rfcs = dict(rfcs)
         self.threads = frozenset(threads)
         self.headings = headings
+        self._called = _called_names(rfc_titles or {}, self.drafts, self.became, self.subject_words)
         self.names: dict[str, list[tuple[str, str]]] = {}
         """Lower-case name or alias → (IRI, name) of every person it may mean."""
         self._longest = 1
@@ -324,6 +371,32 @@ class Gazetteer:
         """A gazetteer of no brain that takes every RFC, draft and thread a question names
         as held: what the words alone say."""
         return cls(drafts={}, became={}, rfcs={}, people=(), threads=(), permissive=True)
+
+    def documents_named(
+        self, question: str
+    ) -> tuple[tuple[int, ...], tuple[str, ...], frozenset[str]]:
+        """The RFCs and drafts ``question`` calls by name rather than number: an RFC by a
+        short title ("HTTP/3") or the name before its title's colon ("QPACK"), a draft by
+        the end of its name ("invariants" for draft-ietf-quic-invariants). A name made only
+        of the brain's subject words ("QUIC") names nothing, and a name two documents share
+        names neither. A question that says "draft" gets the draft an RFC came from. Also
+        the search terms of the names found (:func:`heading_terms`), to weigh them against a
+        heading the same words match."""
+        text = " ".join(question.casefold().split())
+        asks_for_draft = re.search(r"\bdrafts?\b", text) is not None
+        rfcs: list[int] = []
+        drafts: list[str] = []
+        terms: set[str] = set()
+        for name, pattern, document, draft in self._called:
+            if pattern.search(text):
+                terms.update(heading_terms(name))
+                if asks_for_draft and draft is not None:
+                    drafts.append(draft)
+                elif isinstance(document, int):
+                    rfcs.append(document)
+                else:
+                    drafts.append(document)
+        return tuple(dict.fromkeys(rfcs)), tuple(dict.fromkeys(drafts)), frozenset(terms)
 
     def holds_draft(self, draft: str) -> bool:
         """Whether ``draft`` is a draft of this brain (any draft, when permissive)."""

@@ -93,12 +93,13 @@ class Lookups:
                 if number.isdigit():
                     became[name] = int(number)
         rfcs: dict[int, str | None] = {}
-        titles: list[set[str]] = []
+        titles: dict[int, str] = {}
         for row in rows("documents"):
             if "rfcNumber" in row:
-                rfcs[int(row["rfcNumber"].value)] = row["issued"].value if "issued" in row else None
+                rfc = int(row["rfcNumber"].value)
+                rfcs[rfc] = row["issued"].value if "issued" in row else None
                 if "title" in row:
-                    titles.append(_words(row["title"].value))
+                    titles[rfc] = row["title"].value
             else:
                 drafts.setdefault(row["name"].value, [])
         people: dict[str, tuple[str, list[str]]] = {}
@@ -114,7 +115,8 @@ class Lookups:
             people=[(iri, name, aliases) for iri, (name, aliases) in people.items()],
             threads=(int(row["number"].value) for row in rows("gazetteer_threads")),
             headings=index,
-            subject_words=_shared_words(titles),
+            subject_words=_shared_words([_words(title) for title in titles.values()]),
+            rfc_titles=titles,
             groups={
                 match.group(1)
                 for name in drafts

@@ -200,6 +200,26 @@ class Reading:
         )
 
     @property
+    def about(self) -> frozenset[str]:
+        """The search terms of what the question is about: its words' terms but the brain's
+        own subject's ("quic")."""
+        if self.gazetteer is None:
+            return frozenset(heading_terms(self.text))
+        subject = set(heading_terms(" ".join(self.gazetteer.subject_words)))
+        return frozenset(heading_terms(self.text)) - subject
+
+    @property
+    def names_heading_wholly(self) -> bool:
+        """All the question is about is in its best RFC heading hit ("what is the spin
+        bit?" names Latency Spin Bit; "what changed in the last transport draft?" names no
+        heading, only a word of one)."""
+        if self.topic is None or self.gazetteer is None or self.gazetteer.headings is None:
+            return False
+        hits = self.gazetteer.headings.rfc_hits(self.gazetteer.headings.search(self.text))
+        about = self.about
+        return bool(hits and about) and about <= set(heading_terms(" ".join(hits[0].matched)))
+
+    @property
     def may_have_topic(self) -> bool:
         """Its words find a heading, or there is no heading index to tell (the router read
         without a brain: a section may be found by heading when the card is drawn)."""
@@ -297,7 +317,24 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
             continue
         best = (score, order, kind, words)
     if best is None:
-        holds_any = bool(mentions.held) or (not _ASKS.search(text) and reading.names_heading)
+        if not mentions.held and gazetteer is not None:
+            # Nothing asked fits and nothing is named by number: an RFC or draft may be
+            # named as people call it ("what is HTTP/3?", "the QPACK draft"). Its card is
+            # the answer when its name is all the question is about ("what will the next
+            # version of HTTP be called?" is about more than RFC 9114).
+            rfcs, drafts, terms = gazetteer.documents_named(text)
+            if (rfcs or drafts) and reading.about - _OVERVIEW_TERMS <= terms:
+                mentions = mentions.model_copy(
+                    update={"rfcs": rfcs, "drafts": drafts, "named_drafts": drafts}
+                )
+                named_reading = Reading(text, mentions, gazetteer)
+                return _bind(Route(intent=Intent.ENTITY, mentions=mentions), named_reading)
+        # A phrase naming a heading gets its card; so does a question no type fits ("what
+        # is the spin bit?", "how does flow control work?") when all it is about is one
+        # heading's words: the brain holds that section, so it is no "doesn't know".
+        holds_any = bool(mentions.held) or (
+            reading.names_heading_wholly if _ASKS.search(text) else reading.names_heading
+        )
         intent = Intent.ENTITY if holds_any else Intent.OUT_OF_SCOPE
         reason = (
             _unheld_reason(mentions)
@@ -309,6 +346,13 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     chosen = _bind(Route(intent=kind.intent, mentions=mentions, score=score, cue=words), reading)
     return kind.bind(chosen, mentions, reading) if kind.bind else chosen
 
+
+_OVERVIEW_WORDS = (
+    "list show tell explain describe overview summary summarise summarize last latest current final"
+)
+_OVERVIEW_TERMS = frozenset(heading_terms(" ".join([*ASKING_WORDS, _OVERVIEW_WORDS])))
+"""Terms that ask for a document's card rather than say what it is about ("list the QPACK
+drafts", "what changed in the last transport draft?")."""
 
 _ASKS = re.compile(
     r"\b(?:what|why|who|whom|whose|how|when|where|which|does|did|do|is|are|was|were|can|"

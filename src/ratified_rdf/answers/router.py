@@ -29,12 +29,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.answers.entities import Gazetteer, Mentions
-from ratified_rdf.answers.heading_search import heading_terms
+from ratified_rdf.answers.heading_search import SearchResult, heading_terms
 from ratified_rdf.answers.models import Intent
 
 if TYPE_CHECKING:
@@ -170,36 +171,48 @@ def question_type(intent: Intent | str) -> QuestionType:
 
 class Reading:
     """A question as the router reads it: its text, its mentions and, when needed, the
-    section its heading words find (computed once, on first use)."""
+    section its heading words find (searched once, on first use)."""
 
     def __init__(self, text: str, mentions: Mentions, gazetteer: Gazetteer | None) -> None:
         self.text = text
         self.mentions = mentions
         self.gazetteer = gazetteer
-        self._topic: tuple[int, str] | bool | None = False
 
-    @property
+    @cached_property
+    def _found(self) -> SearchResult | None:
+        """The heading search of the question's words (None without a heading index)."""
+        if self.gazetteer is None or self.gazetteer.headings is None:
+            return None
+        return self.gazetteer.headings.search(self.text)
+
+    @cached_property
     def topic(self) -> tuple[int, str] | None:
         """(RFC, section number) of the best RFC heading the question's words match, or None
         (no heading index, or no heading word but the brain's own subject)."""
-        if self._topic is False:
-            self._topic = _topic(self.text, self.gazetteer)
-        return self._topic  # type: ignore[return-value]
+        if self._found is None or self.gazetteer is None:
+            return None
+        return _topic(self._found, self.gazetteer)
+
+    @cached_property
+    def _best_rfc_heading(self) -> frozenset[str] | None:
+        """The search terms its best RFC heading hit matched, when the words find a topic."""
+        if self.topic is None or self._found is None or self.gazetteer is None:
+            return None
+        assert self.gazetteer.headings is not None
+        hits = self.gazetteer.headings.rfc_hits(self._found)
+        return frozenset(heading_terms(" ".join(hits[0].matched))) if hits else None
 
     @property
     def names_heading(self) -> bool:
         """The words name a heading outright: its best RFC heading hit matched more than half
         of the question's search terms ("key share", "the supported versions extension"; not
         "show me the ngtcp2 source code", where only "code" matched)."""
-        if self.topic is None or self.gazetteer is None or self.gazetteer.headings is None:
+        matched, found = self._best_rfc_heading, self._found
+        if not matched or found is None or not found.query_terms:
             return False
-        found = self.gazetteer.headings.search(self.text)
-        hits = self.gazetteer.headings.rfc_hits(found)
-        return bool(hits and found.query_terms) and (
-            2 * len(heading_terms(" ".join(hits[0].matched))) > len(found.query_terms)
-        )
+        return 2 * len(matched) > len(found.query_terms)
 
-    @property
+    @cached_property
     def about(self) -> frozenset[str]:
         """The search terms of what the question is about: its words' terms but the brain's
         own subject's ("quic")."""
@@ -213,11 +226,10 @@ class Reading:
         """All the question is about is in its best RFC heading hit ("what is the spin
         bit?" names Latency Spin Bit; "what changed in the last transport draft?" names no
         heading, only a word of one)."""
-        if self.topic is None or self.gazetteer is None or self.gazetteer.headings is None:
+        matched = self._best_rfc_heading
+        if not matched or not self.about:
             return False
-        hits = self.gazetteer.headings.rfc_hits(self.gazetteer.headings.search(self.text))
-        about = self.about
-        return bool(hits and about) and about <= set(heading_terms(" ".join(hits[0].matched)))
+        return self.about <= matched
 
     @property
     def may_have_topic(self) -> bool:
@@ -249,10 +261,7 @@ ASKING_WORDS = frozenset({
 ("Changes for this RFC") is not the question's topic."""
 
 
-def _topic(text: str, gazetteer: Gazetteer | None) -> tuple[int, str] | None:
-    if gazetteer is None or gazetteer.headings is None:
-        return None
-    found = gazetteer.headings.search(text)
+def _topic(found: SearchResult, gazetteer: Gazetteer) -> tuple[int, str] | None:
     for hit in found.hits:
         entry = hit.entry
         if not (entry.is_rfc and entry.number):

@@ -47,7 +47,7 @@ class Batch:
     graph: str
     source: str
     triples: list[Triple] = field(default_factory=list)
-    _subject: NamedNode | None = field(default=None, repr=False, compare=False)
+    _subject: NamedNode | None = field(default=None, init=False, repr=False, compare=False)
 
     def add(self, subject: str, predicate: str, obj: NamedNode | Literal | str) -> None:
         """Add one triple; a plain ``str`` object is an IRI."""

@@ -6,6 +6,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -23,7 +24,7 @@ from ratified_rdf.graph.expertise_mapping import expertise_batches, expertise_so
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import Batch, RunContext, spec_batches
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
-from ratified_rdf.graph.views import view_batches, view_levels
+from ratified_rdf.graph.views import view_batches, view_levels, view_spool
 from ratified_rdf.graph.writer import Writer
 from ratified_rdf.records.discussion import DiscussionRecords, GitEvidence, read_discussion
 from ratified_rdf.records.expertise import ExpertiseRecords, compute_expertise
@@ -188,23 +189,28 @@ def _build(
     bar.close()
     read_done = time.perf_counter()
     derived = [0]
+    spool = view_spool(run)
 
     def derive(reading: Callable[[], OxigraphStore], graphs: list[str]) -> Iterator[Batch]:
-        for batch in view_batches(reading, run, graphs):
+        for batch in view_batches(reading, run, graphs, spool):
             derived[0] += 1
             yield batch
 
-    with tqdm(
-        desc="validating (SHACL gate)",
-        unit="batch",
-        disable=not progress,
-        file=sys.stderr,
-    ) as gate_bar:
+    with (
+        closing(spool),
+        tqdm(
+            desc="validating (SHACL gate)",
+            unit="batch",
+            disable=not progress,
+            file=sys.stderr,
+        ) as gate_bar,
+    ):
         triples = writer.write_all(
             mapping,
             progress=lambda: gate_bar.update(1),
             derive=derive,
             expected_quads=QUADS_PER_SPEC_RECORD * (read.sections + read.alignments),
+            spool=spool,
         )
     writer.commit(run, used=[v.repository_iri(manifest.brain.repository)])
     done = time.perf_counter()

@@ -47,6 +47,11 @@ class Batch:
     graph: str
     source: str
     triples: list[Triple] = field(default_factory=list)
+    shared: bool = False
+    """Whether other batches' records lead to its nodes for what a view derives of them (the
+    manifest's facts, an RFC's sections, which every revision's alignments end in): a view
+    derived a group of batches at a time reads it beside every group
+    (:mod:`~ratified_rdf.graph.views`)."""
     _subject: NamedNode | None = field(default=None, init=False, repr=False, compare=False)
 
     def add(self, subject: str, predicate: str, obj: NamedNode | Literal | str) -> None:
@@ -150,7 +155,7 @@ def _records_batch(
 ) -> Batch:
     """The manifest's public facts (the brain, its repository, drafts and RFCs) and the
     Datatracker's, where the records hold them (each draft's group, chairs, area directors)."""
-    batch = Batch(run.graph("records"), f"manifest of {records.brain.id}")
+    batch = Batch(run.graph("records"), f"manifest of {records.brain.id}", shared=True)
     brain = v.brain_iri(records.brain.tenant, records.brain.id)
     repo = v.repository_iri(records.brain.repository)
     batch.add(brain, "rdf:type", term("void:Dataset").value)
@@ -194,7 +199,7 @@ def _records_batch(
 
 
 def _rfc_batch(records: SpecRecords, rfc: RfcRecord, run: RunContext) -> Batch:
-    batch = Batch(run.graph("spec"), f"{rfc.name} at {rfc.ref}:{rfc.file}")
+    batch = Batch(run.graph("spec"), f"{rfc.name} at {rfc.ref}:{rfc.file}", shared=True)
     iri = v.document_iri(rfc.name)
     commit = _commit(batch, records, rfc.commit)
     batch.add(iri, "prov:wasDerivedFrom", commit)

@@ -399,6 +399,16 @@ class OxigraphStore:
             with self.writing():
                 self._store.update(sparql)
 
+    def remove_subjects_with(self, predicate: str) -> None:
+        """Remove every quad about a node that has ``predicate`` (in any graph), in one
+        update."""
+        sparql = (
+            f"DELETE {{ GRAPH ?graph {{ ?node ?p ?o }} }} WHERE {{ "
+            f"GRAPH ?any {{ ?node {NamedNode(predicate)} ?x }} GRAPH ?graph {{ ?node ?p ?o }} }}"
+        )
+        with self.writing():
+            self._store.update(sparql)
+
     def drop_graph(self, graph: str) -> None:
         """Remove a named graph and everything in it."""
         with self.writing():

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
 
 from ratified_rdf.graph.mapping import Batch, RunContext
+from ratified_rdf.graph.spool import Spool
 from ratified_rdf.graph.store import OxigraphStore, Term
 from ratified_rdf.graph.vocab import RR
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
 from ratified_rdf.queries.packed import pack_row, pack_rows
 from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
-from ratified_rdf.queries.template import Statement, construct_template
+from ratified_rdf.queries.template import ConstructTemplate, Statement, construct_template
 from ratified_rdf.trust import Clearance
 
 VIEW = "view"
@@ -75,6 +76,13 @@ class CardView:
     every source of posts, each in a graph of its own (its clearance is that source's)."""
     gathers: RowList | None = None
     """The rows it gathers into one list per section, if any."""
+    partition_by: str | None = None
+    """The property (an IRI) of the node each of its solutions starts from, when every
+    triple a solution reads is in that node's own batch or in a shared batch
+    (:attr:`~ratified_rdf.graph.mapping.Batch.shared`): the view is then derived a group of
+    batches at a time, from the run's batches as staged (:class:`~ratified_rdf.graph.spool.
+    Spool`), each group beside the shared batches in a store in memory, never from the
+    staged run (:func:`partitioned_solutions`)."""
 
     def inputs(self, source: str) -> tuple[str, ...]:
         """The sources the view of ``source`` is derived from."""
@@ -83,7 +91,9 @@ class CardView:
 
 
 VIEWS: tuple[CardView, ...] = (
-    CardView("view_alignments", "spec"),
+    # An alignment reads its own revision's batch, the final section's (an RFC's) and the
+    # manifest's: mapping.spec_batches puts every other fact it reads there.
+    CardView("view_alignments", "spec", partition_by=RR + "alignedSection"),
     CardView("view_chains", "spec"),
     CardView(
         "view_citations",
@@ -122,11 +132,16 @@ def view_levels(levels: Mapping[str, Clearance]) -> dict[str, Clearance]:
 
 
 def view_batches(
-    reading: Callable[[], OxigraphStore], run: RunContext, written: Iterable[str]
+    reading: Callable[[], OxigraphStore],
+    run: RunContext,
+    written: Iterable[str],
+    spool: Spool | None = None,
 ) -> Iterator[Batch]:
     """The card view of a staged run, as gated batches: each view of each source the run
     wrote, derived from the staged graphs it reads (those the run wrote) in the store
-    ``reading()`` gives when that view is derived.
+    ``reading()`` gives when that view is derived; a view with a :attr:`~CardView.
+    partition_by` is derived from ``spool`` instead, when given (:func:`view_spool` makes
+    one for a run, to be filled as it is staged).
 
     One view is held at a time, packed: the CONSTRUCT's template is instantiated solution
     by solution (:func:`construct_template`) and each solution's rows folded into their
@@ -142,21 +157,100 @@ def view_batches(
             if run.graph(source) not in graphs:
                 continue
             reads = [run.graph(name) for name in view.inputs(source)]
+            readable = [g for g in reads if g in graphs]
             template = construct_template(view.query)
-            result = reading().evaluate(template.select, [g for g in reads if g in graphs])
-            if (
-                not isinstance(result, QuerySolutions)
-                or tuple(v.value for v in result.variables) != template.variables
-            ):
-                raise QueryError(f"{view.query}.rq's WHERE did not run as the SELECT asked.")
+            if view.partition_by is not None and spool is not None:
+                found = partitioned_solutions(
+                    view.query, template, view.partition_by, spool, readable
+                )
+            else:
+                found = _solutions(view.query, template, reading(), readable)
             graph = run.graph(view_graph_name(source))
-            solutions = (template.instances(tuple(solution)) for solution in result)
+            solutions = (template.instances(values) for values in found)
             by_node = _by_node(packed_rows(view.query, solutions))
             if view.gathers is not None:
                 for triple in gathered(view.query, view.gathers, _all(by_node)):
                     by_node.setdefault(str(triple.subject), {})[triple] = None
             yield from _chunked(graph, f"{view.query} of {source}", by_node)
             del by_node
+
+
+PARTITION_QUADS = 250_000
+"""About how many quads of a run's batches a partitioned view reads at a time, beside the
+shared batches (in Oxigraph's memory store, some 700 bytes a quad)."""
+
+PARTITION_GRAPH = "https://w3id.org/ratified-rdf/id/partition"
+"""The graph a partitioned view's group of batches is read from, in its store in memory."""
+
+
+def view_spool(run: RunContext) -> Spool:
+    """A spool for ``run`` that keeps the batches of the graphs its partitioned views read."""
+    graphs = {
+        run.graph(name)
+        for view in VIEWS
+        if view.partition_by is not None
+        for source in _sources_of(view)
+        for name in view.inputs(source)
+    }
+    return Spool(keeps=lambda batch: batch.graph in graphs)
+
+
+def _solutions(
+    query: str, template: ConstructTemplate, store: OxigraphStore, graphs: Sequence[str]
+) -> Iterator[tuple[Term | Triple | None, ...]]:
+    """The values of each solution of ``template``'s WHERE (``query``'s) over ``graphs`` of
+    ``store``, in the order of its variables."""
+    result = store.evaluate(template.select, graphs)
+    if (
+        not isinstance(result, QuerySolutions)
+        or tuple(v.value for v in result.variables) != template.variables
+    ):
+        raise QueryError(f"{query}.rq's WHERE did not run as the SELECT asked.")
+    for solution in result:
+        yield tuple(solution)
+
+
+def partitioned_solutions(
+    query: str, template: ConstructTemplate, start: str, spool: Spool, graphs: Sequence[str]
+) -> Iterator[tuple[Term | Triple | None, ...]]:
+    """The solutions of ``template``'s WHERE (``query``'s) over the batches of ``graphs``
+    in ``spool``, a group of batches at a time; ``start`` is the property of the node each
+    solution starts from (:attr:`CardView.partition_by`).
+
+    The shared batches are read into a store in memory, and their own solutions given first.
+    Their starting nodes are then removed from it, and every other batch is read beside them,
+    about :data:`PARTITION_QUADS` quads at a time: each group's solutions are its own nodes',
+    each once. They are the solutions over the whole run as long as a solution reads nothing
+    outside its starting node's batch and the shared ones, which the mapping keeps
+    (tests/unit/test_card_view.py compares the two)."""
+    wanted = set(graphs)
+    store = OxigraphStore()
+    try:
+        store.load_documents(
+            (entry.graph, entry.document)
+            for entry in spool
+            if entry.shared and entry.graph in wanted
+        )
+        yield from _solutions(query, template, store, graphs)
+        store.remove_subjects_with(start)
+        reading = [*graphs, PARTITION_GRAPH]
+        group: list[tuple[str, bytes]] = []
+        quads = 0
+        for entry in spool:
+            if entry.shared or entry.graph not in wanted:
+                continue
+            group.append((PARTITION_GRAPH, entry.document))
+            quads += entry.triples
+            if quads >= PARTITION_QUADS:
+                store.load_documents(group)
+                group, quads = [], 0
+                yield from _solutions(query, template, store, reading)
+                store.drop_graph(PARTITION_GRAPH)
+        if group:
+            store.load_documents(group)
+            yield from _solutions(query, template, store, reading)
+    finally:
+        store.close()
 
 
 def packed_rows(query: str, solutions: Iterable[Sequence[Statement | Triple]]) -> Iterator[Triple]:

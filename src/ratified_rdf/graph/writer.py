@@ -34,6 +34,7 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
+from ratified_rdf.graph.spool import Spool
 from ratified_rdf.graph.store import LOAD_CHUNK_QUADS, OxigraphStore, TripleStore, ntriples
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query, source_of
@@ -94,6 +95,7 @@ class Writer:
         progress: Callable[[], None] | None = None,
         derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None = None,
         expected_quads: int = 0,
+        spool: Spool | None = None,
     ) -> int:
         """Validate every batch of a run, then write them all; a rejection writes nothing.
         Returns the number of distinct triples the run wrote (per graph).
@@ -122,14 +124,17 @@ class Writer:
         tell from its records; a run expected past :func:`memory_copy_quads` is staged on disk
         from its first batch, not in memory until it passes the limit (at scale that memory
         and the move to disk came on top of the run's records, at the build's peak).
+
+        ``spool`` is given every batch as it is staged, with its N-Triples, for ``derive`` to
+        read back (the card view's partitioned views, :mod:`~ratified_rdf.graph.spool`).
         """
         again: Callable[[], Iterable[Batch]] = batches if callable(batches) else lambda: batches
         if self.passes == 1:
             assert isinstance(self.store, OxigraphStore)
-            return self._write_in_place(self.store, again, progress, derive, expected_quads)
+            return self._write_in_place(self.store, again, progress, derive, expected_quads, spool)
         with _staging_for(self.store) as staging:
             sources, derived, written = self._stage_and_check(
-                again, staging, progress, derive, expected_quads=expected_quads
+                again, staging, progress, derive, expected_quads=expected_quads, spool=spool
             )
         for batch in chain(_same_run(again(), sources, "written"), derived):
             with self._audited(batch):
@@ -145,6 +150,7 @@ class Writer:
         progress: Callable[[], None] | None,
         derive: Callable[[Callable[[], OxigraphStore], list[str]], Iterable[Batch]] | None,
         expected_quads: int = 0,
+        spool: Spool | None = None,
     ) -> int:
         """Stage the run in its own graphs of the embedded store it is for, validate it there
         and keep it: no copy, no second write. The run's graphs are read by no one until
@@ -168,6 +174,7 @@ class Writer:
                 in_place=True,
                 on_staged=record,
                 expected_quads=expected_quads,
+                spool=spool,
             )
         except BaseException:
             for graph in set(store.graphs()) - before:
@@ -192,6 +199,7 @@ class Writer:
         in_place: bool = False,
         on_staged: Callable[[Batch, bytes], None] | None = None,
         expected_quads: int = 0,
+        spool: Spool | None = None,
     ) -> tuple[list[str], Sequence[Batch], int]:
         """Stage the run and what is derived from it, then validate each batch against it all;
         returns the batches' sources in order (what the later passes must map again), the
@@ -236,6 +244,8 @@ class Writer:
                 graphs.add(batch.graph)
                 if on_staged is not None:
                     on_staged(batch, document)
+                if spool is not None:
+                    spool.add(batch, document)
                 yield batch.graph, batch.triples, document
 
         place.load(staged())

@@ -140,9 +140,9 @@ def spec_batches(
         batch = _rfc_batch(records, rfc, run)
         _add_alignments(batch, aligned.get(rfc.name, []), documents)
         yield batch
-    by_name = {r.name: r for r in records.revisions}
+    successors = _successors(records)
     for revision in records.revisions:
-        batch = _revision_batch(records, revision, by_name, run, person_of)
+        batch = _revision_batch(records, revision, successors, run, person_of)
         _add_alignments(batch, aligned.get(revision.name, []), documents)
         yield batch
 
@@ -211,7 +211,7 @@ def _rfc_batch(records: SpecRecords, rfc: RfcRecord, run: RunContext) -> Batch:
 def _revision_batch(
     records: SpecRecords,
     revision: RevisionRecord,
-    by_name: dict[str, RevisionRecord],
+    successors: Mapping[str, str],
     run: RunContext,
     person_of: Callable[[Author], str | None] | None,
 ) -> Batch:
@@ -227,7 +227,7 @@ def _revision_batch(
     batch.typed(iri, "prov:generatedAtTime", revision.commit.committed_at, XSD_DT)
     batch.add(iri, "foaf:page", v.revision_url(revision.draft, revision.number))
     batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, revision.commit))
-    successor = _successor(records, revision, by_name)
+    successor = successors.get(revision.name)
     if successor is not None:
         batch.add(iri, "rr:supersededBy", successor)
     else:
@@ -246,20 +246,27 @@ def _revision_batch(
     return batch
 
 
-def _successor(
-    records: SpecRecords, revision: RevisionRecord, by_name: dict[str, RevisionRecord]
-) -> str | None:
-    """The next revision of the same text: the next number, or the replacing draft's first."""
-    numbers = sorted(r.number for r in records.revisions if r.draft == revision.draft)
-    later = [n for n in numbers if n > revision.number]
-    if later:
-        return v.revision_iri(revision.draft, later[0])
-    draft = next(d for d in records.drafts if d.name == revision.draft)
-    if draft.replaced_by:
-        first = sorted(r.number for r in by_name.values() if r.draft == draft.replaced_by)
-        if first:
-            return v.revision_iri(draft.replaced_by, first[0])
-    return None
+def _successors(records: SpecRecords) -> dict[str, str]:
+    """Each revision's next revision of the same text (its IRI), by the revision's name: the
+    draft's next number, or the replacing draft's first. A revision with none is left out.
+    (Found once for the run: found per revision, by scanning every revision, it grew with the
+    square of their number.)"""
+    numbers: dict[str, list[str]] = {}
+    for revision in records.revisions:
+        numbers.setdefault(revision.draft, []).append(revision.number)
+    for found in numbers.values():
+        found.sort()
+    replaced_by = {d.name: d.replaced_by for d in records.drafts}
+    successors: dict[str, str] = {}
+    for revision in records.revisions:
+        later = [n for n in numbers[revision.draft] if n > revision.number]
+        if later:
+            successors[revision.name] = v.revision_iri(revision.draft, later[0])
+            continue
+        replacing = replaced_by.get(revision.draft)
+        if replacing and numbers.get(replacing):
+            successors[revision.name] = v.revision_iri(replacing, numbers[replacing][0])
+    return successors
 
 
 def section_iris(document: str, parsed: ParsedDocument) -> list[str]:

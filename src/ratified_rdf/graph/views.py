@@ -25,7 +25,9 @@ it gives the reader the full path's rows (:func:`usable_views`), and the full pa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
 
@@ -83,6 +85,11 @@ class CardView:
     batches at a time, from the run's batches as staged (:class:`~ratified_rdf.graph.spool.
     Spool`), each group beside the shared batches in a store in memory, never from the
     staged run (:func:`partitioned_solutions`)."""
+    beside: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Sources (by name) whose batches a partitioned view reads beside every group, as it
+    reads the shared batches: only their triples of the properties named with each, or all
+    of them when none are named. (A commit's changed section may be any revision's, and what
+    aligns with it any other's.)"""
 
     def inputs(self, source: str) -> tuple[str, ...]:
         """The sources the view of ``source`` is derived from."""
@@ -100,8 +107,28 @@ VIEWS: tuple[CardView, ...] = (
         POSTS,
         RowList(RR + "citationRow", RR + "citationRows", "view_section_posts"),
     ),
+    # A commit reads its own batch of commits, the people and, of the spec, the properties
+    # view_changes.rq reads: every rr:alignsWith, and a byline's name or date, should a
+    # commit lead there.
     CardView(
-        "view_changes", "git", RowList(RR + "changeRow", RR + "changeRows", "view_section_commits")
+        "view_changes",
+        "git",
+        RowList(RR + "changeRow", RR + "changeRows", "view_section_commits"),
+        partition_by=RR + "changedSection",
+        beside=(
+            ("people", ()),
+            (
+                "spec",
+                (
+                    RR + "changedSection",
+                    RR + "alignsWith",
+                    RR + "inPullRequest",
+                    "http://www.w3.org/ns/prov#generatedAtTime",
+                    "http://purl.org/dc/terms/creator",
+                    "http://xmlns.com/foaf/0.1/name",
+                ),
+            ),
+        ),
     ),
 )
 """The card view's parts, in the order they are written."""
@@ -160,9 +187,7 @@ def view_batches(
             readable = [g for g in reads if g in graphs]
             template = construct_template(view.query)
             if view.partition_by is not None and spool is not None:
-                found = partitioned_solutions(
-                    view.query, template, view.partition_by, spool, readable
-                )
+                found = partitioned_solutions(view, template, spool, readable)
             else:
                 found = _solutions(view.query, template, reading(), readable)
             graph = run.graph(view_graph_name(source))
@@ -211,46 +236,66 @@ def _solutions(
 
 
 def partitioned_solutions(
-    query: str, template: ConstructTemplate, start: str, spool: Spool, graphs: Sequence[str]
+    view: CardView, template: ConstructTemplate, spool: Spool, graphs: Sequence[str]
 ) -> Iterator[tuple[Term | Triple | None, ...]]:
-    """The solutions of ``template``'s WHERE (``query``'s) over the batches of ``graphs``
-    in ``spool``, a group of batches at a time; ``start`` is the property of the node each
-    solution starts from (:attr:`CardView.partition_by`).
+    """The solutions of ``view``'s WHERE (``template``) over the batches of ``graphs`` in
+    ``spool``, a group of batches at a time, for a view with a :attr:`CardView.partition_by`,
+    the property of the node each solution starts from.
 
-    The shared batches are read into a store in memory, and their own solutions given first.
-    Their starting nodes are then removed from it, and every other batch is read beside them,
-    about :data:`PARTITION_QUADS` quads at a time: each group's solutions are its own nodes',
-    each once. They are the solutions over the whole run as long as a solution reads nothing
-    outside its starting node's batch and the shared ones, which the mapping keeps
-    (tests/unit/test_card_view.py compares the two)."""
+    The batches every group is read beside (the shared ones, and those of the sources the
+    view reads :attr:`~CardView.beside` its groups, of the properties named) are read into
+    a store in memory, and their own solutions given first. Their starting nodes are then
+    removed from it, and every other batch is read beside them, about
+    :data:`PARTITION_QUADS` quads at a time: each group's solutions are its own nodes', each
+    once. They are the solutions over the whole run as long as a solution reads nothing
+    outside its starting node's batch and what is read beside it, which the mapping keeps
+    (tests/unit/test_card_view.py and the view checks on the real brains compare the two)."""
+    assert view.partition_by is not None
     wanted = set(graphs)
+    beside = dict(view.beside)
     store = OxigraphStore()
     try:
         store.load_documents(
-            (entry.graph, entry.document)
+            (entry.graph, _only(entry.document, beside.get(source_of(entry.graph))))
             for entry in spool
-            if entry.shared and entry.graph in wanted
+            if entry.graph in wanted and (entry.shared or source_of(entry.graph) in beside)
         )
-        yield from _solutions(query, template, store, graphs)
-        store.remove_subjects_with(start)
+        yield from _solutions(view.query, template, store, graphs)
+        store.remove_subjects_with(view.partition_by)
         reading = [*graphs, PARTITION_GRAPH]
         group: list[tuple[str, bytes]] = []
         quads = 0
         for entry in spool:
-            if entry.shared or entry.graph not in wanted:
+            if entry.shared or entry.graph not in wanted or source_of(entry.graph) in beside:
                 continue
             group.append((PARTITION_GRAPH, entry.document))
             quads += entry.triples
             if quads >= PARTITION_QUADS:
                 store.load_documents(group)
                 group, quads = [], 0
-                yield from _solutions(query, template, store, reading)
+                yield from _solutions(view.query, template, store, reading)
                 store.drop_graph(PARTITION_GRAPH)
         if group:
             store.load_documents(group)
-            yield from _solutions(query, template, store, reading)
+            yield from _solutions(view.query, template, store, reading)
     finally:
         store.close()
+
+
+def _only(document: bytes, properties: tuple[str, ...] | None) -> bytes:
+    """The lines of ``document`` (N-Triples, one triple a line, as Oxigraph writes them)
+    whose predicate is one of ``properties``; all of it when none are named."""
+    if not properties:
+        return document
+    return b"".join(_lines_of(properties).findall(document))
+
+
+@lru_cache(maxsize=16)
+def _lines_of(properties: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A line whose predicate (the second term: a subject is an IRI or a blank node, neither
+    holding a space) is one of ``properties``."""
+    names = b"|".join(re.escape(f"<{p}>".encode()) for p in properties)
+    return re.compile(rb"^(?:<[^>]*>|_:\S+) (?:" + names + rb") [^\n]*\n", re.MULTILINE)
 
 
 def packed_rows(query: str, solutions: Iterable[Sequence[Statement | Triple]]) -> Iterator[Triple]:

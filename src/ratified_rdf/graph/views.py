@@ -24,8 +24,8 @@ it gives the reader the full path's rows (:func:`usable_views`), and the full pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -80,11 +80,11 @@ class CardView:
     """The rows it gathers into one list per section, if any."""
     partition_by: str | None = None
     """The property (an IRI) of the node each of its solutions starts from, when every
-    triple a solution reads is in that node's own batch or in a shared batch
-    (:attr:`~ratified_rdf.graph.mapping.Batch.shared`): the view is then derived a group of
-    batches at a time, from the run's batches as staged (:class:`~ratified_rdf.graph.spool.
-    Spool`), each group beside the shared batches in a store in memory, never from the
-    staged run (:func:`partitioned_solutions`)."""
+    triple a solution reads is in that node's own batch, in a shared batch
+    (:attr:`~ratified_rdf.graph.mapping.Batch.shared`) or in what :attr:`beside` names: the
+    view is then derived a group of batches at a time, from the run's batches as staged
+    (:class:`~ratified_rdf.graph.spool.Spool`), each group beside the rest in a store in
+    memory, never from the staged run (:func:`partitioned_solutions`)."""
     beside: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Sources (by name) whose batches a partitioned view reads beside every group, as it
     reads the shared batches: only their triples of the properties named with each, or all
@@ -245,10 +245,12 @@ def partitioned_solutions(
     The batches every group is read beside (the shared ones, and those of the sources the
     view reads :attr:`~CardView.beside` its groups, of the properties named) are read into
     a store in memory, and their own solutions given first. Their starting nodes are then
-    removed from it, and every other batch is read beside them, about
-    :data:`PARTITION_QUADS` quads at a time: each group's solutions are its own nodes', each
-    once. They are the solutions over the whole run as long as a solution reads nothing
-    outside its starting node's batch and what is read beside it, which the mapping keeps
+    removed, and every other batch is read beside the rest, about :data:`PARTITION_QUADS`
+    quads at a time, each group in a store of its own: each group's solutions are its own
+    nodes', each once. (Oxigraph's store in memory keeps what is removed from it, so one
+    store reused for every group grew by the whole run: 5 GB at ×100.) They are the
+    solutions over the whole run as long as a solution reads nothing outside its starting
+    node's batch and what is read beside it, which the mapping keeps
     (tests/unit/test_card_view.py and the view checks on the real brains compare the two)."""
     assert view.partition_by is not None
     wanted = set(graphs)
@@ -262,22 +264,36 @@ def partitioned_solutions(
         )
         yield from _solutions(view.query, template, store, graphs)
         store.remove_subjects_with(view.partition_by)
-        reading = [*graphs, PARTITION_GRAPH]
-        group: list[tuple[str, bytes]] = []
-        quads = 0
-        for entry in spool:
-            if entry.shared or entry.graph not in wanted or source_of(entry.graph) in beside:
-                continue
-            group.append((PARTITION_GRAPH, entry.document))
-            quads += entry.triples
-            if quads >= PARTITION_QUADS:
-                store.load_documents(group)
-                group, quads = [], 0
-                yield from _solutions(view.query, template, store, reading)
-                store.drop_graph(PARTITION_GRAPH)
-        if group:
-            store.load_documents(group)
-            yield from _solutions(view.query, template, store, reading)
+        context = [(graph, store.dump_graph(graph)) for graph in store.graphs()]
+    finally:
+        store.close()
+    reading = [*graphs, PARTITION_GRAPH]
+    group: list[tuple[str, bytes]] = []
+    quads = 0
+    for entry in spool:
+        if entry.shared or entry.graph not in wanted or source_of(entry.graph) in beside:
+            continue
+        group.append((PARTITION_GRAPH, entry.document))
+        quads += entry.triples
+        if quads >= PARTITION_QUADS:
+            yield from _group_solutions(view.query, template, [*context, *group], reading)
+            group, quads = [], 0
+    if group:
+        yield from _group_solutions(view.query, template, [*context, *group], reading)
+
+
+def _group_solutions(
+    query: str,
+    template: ConstructTemplate,
+    documents: Sequence[tuple[str, bytes]],
+    graphs: Sequence[str],
+) -> Iterator[tuple[Term | Triple | None, ...]]:
+    """The solutions of ``template``'s WHERE over ``documents`` (graph, N-Triples), read
+    into a store in memory of their own, let go of once its solutions are read."""
+    store = OxigraphStore()
+    try:
+        store.load_documents(documents)
+        yield from _solutions(query, template, store, graphs)
     finally:
         store.close()
 

@@ -270,5 +270,4 @@ def test_a_partitioned_view_gives_the_whole_runs_solutions_each_once(
         finally:
             again.close()
     finally:
-        spool.keeps = None
         built.close()

@@ -36,9 +36,9 @@ class Spooled:
 
 class Spool:
     """The batches ``keeps`` chooses, as they are staged, read back in that order any number
-    of times. Nothing is kept (and no file made) when ``keeps`` is not given or never agrees."""
+    of times (one reading at a time). No file is made while ``keeps`` has chosen none."""
 
-    def __init__(self, keeps: Callable[[Batch], bool] | None = None) -> None:
+    def __init__(self, keeps: Callable[[Batch], bool]) -> None:
         self.keeps = keeps
         self._file: IO[bytes] | None = None
         self.count = 0
@@ -46,7 +46,7 @@ class Spool:
 
     def add(self, batch: Batch, document: bytes) -> None:
         """Keep ``batch`` (its triples as N-Triples: ``document``) if it is one to keep."""
-        if self.keeps is None or not self.keeps(batch):
+        if not self.keeps(batch):
             return
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="ratified-spool-")  # noqa: SIM115

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import Literal, NamedNode, Triple
 
 from ratified_rdf import Brain
 from ratified_rdf.graph.gate import GateRejected, ShaclGate
@@ -271,3 +271,26 @@ def test_a_partitioned_view_gives_the_whole_runs_solutions_each_once(
             again.close()
     finally:
         built.close()
+
+
+def test_a_views_beside_filter_keeps_only_triples_of_its_properties() -> None:
+    """The lines a partitioned view reads beside its groups are chosen by their predicate
+    alone: a section text that spells out a triple of that property, or a longer property
+    name starting with it, is not read as one."""
+    from pyoxigraph import BlankNode
+
+    from ratified_rdf.graph.store import ntriples
+    from ratified_rdf.graph.views import _only
+
+    aligns = NamedNode(RR + "alignsWith")
+    forged = f'x\n<https://e.example/s> <{RR}alignsWith> <https://e.example/o> .\n"'
+    triples = [
+        Triple(NamedNode("https://e.example/a"), NamedNode(RR + "text"), Literal(forged)),
+        Triple(NamedNode("https://e.example/b"), aligns, NamedNode("https://e.example/c")),
+        Triple(BlankNode("b1"), aligns, Literal("z")),
+        Triple(NamedNode("https://e.example/d"), NamedNode(RR + "alignsWithX"), aligns),
+    ]
+    document = ntriples(triples)
+    kept = _only(document, (RR + "alignsWith",))
+    assert kept == ntriples([triples[1], triples[2]])
+    assert _only(document, ()) == document  # none named: all of it

@@ -14,6 +14,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ratified_rdf._errors import StoreError
+
 
 def make_folder(prefix: str) -> Path:
     """A new private folder (mode 0700) under ``TMPDIR``, named for this process, after
@@ -39,3 +41,14 @@ def running(pid: int) -> bool:
     except PermissionError:  # someone else's process
         return True
     return True
+
+
+def no_room(error: OSError, purpose: str) -> StoreError:
+    """The error for a build that could not keep what it keeps under ``TMPDIR`` (``error``),
+    for ``purpose`` ("for the SHACL gate"): what happened and what to do."""
+    return StoreError(
+        f"The build could not keep the run's batches in the temporary folder "
+        f"({tempfile.gettempdir()}) {purpose}: {error.strerror or error}. "
+        "Nothing of this run was written. Free space there, or set TMPDIR to a folder "
+        "with room (about 100 bytes a triple), and build again."
+    )

@@ -294,3 +294,38 @@ def test_a_views_beside_filter_keeps_only_triples_of_its_properties() -> None:
     kept = _only(document, (RR + "alignsWith",))
     assert kept == ntriples([triples[1], triples[2]])
     assert _only(document, ()) == document  # none named: all of it
+
+
+def test_a_full_temporary_folder_stops_the_build_with_a_sentence(
+    pigeon_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spool of the batches the card view reads again cannot be written (no room under
+    TMPDIR): the build stops with an error that says where and what to do, and writes
+    nothing."""
+    import errno
+    import tempfile
+    from types import SimpleNamespace
+
+    from ratified_rdf import build as build_module
+    from ratified_rdf._errors import StoreError
+    from ratified_rdf.graph import spool
+
+    class Full:
+        def __init__(self, **options: object) -> None:
+            self.file = tempfile.TemporaryFile()  # noqa: SIM115
+
+        def write(self, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.file, name)
+
+    # The spool's own temporary files only: the build's other files are written as ever.
+    monkeypatch.setattr(spool, "tempfile", SimpleNamespace(TemporaryFile=Full))
+    store = OxigraphStore(tmp_path / "db")
+    try:
+        with pytest.raises(StoreError, match=r"for the card view: No space left on device\. "):
+            build_module.build(MANIFEST, source=str(pigeon_repo), store=store)
+        assert store.graphs() == []
+    finally:
+        store.close()

@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import weakref
 from array import array
 from bisect import bisect_left
@@ -48,8 +47,7 @@ from typing import IO, TYPE_CHECKING
 
 from pyoxigraph import NamedNode, Triple
 
-from ratified_rdf._errors import StoreError
-from ratified_rdf._temporary import make_folder
+from ratified_rdf._temporary import make_folder, no_room
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import TripleStore, ntriples
 from ratified_rdf.graph.violations import PreparedBatch
@@ -102,7 +100,7 @@ class GateContext:
         try:
             self._spool.write(data)
         except OSError as error:
-            raise _no_room(error) from error
+            raise no_room(error, "for the SHACL gate") from error
         span = (self._spooled, len(data))
         self._spooled += len(data)
         self._keep_types(batch.triples)
@@ -134,7 +132,7 @@ class GateContext:
             self._types.seal()
             self._types.write(self._folder / TYPES)
         except OSError as error:
-            raise _no_room(error) from error
+            raise no_room(error, "for the SHACL gate") from error
         self._completed = True
         self._first_toucher = {}  # what it was for is in self.shared; its memory is not needed
 
@@ -220,15 +218,6 @@ def _open_spool(path: Path) -> IO[bytes]:
 def _remove(spool: IO[bytes], folder: Path) -> None:
     spool.close()
     shutil.rmtree(folder, ignore_errors=True)
-
-
-def _no_room(error: OSError) -> StoreError:
-    return StoreError(
-        f"The build could not keep the run's batches in the temporary folder "
-        f"({tempfile.gettempdir()}) for the SHACL gate: {error.strerror or error}. "
-        "Nothing of this run was written. Free space there, or set TMPDIR to a folder "
-        "with room (about 100 bytes a triple), and build again."
-    )
 
 
 class TypeTable:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from ratified_rdf._temporary import no_room
 from ratified_rdf.graph.mapping import Batch
 
 
@@ -48,10 +49,14 @@ class Spool:
         """Keep ``batch`` (its triples as N-Triples: ``document``) if it is one to keep."""
         if not self.keeps(batch):
             return
-        if self._file is None:
-            self._file = tempfile.TemporaryFile(prefix="ratified-spool-")  # noqa: SIM115
         entry = Spooled(batch.graph, batch.shared, len(batch.triples), document)
-        pickle.dump(entry, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            if self._file is None:
+                # Unlinked as it is made: nothing is left behind by a build that is killed.
+                self._file = tempfile.TemporaryFile(prefix="ratified-spool-")  # noqa: SIM115
+            pickle.dump(entry, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError as error:
+            raise no_room(error, "for the card view") from error
         self.count += 1
 
     def __iter__(self) -> Iterator[Spooled]:

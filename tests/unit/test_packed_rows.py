@@ -221,3 +221,42 @@ def test_lists_from_several_graphs_merge_each_row_once() -> None:
     mail, github = pack_rows([one]), pack_rows([one, two])
     rows = unpack_rows([{"rows": mail}, {"rows": github}], "rows", ("n",))
     assert [r["post"].value for r in rows] == [EX + "post/1", EX + "post/2"]
+
+
+def test_a_views_properties_are_every_one_its_where_can_match() -> None:
+    """Every property a WHERE names (its patterns, property paths, OPTIONAL and FILTER NOT
+    EXISTS parts) is found, and none it does not name; a variable or negated property makes
+    it any. The solutions over only those properties' triples are the solutions over all."""
+    head = f"PREFIX ex: <{EX}>\nCONSTRUCT {{ ?a ex:out ?b }}\n"
+    where = """WHERE {
+  ?a ex:in/ex:next ?b .
+  OPTIONAL { ?b ^ex:back ?c }
+  OPTIONAL { ?b (ex:alt1|ex:alt2)* ?d }
+  FILTER NOT EXISTS { ?a ex:hidden ?b }
+  FILTER (EXISTS { ?a ex:seen [] })
+}"""
+    names = {"in", "next", "back", "alt1", "alt2", "hidden", "seen"}
+    template = template_of("view_paths", head + where)
+    assert template.properties == {EX + name for name in names}
+    for any_property in ("?a ?p ?b", "?a !ex:in ?b", "?a ex:in/!(ex:x|^ex:y) ?b"):
+        loose = template_of("view_any", head + "WHERE { ?a ex:in ?c . " + any_property + " }")
+        assert loose.properties is None, any_property
+
+    store = Store()
+    for n in range(30):
+        a, b, c = (NamedNode(f"{EX}{kind}/{n}") for kind in "abc")
+        store.add(Quad(a, NamedNode(EX + "in"), c))
+        store.add(Quad(c, NamedNode(EX + "next"), b))
+        store.add(Quad(a, NamedNode(EX + "other"), b))  # read by no pattern
+        if n % 2:
+            store.add(Quad(a, NamedNode(EX + "seen"), Literal("x")))
+        if n % 3 == 0:
+            store.add(Quad(a, NamedNode(EX + "hidden"), b))
+        if n % 5 == 0:
+            store.add(Quad(c, NamedNode(EX + "back"), b))
+            store.add(Quad(b, NamedNode(EX + "alt2"), c))
+    only = Store()
+    only.extend(q for q in store if q.predicate.value in (template.properties or ()))
+    assert len(only) < len(store)
+    whole = {tuple(s) for s in store.query(template.select)}
+    assert whole and {tuple(s) for s in only.query(template.select)} == whole

@@ -85,11 +85,13 @@ class CardView:
     view is then derived a group of batches at a time, from the run's batches as staged
     (:class:`~ratified_rdf.graph.spool.Spool`), each group beside the rest in a store in
     memory, never from the staged run (:func:`partitioned_solutions`)."""
-    beside: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    beside: tuple[str, ...] = ()
     """Sources (by name) whose batches a partitioned view reads beside every group, as it
-    reads the shared batches: only their triples of the properties named with each, or all
-    of them when none are named. (A commit's changed section may be any revision's, and what
-    aligns with it any other's.)"""
+    reads the shared batches. (A commit's changed section may be any revision's, and what
+    aligns with it any other's.) Of every batch, a partitioned view reads only the triples
+    of the properties its WHERE names (:attr:`~ratified_rdf.queries.template.
+    ConstructTemplate.properties`): a section's text, the bulk of a revision, is never
+    loaded to be passed over.)"""
 
     def inputs(self, source: str) -> tuple[str, ...]:
         """The sources the view of ``source`` is derived from."""
@@ -107,28 +109,14 @@ VIEWS: tuple[CardView, ...] = (
         POSTS,
         RowList(RR + "citationRow", RR + "citationRows", "view_section_posts"),
     ),
-    # A commit reads its own batch of commits, the people and, of the spec, the properties
-    # view_changes.rq reads: every rr:alignsWith, and a byline's name or date, should a
-    # commit lead there.
+    # A commit reads its own batch of commits, the people and, of the spec, every
+    # rr:alignsWith, and a byline's name or date, should a commit lead there.
     CardView(
         "view_changes",
         "git",
         RowList(RR + "changeRow", RR + "changeRows", "view_section_commits"),
         partition_by=RR + "changedSection",
-        beside=(
-            ("people", ()),
-            (
-                "spec",
-                (
-                    RR + "changedSection",
-                    RR + "alignsWith",
-                    RR + "inPullRequest",
-                    "http://www.w3.org/ns/prov#generatedAtTime",
-                    "http://purl.org/dc/terms/creator",
-                    "http://xmlns.com/foaf/0.1/name",
-                ),
-            ),
-        ),
+        beside=("people", "spec"),
     ),
 )
 """The card view's parts, in the order they are written."""
@@ -242,25 +230,27 @@ def partitioned_solutions(
     ``spool``, a group of batches at a time, for a view with a :attr:`CardView.partition_by`,
     the property of the node each solution starts from.
 
-    The batches every group is read beside (the shared ones, and those of the sources the
-    view reads :attr:`~CardView.beside` its groups, of the properties named) are read into
-    a store in memory, and their own solutions given first. Their starting nodes are then
-    removed, and every other batch is read beside the rest, about :data:`PARTITION_QUADS`
-    quads at a time, each group in a store of its own: each group's solutions are its own
-    nodes', each once. (Oxigraph's store in memory keeps what is removed from it, so one
-    store reused for every group grew by the whole run: 5 GB at ×100.) They are the
-    solutions over the whole run as long as a solution reads nothing outside its starting
-    node's batch and what is read beside it, which the mapping keeps
-    (tests/unit/test_card_view.py and the view checks on the real brains compare the two)."""
+    Of every batch, only the triples of the properties the WHERE names are read
+    (:attr:`~ratified_rdf.queries.template.ConstructTemplate.properties`): it matches no
+    other. The batches every group is read beside (the shared ones, and those of the sources
+    the view reads :attr:`~CardView.beside` its groups) are read into a store in memory, and
+    their own solutions given first. Their starting nodes are then removed, and every other
+    batch is read beside the rest, about :data:`PARTITION_QUADS` quads at a time, each group
+    in a store of its own: each group's solutions are its own nodes', each once. (Oxigraph's
+    store in memory keeps what is removed from it, so one store reused for every group grew
+    by the whole run: 5 GB at ×100.) They are the solutions over the whole run as long as a
+    solution reads nothing outside its starting node's batch and what is read beside it,
+    which the mapping keeps (tests/unit/test_card_view.py and the view checks on the real
+    brains compare the two)."""
     assert view.partition_by is not None
     wanted = set(graphs)
-    beside = dict(view.beside)
+    properties = tuple(sorted(template.properties)) if template.properties is not None else None
     store = OxigraphStore()
     try:
         store.load_documents(
-            (entry.graph, _only(entry.document, beside.get(source_of(entry.graph))))
+            (entry.graph, _only(entry.document, properties))
             for entry in spool
-            if entry.graph in wanted and (entry.shared or source_of(entry.graph) in beside)
+            if entry.graph in wanted and (entry.shared or source_of(entry.graph) in view.beside)
         )
         yield from _solutions(view.query, template, store, graphs)
         store.remove_subjects_with(view.partition_by)
@@ -271,10 +261,11 @@ def partitioned_solutions(
     group: list[tuple[str, bytes]] = []
     quads = 0
     for entry in spool:
-        if entry.shared or entry.graph not in wanted or source_of(entry.graph) in beside:
+        if entry.shared or entry.graph not in wanted or source_of(entry.graph) in view.beside:
             continue
-        group.append((PARTITION_GRAPH, entry.document))
-        quads += entry.triples
+        document = _only(entry.document, properties)
+        group.append((PARTITION_GRAPH, document))
+        quads += document.count(b"\n")
         if quads >= PARTITION_QUADS:
             yield from _group_solutions(view.query, template, [*context, *group], reading)
             group, quads = [], 0
@@ -300,9 +291,11 @@ def _group_solutions(
 
 def _only(document: bytes, properties: tuple[str, ...] | None) -> bytes:
     """The lines of ``document`` (N-Triples, one triple a line, as Oxigraph writes them)
-    whose predicate is one of ``properties``; all of it when none are named."""
-    if not properties:
+    whose predicate is one of ``properties``; all of it when ``properties`` is None."""
+    if properties is None:
         return document
+    if not properties:
+        return b""
     return b"".join(_lines_of(properties).findall(document))
 
 

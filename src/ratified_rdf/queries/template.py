@@ -13,7 +13,7 @@ is a fresh one in every solution.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -22,7 +22,9 @@ from rdflib import BNode as RdflibBlankNode
 from rdflib import Literal as RdflibLiteral
 from rdflib import URIRef
 from rdflib import Variable as RdflibVariable
+from rdflib.paths import AlternativePath, InvPath, MulPath, SequencePath
 from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.parserutils import CompValue
 
 from ratified_rdf.graph.store import Term
 from ratified_rdf.queries.files import QueryError, load_query
@@ -48,6 +50,11 @@ class ConstructTemplate:
     """The variables the template uses, as the SELECT gives them."""
     template: tuple[tuple[TemplatePart, TemplatePart, TemplatePart], ...]
     """The template's triple patterns, in no particular order."""
+    properties: frozenset[str] | None = None
+    """Every property (an IRI) a triple pattern or property path of the WHERE names, its
+    ``FILTER (NOT) EXISTS`` included: the WHERE matches no triple of any other property, so
+    it gives the same solutions over only the triples of these. None when a pattern's
+    property is a variable or a negated property set (``!rdf:type``), which match any."""
 
     def instances(self, values: Sequence[Term | Triple | None]) -> list[Statement]:
         """The template's triples for one solution of :attr:`select` (its values in the
@@ -91,7 +98,8 @@ def template_of(name: str, text: str) -> ConstructTemplate:
             "be one."
         )
     end = _closing_brace(text, found.end() - 1)
-    patterns = prepareQuery(text).algebra.template
+    algebra = prepareQuery(text).algebra
+    patterns = algebra.template
     names = sorted(
         {str(part) for pattern in patterns for part in pattern if isinstance(part, RdflibVariable)}
     )
@@ -105,7 +113,46 @@ def template_of(name: str, text: str) -> ConstructTemplate:
         select=text[: found.start()] + select + text[end + 1 :],
         variables=tuple(names),
         template=template,
+        properties=properties_read(algebra.p),
     )
+
+
+def properties_read(pattern: object) -> frozenset[str] | None:
+    """Every property a query's algebra (rdflib's, ``pattern``) names in a triple pattern or
+    property path, anywhere in it; None when one may match any property.
+
+    The algebra is walked whole, not by the kinds of node this version of rdflib makes: a
+    ``FILTER NOT EXISTS`` keeps its patterns as parsed (``TriplesBlock``, not ``BGP``), and a
+    part missed here would drop triples the query reads."""
+    found: set[str] = set()
+    todo: list[object] = [pattern]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, Mapping):
+            # dict's own get: CompValue's resolves what it finds against a query context.
+            triples = dict.get(node, "triples") if isinstance(node, CompValue) else None
+            for triple in triples or ():
+                if not _properties_of(triple[1], found):
+                    return None
+            todo.extend(node.values())
+        elif isinstance(node, list | tuple | set | frozenset):
+            todo.extend(node)
+    return frozenset(found)
+
+
+def _properties_of(predicate: object, found: set[str]) -> bool:
+    """Add the properties ``predicate`` (an IRI or a property path) names to ``found``;
+    False when it may match any property (a variable, a negated property set)."""
+    if isinstance(predicate, URIRef):
+        found.add(str(predicate))
+        return True
+    if isinstance(predicate, SequencePath | AlternativePath):
+        return all(_properties_of(part, found) for part in predicate.args)
+    if isinstance(predicate, InvPath):
+        return _properties_of(predicate.arg, found)
+    if isinstance(predicate, MulPath):
+        return _properties_of(predicate.path, found)
+    return False  # a variable, a negated property set, or something unforeseen
 
 
 def _closing_brace(text: str, opening: int) -> int:

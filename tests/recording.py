@@ -38,7 +38,15 @@ class RecordingGate(ShaclGate):
     ) -> None:
         staged = list(staged)
         RecordingGate.runs.append((staged, run))
-        self.check_all((self.prepare_staged(k, run.store, run.graphs) for k in staged), *args, **kw)
+        # As the build's workers prepare them: from the gate context the run was staged with.
+        context = run.context
+        prepared = (
+            context.prepare(k)
+            if context is not None
+            else self.prepare_staged(k, run.store, run.graphs)
+            for k in staged
+        )
+        self.check_all(prepared, *args, **kw)
         if alongside is not None:
             alongside()
 

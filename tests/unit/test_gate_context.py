@@ -356,3 +356,34 @@ def test_the_cli_builds_with_workers_started_afresh(
     assert built.exit_code == 0, built.output
     assert started == [expected]
     assert not gate_module.fresh_workers()  # only within the CLI's build
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_nodes_read_off_a_batchs_lines_are_those_it_touches(seed: int) -> None:
+    """What a gate worker reads off a batch's spooled lines as the nodes it touches is what
+    the gate finds in its terms (ShaclGate.touched): subjects that are IRIs, and IRI objects
+    through a predicate a shape reads backwards, whatever the literals and blank nodes
+    around them look like."""
+    from ratified_rdf.graph.gate_context import _predicate_terms, touched_in
+    from ratified_rdf.graph.store import ntriples
+
+    rng = random.Random(seed)
+    gate = ShaclGate()
+    inverse = list(gate.inverse_predicates)
+    assert inverse, "the shapes read some predicate backwards"
+    iris = [NamedNode(f"{EX}{name}") for name in ("a", "b", "é-ü/ñ", "x?y=1#z", "q%20r")]
+    literals = [
+        Literal(f"ends like a section <{EX}a> ."),
+        Literal(f'a "quoted" <{inverse[0]}> <{EX}b> .\nsecond line'),
+        Literal("5", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        Literal("grüße", language="de"),
+    ]
+    predicates = [*PREDICATES, *(NamedNode(p) for p in inverse), RDF_TYPE]
+    batch = Batch(f"{EX}graph/run/spec", "lines")
+    for _ in range(60):
+        subject = rng.choice([*iris, BlankNode("b1")])
+        value = rng.choice([*iris, *literals, BlankNode("b2")])
+        batch.triples.append(Triple(subject, rng.choice(predicates), value))
+    expected = gate.touched(batch)
+    assert any(t.predicate.value in inverse for t in batch.triples)
+    assert touched_in(ntriples(batch.triples), _predicate_terms(inverse)) == expected

@@ -108,7 +108,10 @@ class StagedBatch:
     """What the gate keeps of a staged batch to prepare it later (:meth:`ShaclGate.staged`)."""
 
     source: str
-    touched: frozenset[str]
+    touched: frozenset[str] | None
+    """The nodes it touches (:meth:`ShaclGate.touched`); None for a batch staged through a
+    gate context, which reads them off the batch's spooled lines when it prepares it
+    (at ×100, kept for every batch until the gate ran, they took about a gigabyte)."""
     loose: tuple[Triple, ...]
     spooled: tuple[int, int] | None = None
     """Where a :class:`~ratified_rdf.graph.gate_context.GateContext` spooled its triples
@@ -205,6 +208,11 @@ class ShaclGate:
         :meth:`staged` kept of it: its triples are in the stored description of the nodes it
         touches (every subject it names is one), so the same document comes out without
         mapping the batch again."""
+        if staged.touched is None:
+            raise ValueError(
+                "A batch staged through a gate context was prepared from the store without "
+                "the nodes it touches; this is a bug in the caller (GateContext.touched_of)."
+            )
         return self._prepared(staged.source, staged.touched, staged.loose, store, context_graphs)
 
     def staged(self, batch: Batch) -> StagedBatch:

@@ -41,7 +41,7 @@ import weakref
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -82,7 +82,8 @@ class GateContext:
         self._spooled = 0
         self._types = TypeTable()
         self._described: Described | None = None
-        self._first_toucher: dict[str, int] = {}
+        self._first_toucher: dict[int, int] = {}
+        self._inverse_lines = _predicate_terms(self._inverse)
         self.shared: set[str] = set()
         """Nodes more than one batch touches (or a batch and the state outside the run)."""
         self._batches = 0
@@ -93,8 +94,7 @@ class GateContext:
         it (:meth:`ShaclGate.staged`), with where its triples are spooled. ``document``:
         the batch's triples as N-Triples (:func:`ntriples`), when the caller has them."""
         self._check_open("stage a batch")
-        staged = self.gate.staged(batch)
-        self._touch(staged.touched, self._batches)
+        self._touch(self.gate.touched(batch), self._batches)
         self._batches += 1
         data = ntriples(batch.triples) if document is None else document
         try:
@@ -104,7 +104,10 @@ class GateContext:
         span = (self._spooled, len(data))
         self._spooled += len(data)
         self._keep_types(batch.triples)
-        return replace(staged, spooled=span)
+        from ratified_rdf.graph.gate import StagedBatch  # the gate imports this module
+
+        loose = tuple(t for t in batch.triples if not isinstance(t.subject, NamedNode))
+        return StagedBatch(source=batch.source, touched=None, loose=loose, spooled=span)
 
     def outside(self, triples: Iterable[Triple]) -> None:
         """Count ``triples`` (a graph of the state the run leaves that is not the run's) as
@@ -155,12 +158,28 @@ class GateContext:
                 "not staged through it; this is a bug in the caller."
             )
         assert self._described is not None
-        return _prepared(staged, self._spool.fileno(), self._described, self._types)
+        return _prepared(
+            staged, self._spool.fileno(), self._described, self._types, self._inverse_lines
+        )
+
+    def touched_of(self, staged: StagedBatch) -> frozenset[str]:
+        """The nodes a batch staged through this context touches (:meth:`ShaclGate.touched`),
+        read off its spooled lines."""
+        if staged.spooled is None:
+            raise RuntimeError("The batch was not staged through a gate context.")
+        offset, length = staged.spooled
+        self._spool.flush()
+        return touched_in(os.pread(self._spool.fileno(), length, offset), self._inverse_lines)
 
     def _touch(self, nodes: Iterable[str], toucher: int) -> None:
+        # A node by its hash, not its IRI: the IRIs of every node of a run, held until the
+        # gate ran, took hundreds of megabytes at ×100. Two IRIs with one hash can only make
+        # a node that one batch touches count as shared (its description is then read whole,
+        # as a shared node's is), never the reverse: a node two batches touch always finds
+        # the first of them under its hash.
         first = self._first_toucher
         for node in nodes:
-            seen = first.setdefault(node, toucher)
+            seen = first.setdefault(hash(node), toucher)
             if seen != toucher:
                 self.shared.add(node)
 
@@ -192,6 +211,33 @@ def _named_nodes(document: bytes) -> set[str]:
             if line[start - 1 : start] == b" ":
                 found.add(line[start + 1 : -3].decode())
     return found
+
+
+def _predicate_terms(predicates: Iterable[str]) -> frozenset[bytes]:
+    """``predicates`` as N-Triples writes them (``<iri>``)."""
+    return frozenset(f"<{p}>".encode() for p in predicates)
+
+
+def touched_in(document: bytes, inverse: frozenset[bytes]) -> frozenset[str]:
+    """The nodes a batch touches (:meth:`ShaclGate.touched`: the IRIs it has as subjects, and
+    those it has as objects through one of the ``inverse`` predicates, as
+    :func:`_predicate_terms` writes them), read off its N-Triples lines as Oxigraph writes
+    them. A subject runs to its first space (neither an IRI nor a blank node holds one; a
+    quoted triple, ``<<``, is no node), the predicate, an IRI, to the next; an object through
+    an inverse predicate is a node when it is an IRI, the rest of the line but its `` .``."""
+    found: set[str] = set()
+    for line in document.splitlines():
+        subject_end = line.find(b" ")
+        if line.startswith(b"<") and not line.startswith(b"<<"):
+            found.add(line[1 : subject_end - 1].decode())
+        if not inverse:
+            continue
+        predicate_end = line.find(b" ", subject_end + 1)
+        if line[subject_end + 1 : predicate_end] in inverse:
+            obj = line[predicate_end + 1 : -2]
+            if obj.startswith(b"<") and not obj.startswith(b"<<"):
+                found.add(obj[1:-1].decode())
+    return frozenset(found)
 
 
 GATE_PREFIX = "ratified-gate-"
@@ -377,6 +423,7 @@ class ContextFiles:
             Described.read(folder / HELD, folder / SHARED),
             TypeTable.read(folder / TYPES),
             os.open(folder / SPOOL, os.O_RDONLY),
+            _predicate_terms(self.inverse),
         )
 
 
@@ -384,8 +431,11 @@ class OpenedContext:
     """A gate context opened from its files (:class:`ContextFiles`): prepares any staged
     batch exactly as the context it was written from does."""
 
-    def __init__(self, described: Described, types: TypeTable, spool: int) -> None:
+    def __init__(
+        self, described: Described, types: TypeTable, spool: int, inverse: frozenset[bytes]
+    ) -> None:
         self._described, self._types, self._spool = described, types, spool
+        self._inverse = inverse
         weakref.finalize(self, os.close, spool)
 
     @property
@@ -400,21 +450,26 @@ class OpenedContext:
                 "A batch not staged through a gate context was prepared from one; this is a "
                 "bug in the caller."
             )
-        return _prepared(staged, self._spool, self._described, self._types)
+        return _prepared(staged, self._spool, self._described, self._types, self._inverse)
 
 
 def _prepared(
-    staged: StagedBatch, spool: int, described: Described, types: TypeTable
+    staged: StagedBatch,
+    spool: int,
+    described: Described,
+    types: TypeTable,
+    inverse: frozenset[bytes],
 ) -> PreparedBatch:
     """``staged``'s own triples, the description of the nodes it touches and the types of
     what they point at (what :meth:`ShaclGate.prepare_staged` reads of the staged run)."""
     assert staged.spooled is not None
     offset, length = staged.spooled
     own = os.pread(spool, length, offset)
-    lines = described.lines(staged.touched)
+    touched = staged.touched if staged.touched is not None else touched_in(own, inverse)
+    lines = described.lines(touched)
     referenced = _named_nodes(own)
     referenced.update(_named_nodes(b"\n".join(lines)))
-    referenced.difference_update(staged.touched)
+    referenced.difference_update(touched)
     context = dict.fromkeys(lines)
     context.update(dict.fromkeys(types.lines(sorted(referenced))))
     # The batch's own lines as they were spooled, then its context: a triple in both is
@@ -422,5 +477,5 @@ def _prepared(
     return PreparedBatch(
         source=staged.source,
         ntriples=own + b"".join(line + b"\n" for line in context),
-        focus_nodes=tuple(sorted(staged.touched)),
+        focus_nodes=tuple(sorted(touched)),
     )

@@ -3,7 +3,6 @@ the full graph, read by the cards, and never read where the reader may not read 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -305,14 +304,16 @@ def test_a_full_temporary_folder_stops_the_build_with_a_sentence(
     TMPDIR): the build stops with an error that says where and what to do, and writes
     nothing."""
     import errno
+    import tempfile
+    from types import SimpleNamespace
 
     from ratified_rdf import build as build_module
     from ratified_rdf._errors import StoreError
     from ratified_rdf.graph import spool
 
     class Full:
-        def __init__(self, path: object, mode: str = "r") -> None:
-            self.file = open(path, mode)  # noqa: SIM115
+        def __init__(self, **options: object) -> None:
+            self.file = tempfile.TemporaryFile()  # noqa: SIM115
 
         def write(self, data: bytes) -> int:
             raise OSError(errno.ENOSPC, "No space left on device")
@@ -320,8 +321,8 @@ def test_a_full_temporary_folder_stops_the_build_with_a_sentence(
         def __getattr__(self, name: str) -> object:
             return getattr(self.file, name)
 
-    # The spool's own file only: the build's other files are written as ever.
-    monkeypatch.setattr(spool, "open", Full, raising=False)
+    # The spool's own temporary files only: the build's other files are written as ever.
+    monkeypatch.setattr(spool, "tempfile", SimpleNamespace(TemporaryFile=Full))
     store = OxigraphStore(tmp_path / "db")
     try:
         with pytest.raises(StoreError, match=r"for the card view: No space left on device\. "):
@@ -329,96 +330,3 @@ def test_a_full_temporary_folder_stops_the_build_with_a_sentence(
         assert store.graphs() == []
     finally:
         store.close()
-
-
-def test_a_view_derived_ahead_is_the_view_derived_in_the_build(
-    pigeon_repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With workers started afresh, the alignment view is derived ahead, in a process of its
-    own, once the spec is staged; the view graphs it gives are the ones the build derives
-    itself, triple for triple, and the build read them from the child (its folder is gone)."""
-    import tempfile
-
-    from ratified_rdf import build as build_module
-    from ratified_rdf.graph import ahead as ahead_module
-    from ratified_rdf.graph import discussion_mapping, views
-
-    monkeypatch.setattr(discussion_mapping, "COMMITS_PER_BATCH", 2)  # more than one git batch
-    monkeypatch.setattr(views, "PARTITION_QUADS", 1)  # every batch a group of its own
-
-    def view_graphs(brain: Brain) -> dict[str, set[Triple]]:
-        store = brain.reading.store
-        assert isinstance(store, OxigraphStore)
-        return {
-            g.rsplit("/", 1)[-1]: set(store.triples([g]))
-            for g in brain.scope.read_graphs
-            if is_view_graph(g)
-        }
-
-    started: list[str] = []
-    read: list[str] = []
-
-    class Watched(ahead_module.DerivedAhead):
-        def __init__(self, query: str, *args: object) -> None:
-            super().__init__(query, *args)  # type: ignore[arg-type]
-            started.append(query)
-
-        def triples(self):  # type: ignore[no-untyped-def]
-            found = super().triples()
-            if found is not None:
-                read.append(self.query)
-            return found
-
-    monkeypatch.setattr(views, "DerivedAhead", Watched)
-    built = {}
-    for fresh in ("1", "0"):
-        monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", fresh)
-        brain, _ = Brain.build(MANIFEST, source=str(pigeon_repo))
-        try:
-            built[fresh] = view_graphs(brain)
-        finally:
-            brain.close()
-    # The change view goes ahead too unless the alignments' child still runs when the git
-    # batches are staged (one child at a time).
-    assert started[:1] == ["view_alignments"] and set(started) <= {
-        "view_alignments",
-        "view_changes",
-    }
-    assert read == started
-    assert built["1"] == built["0"]
-    assert sum(len(t) for t in built["1"].values()) > 50
-    leftover = list(Path(tempfile.gettempdir()).glob(f"{ahead_module.AHEAD_PREFIX}{os.getpid()}-*"))
-    assert leftover == []
-    assert build_module.view_spool is views.view_spool
-
-
-def test_a_view_is_not_read_ahead_when_a_batch_it_reads_came_after(tmp_path: Path) -> None:
-    """A batch of a graph the view reads that is spooled after the view was started ahead
-    (batches in another order than the mapping gives them) makes the build derive the view
-    itself: what was derived ahead is dropped, its child stopped."""
-    from ratified_rdf.graph import views
-    from ratified_rdf.graph.mapping import RunContext
-    from ratified_rdf.graph.store import ntriples
-    from ratified_rdf.trust import TenantId
-
-    run = RunContext(TenantId.default(), "pigeon", "r9")
-    spool = views.ViewSpool(run, ahead=True)
-    try:
-        alignment = Triple(
-            NamedNode("https://e.example/a"), NamedNode(RR + "alignedSection"), Literal("x")
-        )
-
-        def add(graph: str) -> None:
-            batch = Batch(run.graph(graph), graph, [alignment])
-            spool.add(batch, ntriples(batch.triples))
-
-        add("records")
-        add("spec")
-        add("github")  # the spec is staged: the alignments are derived ahead
-        assert list(spool._ahead) == ["view_alignments"]
-        add("spec")  # ... but another spec batch comes after
-        graphs = [run.graph("records"), run.graph("spec")]
-        assert spool.derived_ahead("view_alignments", graphs) is None
-        assert spool._ahead == {}
-    finally:
-        spool.close()

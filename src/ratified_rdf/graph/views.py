@@ -24,18 +24,15 @@ it gives the reader the full path's rows (:func:`usable_views`), and the full pa
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
 
-from ratified_rdf.graph.ahead import DerivedAhead
 from ratified_rdf.graph.mapping import Batch, RunContext
-from ratified_rdf.graph.spool import Spool, Spooled, read_spooled
+from ratified_rdf.graph.spool import Spool
 from ratified_rdf.graph.store import OxigraphStore, Term
 from ratified_rdf.graph.vocab import RR
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
@@ -177,18 +174,13 @@ def view_batches(
             reads = [run.graph(name) for name in view.inputs(source)]
             readable = [g for g in reads if g in graphs]
             template = construct_template(view.query)
-            triples = None
-            if isinstance(spool, ViewSpool):
-                triples = spool.derived_ahead(view.query, readable)
-            if triples is None:
-                if view.partition_by is not None and spool is not None:
-                    found = partitioned_solutions(view, template, spool, readable)
-                else:
-                    found = _solutions(view.query, template, reading(), readable)
-                solutions = (template.instances(values) for values in found)
-                triples = packed_rows(view.query, solutions)
+            if view.partition_by is not None and spool is not None:
+                found = partitioned_solutions(view, template, spool, readable)
+            else:
+                found = _solutions(view.query, template, reading(), readable)
             graph = run.graph(view_graph_name(source))
-            by_node = _by_node(triples)
+            solutions = (template.instances(values) for values in found)
+            by_node = _by_node(packed_rows(view.query, solutions))
             if view.gathers is not None:
                 for triple in gathered(view.query, view.gathers, _all(by_node)):
                     by_node.setdefault(str(triple.subject), {})[triple] = None
@@ -204,90 +196,16 @@ PARTITION_GRAPH = "https://w3id.org/ratified-rdf/id/partition"
 """The graph a partitioned view's group of batches is read from, in its store in memory."""
 
 
-def view_spool(run: RunContext) -> ViewSpool:
-    """A spool for ``run`` that keeps the batches of the graphs its partitioned views read,
-    and derives each of them ahead where it can (:class:`ViewSpool`)."""
-    from ratified_rdf.graph.gate import fresh_workers  # the gate imports the mapping, as we do
-
-    ahead = fresh_workers() and (os.cpu_count() or 1) >= 2
-    return ViewSpool(run, ahead=ahead)
-
-
-class ViewSpool(Spool):
-    """A run's spool for its partitioned views (:func:`view_spool`). With ``ahead``, each is
-    derived ahead in a process of its own (:class:`~ratified_rdf.graph.ahead.DerivedAhead`)
-    as soon as the first batch of another graph comes after every graph it reads has begun
-    (the alignments once the spec is staged, while the build stages the discussion), unless
-    another is still being derived (two would hold their memory at once, at the build's
-    peak). A view derived ahead is used only if no batch of what it reads came after it
-    started (:meth:`derived_ahead`): the order the batches come in is what makes it pay,
-    never what makes it right."""
-
-    def __init__(self, run: RunContext, *, ahead: bool) -> None:
-        inputs = {
-            view.query: frozenset(run.graph(name) for name in view.inputs(source))
-            for view in VIEWS
-            if view.partition_by is not None
-            for source in _sources_of(view)
-        }
-        kept = frozenset().union(*inputs.values())
-        super().__init__(keeps=lambda batch: batch.graph in kept)
-        self._waiting = dict(inputs) if ahead else {}
-        self._begun: dict[str, set[str]] = {query: set() for query in self._waiting}
-        self._ahead: dict[str, DerivedAhead] = {}
-
-    def add(self, batch: Batch, document: bytes) -> None:
-        """Keep ``batch`` if a partitioned view reads it, and start deriving ahead each view
-        whose graphs have all begun, when ``batch`` is of another graph."""
-        super().add(batch, document)
-        for query, graphs in list(self._waiting.items()):
-            begun = self._begun[query]
-            if batch.graph in graphs:
-                begun.add(batch.graph)
-            elif begun == graphs and self.path is not None:
-                del self._waiting[query]
-                if not any(ahead.running for ahead in self._ahead.values()):
-                    readable = sorted(graphs)
-                    self._ahead[query] = DerivedAhead(query, self.path, self.mark(), readable)
-
-    def derived_ahead(self, query: str, graphs: Sequence[str]) -> Iterator[Triple] | None:
-        """The triples of the view ``query`` over ``graphs`` as derived ahead, if it was and
-        every batch of ``graphs`` had been spooled when it started; else None."""
-        ahead = self._ahead.pop(query, None)
-        if ahead is None:
-            return None
-        if ahead.graphs != tuple(sorted(graphs)) or not self.complete_before(graphs, ahead.mark):
-            ahead.close()
-            return None
-        return ahead.triples()
-
-    def close(self) -> None:
-        """Stop what is still being derived ahead, and remove every file."""
-        for ahead in self._ahead.values():
-            ahead.close()
-        self._ahead.clear()
-        super().close()
-
-
-class _SpooledUpTo:
-    """The batches a spool's file held at a mark (:func:`read_spooled`), read back on
-    every iteration."""
-
-    def __init__(self, path: Path, mark: int) -> None:
-        self.path, self.mark = path, mark
-
-    def __iter__(self) -> Iterator[Spooled]:
-        return read_spooled(self.path, self.mark)
-
-
-def derived_triples(query: str, spool: Path, mark: int, graphs: Sequence[str]) -> Iterator[Triple]:
-    """The packed triples of the partitioned view ``query`` over the batches of ``graphs``
-    spooled in the file ``spool`` before ``mark``: what :func:`view_batches` derives of it,
-    in the same order (for :mod:`~ratified_rdf.graph.ahead`, in a process of its own)."""
-    view = next(v for v in VIEWS if v.query == query)
-    template = construct_template(query)
-    found = partitioned_solutions(view, template, _SpooledUpTo(spool, mark), graphs)
-    return packed_rows(query, (template.instances(values) for values in found))
+def view_spool(run: RunContext) -> Spool:
+    """A spool for ``run`` that keeps the batches of the graphs its partitioned views read."""
+    graphs = {
+        run.graph(name)
+        for view in VIEWS
+        if view.partition_by is not None
+        for source in _sources_of(view)
+        for name in view.inputs(source)
+    }
+    return Spool(keeps=lambda batch: batch.graph in graphs)
 
 
 def _solutions(
@@ -306,7 +224,7 @@ def _solutions(
 
 
 def partitioned_solutions(
-    view: CardView, template: ConstructTemplate, spool: Iterable[Spooled], graphs: Sequence[str]
+    view: CardView, template: ConstructTemplate, spool: Spool, graphs: Sequence[str]
 ) -> Iterator[tuple[Term | Triple | None, ...]]:
     """The solutions of ``view``'s WHERE (``template``) over the batches of ``graphs`` in
     ``spool``, a group of batches at a time, for a view with a :attr:`CardView.partition_by`,

@@ -91,7 +91,7 @@ class CardView:
     aligns with it any other's.) Of every batch, a partitioned view reads only the triples
     of the properties its WHERE names (:attr:`~ratified_rdf.queries.template.
     ConstructTemplate.properties`): a section's text, the bulk of a revision, is never
-    loaded to be passed over.)"""
+    loaded to be passed over."""
 
     def inputs(self, source: str) -> tuple[str, ...]:
         """The sources the view of ``source`` is derived from."""

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -269,6 +270,48 @@ def test_a_store_on_disk_stages_in_place_and_a_rejection_leaves_nothing(
         writer.write_all([_bad_revision_batch(rejected.graph("spec"))])
     assert sorted(store.graphs()) == before
     assert list(staging_root.iterdir()) == []
+
+
+def test_a_run_that_fails_while_it_is_loaded_leaves_nothing_loading(
+    tmp_path: Path, staging_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Staged on disk, a run's documents are loaded on a thread of their own while the next
+    # batches are mapped. A mapping that fails mid-run lets the load under way finish, and
+    # loads nothing after it, before the run's graphs are dropped: none is left behind.
+    from ratified_rdf.graph import store as store_module
+
+    built, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=tmp_path / "db")
+    store = built._store
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 2)  # a chunk per batch
+    loads: list[str] = []
+    bulk_load = OxigraphStore._bulk_load
+
+    def slowly(self: OxigraphStore, data: bytes) -> None:
+        loads.append("started")
+        time.sleep(0.3)  # still loading when the mapping fails
+        bulk_load(self, data)
+        loads.append("ended")
+
+    monkeypatch.setattr(OxigraphStore, "_bulk_load", slowly)
+    writer = Writer(store, ShaclGate(), built.brain_id, built.reader.tenant)
+    before = sorted(store.graphs())
+    run = writer.begin_run()
+    person, pointer = _chair_batches(run.graph("records"))
+
+    def failing() -> Iterator[Batch]:
+        yield person
+        yield pointer
+        raise RuntimeError("a fictional mapping error")
+
+    with pytest.raises(RuntimeError, match="fictional mapping error"):
+        writer.write_all(failing)
+    finished = list(loads)
+    assert finished and finished[-1] == "ended"  # a load was under way, and was let finish
+    assert finished.count("started") == finished.count("ended")
+    assert sorted(store.graphs()) == before
+    time.sleep(0.5)
+    assert loads == finished  # nothing was loaded after the run was dropped
+    assert sorted(store.graphs()) == before
 
 
 def test_staging_left_by_a_killed_build_is_cleared_by_the_next(

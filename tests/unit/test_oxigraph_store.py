@@ -127,3 +127,29 @@ def test_documents_load_as_their_triples_do(
         for t in by_documents.triples([f"{ex}graph/1"])
     )
     assert len(by_documents) == sum(len(t) for _, t in batches)
+
+
+def test_a_chunk_the_loader_cannot_read_fails_the_load_that_waits_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Chunks are loaded on a thread of their own: what loading one raised is raised by the
+    # next call that waits for it, never lost with the thread.
+    from pyoxigraph import RdfFormat, parse
+
+    from ratified_rdf.graph.store import DocumentLoader, ntriples
+
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 2)
+    store = OxigraphStore(tmp_path / "db")
+    said = NamedNode(GRAPH + "/p")
+    good = ntriples([Triple(NamedNode(f"{GRAPH}/s{n}"), said, Literal("o")) for n in range(2)])
+    broken = b"<https://example.org/fictional/s> <not an iri> .\n" * 2
+    with pytest.raises(SyntaxError):
+        list(parse(broken, format=RdfFormat.N_TRIPLES))  # the fixture is what it says
+    loader = DocumentLoader(store)
+    loader.add(GRAPH, good)  # sent
+    loader.add(GRAPH, broken)  # sent once the first has loaded
+    with pytest.raises(SyntaxError):
+        loader.wait()
+    assert len(store) == 2  # the chunk before it was loaded
+    loader.abandon()  # and letting it go again raises nothing more
+    assert len(store) == 2

@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import islice
 from pathlib import Path
 from typing import IO, Protocol
@@ -333,26 +334,26 @@ class OxigraphStore:
         (the bulk loader, not one transaction), from the documents' text: the loader reads
         them in Rust, where making a term of every triple in Python took as long as loading
         them. The documents must be as Oxigraph writes them (one triple a line); they are
-        loaded as N-Quads, about :data:`LOAD_CHUNK_QUADS` lines a call. A document naming a
-        blank node is read term by term instead, since the loader gives blank nodes fresh
-        labels and a staged run must keep the labels its gate context spooled."""
-        chunk: list[bytes] = []
-        lines = 0
-        for graph, document in documents:
-            if b"_:" in document:
-                parsed = parse(document, format=RdfFormat.N_TRIPLES)
-                self.load([(graph, [quad.triple for quad in parsed])])
-                continue
-            # A line ends " .\n" only at its end: a literal's line breaks are escaped.
-            chunk.append(document.replace(b" .\n", f" {NamedNode(graph)} .\n".encode()))
-            lines += document.count(b"\n")
-            if lines >= LOAD_CHUNK_QUADS:
-                self._store.bulk_load(b"".join(chunk), RdfFormat.N_QUADS)
-                chunk, lines = [], 0
-        if chunk:
-            self._store.bulk_load(b"".join(chunk), RdfFormat.N_QUADS)
-        if self.path is not None:
-            self._store.flush()
+        loaded as N-Quads, about :data:`LOAD_CHUNK_QUADS` lines a call, each on a thread of
+        its own while the next is gathered (:meth:`loading`). A document naming a blank node
+        is read term by term instead, since the loader gives blank nodes fresh labels and a
+        staged run must keep the labels its gate context spooled."""
+        with self.loading() as loader:
+            for graph, document in documents:
+                loader.add(graph, document)
+
+    @contextlib.contextmanager
+    def loading(self) -> Iterator[DocumentLoader]:
+        """A :class:`DocumentLoader` for this store, every document given it loaded (and, on
+        disk, flushed) when the block ends; if the block raises, what is being loaded is
+        let finish and the rest dropped."""
+        loader = DocumentLoader(self)
+        try:
+            yield loader
+        except BaseException:
+            loader.abandon()
+            raise
+        loader.wait()
 
     def flush(self) -> None:
         """Write what this opening holds in memory to the folder's files, so an opening made
@@ -519,6 +520,10 @@ class OxigraphStore:
         else:
             serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
 
+    def _bulk_load(self, data: bytes) -> None:
+        """Bulk-load ``data``, N-Quads (for :class:`DocumentLoader`, on its thread)."""
+        self._store.bulk_load(data, RdfFormat.N_QUADS)
+
     @property
     def _store(self) -> Store:
         if self._open is None:
@@ -536,3 +541,71 @@ class OxigraphStore:
             with contextlib.suppress(OSError):  # a read-only disk: nobody can have written
                 self._bump_generation()
         self._open = None
+
+
+class DocumentLoader:
+    """Bulk-loads N-Triples documents into an :class:`OxigraphStore` as
+    :meth:`~OxigraphStore.load_documents` does, the loading on a thread of its own.
+
+    Oxigraph's bulk loader lets go of Python's interpreter lock while it parses and writes,
+    and uses one core; so a build maps and serialises the next batches while the last are
+    loaded, on the machine's other core. One chunk is loaded at a time: :meth:`add` waits
+    for the one before when the next is full, so at most two chunks are held. A store read
+    while documents are being loaded sees some of them and not others; :meth:`wait` before
+    reading what was given."""
+
+    def __init__(self, store: OxigraphStore) -> None:
+        self._target = store
+        self._chunk: list[bytes] = []
+        self._lines = 0
+        self._pending: Future[None] | None = None
+        self._thread: ThreadPoolExecutor | None = None  # made when the first chunk is full
+
+    def add(self, graph: str, document: bytes) -> None:
+        """Load ``document`` (N-Triples as Oxigraph writes it) into ``graph``, now or with the
+        next chunk."""
+        if b"_:" in document:
+            self._settle()
+            parsed = parse(document, format=RdfFormat.N_TRIPLES)
+            self._target.load([(graph, [quad.triple for quad in parsed])])
+            return
+        # A line ends " .\n" only at its end: a literal's line breaks are escaped.
+        self._chunk.append(document.replace(b" .\n", f" {NamedNode(graph)} .\n".encode()))
+        self._lines += document.count(b"\n")
+        if self._lines >= LOAD_CHUNK_QUADS:
+            self._send()
+
+    def wait(self) -> None:
+        """Return once every document given is loaded, and flushed on disk; raises what
+        loading raised."""
+        try:
+            self._settle()
+            if self._chunk:  # the last chunk: nothing is left to overlap it with
+                data = b"".join(self._chunk)
+                self._chunk, self._lines = [], 0
+                self._target._bulk_load(data)
+        finally:
+            self.abandon()  # nothing is left to load; on an error, nothing more is
+        if self._target.path is not None:
+            self._target.flush()
+
+    def abandon(self) -> None:
+        """Drop what is not yet being loaded and let what is finish, without raising (the
+        store is being thrown away after an error of the caller's)."""
+        self._chunk, self._lines = [], 0
+        if self._thread is not None:
+            self._thread.shutdown(wait=True, cancel_futures=True)
+            self._thread = None
+
+    def _send(self) -> None:
+        self._settle()
+        data = b"".join(self._chunk)
+        self._chunk, self._lines = [], 0
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratified-load")
+        self._pending = self._thread.submit(self._target._bulk_load, data)
+
+    def _settle(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()

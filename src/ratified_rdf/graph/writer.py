@@ -35,7 +35,13 @@ from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.spool import Spool
-from ratified_rdf.graph.store import LOAD_CHUNK_QUADS, OxigraphStore, TripleStore, ntriples
+from ratified_rdf.graph.store import (
+    LOAD_CHUNK_QUADS,
+    DocumentLoader,
+    OxigraphStore,
+    TripleStore,
+    ntriples,
+)
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query, source_of
 from ratified_rdf.trust import Clearance, TenantId
@@ -220,72 +226,76 @@ class Writer:
             limit if expected_quads <= limit else 0,
             on_disk=reviews if in_place else (),
         )
-        # What the gate needs of each batch once it is staged, kept as it is staged: the
-        # batches are then prepared from it, neither mapped a second time nor read back
-        # from the staged run (slow once that is on disk). Let go of with this call's frame
-        # (a recorded run keeps it, to check it again).
-        context = GateContext(self.gate)
+        with place:
+            # What the gate needs of each batch once it is staged, kept as it is staged: the
+            # batches are then prepared from it, neither mapped a second time nor read back
+            # from the staged run (slow once that is on disk). Let go of with this call's frame
+            # (a recorded run keeps it, to check it again).
+            context = GateContext(self.gate)
 
-        def outside() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
-            for graph in reviews:
-                triples = list(self.store.triples([graph]))
-                context.outside(triples)
-                yield graph, triples, ntriples(triples)
+            def outside() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
+                for graph in reviews:
+                    triples = list(self.store.triples([graph]))
+                    context.outside(triples)
+                    yield graph, triples, ntriples(triples)
 
-        place.load(outside())
-        graphs.update(reviews)
-        kept: list[StagedBatch] = []
+            place.load(outside())
+            graphs.update(reviews)
+            kept: list[StagedBatch] = []
 
-        def staged() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
-            for batch in again():
-                # Written once: spooled for the gate and loaded into the staged run.
+            def staged() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
+                for batch in again():
+                    # Written once: spooled for the gate and loaded into the staged run.
+                    document = ntriples(batch.triples)
+                    kept.append(context.stage(batch, document))
+                    graphs.add(batch.graph)
+                    if on_staged is not None:
+                        on_staged(batch, document)
+                    if spool is not None:
+                        spool.add(batch, document)
+                    yield batch.graph, batch.triples, document
+
+            place.load(staged())
+            place.wait()  # the view reads the run
+            # The derived batches are staged as they come (a view at a time); only a run to be
+            # written elsewhere keeps them, to write them. In place, nothing needs them again,
+            # and the gate's workers are about to fork.
+            # They are loaded a group at a time, not one by one: on disk each load writes files
+            # of its own, and at ×100 thousands of small loads took longer than the view.
+            derived: list[Batch] = []
+            grouped = 0
+            count = 0
+            group: list[tuple[str, Sequence[Triple], bytes]] = []
+            derived_batches = derive(lambda: place.reading, sorted(graphs)) if derive else ()
+            for batch in derived_batches:
                 document = ntriples(batch.triples)
                 kept.append(context.stage(batch, document))
                 graphs.add(batch.graph)
                 if on_staged is not None:
                     on_staged(batch, document)
-                if spool is not None:
-                    spool.add(batch, document)
-                yield batch.graph, batch.triples, document
-
-        place.load(staged())
-        # The derived batches are staged as they come (a view at a time); only a run to be
-        # written elsewhere keeps them, to write them. In place, nothing needs them again,
-        # and the gate's workers are about to fork.
-        # They are loaded a group at a time, not one by one: on disk each load writes files
-        # of its own, and at ×100 thousands of small loads took longer than the view.
-        derived: list[Batch] = []
-        grouped = 0
-        count = 0
-        group: list[tuple[str, Sequence[Triple], bytes]] = []
-        for batch in derive(lambda: place.reading, sorted(graphs)) if derive is not None else ():
-            document = ntriples(batch.triples)
-            kept.append(context.stage(batch, document))
-            graphs.add(batch.graph)
-            if on_staged is not None:
-                on_staged(batch, document)
-            count += 1
-            if not in_place:
-                derived.append(batch)
-            group.append((batch.graph, batch.triples, document))
-            grouped += len(batch.triples)
-            if grouped >= LOAD_CHUNK_QUADS:
-                place.load(group)
-                group, grouped = [], 0
-        place.load(group)
-        del group
-        give_back()
-        run = StagedRun(place.reading, tuple(sorted(graphs)), context)
-        context.complete(run.store, run.graphs)
-        # A run for the store it is staged in must end up there: while the gate's workers
-        # check it from memory, this process writes it to disk (dropped if it is rejected).
-        self.gate.check_staged(
-            kept,
-            run,
-            progress=progress,
-            alongside=place.settle if in_place else None,
-        )
-        return [k.source for k in kept[: len(kept) - count]], derived, len(place.reading)
+                count += 1
+                if not in_place:
+                    derived.append(batch)
+                group.append((batch.graph, batch.triples, document))
+                grouped += len(batch.triples)
+                if grouped >= LOAD_CHUNK_QUADS:
+                    place.load(group)
+                    group, grouped = [], 0
+            place.load(group)
+            place.wait()
+            del group
+            give_back()
+            run = StagedRun(place.reading, tuple(sorted(graphs)), context)
+            context.complete(run.store, run.graphs)
+            # A run for the store it is staged in must end up there: while the gate's workers
+            # check it from memory, this process writes it to disk (dropped if it is rejected).
+            self.gate.check_staged(
+                kept,
+                run,
+                progress=progress,
+                alongside=place.settle if in_place else None,
+            )
+            return [k.source for k in kept[: len(kept) - count]], derived, len(place.reading)
 
     def review_graphs(self) -> list[str]:
         """The brain's reviews graphs that exist, one per clearance level written at."""
@@ -501,6 +511,11 @@ class _Staging:
     """Where a run is staged: in memory while it holds at most ``limit`` quads, else in
     ``disk``, to which what memory held is moved the moment it would hold more.
 
+    On disk, what is given is loaded on a thread of its own (:class:`DocumentLoader`) while
+    the caller maps, serialises and derives what comes next: :meth:`wait` before reading
+    what was staged. Used as a context manager, it lets a load in progress finish when the
+    block raises, so that the caller can drop what was staged.
+
     Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
     staged in the store it is for): they are staged in memory for reading, never written."""
 
@@ -510,6 +525,15 @@ class _Staging:
         self.limit = limit
         self.on_disk = frozenset(on_disk)
         self._added = 0  # triples given, an upper bound on the quads held; cheaper than len
+        self._loader: DocumentLoader | None = None
+
+    def __enter__(self) -> _Staging:
+        return self
+
+    def __exit__(self, *raised: object) -> None:
+        loader, self._loader = self._loader, None
+        if loader is not None:
+            loader.abandon()
 
     @property
     def reading(self) -> OxigraphStore:
@@ -517,7 +541,8 @@ class _Staging:
         return self.memory if self.memory is not None else self.disk
 
     def load(self, batches: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
-        """Stage every (graph, triples, the triples as N-Triples) of ``batches``."""
+        """Stage every (graph, triples, the triples as N-Triples) of ``batches``; on disk,
+        readable once :meth:`wait` returns."""
         pending = iter(batches)
         if self.memory is not None:
             for graph, triples, document in pending:
@@ -527,7 +552,17 @@ class _Staging:
                     return
                 self.memory.load_documents([(graph, document)])
             return
-        self.disk.load_documents((g, d) for g, _, d in pending if g not in self.on_disk)
+        if self._loader is None:
+            self._loader = DocumentLoader(self.disk)
+        for graph, _, document in pending:
+            if graph not in self.on_disk:
+                self._loader.add(graph, document)
+
+    def wait(self) -> None:
+        """Return once everything given to :meth:`load` is staged and readable."""
+        loader, self._loader = self._loader, None
+        if loader is not None:
+            loader.wait()
 
     def _spill(self, rest: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
         memory = self.memory
@@ -535,7 +570,7 @@ class _Staging:
         self.settle()
         self.memory = None
         memory.close()
-        self.disk.load_documents((g, d) for g, _, d in rest if g not in self.on_disk)
+        self.load(rest)
 
     def settle(self) -> None:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""

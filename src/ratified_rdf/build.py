@@ -37,7 +37,7 @@ from ratified_rdf.records.identity import (
 )
 from ratified_rdf.records.manifest import CORE_SOURCES, Manifest, SourceName, load_manifest
 from ratified_rdf.records.models import SpecRecords
-from ratified_rdf.records.spec import read_spec
+from ratified_rdf.records.spec import read_spec, spec_commits
 from ratified_rdf.sources.base import ReadContext, Source, registered_sources
 from ratified_rdf.sources.git_history import (
     BranchCommits,
@@ -260,10 +260,20 @@ def _read_run(
 ) -> tuple[_RunMapping, _ReadSummary]:
     """Read the records and compute the expertise scores; the run's mapping, which alone
     holds them, and what the report says of them."""
+    history = None
+    if manifest.discussion is not None:
+        # The documents' history needs only the commits the texts are read at: it is read in
+        # a child process, on the other core, while this one reads and aligns the texts.
+        refs = spec_commits(manifest, repo)
+        files = tuple(manifest.discussion.document_files)
+        history = Forked(
+            lambda: ReadHistory(refs, read_git_evidence(repo, refs, files)),
+            "reading the documents' history",
+        )
     records = read_spec(manifest, repo, commit_map, step)
     facts = _draft_facts(manifest, folder)
     discussion = (
-        read_discussion_sources(manifest, records, repo, commit_map, folder, facts)
+        read_discussion_sources(manifest, records, repo, commit_map, folder, facts, history)
         if manifest.discussion is not None
         else None
     )
@@ -429,9 +439,13 @@ def read_discussion_sources(
     commit_map: dict[str, str],
     folder: Path,
     facts: dict[str, DraftFacts] | None = None,
+    history: Forked[ReadHistory] | None = None,
 ) -> DiscussionRecords:
     """Read the document history and every registered source the manifest's discussion
-    wants, and resolve the people behind every git signature, login and byline."""
+    wants, and resolve the people behind every git signature, login and byline.
+
+    ``history``: the documents' history being read already (:func:`read_git_evidence`), used
+    when it was read at the commits ``spec`` was; otherwise it is read here."""
     assert manifest.discussion is not None
     refs = sorted({ref for _, ref in _text_order(manifest, spec)})
     files = tuple(manifest.discussion.document_files)
@@ -451,17 +465,36 @@ def read_discussion_sources(
     reading = Forked(
         lambda: [source.read(context) for source in sources], "reading the discussion sources"
     )
+    read = history.result() if history is not None else None
+    # The texts were read at the commits the history was read for, unless a tag moved
+    # between the two reads of the tags.
+    evidence = read.evidence if read is not None and read.refs == refs else None
+    if evidence is None:
+        evidence = read_git_evidence(repo, refs, files)
+    posts = list(zip(sources, reading.result(), strict=True))
+    return read_discussion(context, _people(context, posts), evidence, posts)
+
+
+@dataclass(frozen=True)
+class ReadHistory:
+    """The documents' history (:func:`read_git_evidence`) and the commits it was read at."""
+
+    refs: list[str]
+    evidence: GitEvidence
+
+
+def read_git_evidence(repo: GitRepository, refs: list[str], files: Sequence[str]) -> GitEvidence:
+    """What git says of the history of the document ``files`` up to ``refs`` (the commits the
+    revisions and RFCs are read at): every commit that changed them, with its pull request,
+    where each change sat, and which merges brought in which commits."""
     history = held_pull_requests(
         own_pull_requests(read_history(repo, refs, list(files)), first_parent_line(repo, refs)),
         pull_request_heads(repo),
     )
-    places = place_changes(repo, history)
-    posts = list(zip(sources, reading.result(), strict=True))
-    return read_discussion(
-        context,
-        _people(context, posts),
-        GitEvidence(commits=history, places=places, branch_commits=_branch_commits_of(repo, refs)),
-        posts,
+    return GitEvidence(
+        commits=history,
+        places=place_changes(repo, history),
+        branch_commits=_branch_commits_of(repo, refs),
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ratified_rdf.records.alignment import align_document, forget_texts
-from ratified_rdf.records.manifest import Manifest
+from ratified_rdf.records.manifest import DraftEntry, Manifest
 from ratified_rdf.records.models import (
     AlignmentRecord,
     CommitRef,
@@ -52,14 +52,7 @@ def read_spec(
     tags = repo.tags()
     revisions: list[RevisionRecord] = []
     for entry in manifest.draft:
-        found = _revision_tags(entry.name, tags)
-        missing = [n for n in entry.expected_revisions() if n not in found]
-        if missing:
-            raise SourceError(
-                f"{repo.source} has no tag for {entry.name} revision(s) {', '.join(missing)}; "
-                "fix the 'revisions' range in the manifest or fetch the missing tags."
-            )
-        for number, tag in sorted(found.items()):
+        for number, tag in _entry_tags(entry, tags, repo):
             step(f"{entry.name}-{number}")
             revisions.append(
                 RevisionRecord(
@@ -107,6 +100,31 @@ def read_spec(
         rfcs=tuple(rfcs),
         alignments=tuple(_alignments(manifest, revisions, rfcs)),
     )
+
+
+def spec_commits(manifest: Manifest, repo: GitRepository) -> list[str]:
+    """The commits :func:`read_spec` reads the manifest's revisions and RFCs at, sorted, from
+    the repository's tags alone: what a build needs to start reading the documents' history
+    before their texts are read. Raises as :func:`read_spec` does for a missing revision."""
+    tags = repo.tags()
+    commits = {tag.commit for entry in manifest.draft for _, tag in _entry_tags(entry, tags, repo)}
+    commits.update(repo.resolve(rfc.ref).commit for rfc in manifest.rfc)
+    return sorted(commits)
+
+
+def _entry_tags(
+    entry: DraftEntry, tags: dict[str, TagInfo], repo: GitRepository
+) -> list[tuple[str, TagInfo]]:
+    """(number, tag) of ``entry``'s revisions, by number; raises when one it expects is
+    missing."""
+    found = _revision_tags(entry.name, tags)
+    missing = [n for n in entry.expected_revisions() if n not in found]
+    if missing:
+        raise SourceError(
+            f"{repo.source} has no tag for {entry.name} revision(s) {', '.join(missing)}; "
+            "fix the 'revisions' range in the manifest or fetch the missing tags."
+        )
+    return sorted(found.items())
 
 
 def _alignments(

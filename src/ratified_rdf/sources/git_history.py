@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from ratified_rdf._forked import Forked
 from ratified_rdf.sources.document import SectionKey, outline_keys
 from ratified_rdf.sources.git_repo import GitRepository, SourceError
 from ratified_rdf.sources.kramdown import OutlineHeading, heading_of, outline_and_breaks
@@ -583,8 +584,20 @@ not fit in memory all at once (at ×100, gigabytes), their outlines do."""
 
 def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
     """The outline of each blob (read with :func:`_texts`, :data:`TEXTS_PER_READ` at a time),
-    equal sections of different outlines held once."""
+    equal sections of different outlines held once. A long history's second half is read in
+    a forked child, on the other core: each text's outline is its own."""
     ordered = sorted(blobs)
+    if len(ordered) < 2 * TEXTS_PER_READ:
+        return _read_outlines(repo, ordered)
+    middle = len(ordered) // 2
+    second = ordered[middle:]
+    other = Forked(lambda: _read_outlines(repo, second), "reading the texts' outlines")
+    outlines = _read_outlines(repo, ordered[:middle])
+    outlines.update(other.result())
+    return outlines
+
+
+def _read_outlines(repo: GitRepository, ordered: Sequence[str]) -> dict[str, _Outline]:
     shared: dict[tuple[SectionKey, str], tuple[SectionKey, str]] = {}
     outlines: dict[str, _Outline] = {}
     for start in range(0, len(ordered), TEXTS_PER_READ):

@@ -260,3 +260,30 @@ def test_a_views_properties_are_every_one_its_where_can_match() -> None:
     assert len(only) < len(store)
     whole = {tuple(s) for s in store.query(template.select)}
     assert whole and {tuple(s) for s in only.query(template.select)} == whole
+
+
+def test_a_view_held_as_lines_gives_back_its_triples_term_for_term() -> None:
+    # A view is held as N-Triples lines until its batches are made (smaller than terms); read
+    # back, each triple is the one held: quotes, line breaks, backslashes, characters beyond
+    # the BMP, control characters, language tags, datatypes and blank-node labels alike.
+    from ratified_rdf.graph.views import _by_node, _chunked
+
+    about = NamedNode("https://example.org/fictional/shortcut/1")
+    says = NamedNode("https://example.org/fictional/says")
+    values = ['a "quoted" .', "two\nlines\r\tand a tab", "back\\slash", "é€😀", "\x00\x1f\x7f", ""]
+    triples = [Triple(about, says, Literal(value)) for value in values]
+    triples += [
+        Triple(BlankNode("row7"), says, Literal("über", language="de")),
+        Triple(
+            about,
+            says,
+            Literal("1", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        ),
+        Triple(about, says, BlankNode("row8")),
+        triples[0],  # held once
+    ]
+    by_node = _by_node(triples)
+    assert list(by_node) == [str(about), "_:row7"]
+    [batch] = _chunked("https://example.org/fictional/graph", "a view", by_node)
+    assert batch.triples == [t for t in triples[:-1] if t.subject == about] + [triples[6]]
+    assert by_node == {}  # let go of as the batch was made

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, RdfFormat, Triple, parse
 
 from ratified_rdf.graph.mapping import Batch, RunContext
 from ratified_rdf.graph.spool import Spool
@@ -183,7 +183,7 @@ def view_batches(
             by_node = _by_node(packed_rows(view.query, solutions))
             if view.gathers is not None:
                 for triple in gathered(view.query, view.gathers, _all(by_node)):
-                    by_node.setdefault(str(triple.subject), {})[triple] = None
+                    by_node.setdefault(str(triple.subject), {})[_line(triple)] = None
             yield from _chunked(graph, f"{view.query} of {source}", by_node)
             del by_node
 
@@ -341,18 +341,32 @@ def packed_rows(query: str, solutions: Iterable[Sequence[Statement | Triple]]) -
                 yield Triple(subject, predicate, obj)
 
 
-def _by_node(triples: Iterable[Triple]) -> dict[str, dict[Triple, None]]:
+def _by_node(triples: Iterable[Triple]) -> dict[str, dict[bytes, None]]:
     """Each distinct triple once, under the node it is about, nodes in the order they first
-    came (a node's copied values come once per shortcut to it)."""
-    by_node: dict[str, dict[Triple, None]] = {}
+    came (a node's copied values come once per shortcut to it); each held as its N-Triples
+    line (:func:`_line`), a quarter smaller than the term: a view is held whole until its
+    batches are made, and at ×100 the largest is millions of triples."""
+    by_node: dict[str, dict[bytes, None]] = {}
     for triple in triples:
-        by_node.setdefault(str(triple.subject), {})[triple] = None
+        by_node.setdefault(str(triple.subject), {})[_line(triple)] = None
     return by_node
 
 
-def _all(by_node: Mapping[str, Mapping[Triple, None]]) -> Iterator[Triple]:
-    for triples in by_node.values():
-        yield from triples
+def _line(triple: Triple) -> bytes:
+    """``triple`` as an N-Triples line, without its closing `` .`` (:func:`_triples` reads
+    it back)."""
+    return str(triple).encode()
+
+
+def _triples(lines: Iterable[bytes]) -> list[Triple]:
+    """The triples of N-Triples ``lines`` written by :func:`_line`, in their order."""
+    document = b"".join(line + b" .\n" for line in lines)
+    return [quad.triple for quad in parse(document, format=RdfFormat.N_TRIPLES)]
+
+
+def _all(by_node: Mapping[str, Mapping[bytes, None]]) -> Iterator[Triple]:
+    for lines in by_node.values():
+        yield from _triples(lines)
 
 
 def gathered(query: str, rows: RowList, triples: Iterable[Triple]) -> list[Triple]:
@@ -379,7 +393,7 @@ def gathered(query: str, rows: RowList, triples: Iterable[Triple]) -> list[Tripl
     return [Triple(end, into, pack_rows(literals, order)) for end, literals in found.items()]
 
 
-def _chunked(graph: str, label: str, by_node: dict[str, dict[Triple, None]]) -> Iterator[Batch]:
+def _chunked(graph: str, label: str, by_node: dict[str, dict[bytes, None]]) -> Iterator[Batch]:
     """The view's triples grouped by shortcut, :data:`SHORTCUTS_PER_BATCH` to a batch, in the
     order the shortcuts first came (a shortcut's triples stay in one batch); each group is
     let go of once its batch is made."""
@@ -387,7 +401,7 @@ def _chunked(graph: str, label: str, by_node: dict[str, dict[Triple, None]]) -> 
     for start in range(0, len(nodes), SHORTCUTS_PER_BATCH):
         part = nodes[start : start + SHORTCUTS_PER_BATCH]
         number = start // SHORTCUTS_PER_BATCH + 1
-        triples_of = [t for node in part for t in by_node.pop(node)]
+        triples_of = _triples(line for node in part for line in by_node.pop(node))
         yield Batch(graph, f"card view: {label}, part {number}", triples_of)
 
 

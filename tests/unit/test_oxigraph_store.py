@@ -90,9 +90,10 @@ def test_a_bulk_load_is_given_chunks_not_the_whole_run(
     assert set(store.triples([GRAPH + "/2"])) == {triples[9]}
 
 
+@pytest.mark.parametrize("background", [False, True])
 @pytest.mark.parametrize("on_disk", [False, True])
 def test_documents_load_as_their_triples_do(
-    on_disk: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    on_disk: bool, background: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Loading batches' N-Triples documents gives the store loading their triples gives:
     each in its graph, literals that hold " .", line breaks and quotes intact, and a blank
@@ -115,7 +116,9 @@ def test_documents_load_as_their_triples_do(
             triples.append(Triple(BlankNode("kept3"), NamedNode(ex + "about"), node))
         batches.append((f"{ex}graph/{n % 2}", triples))
     by_documents = OxigraphStore(tmp_path / "a" if on_disk else None)
-    by_documents.load_documents((graph, ntriples(triples)) for graph, triples in batches)
+    by_documents.load_documents(
+        ((graph, ntriples(triples)) for graph, triples in batches), background=background
+    )
     by_triples = OxigraphStore(tmp_path / "b" if on_disk else None)
     by_triples.load(batches)
     for graph in {g for g, _ in batches}:

@@ -329,25 +329,29 @@ class OxigraphStore:
         if self.path is not None:
             self._store.flush()
 
-    def load_documents(self, documents: Iterable[tuple[str, bytes]]) -> None:
+    def load_documents(
+        self, documents: Iterable[tuple[str, bytes]], *, background: bool = False
+    ) -> None:
         """Add each (graph, N-Triples document) of ``documents`` as :meth:`load` adds triples
         (the bulk loader, not one transaction), from the documents' text: the loader reads
         them in Rust, where making a term of every triple in Python took as long as loading
         them. The documents must be as Oxigraph writes them (one triple a line); they are
-        loaded as N-Quads, about :data:`LOAD_CHUNK_QUADS` lines a call, each on a thread of
-        its own while the next is gathered (:meth:`loading`). A document naming a blank node
+        loaded as N-Quads, about :data:`LOAD_CHUNK_QUADS` lines a call; with ``background``,
+        each on a thread of its own while the next is gathered (:meth:`loading`). A document
+        naming a blank node
         is read term by term instead, since the loader gives blank nodes fresh labels and a
         staged run must keep the labels its gate context spooled."""
-        with self.loading() as loader:
+        with self.loading(background=background) as loader:
             for graph, document in documents:
                 loader.add(graph, document)
 
     @contextlib.contextmanager
-    def loading(self) -> Iterator[DocumentLoader]:
-        """A :class:`DocumentLoader` for this store, every document given it loaded (and, on
-        disk, flushed) when the block ends; if the block raises, what is being loaded is
-        let finish and the rest dropped."""
-        loader = DocumentLoader(self)
+    def loading(self, *, background: bool = False) -> Iterator[DocumentLoader]:
+        """A :class:`DocumentLoader` for this store (loading on a thread of its own with
+        ``background``), every document given it loaded (and, on disk, flushed)
+        when the block ends; if the block raises, what is being loaded is let finish and
+        the rest dropped."""
+        loader = DocumentLoader(self, background=background)
         try:
             yield loader
         except BaseException:
@@ -554,8 +558,12 @@ class DocumentLoader:
     while documents are being loaded sees some of them and not others; :meth:`wait` before
     reading what was given."""
 
-    def __init__(self, store: OxigraphStore) -> None:
+    def __init__(self, store: OxigraphStore, *, background: bool = True) -> None:
+        """``background``: load on a thread of its own; otherwise each chunk is loaded in the
+        calling thread when it is full (glibc gives each thread an arena of its own, so the
+        loader's working memory on a thread is not reused by what the caller allocates)."""
         self._target = store
+        self._background = background
         self._chunk: list[bytes] = []
         self._lines = 0
         self._pending: Future[None] | None = None
@@ -601,6 +609,9 @@ class DocumentLoader:
         self._settle()
         data = b"".join(self._chunk)
         self._chunk, self._lines = [], 0
+        if not self._background:
+            self._target._bulk_load(data)
+            return
         if self._thread is None:
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratified-load")
         self._pending = self._thread.submit(self._target._bulk_load, data)

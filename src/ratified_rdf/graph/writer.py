@@ -257,6 +257,7 @@ class Writer:
 
             place.load(staged())
             place.wait()  # the view reads the run
+            give_back()  # what the loader's thread freed, before the view fills the heap
             # The derived batches are staged as they come (a view at a time); only a run to be
             # written elsewhere keeps them, to write them. In place, nothing needs them again,
             # and the gate's workers are about to fork.
@@ -279,9 +280,11 @@ class Writer:
                 group.append((batch.graph, batch.triples, document))
                 grouped += len(batch.triples)
                 if grouped >= LOAD_CHUNK_QUADS:
-                    place.load(group)
+                    # Loaded in this thread, not beside the next view: the loader's memory
+                    # on a thread of its own, beside a view held whole, passed 8 GiB at ×100.
+                    place.load(group, background=False)
                     group, grouped = [], 0
-            place.load(group)
+            place.load(group, background=False)
             place.wait()
             del group
             give_back()
@@ -540,9 +543,12 @@ class _Staging:
         """The store holding everything staged: memory while the run fits, else the disk."""
         return self.memory if self.memory is not None else self.disk
 
-    def load(self, batches: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
+    def load(
+        self, batches: Iterable[tuple[str, Sequence[Triple], bytes]], *, background: bool = True
+    ) -> None:
         """Stage every (graph, triples, the triples as N-Triples) of ``batches``; on disk,
-        readable once :meth:`wait` returns."""
+        readable once :meth:`wait` returns. ``background`` False: on disk, loaded in this
+        thread before it returns (what earlier calls gave is waited for first)."""
         pending = iter(batches)
         if self.memory is not None:
             for graph, triples, document in pending:
@@ -551,6 +557,10 @@ class _Staging:
                     self._spill(chain([(graph, triples, document)], pending))
                     return
                 self.memory.load_documents([(graph, document)])
+            return
+        if not background:
+            self.wait()
+            self.disk.load_documents((g, d) for g, _, d in pending if g not in self.on_disk)
             return
         if self._loader is None:
             self._loader = DocumentLoader(self.disk)

@@ -465,14 +465,15 @@ def read_discussion_sources(
     reading = Forked(
         lambda: [source.read(context) for source in sources], "reading the discussion sources"
     )
+    posts = list(zip(sources, reading.result(), strict=True))
+    people = _people(context, posts)  # needs no history: resolved while it is still read
     read = history.result() if history is not None else None
     # The texts were read at the commits the history was read for, unless a tag moved
     # between the two reads of the tags.
     evidence = read.evidence if read is not None and read.refs == refs else None
     if evidence is None:
         evidence = read_git_evidence(repo, refs, files)
-    posts = list(zip(sources, reading.result(), strict=True))
-    return read_discussion(context, _people(context, posts), evidence, posts)
+    return read_discussion(context, people, evidence, posts)
 
 
 @dataclass(frozen=True)

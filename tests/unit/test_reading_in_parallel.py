@@ -4,6 +4,9 @@ gives, on the fictional repository."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from ratified_rdf import _forked
@@ -101,3 +104,46 @@ def test_outlines_read_in_two_processes_are_those_read_in_one(
         assert split[blob].sections == outline.sections
         assert bool(split[blob]) == bool(outline)
     assert any(outline for outline in whole.values())  # some text has headings to place
+
+
+def test_the_log_read_as_it_comes_is_the_log_read_whole(
+    repo: GitRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git log's output is parsed record by record as it is read, never held whole: read a few
+    # bytes at a time (records cut anywhere), the history is the same; and a git that fails
+    # is a sentence naming the repository.
+    manifest, _ = load_manifest(MANIFEST)
+    assert manifest.discussion is not None
+    refs, files = spec_commits(manifest, repo), list(manifest.discussion.document_files)
+    whole = git_history.read_history(repo, refs, files)
+    assert len(whole) >= 3
+    monkeypatch.setattr(git_history, "LOG_READ_BYTES", 7)
+    assert git_history.read_history(repo, refs, files) == whole
+    with pytest.raises(git_history.SourceError, match="git log failed on"):
+        git_history.read_history(repo, ["f" * 40], files)
+
+
+def test_a_character_cut_between_two_reads_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "accented"
+    folder.mkdir()
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(folder), *args], check=True, capture_output=True, text=True
+        )
+        return done.stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "Zoë Example")
+    git("config", "user.email", "zoe@example.org")
+    (folder / "draft.md").write_text("# Über den Flug\n\nDer Taubenschlag öffnet.\n")
+    git("add", "draft.md")
+    git("commit", "-q", "-m", "Café: the fictional first text")
+    head = git("rev-parse", "HEAD")
+    repo = GitRepository.open(str(folder))
+    monkeypatch.setattr(git_history, "LOG_READ_BYTES", 1)  # every character cut
+    [commit] = git_history.read_history(repo, [head], ["draft.md"])
+    assert commit.author_name == "Zoë Example"
+    assert commit.subject == "Café: the fictional first text"

@@ -20,7 +20,7 @@ import re
 import subprocess
 import tempfile
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -131,14 +131,40 @@ def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list
             "--",
             *files,
         ]
-        result = subprocess.run(command, capture_output=True, check=False)
+        return [_fold_renames(repo, _commit(record)) for record in _log_records(repo, command)]
     finally:
         Path(attributes.name).unlink(missing_ok=True)
-    if result.returncode != 0:
-        reason = result.stderr.decode(errors="replace").strip().splitlines()[-1:]
-        raise SourceError(f"git log failed on {repo.source}: {' '.join(reason)}")
-    text = result.stdout.decode("utf-8", errors="replace")
-    return [_fold_renames(repo, _commit(record)) for record in text.split("\x1e")[1:]]
+
+
+LOG_READ_BYTES = 1 << 20
+"""How much of ``git log``'s output :func:`_log_records` reads at a time."""
+
+
+def _log_records(repo: GitRepository, command: list[str]) -> Iterator[str]:
+    """The records of ``git log`` ``command``'s output (each commit's, after a ``\\x1e``),
+    decoded as they come: at ×100 the whole log, held as bytes, then text, then split, took
+    gigabytes. Raises :class:`SourceError` once the output ends if git failed."""
+    with (
+        tempfile.TemporaryFile() as errors,
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors) as git,
+    ):
+        assert git.stdout is not None
+        parts: list[bytes] = []
+        started = False  # what comes before the first separator is no record
+        while chunk := git.stdout.read(LOG_READ_BYTES):
+            pieces = chunk.split(b"\x1e")
+            parts.append(pieces[0])
+            for piece in pieces[1:]:
+                record, parts = b"".join(parts), [piece]
+                if started:
+                    yield record.decode("utf-8", errors="replace")
+                started = True
+        if git.wait() != 0:
+            errors.seek(0)
+            reason = errors.read().decode(errors="replace").strip().splitlines()[-1:]
+            raise SourceError(f"git log failed on {repo.source}: {' '.join(reason)}")
+        if started:
+            yield b"".join(parts).decode("utf-8", errors="replace")
 
 
 def _fold_renames(repo: GitRepository, commit: CommitRecord) -> CommitRecord:

@@ -9,6 +9,7 @@ import pytest
 
 from ratified_rdf.sources import git_history
 from tests.conftest import corpus_history
+from tests.forks import markdown_blobs
 
 pytestmark = pytest.mark.corpus
 
@@ -17,14 +18,7 @@ pytestmark = pytest.mark.corpus
 def test_a_carried_outline_is_the_parsed_one(corpus: str, tls_bundle: Path, tmp_path: Path) -> None:
     repo, refs = corpus_history(corpus, tls_bundle, tmp_path)
     history = git_history.read_history(repo, refs, ["*.md"])
-    blobs = {
-        blob
-        for commit in history
-        for change in commit.changes
-        if change.file.endswith(".md")
-        for blob in (change.old_blob, change.new_blob)
-        if blob
-    }
+    blobs = markdown_blobs(history)
     parsed = git_history._outlines(repo, blobs)
     carried = 0
     for commit in history:

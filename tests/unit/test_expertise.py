@@ -10,6 +10,7 @@ import pytest
 from ratified_rdf.records import expertise
 from ratified_rdf.records.discussion import SectionRef
 from ratified_rdf.records.expertise import ALGORITHM, Activity, ExpertiseRecords, rank_activity
+from tests.forks import counted_forks
 
 
 def _section(position: int) -> SectionRef:
@@ -123,14 +124,7 @@ def test_betweenness_ranked_in_a_child_is_the_betweenness_ranked_here(
         for person in people
         for _ in range(3)
     }
-    forks: list[str] = []
-
-    class Counted(expertise.Forked[object]):
-        def __init__(self, work: object, what: str) -> None:
-            forks.append(what)
-            super().__init__(work, what)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(expertise, "Forked", Counted)
+    forks = counted_forks(monkeypatch, expertise)
     for exact_up_to in (500, 10):  # exact, then sampled
         monkeypatch.setattr(expertise, "EXACT_BETWEENNESS_UP_TO", exact_up_to)
         monkeypatch.setattr(expertise, "BETWEENNESS_SOURCES", 5)

@@ -16,6 +16,7 @@ from ratified_rdf.records.manifest import load_manifest
 from ratified_rdf.records.spec import read_spec, spec_commits
 from ratified_rdf.sources import git_history
 from ratified_rdf.sources.git_repo import GitRepository
+from tests.forks import counted_forks, markdown_blobs
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 
@@ -77,23 +78,9 @@ def test_outlines_read_in_two_processes_are_those_read_in_one(
     history = git_history.read_history(
         repo, spec_commits(manifest, repo), list(manifest.discussion.document_files)
     )
-    blobs = {
-        blob
-        for commit in history
-        for change in commit.changes
-        if change.file.endswith(".md")
-        for blob in (change.old_blob, change.new_blob)
-        if blob
-    }
+    blobs = markdown_blobs(history)
     assert len(blobs) >= 3
-    forks: list[str] = []
-
-    class Counted(_forked.Forked[object]):
-        def __init__(self, work: object, what: str) -> None:
-            forks.append(what)
-            super().__init__(work, what)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(git_history, "Forked", Counted)
+    forks = counted_forks(monkeypatch, git_history)
     monkeypatch.setattr(git_history, "TEXTS_PER_READ", 1)  # long enough to be split
     split = git_history._outlines(repo, blobs)
     assert forks == ["reading the texts' outlines"]

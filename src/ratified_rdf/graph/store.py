@@ -338,9 +338,8 @@ class OxigraphStore:
         them. The documents must be as Oxigraph writes them (one triple a line); they are
         loaded as N-Quads, about :data:`LOAD_CHUNK_QUADS` lines a call; with ``background``,
         each on a thread of its own while the next is gathered (:meth:`loading`). A document
-        naming a blank node
-        is read term by term instead, since the loader gives blank nodes fresh labels and a
-        staged run must keep the labels its gate context spooled."""
+        naming a blank node is read term by term instead, since the loader gives blank nodes
+        fresh labels and a staged run must keep the labels its gate context spooled."""
         with self.loading(background=background) as loader:
             for graph, document in documents:
                 loader.add(graph, document)
@@ -549,7 +548,8 @@ class OxigraphStore:
 
 class DocumentLoader:
     """Bulk-loads N-Triples documents into an :class:`OxigraphStore` as
-    :meth:`~OxigraphStore.load_documents` does, the loading on a thread of its own.
+    :meth:`~OxigraphStore.load_documents` does, in chunks, each loaded on a thread of its own
+    (or, without ``background``, in the calling thread once it is full).
 
     Oxigraph's bulk loader lets go of Python's interpreter lock while it parses and writes,
     and uses one core; so a build maps and serialises the next batches while the last are

@@ -285,7 +285,6 @@ class Writer:
                     place.load(group, background=False)
                     group, grouped = [], 0
             place.load(group, background=False)
-            place.wait()
             del group
             give_back()
             run = StagedRun(place.reading, tuple(sorted(graphs)), context)
@@ -515,9 +514,10 @@ class _Staging:
     ``disk``, to which what memory held is moved the moment it would hold more.
 
     On disk, what is given is loaded on a thread of its own (:class:`DocumentLoader`) while
-    the caller maps, serialises and derives what comes next: :meth:`wait` before reading
-    what was staged. Used as a context manager, it lets a load in progress finish when the
-    block raises, so that the caller can drop what was staged.
+    the caller maps and serialises what comes next, unless the caller asks for it to be
+    loaded in its own thread: :meth:`wait` before reading what was staged. Used as a
+    context manager, it lets a load in progress finish when the block raises, so that the
+    caller can drop what was staged.
 
     Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
     staged in the store it is for): they are staged in memory for reading, never written."""
@@ -554,7 +554,7 @@ class _Staging:
             for graph, triples, document in pending:
                 self._added += len(triples)
                 if self._added > self.limit:
-                    self._spill(chain([(graph, triples, document)], pending))
+                    self._spill(chain([(graph, triples, document)], pending), background)
                     return
                 self.memory.load_documents([(graph, document)])
             return
@@ -574,13 +574,13 @@ class _Staging:
         if loader is not None:
             loader.wait()
 
-    def _spill(self, rest: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
+    def _spill(self, rest: Iterable[tuple[str, Sequence[Triple], bytes]], background: bool) -> None:
         memory = self.memory
         assert memory is not None
         self.settle()
         self.memory = None
         memory.close()
-        self.load(rest)
+        self.load(rest, background=background)
 
     def settle(self) -> None:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""

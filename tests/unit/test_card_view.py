@@ -11,7 +11,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 from ratified_rdf import Brain
 from ratified_rdf.graph.gate import GateRejected, ShaclGate
 from ratified_rdf.graph.mapping import Batch
-from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.graph.store import OxigraphStore, StoreError
 from ratified_rdf.graph.views import is_view_graph, usable_views, view_levels
 from ratified_rdf.queries.files import key_of, load_query, view_queries
 from ratified_rdf.trust import Clearance
@@ -257,6 +257,26 @@ def test_a_partitioned_view_gives_the_whole_runs_solutions_each_once(
             return Counter(plain(s) for s in found)
 
         assert parted(spool) == whole
+        # Each group's store is filled one ahead, on a thread: a reader that stops part way
+        # leaves none of them open.
+        filled: list[OxigraphStore] = []
+        fill = views._filled
+
+        def recorded(documents: list[tuple[str, bytes]]) -> OxigraphStore:
+            filled.append(fill(documents))
+            return filled[-1]
+
+        monkeypatch.setattr(views, "_filled", recorded)
+        stopped = views.partitioned_solutions(view, template, spool, graphs)
+        for _ in stopped:
+            if len(filled) >= 2:
+                break
+        stopped.close()
+        assert len(filled) >= 2
+        for held in filled:
+            with pytest.raises(StoreError, match="closed"):
+                len(held)
+        monkeypatch.setattr(views, "_filled", fill)
         # A shared batch whose own nodes start solutions (an RFC aligned with the RFC that
         # obsoletes it, as RFC 8446 with 9846: the Pigeon has one RFC) gives them once, not
         # again with every group: the first grouped batch, spooled as shared.

@@ -24,8 +24,10 @@ it gives the reader the full path's rows (:func:`usable_views`), and the full pa
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -258,6 +260,33 @@ def partitioned_solutions(
     finally:
         store.close()
     reading = [*graphs, PARTITION_GRAPH]
+    groups = _groups(view, spool, wanted, properties)
+    # Each group's store is filled on a thread of its own while the last group's solutions
+    # are read and packed in this one: Oxigraph's loader lets go of the interpreter lock, so
+    # the two share the machine's cores. At most two groups' stores are held.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratified-view") as filler:
+        filling: list[Future[OxigraphStore]] = []
+        try:
+            for group in groups:
+                filling.append(filler.submit(_filled, [*context, *group]))
+                if len(filling) == 2:
+                    ready = filling.pop(0).result()
+                    yield from _group_solutions(view.query, template, ready, reading)
+            while filling:
+                ready = filling.pop(0).result()
+                yield from _group_solutions(view.query, template, ready, reading)
+        finally:
+            for left in filling:  # unread: an error, or the caller stopped reading
+                with contextlib.suppress(Exception):
+                    left.result().close()
+
+
+def _groups(
+    view: CardView, spool: Spool, wanted: set[str], properties: tuple[str, ...] | None
+) -> Iterator[list[tuple[str, bytes]]]:
+    """The batches of ``wanted`` graphs in ``spool`` that a partitioned view reads in groups
+    (neither shared nor read beside every group), each cut to ``properties``, in groups of
+    about :data:`PARTITION_QUADS` quads, as (graph, N-Triples) in :data:`PARTITION_GRAPH`."""
     group: list[tuple[str, bytes]] = []
     quads = 0
     for entry in spool:
@@ -267,23 +296,29 @@ def partitioned_solutions(
         group.append((PARTITION_GRAPH, document))
         quads += document.count(b"\n")
         if quads >= PARTITION_QUADS:
-            yield from _group_solutions(view.query, template, [*context, *group], reading)
+            yield group
             group, quads = [], 0
     if group:
-        yield from _group_solutions(view.query, template, [*context, *group], reading)
+        yield group
 
 
-def _group_solutions(
-    query: str,
-    template: ConstructTemplate,
-    documents: Sequence[tuple[str, bytes]],
-    graphs: Sequence[str],
-) -> Iterator[tuple[Term | Triple | None, ...]]:
-    """The solutions of ``template``'s WHERE over ``documents`` (graph, N-Triples), read
-    into a store in memory of their own, let go of once its solutions are read."""
+def _filled(documents: Sequence[tuple[str, bytes]]) -> OxigraphStore:
+    """A store in memory holding ``documents`` (graph, N-Triples)."""
     store = OxigraphStore()
     try:
         store.load_documents(documents)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def _group_solutions(
+    query: str, template: ConstructTemplate, store: OxigraphStore, graphs: Sequence[str]
+) -> Iterator[tuple[Term | Triple | None, ...]]:
+    """The solutions of ``template``'s WHERE over ``graphs`` of ``store`` (a group's, filled
+    by :func:`_filled`), which is let go of once they are read."""
+    try:
         yield from _solutions(query, template, store, graphs)
     finally:
         store.close()

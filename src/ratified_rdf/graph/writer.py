@@ -280,12 +280,11 @@ class Writer:
                 group.append((batch.graph, batch.triples, document))
                 grouped += len(batch.triples)
                 if grouped >= LOAD_CHUNK_QUADS:
-                    # Loaded in this thread, not beside the next view: the loader's memory
-                    # on a thread of its own, beside a view held whole, passed 8 GiB at ×100.
-                    place.load(group, background=False)
+                    place.load(group)
                     group, grouped = [], 0
-            place.load(group, background=False)
+            place.load(group)
             del group
+            place.wait()
             give_back()
             run = StagedRun(place.reading, tuple(sorted(graphs)), context)
             context.complete(run.store, run.graphs)

@@ -315,23 +315,57 @@ def pss_mib(pid: int | str = "self", *, children: bool = True) -> float | None:
     """Proportional set size now of process ``pid`` and (by default) all its descendants
     (Linux ``/proc/<pid>/smaps_rollup``), MiB: the memory they hold together, each page shared
     between processes counted once, in shares (a forked worker's inherited pages are not
-    counted twice, as adding their resident sizes would). None when it cannot be read."""
-    total, found = 0.0, False
-    pending = [str(pid)]
+    counted twice, as adding their resident sizes would). None when it cannot be read.
+
+    One sample is the sizes of one set of processes: the tree is listed before the sizes are
+    read and again after, and read again when a process came or went in between. (A parent
+    read whole just before it forks, and its child read just after, sharing half of it,
+    counts the shared pages one and a half times.)"""
+    root = str(os.getpid()) if pid == "self" else str(pid)
+    sizes: list[float | None] = []
+    for _ in range(SAMPLE_TRIES):
+        before = process_tree(root) if children else [root]
+        sizes = [_pss_of(task) for task in before]
+        if (process_tree(root) if children else [root]) == before:
+            break
+    found = [size for size in sizes if size is not None]
+    return sum(found) if found else None
+
+
+SAMPLE_TRIES = 5
+"""How many times :func:`pss_mib` reads a tree that changes while it is read, before it takes
+the last reading."""
+
+
+def process_tree(root: str) -> list[str]:
+    """``root`` and every process below it (children of any of their threads), in the order
+    found; an ended process drops out with its children."""
+    found: list[str] = []
+    pending = [root]
     while pending:
         current = pending.pop()
-        task = current if current != "self" else str(os.getpid())
+        found.append(current)
         try:
-            for line in Path(f"/proc/{task}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1]) / 1024
-                    found = True
-                    break
-            if children:
-                pending += Path(f"/proc/{task}/task/{task}/children").read_text().split()
+            threads = os.listdir(f"/proc/{current}/task")
         except OSError:
             continue
-    return total if found else None
+        for thread in sorted(threads):
+            try:
+                pending += Path(f"/proc/{current}/task/{thread}/children").read_text().split()
+            except OSError:
+                continue
+    return found
+
+
+def _pss_of(task: str) -> float | None:
+    """One process's proportional set size, MiB; None when it cannot be read (it ended)."""
+    try:
+        for line in Path(f"/proc/{task}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
 
 
 class PeakPss:

@@ -1,9 +1,18 @@
-"""The benchmarks' shared report module: the side-by-side table, and the sections of
-RESULTS.md a script writes (one per script, newest first, hand-written sections untouched)."""
+"""The benchmarks' shared report module: the side-by-side table, the sections of RESULTS.md a
+script writes (one per script, newest first, hand-written sections untouched), and the memory
+sampler."""
 
 from __future__ import annotations
 
-from benchmarks.report import Row, results_section, side_by_side, updated
+import os
+import signal
+import sys
+import time
+
+import pytest
+
+from benchmarks import report
+from benchmarks.report import Row, pss_mib, results_section, side_by_side, updated
 
 FACTS = {"date": "2031-02-03 04:05 UTC", "commit": "abc1234"}
 
@@ -56,3 +65,52 @@ def test_a_recorded_section_replaces_the_scripts_last_and_goes_first() -> None:
     other = updated(once, "scale", results_section("scale", "Scale.", FACTS, "lead"))
     assert other.index("## benchmarks.scale") < other.index("## benchmarks.crash")
     assert updated(once, "crash", section) == once  # recording again changes nothing else
+
+
+def test_a_sample_taken_while_a_process_forks_is_taken_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tree is listed as one process, then (the parent forked) as two: a parent read
+    # whole and a child read sharing half of it would count the shared half twice.
+    listings = iter([["1"], ["1", "2"], ["1", "2"], ["1", "2"]])
+    sizes = {"1": 600.0, "2": 300.0}
+    read: list[str] = []
+
+    def reading(task: str) -> float:
+        read.append(task)
+        return sizes[task] if task == "2" or len(read) > 1 else 1000.0
+
+    monkeypatch.setattr(report, "process_tree", lambda root: next(listings))
+    monkeypatch.setattr(report, "_pss_of", reading)
+    assert pss_mib(1) == 900.0
+    assert read == ["1", "1", "2"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads Linux's /proc")
+def test_a_forked_childs_inherited_pages_are_counted_once_and_its_own_in_full() -> None:
+    held = bytearray(os.urandom(1 << 20) * 96)  # 96 MiB, every page written
+    alone = pss_mib()
+    assert alone is not None
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        own = bytearray(os.urandom(1 << 20) * 64)  # 64 MiB of its own
+        os.write(writer, b"1")
+        time.sleep(60)
+        del own
+        os._exit(0)
+    try:
+        os.read(reader, 1)
+        together = pss_mib()
+        parent_alone = pss_mib(children=False)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        os.close(reader)
+        os.close(writer)
+    assert together is not None and parent_alone is not None
+    # The 96 MiB shared: counted once between the two (half each), not twice; the child's
+    # own 64 MiB counted in full.
+    assert 48 < together - alone < 96 + 16
+    assert parent_alone < alone - 40
+    del held

@@ -3,6 +3,8 @@ exactly, equal rows are one literal, ordered rows sort by value, and mistakes ar
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
@@ -287,3 +289,44 @@ def test_a_view_held_as_lines_gives_back_its_triples_term_for_term() -> None:
     [batch] = _chunked("https://example.org/fictional/graph", "a view", by_node)
     assert batch.triples == [t for t in triples[:-1] if t.subject == about] + [triples[6]]
     assert by_node == {}  # let go of as the batch was made
+
+
+def test_a_views_lists_are_gathered_as_it_is_held_each_row_once() -> None:
+    # The change view's rows, gathered per section while the view is held: a triple that
+    # comes twice counts once, a shortcut's end may come after its rows, and the lists
+    # follow the order the shortcuts were first held in.
+    from ratified_rdf.graph.views import VIEWS, Gathering, _by_node
+    from ratified_rdf.graph.vocab import RR
+
+    rows = next(v.gathers for v in VIEWS if v.query == "view_changes")
+    assert rows is not None
+    to = NamedNode(RR + "shortcutTo")
+    row = NamedNode(rows.row)
+    first, second, third = (NamedNode(f"https://example.org/fictional/cut/{n}") for n in "123")
+    one, two = (NamedNode(f"https://example.org/fictional/section/{n}") for n in "12")
+
+    def packed(commit: str) -> Literal:
+        return pack_row({"commit": NamedNode(f"https://example.org/fictional/c/{commit}")})
+
+    triples = [
+        Triple(second, row, packed("b")),
+        Triple(second, to, two),
+        Triple(first, to, one),
+        Triple(first, row, packed("a")),
+        Triple(first, row, packed("a")),  # the same row again: held once
+        Triple(third, row, packed("c")),
+        Triple(third, to, two),  # its end after its row
+    ]
+    gathering = Gathering("view_changes", rows)
+    by_node = _by_node(triples, gathering)
+    lists = gathering.lists(by_node)
+    into = NamedNode(rows.into)
+    assert [(t.subject, t.predicate) for t in lists] == [(two, into), (one, into)]
+    assert [len(json.loads(t.object.value)) for t in lists] == [2, 1]
+
+    nowhere = Gathering("view_changes", rows)
+    _by_node([Triple(first, row, packed("a"))], nowhere)
+    with pytest.raises(QueryError, match="which leads nowhere"):
+        nowhere.lists([str(first)])
+    with pytest.raises(QueryError, match="that is no row"):
+        _by_node([Triple(first, row, one)], Gathering("view_changes", rows))

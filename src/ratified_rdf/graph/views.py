@@ -182,10 +182,12 @@ def view_batches(
                 found = _solutions(view.query, template, reading(), readable)
             graph = run.graph(view_graph_name(source))
             solutions = (template.instances(values) for values in found)
-            by_node = _by_node(packed_rows(view.query, solutions))
-            if view.gathers is not None:
-                for triple in gathered(view.query, view.gathers, _all(by_node)):
+            gathering = None if view.gathers is None else Gathering(view.query, view.gathers)
+            by_node = _by_node(packed_rows(view.query, solutions), gathering)
+            if gathering is not None:
+                for triple in gathering.lists(by_node):
                     by_node.setdefault(str(triple.subject), {})[_line(triple)] = None
+                del gathering
             yield from _chunked(graph, f"{view.query} of {source}", by_node)
             del by_node
 
@@ -376,14 +378,26 @@ def packed_rows(query: str, solutions: Iterable[Sequence[Statement | Triple]]) -
                 yield Triple(subject, predicate, obj)
 
 
-def _by_node(triples: Iterable[Triple]) -> dict[str, dict[bytes, None]]:
+def _by_node(
+    triples: Iterable[Triple], gathering: Gathering | None = None
+) -> dict[str, dict[bytes, None]]:
     """Each distinct triple once, under the node it is about, nodes in the order they first
     came (a node's copied values come once per shortcut to it); each held as its N-Triples
     line (:func:`_line`), a quarter smaller than the term: a view is held whole until its
-    batches are made, and at ×100 the largest is millions of triples."""
+    batches are made, and at ×100 the largest is millions of triples. ``gathering`` sees
+    each distinct triple as it comes, once."""
     by_node: dict[str, dict[bytes, None]] = {}
     for triple in triples:
-        by_node.setdefault(str(triple.subject), {})[_line(triple)] = None
+        node = str(triple.subject)
+        lines = by_node.get(node)
+        if lines is None:
+            lines = by_node[node] = {}
+        line = _line(triple)
+        if line in lines:
+            continue
+        lines[line] = None
+        if gathering is not None:
+            gathering.see(node, triple)
     return by_node
 
 
@@ -399,33 +413,50 @@ def _triples(lines: Iterable[bytes]) -> list[Triple]:
     return [quad.triple for quad in parse(document, format=RdfFormat.N_TRIPLES)]
 
 
-def _all(by_node: Mapping[str, Mapping[bytes, None]]) -> Iterator[Triple]:
-    for lines in by_node.values():
-        yield from _triples(lines)
+class Gathering:
+    """The lists a view's :class:`RowList` gathers: one per section the shortcuts lead to
+    (``rr:shortcutTo``), shown each of the view's distinct triples once, as it is held
+    (:func:`_by_node`), so the view is not read again to gather them. A shortcut's end may
+    come before or after its rows."""
 
+    def __init__(self, query: str, rows: RowList) -> None:
+        """``query`` names the view's CONSTRUCT in errors; ``rows`` is what it gathers."""
+        self.query = query
+        self.rows = rows
+        self._ends: dict[str, NamedNode] = {}
+        self._rows: dict[str, list[Literal]] = {}
 
-def gathered(query: str, rows: RowList, triples: Iterable[Triple]) -> list[Triple]:
-    """The lists ``rows`` gathers from a view's packed triples: one per section the
-    shortcuts lead to (``rr:shortcutTo``). Every shortcut's triples are read in one pass,
-    so its end may come before or after its rows."""
-    ends: dict[object, NamedNode] = {}
-    unplaced: dict[object, list[Literal]] = {}
-    for triple in triples:
-        if triple.predicate.value == RR + "shortcutTo" and isinstance(triple.object, NamedNode):
-            ends[triple.subject] = triple.object
-        elif triple.predicate.value == rows.row:
+    def see(self, node: str, triple: Triple) -> None:
+        """Keep ``triple`` (about ``node``, its subject as text) if it is a shortcut's end
+        or one of its rows."""
+        predicate = triple.predicate.value
+        if predicate == _SHORTCUT_TO and isinstance(triple.object, NamedNode):
+            self._ends[node] = triple.object
+        elif predicate == self.rows.row:
             if not isinstance(triple.object, Literal):
-                raise QueryError(f"{query}.rq writes a row on {triple.subject} that is no row.")
-            unplaced.setdefault(triple.subject, []).append(triple.object)
-    found: dict[NamedNode, list[Literal]] = {}
-    for shortcut, literals in unplaced.items():
-        end = ends.get(shortcut)
-        if end is None:
-            raise QueryError(f"{query}.rq writes a row on {shortcut}, which leads nowhere.")
-        found.setdefault(end, []).extend(literals)
-    order = load_query(rows.read_by).packed_order
-    into = NamedNode(rows.into)
-    return [Triple(end, into, pack_rows(literals, order)) for end, literals in found.items()]
+                raise QueryError(f"{self.query}.rq writes a row on {node} that is no row.")
+            self._rows.setdefault(node, []).append(triple.object)
+
+    def lists(self, nodes: Iterable[str]) -> list[Triple]:
+        """One list per end, of every row of the shortcuts leading there; ends in the order
+        of ``nodes`` (the view's, as held), the first of their shortcuts with rows."""
+        found: dict[NamedNode, list[Literal]] = {}
+        for shortcut in nodes:
+            literals = self._rows.get(shortcut)
+            if literals is None:
+                continue
+            end = self._ends.get(shortcut)
+            if end is None:
+                raise QueryError(
+                    f"{self.query}.rq writes a row on {shortcut}, which leads nowhere."
+                )
+            found.setdefault(end, []).extend(literals)
+        order = load_query(self.rows.read_by).packed_order
+        into = NamedNode(self.rows.into)
+        return [Triple(end, into, pack_rows(literals, order)) for end, literals in found.items()]
+
+
+_SHORTCUT_TO = RR + "shortcutTo"
 
 
 def _chunked(graph: str, label: str, by_node: dict[str, dict[bytes, None]]) -> Iterator[Batch]:

@@ -114,3 +114,29 @@ def test_a_forked_childs_inherited_pages_are_counted_once_and_its_own_in_full() 
     assert 48 < together - alone < 96 + 16
     assert parent_alone < alone - 40
     del held
+
+
+def test_the_peak_sampler_reads_pss_only_when_the_resident_sizes_could_raise_the_peak(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A PSS read walks every page of a process; its resident size is cheap and never less.
+    resident = iter([500.0, 400.0, 900.0, 700.0])
+    pss = iter([450.0, 800.0])
+    monkeypatch.setattr(report, "process_tree", lambda root: [root])
+    monkeypatch.setattr(report, "_rss_of", lambda task: next(resident))
+    monkeypatch.setattr(report, "pss_mib", lambda: next(pss))
+    sampler = report.PeakPss()
+    sampler.phase = "reading"
+    sampler.take()  # 500 resident: read, 450
+    sampler.phase = "view"
+    sampler.take()  # 400 resident: cannot pass 450, not read
+    sampler.take()  # 900 resident: read, 800
+    sampler.take()  # 700: not read (pss would raise StopIteration)
+    assert (sampler.peak, sampler.at) == (800.0, "view")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads Linux's /proc")
+def test_a_processs_resident_size_is_never_below_its_pss() -> None:
+    resident = report._rss_of(str(os.getpid()))
+    proportional = pss_mib(children=False)
+    assert proportional is not None and 0 < proportional <= resident

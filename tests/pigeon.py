@@ -61,12 +61,18 @@ def make_pigeon_repo(folder: Path) -> Path:
     """
     made = _MADE.get(os.getpid())
     if made is None:
-        scratch = Path(tempfile.mkdtemp(prefix="ratified-pigeon-"))
+        scratch = Path(tempfile.mkdtemp(prefix="ratified-pigeon-", dir=_SCRATCH_ROOT))
         atexit.register(_remove_if_mine, scratch, os.getpid())
         made = _MADE[os.getpid()] = _make_with_git(scratch)
     repo = folder / "pigeon-spec"
     shutil.copytree(made, repo, symlinks=True)
     return repo
+
+
+_SCRATCH_ROOT = tempfile.gettempdir()
+"""Where the repository is made once per process: the temporary folder when this module was
+imported, not a test's own ``TMPDIR`` (a test that counts what its builds leave there would
+count it)."""
 
 
 def _remove_if_mine(folder: Path, pid: int) -> None:

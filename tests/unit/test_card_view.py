@@ -257,8 +257,9 @@ def test_a_partitioned_view_gives_the_whole_runs_solutions_each_once(
             return Counter(plain(s) for s in found)
 
         assert parted(spool) == whole
-        # Each group's store is filled one ahead, on a thread: a reader that stops part way
-        # leaves none of them open.
+        # Each group's store is filled on a thread, one ahead unless what every group is
+        # read beside is large: the same solutions either way, and a reader that stops part
+        # way leaves none of the stores open.
         filled: list[OxigraphStore] = []
         fill = views._filled
 
@@ -267,15 +268,20 @@ def test_a_partitioned_view_gives_the_whole_runs_solutions_each_once(
             return filled[-1]
 
         monkeypatch.setattr(views, "_filled", recorded)
-        stopped = views.partitioned_solutions(view, template, spool, graphs)
-        for _ in stopped:
-            if len(filled) >= 2:
-                break
-        stopped.close()
-        assert len(filled) >= 2
-        for held in filled:
-            with pytest.raises(StoreError, match="closed"):
-                len(held)
+        for beside in (0, 10**9):
+            monkeypatch.setattr(views, "AHEAD_CONTEXT_QUADS", beside)
+            assert parted(spool) == whole
+            filled.clear()
+            stopped = views.partitioned_solutions(view, template, spool, graphs)
+            for _ in stopped:
+                if len(filled) >= 3:
+                    break
+            # One ahead: the third store is filled while the second's solutions are read.
+            stopped.close()
+            assert len(filled) == 3
+            for held in filled:
+                with pytest.raises(StoreError, match="closed"):
+                    len(held)
         monkeypatch.setattr(views, "_filled", fill)
         # A shared batch whose own nodes start solutions (an RFC aligned with the RFC that
         # obsoletes it, as RFC 8446 with 9846: the Pigeon has one RFC) gives them once, not

@@ -196,6 +196,10 @@ PARTITION_QUADS = 250_000
 """About how many quads of a run's batches a partitioned view reads at a time, beside the
 shared batches (in Oxigraph's memory store, some 700 bytes a quad)."""
 
+AHEAD_CONTEXT_QUADS = PARTITION_QUADS
+"""A partitioned view fills its next group's store while it reads the last only when what
+every group is read beside holds at most this many quads (each store holds it)."""
+
 PARTITION_GRAPH = "https://w3id.org/ratified-rdf/id/partition"
 """The graph a partitioned view's group of batches is read from, in its store in memory."""
 
@@ -265,13 +269,17 @@ def partitioned_solutions(
     groups = _groups(view, spool, wanted, properties)
     # Each group's store is filled on a thread of its own while the last group's solutions
     # are read and packed in this one: Oxigraph's loader lets go of the interpreter lock, so
-    # the two share the machine's cores. At most two groups' stores are held.
+    # the two share the machine's cores. Two groups' stores are then held, each with the
+    # context: where the context is the larger part of a store (the change view's every
+    # rr:alignsWith), the groups are filled one at a time instead, to hold one.
+    beside = sum(document.count(b"\n") for _, document in context)
+    ahead = 2 if beside <= AHEAD_CONTEXT_QUADS else 1
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratified-view") as filler:
         filling: list[Future[OxigraphStore]] = []
         try:
             for group in groups:
                 filling.append(filler.submit(_filled, [*context, *group]))
-                if len(filling) == 2:
+                if len(filling) == ahead:
                     ready = filling.pop(0).result()
                     yield from _group_solutions(view.query, template, ready, reading)
             while filling:

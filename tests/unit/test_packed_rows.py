@@ -8,6 +8,7 @@ import json
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store, Triple
 
+from ratified_rdf.graph.store import ntriples
 from ratified_rdf.graph.views import COLUMN, packed_rows
 from ratified_rdf.queries.files import QueryError, parse_query_file
 from ratified_rdf.queries.packed import (
@@ -288,6 +289,8 @@ def test_a_view_held_as_lines_gives_back_its_triples_term_for_term() -> None:
     assert list(by_node) == [str(about), "_:row7"]
     [batch] = _chunked("https://example.org/fictional/graph", "a view", by_node)
     assert batch.triples == [t for t in triples[:-1] if t.subject == about] + [triples[6]]
+    # Staged as it was held: the document is the one the writer would have written.
+    assert batch.document == ntriples(batch.triples)
     assert by_node == {}  # let go of as the batch was made
 
 

@@ -52,6 +52,10 @@ class Batch:
     manifest's facts, an RFC's sections, which every revision's alignments end in): a view
     derived a group of batches at a time reads it beside every group
     (:mod:`~ratified_rdf.graph.views`)."""
+    document: bytes | None = field(default=None, repr=False, compare=False)
+    """``triples`` as N-Triples, one triple a line as Oxigraph writes them, when whoever made
+    the batch had them already (a view's batch is made from its lines): the writer stages
+    this instead of writing the triples out again. None: the writer writes them."""
     _subject: NamedNode | None = field(default=None, init=False, repr=False, compare=False)
 
     def add(self, subject: str, predicate: str, obj: NamedNode | Literal | str) -> None:

@@ -410,14 +410,18 @@ def _by_node(
 
 
 def _line(triple: Triple) -> bytes:
-    """``triple`` as an N-Triples line, without its closing `` .`` (:func:`_triples` reads
+    """``triple`` as an N-Triples line, without its closing `` .`` (:func:`_read_back` reads
     it back)."""
     return str(triple).encode()
 
 
-def _triples(lines: Iterable[bytes]) -> list[Triple]:
-    """The triples of N-Triples ``lines`` written by :func:`_line`, in their order."""
-    document = b"".join(line + b" .\n" for line in lines)
+def _document(lines: Iterable[bytes]) -> bytes:
+    """``lines`` written by :func:`_line` as one N-Triples document, as Oxigraph writes it."""
+    return b"".join(line + b" .\n" for line in lines)
+
+
+def _read_back(document: bytes) -> list[Triple]:
+    """The triples of a :func:`_document`, in its order."""
     return [quad.triple for quad in parse(document, format=RdfFormat.N_TRIPLES)]
 
 
@@ -475,8 +479,10 @@ def _chunked(graph: str, label: str, by_node: dict[str, dict[bytes, None]]) -> I
     for start in range(0, len(nodes), SHORTCUTS_PER_BATCH):
         part = nodes[start : start + SHORTCUTS_PER_BATCH]
         number = start // SHORTCUTS_PER_BATCH + 1
-        triples_of = _triples(line for node in part for line in by_node.pop(node))
-        yield Batch(graph, f"card view: {label}, part {number}", triples_of)
+        document = _document(line for node in part for line in by_node.pop(node))
+        yield Batch(
+            graph, f"card view: {label}, part {number}", _read_back(document), document=document
+        )
 
 
 def usable_views(read: Sequence[str], run_graphs: Iterable[str]) -> frozenset[str]:

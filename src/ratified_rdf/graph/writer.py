@@ -269,7 +269,8 @@ class Writer:
             group: list[tuple[str, Sequence[Triple], bytes]] = []
             derived_batches = derive(lambda: place.reading, sorted(graphs)) if derive else ()
             for batch in derived_batches:
-                document = ntriples(batch.triples)
+                document = ntriples(batch.triples) if batch.document is None else batch.document
+                batch.document = None  # held once, in the group to load
                 kept.append(context.stage(batch, document))
                 graphs.add(batch.graph)
                 if on_staged is not None:

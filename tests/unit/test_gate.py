@@ -508,9 +508,9 @@ def test_a_run_its_records_say_will_not_fit_is_staged_on_disk_from_the_start(
     moved: list[int] = []
     spill = writer_module._Staging._spill
 
-    def spilling(self: object, rest: object, background: bool) -> None:
+    def spilling(self: object, rest: object) -> None:
         moved.append(1)
-        spill(self, rest, background)  # type: ignore[arg-type]
+        spill(self, rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(writer_module._Staging, "_spill", spilling)
     monkeypatch.setattr(build_module, "QUADS_PER_SPEC_RECORD", 0)

@@ -514,10 +514,9 @@ class _Staging:
     ``disk``, to which what memory held is moved the moment it would hold more.
 
     On disk, what is given is loaded on a thread of its own (:class:`DocumentLoader`) while
-    the caller maps and serialises what comes next, unless the caller asks for it to be
-    loaded in its own thread: :meth:`wait` before reading what was staged. Used as a
-    context manager, it lets a load in progress finish when the block raises, so that the
-    caller can drop what was staged.
+    the caller maps, serialises and derives what comes next: :meth:`wait` before reading
+    what was staged. Used as a context manager, it lets a load in progress finish when the
+    block raises, so that the caller can drop what was staged.
 
     Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
     staged in the store it is for): they are staged in memory for reading, never written."""
@@ -543,24 +542,17 @@ class _Staging:
         """The store holding everything staged: memory while the run fits, else the disk."""
         return self.memory if self.memory is not None else self.disk
 
-    def load(
-        self, batches: Iterable[tuple[str, Sequence[Triple], bytes]], *, background: bool = True
-    ) -> None:
+    def load(self, batches: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
         """Stage every (graph, triples, the triples as N-Triples) of ``batches``; on disk,
-        readable once :meth:`wait` returns. ``background`` False: on disk, loaded in this
-        thread before it returns (what earlier calls gave is waited for first)."""
+        readable once :meth:`wait` returns."""
         pending = iter(batches)
         if self.memory is not None:
             for graph, triples, document in pending:
                 self._added += len(triples)
                 if self._added > self.limit:
-                    self._spill(chain([(graph, triples, document)], pending), background)
+                    self._spill(chain([(graph, triples, document)], pending))
                     return
                 self.memory.load_documents([(graph, document)])
-            return
-        if not background:
-            self.wait()
-            self.disk.load_documents((g, d) for g, _, d in pending if g not in self.on_disk)
             return
         if self._loader is None:
             self._loader = DocumentLoader(self.disk)
@@ -574,13 +566,13 @@ class _Staging:
         if loader is not None:
             loader.wait()
 
-    def _spill(self, rest: Iterable[tuple[str, Sequence[Triple], bytes]], background: bool) -> None:
+    def _spill(self, rest: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
         memory = self.memory
         assert memory is not None
         self.settle()
         self.memory = None
         memory.close()
-        self.load(rest, background=background)
+        self.load(rest)
 
     def settle(self) -> None:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""

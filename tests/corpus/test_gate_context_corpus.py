@@ -33,5 +33,8 @@ def test_every_batch_is_prepared_from_the_context_as_from_the_staged_run(
     report = build_module.build(manifest, source=str(bundle), store=store)
     ((staged, run),) = RecordingGate.runs
     assert len(staged) == report.batches
-    assert run.context is not None and len(run.context.shared) > 100
+    # Nodes more than one batch touches (people, commits two pull requests share, RFCs): their
+    # descriptions come from the staged run, so the check covers them. (Since the view adds
+    # nothing to a node of the run, sections are no longer among them: QUIC has some fifty.)
+    assert run.context is not None and len(run.context.shared) > 20
     assert assert_prepared_alike(ShaclGate(), staged, run) > report.triples

@@ -320,16 +320,25 @@ def test_a_views_lists_are_gathered_as_it_is_held_each_row_once() -> None:
         Triple(third, row, packed("c")),
         Triple(third, to, two),  # its end after its row
     ]
-    gathering = Gathering("view_changes", rows)
+    gathering = Gathering("view_changes", rows, "view-git")
     by_node = _by_node(triples, gathering)
     lists = gathering.lists(by_node)
     into = NamedNode(rows.into)
-    assert [(t.subject, t.predicate) for t in lists] == [(two, into), (one, into)]
-    assert [len(json.loads(t.object.value)) for t in lists] == [2, 1]
+    # Each list on its section's own view node: the view adds nothing to the run's nodes.
+    views = [NamedNode(f"{section.value}/view-git/changes") for section in (two, one)]
+    rdf_type = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    node_view = NamedNode(RR + "NodeView")
+    view_of = NamedNode(RR + "viewOf")
+    assert [(t.subject, t.predicate) for t in lists] == [
+        (view, predicate) for view in views for predicate in (rdf_type, view_of, into)
+    ]
+    assert [t.object for t in lists if t.predicate != into] == [node_view, two, node_view, one]
+    assert [len(json.loads(t.object.value)) for t in lists if t.predicate == into] == [2, 1]
+    assert not {t.subject for t in lists} & {one, two, first, second, third}
 
-    nowhere = Gathering("view_changes", rows)
+    nowhere = Gathering("view_changes", rows, "view-git")
     _by_node([Triple(first, row, packed("a"))], nowhere)
     with pytest.raises(QueryError, match="which leads nowhere"):
         nowhere.lists([str(first)])
     with pytest.raises(QueryError, match="that is no row"):
-        _by_node([Triple(first, row, one)], Gathering("view_changes", rows))
+        _by_node([Triple(first, row, one)], Gathering("view_changes", rows, "view-git"))

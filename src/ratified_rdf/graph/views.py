@@ -57,9 +57,10 @@ SHORTCUTS_PER_BATCH = 2_000
 @dataclass(frozen=True)
 class RowList:
     """A card's list, gathered: every row of ``row`` (``rr:changeRow``) on the shortcuts to
-    one section, each once, in one ``rdf:JSON`` array on that section (``rr:changeRows``),
-    ordered as ``read_by``, the view query that reads it, orders them. A card then reads one
-    triple for its whole list, where it read one per row."""
+    one section, each once, in one ``rdf:JSON`` array (``rr:changeRows``) on that section's
+    view node (:func:`view_node_iri`), ordered as ``read_by``, the view query that reads it,
+    orders them. A card then reads one triple for its whole list, where it read one per
+    row."""
 
     row: str
     """The rows' property on the shortcuts (an IRI)."""
@@ -67,6 +68,8 @@ class RowList:
     """The list's property on the section the shortcuts lead to (an IRI)."""
     read_by: str
     """The view query that reads the list (its ``# Packed:`` line gives the order)."""
+    part: str
+    """What the list's view node is called after the section and view graph (``changes``)."""
 
 
 @dataclass(frozen=True)
@@ -109,14 +112,14 @@ VIEWS: tuple[CardView, ...] = (
     CardView(
         "view_citations",
         POSTS,
-        RowList(RR + "citationRow", RR + "citationRows", "view_section_posts"),
+        RowList(RR + "citationRow", RR + "citationRows", "view_section_posts", "citations"),
     ),
     # A commit reads its own batch of commits, the people and, of the spec, every
     # rr:alignsWith, and a byline's name or date, should a commit lead there.
     CardView(
         "view_changes",
         "git",
-        RowList(RR + "changeRow", RR + "changeRows", "view_section_commits"),
+        RowList(RR + "changeRow", RR + "changeRows", "view_section_commits", "changes"),
         partition_by=RR + "changedSection",
         beside=("people", "spec"),
     ),
@@ -135,6 +138,17 @@ def _sources_of(view: CardView) -> list[str]:
 def view_graph_name(source: str) -> str:
     """The name of the view graph of ``source`` in a run (``view-github``)."""
     return f"{VIEW}-{source}"
+
+
+def view_node_iri(node: str, graph_name: str, part: str) -> str:
+    """The IRI of the node holding what the view graph ``graph_name`` (``view-git``) says
+    about ``node``, a node of the run, under ``part`` (``changes``): an ``rr:NodeView``,
+    ``rr:viewOf`` it. The view adds no triple to a node of the run: were a section's list on
+    the section, its view batch would touch the section, which the gate then validates with
+    its whole description from the run, and the run's batches only once the view is made.
+    One node per view graph and part, so no two batches add to it (``view_alignments.rq``
+    and ``view_chains.rq`` make theirs the same way)."""
+    return f"{node}/{graph_name}/{part}"
 
 
 def view_levels(levels: Mapping[str, Clearance]) -> dict[str, Clearance]:
@@ -182,7 +196,11 @@ def view_batches(
                 found = _solutions(view.query, template, reading(), readable)
             graph = run.graph(view_graph_name(source))
             solutions = (template.instances(values) for values in found)
-            gathering = None if view.gathers is None else Gathering(view.query, view.gathers)
+            gathering = (
+                None
+                if view.gathers is None
+                else Gathering(view.query, view.gathers, view_graph_name(source))
+            )
             by_node = _by_node(packed_rows(view.query, solutions), gathering)
             if gathering is not None:
                 for triple in gathering.lists(by_node):
@@ -427,14 +445,16 @@ def _read_back(document: bytes) -> list[Triple]:
 
 class Gathering:
     """The lists a view's :class:`RowList` gathers: one per section the shortcuts lead to
-    (``rr:shortcutTo``), shown each of the view's distinct triples once, as it is held
-    (:func:`_by_node`), so the view is not read again to gather them. A shortcut's end may
-    come before or after its rows."""
+    (``rr:shortcutTo``), on that section's view node, shown each of the view's distinct
+    triples once, as it is held (:func:`_by_node`), so the view is not read again to gather
+    them. A shortcut's end may come before or after its rows."""
 
-    def __init__(self, query: str, rows: RowList) -> None:
-        """``query`` names the view's CONSTRUCT in errors; ``rows`` is what it gathers."""
+    def __init__(self, query: str, rows: RowList, graph_name: str) -> None:
+        """``query`` names the view's CONSTRUCT in errors; ``rows`` is what it gathers, into
+        the view graph ``graph_name`` (``view-git``)."""
         self.query = query
         self.rows = rows
+        self.graph_name = graph_name
         self._ends: dict[str, NamedNode] = {}
         self._rows: dict[str, list[Literal]] = {}
 
@@ -450,8 +470,9 @@ class Gathering:
             self._rows.setdefault(node, []).append(triple.object)
 
     def lists(self, nodes: Iterable[str]) -> list[Triple]:
-        """One list per end, of every row of the shortcuts leading there; ends in the order
-        of ``nodes`` (the view's, as held), the first of their shortcuts with rows."""
+        """One list per end, of every row of the shortcuts leading there, on the end's view
+        node (with its type and ``rr:viewOf``); ends in the order of ``nodes`` (the view's,
+        as held), the first of their shortcuts with rows."""
         found: dict[NamedNode, list[Literal]] = {}
         for shortcut in nodes:
             literals = self._rows.get(shortcut)
@@ -465,10 +486,19 @@ class Gathering:
             found.setdefault(end, []).extend(literals)
         order = load_query(self.rows.read_by).packed_order
         into = NamedNode(self.rows.into)
-        return [Triple(end, into, pack_rows(literals, order)) for end, literals in found.items()]
+        triples: list[Triple] = []
+        for end, literals in found.items():
+            view = NamedNode(view_node_iri(end.value, self.graph_name, self.rows.part))
+            triples.append(Triple(view, _TYPE, _NODE_VIEW))
+            triples.append(Triple(view, _VIEW_OF, end))
+            triples.append(Triple(view, into, pack_rows(literals, order)))
+        return triples
 
 
 _SHORTCUT_TO = RR + "shortcutTo"
+_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+_NODE_VIEW = NamedNode(RR + "NodeView")
+_VIEW_OF = NamedNode(RR + "viewOf")
 
 
 def _chunked(graph: str, label: str, by_node: dict[str, dict[bytes, None]]) -> Iterator[Batch]:

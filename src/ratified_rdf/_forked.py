@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from ratified_rdf._errors import RatifiedError
+from ratified_rdf._memory import thaw
 from ratified_rdf._temporary import make_folder
 
 T = TypeVar("T")
@@ -95,7 +96,7 @@ class Forked(Generic[T]):
         try:
             self._future = self._pool.submit(_run_inherited)
         finally:
-            gc.unfreeze()
+            thaw()
 
     def result(self) -> T:
         """What the work returned; raises what it raised, or :class:`ChildDied`."""

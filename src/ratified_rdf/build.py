@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from tqdm import tqdm
 
 from ratified_rdf._forked import Forked
-from ratified_rdf._memory import give_back
+from ratified_rdf._memory import collections_spared, give_back
 from ratified_rdf.audit import AuditLog, DetailSidecar, capture
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.discussion_mapping import PeopleIndex, SectionIris, discussion_batches
@@ -137,6 +137,8 @@ def build(
         audit.sign_tree_head()
 
 
+# The run's records and view live for minutes: the collector's full passes skip them.
+@collections_spared()
 def _build(
     manifest: Manifest,
     folder: Path,

@@ -38,6 +38,7 @@ from pyshacl import validate
 
 from ratified_rdf._errors import InputError, StoreError
 from ratified_rdf._forked import die_with
+from ratified_rdf._memory import thaw
 from ratified_rdf.graph.gate_context import ContextFiles
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engine_named
@@ -428,7 +429,7 @@ class ShaclGate:
                     "with fewer gate workers, and build again."
                 ) from None
             finally:
-                gc.unfreeze()
+                thaw()
                 failed = beside.join() if beside is not None else None
         _raise_first(zip(sources, results, strict=True))
         if beside is None and alongside is not None:  # nothing to check

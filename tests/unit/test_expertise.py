@@ -10,6 +10,7 @@ import pytest
 from ratified_rdf.records import expertise
 from ratified_rdf.records.discussion import SectionRef
 from ratified_rdf.records.expertise import ALGORITHM, Activity, ExpertiseRecords, rank_activity
+from tests.forks import counted_forks
 
 
 def _section(position: int) -> SectionRef:
@@ -109,6 +110,32 @@ def test_a_large_projection_samples_betweenness_with_a_fixed_seed(
     monkeypatch.undo()
     exact = {s.person: s.betweenness for s in rank_activity(ACTIVITY).scores if not s.section}
     assert overall != exact  # three sources of eight: an estimate, the same one every time
+
+
+def test_betweenness_ranked_in_a_child_is_the_betweenness_ranked_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A large projection's overall betweenness is computed in a forked child while the
+    # sections are ranked; the scores, exact or sampled, are those of one process.
+    rng = random.Random(11)
+    people = [f"person-{n}" for n in range(40)]
+    activity: Activity = {
+        (person, _section(rng.randrange(12))): (rng.randrange(4), rng.randrange(3))
+        for person in people
+        for _ in range(3)
+    }
+    forks = counted_forks(monkeypatch, expertise)
+    for exact_up_to in (500, 10):  # exact, then sampled
+        monkeypatch.setattr(expertise, "EXACT_BETWEENNESS_UP_TO", exact_up_to)
+        monkeypatch.setattr(expertise, "BETWEENNESS_SOURCES", 5)
+        monkeypatch.setattr(expertise, "FORK_BETWEENNESS_FROM_LINKS", 10**9)
+        here = rank_activity(activity)
+        assert forks == []
+        monkeypatch.setattr(expertise, "FORK_BETWEENNESS_FROM_LINKS", 1)
+        assert rank_activity(activity) == here
+        assert forks == ["ranking people"]
+        forks.clear()
+        assert any(s.betweenness for s in here.scores if s.section is None)
 
 
 def test_no_activity_gives_no_scores() -> None:

@@ -35,6 +35,7 @@ from itertools import combinations
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
+from ratified_rdf._forked import Forked
 from ratified_rdf.records.discussion import DiscussionRecords, SectionRef
 from ratified_rdf.records.identity import PeopleLookup
 from ratified_rdf.records.models import SpecRecords
@@ -45,6 +46,9 @@ BETWEENNESS_SOURCES = 500
 """Above that, the number of source people it is estimated from (networkx's ``k``)."""
 BETWEENNESS_SEED = 7
 """The seed those sources are drawn with: fixed, so the scores are deterministic."""
+FORK_BETWEENNESS_FROM_LINKS = 20_000
+"""From how many links between people the overall betweenness is computed in a forked child
+beside the sections' ranks (below it, forking costs more than it saves)."""
 
 ALGORITHM = (
     "co-discussion projection: people linked when both were active on an RFC section while it "
@@ -117,7 +121,14 @@ def rank_activity(activity: Activity, totals: Totals | None = None) -> Expertise
     graph.add_nodes_from(sorted({person for person, _ in activity}))
     graph.add_weighted_edges_from((a, b, weight) for (a, b), weight in sorted(shared.items()))
     overall = nx.pagerank(graph, alpha=0.85, weight="weight")
-    between = _betweenness(graph)
+    # On a large projection the people's betweenness takes as long as every section's ranks:
+    # it is computed in a forked child, on the other core, while this process ranks sections.
+    forked = graph.number_of_edges() >= FORK_BETWEENNESS_FROM_LINKS
+    between_later = Forked(lambda: _betweenness(graph), "ranking people") if forked else None
+    by_section: list[ExpertiseScore] = []
+    for section in sorted(sections, key=lambda s: (s.document, s.position)):
+        by_section += _section_scores(section, sections[section], shared, activity)
+    between = between_later.result() if between_later is not None else _betweenness(graph)
     summed: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for (person, _section), (posts, commits) in activity.items():
         summed[person][0] += posts
@@ -137,30 +148,40 @@ def rank_activity(activity: Activity, totals: Totals | None = None) -> Expertise
         )
         for person in sorted(overall_counts)
     ]
-    for section in sorted(sections, key=lambda s: (s.document, s.position)):
-        participants = sections[section]
-        members = sorted(participants)
-        local = nx.Graph()
-        local.add_nodes_from(members)
-        local.add_edges_from(
-            (a, b, {"weight": shared[a, b], "length": 1 / shared[a, b]})
-            for a, b in combinations(members, 2)
-        )
-        ranked = nx.pagerank(local, alpha=0.85, weight="weight", personalization=dict(participants))
-        central = nx.betweenness_centrality(local, normalized=True, weight="length")
-        for person in members:
-            posts, commits = activity[(person, section)]
-            scores.append(
-                ExpertiseScore(
-                    person=person,
-                    section=section,
-                    posts=posts,
-                    commits=commits,
-                    pagerank=round(ranked[person], 6),
-                    betweenness=round(central.get(person, 0.0), 6),
-                )
+    return ExpertiseRecords(algorithm=ALGORITHM, scores=(*scores, *by_section))
+
+
+def _section_scores(
+    section: SectionRef,
+    participants: Counter[str],
+    shared: Counter[tuple[str, str]],
+    activity: Activity,
+) -> list[ExpertiseScore]:
+    """Everyone active on ``section``, ranked among its ``participants`` (each weighted by
+    their activity there) on the links ``shared`` counts between them."""
+    members = sorted(participants)
+    local = nx.Graph()
+    local.add_nodes_from(members)
+    local.add_edges_from(
+        (a, b, {"weight": shared[a, b], "length": 1 / shared[a, b]})
+        for a, b in combinations(members, 2)
+    )
+    ranked = nx.pagerank(local, alpha=0.85, weight="weight", personalization=dict(participants))
+    central = nx.betweenness_centrality(local, normalized=True, weight="length")
+    scores = []
+    for person in members:
+        posts, commits = activity[(person, section)]
+        scores.append(
+            ExpertiseScore(
+                person=person,
+                section=section,
+                posts=posts,
+                commits=commits,
+                pagerank=round(ranked[person], 6),
+                betweenness=round(central.get(person, 0.0), 6),
             )
-    return ExpertiseRecords(algorithm=ALGORITHM, scores=tuple(scores))
+        )
+    return scores
 
 
 def _betweenness(graph: nx.Graph) -> dict[str, float]:

@@ -202,45 +202,6 @@ def test_the_view_is_derived_one_view_at_a_time(pigeon_repo: Path) -> None:
         built.close()
 
 
-def test_views_read_from_a_run_staged_on_disk_are_evaluated_ahead_to_the_same_view(
-    pigeon_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A run staged on disk: the views it reads there (not a group at a time) are evaluated
-    on a thread while the partitioned views are read, and the view is the one a run staged
-    in memory gives, triple for triple."""
-    from ratified_rdf.graph import views
-
-    def view_of(built: Brain) -> set[Triple]:
-        store = built.reading.store
-        assert isinstance(store, OxigraphStore)
-        return {t for g in built.scope.read_graphs if is_view_graph(g) for t in store.triples([g])}
-
-    in_memory, _ = Brain.build(MANIFEST, source=str(pigeon_repo))
-    try:
-        expected = view_of(in_memory)
-    finally:
-        in_memory.close()
-    started: list[object] = []
-    start = views._Early.start
-
-    def recorded(self: views._Early, key: object, *args: object) -> None:
-        started.append(key)
-        start(self, key, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(views._Early, "start", recorded)
-    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", "0")  # staged on disk from the start
-    on_disk, _ = Brain.build(MANIFEST, source=str(pigeon_repo), path=tmp_path / "store")
-    try:
-        assert started == [
-            ("view_chains", "spec"),
-            ("view_citations", "github"),
-            ("view_citations", "mail"),
-        ]
-        assert len(expected) > 100 and view_of(on_disk) == expected
-    finally:
-        on_disk.close()
-
-
 @pytest.mark.parametrize("query", ["view_alignments", "view_changes"])
 def test_a_partitioned_view_gives_the_whole_runs_solutions_each_once(
     pigeon_repo: Path, monkeypatch: pytest.MonkeyPatch, query: str

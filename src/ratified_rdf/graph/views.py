@@ -181,61 +181,33 @@ def view_batches(
     about (at ×100 the unpacked rows alone took several gigabytes). Its batches
     are yielded once its query has run, to be staged before the next runs. Staging them may
     move the run to another store (from memory to disk), which is why the store is asked
-    for afresh for each view; a run staged on disk stays there, so the views read from it
-    are evaluated ahead, on a thread of their own, while the partitioned views are read
-    (:class:`_Early`)."""
+    for afresh for each view."""
     graphs = set(written)
-    planned = [
-        (view, source, [g for g in map(run.graph, view.inputs(source)) if g in graphs])
-        for view in VIEWS
-        for source in _sources_of(view)
-        if run.graph(source) in graphs
-    ]
-    with _Early() as early:
-        store = reading() if spool is not None else None
-        if store is not None and store.path is not None:
-            # Staged on disk, the run stays there: the views read from it are evaluated
-            # on a thread of their own while the partitioned views are read from memory.
-            # Oxigraph evaluates without the interpreter lock, so the two share the
-            # machine's cores (at ×100 those queries alone took about a minute on one).
-            for view, source, readable in planned:
-                if view.partition_by is None:
-                    early.start((view.query, source), view.query, store, readable)
-        yield from _view_batches(reading, run, planned, spool, early)
-
-
-def _view_batches(
-    reading: Callable[[], OxigraphStore],
-    run: RunContext,
-    planned: Sequence[tuple[CardView, str, list[str]]],
-    spool: Spool | None,
-    early: _Early,
-) -> Iterator[Batch]:
-    """:func:`view_batches` of each (view, source, graphs it reads) ``planned``, in order."""
-    for view, source, readable in planned:
-        template = construct_template(view.query)
-        found: Iterator[tuple[Term | Triple | None, ...]]
-        ahead = early.taken((view.query, source))
-        if ahead is not None:
-            found = ahead
-        elif view.partition_by is not None and spool is not None:
-            found = partitioned_solutions(view, template, spool, readable)
-        else:
-            found = _solutions(view.query, template, reading(), readable)
-        graph = run.graph(view_graph_name(source))
-        solutions = (template.instances(values) for values in found)
-        gathering = (
-            None
-            if view.gathers is None
-            else Gathering(view.query, view.gathers, view_graph_name(source))
-        )
-        by_node = _by_node(packed_rows(view.query, solutions), gathering)
-        if gathering is not None:
-            for triple in gathering.lists(by_node):
-                by_node.setdefault(str(triple.subject), {})[_line(triple)] = None
-            del gathering
-        yield from _chunked(graph, f"{view.query} of {source}", by_node)
-        del by_node
+    for view in VIEWS:
+        for source in _sources_of(view):
+            if run.graph(source) not in graphs:
+                continue
+            reads = [run.graph(name) for name in view.inputs(source)]
+            readable = [g for g in reads if g in graphs]
+            template = construct_template(view.query)
+            if view.partition_by is not None and spool is not None:
+                found = partitioned_solutions(view, template, spool, readable)
+            else:
+                found = _solutions(view.query, template, reading(), readable)
+            graph = run.graph(view_graph_name(source))
+            solutions = (template.instances(values) for values in found)
+            gathering = (
+                None
+                if view.gathers is None
+                else Gathering(view.query, view.gathers, view_graph_name(source))
+            )
+            by_node = _by_node(packed_rows(view.query, solutions), gathering)
+            if gathering is not None:
+                for triple in gathering.lists(by_node):
+                    by_node.setdefault(str(triple.subject), {})[_line(triple)] = None
+                del gathering
+            yield from _chunked(graph, f"{view.query} of {source}", by_node)
+            del by_node
 
 
 PARTITION_QUADS = 250_000
@@ -275,40 +247,6 @@ def _solutions(
         raise QueryError(f"{query}.rq's WHERE did not run as the SELECT asked.")
     for solution in result:
         yield tuple(solution)
-
-
-class _Early:
-    """Views evaluated ahead, each on this object's one thread, in the order started; each
-    view's solutions are held whole once evaluated, until :meth:`taken`."""
-
-    def __init__(self) -> None:
-        self._pool: ThreadPoolExecutor | None = None
-        self._started: dict[object, Future[list[tuple[Term | Triple | None, ...]]]] = {}
-
-    def __enter__(self) -> _Early:
-        return self
-
-    def __exit__(self, *raised: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def start(self, key: object, query: str, store: OxigraphStore, graphs: list[str]) -> None:
-        """Begin evaluating view ``query`` over ``graphs`` of ``store``, kept under ``key``."""
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratified-view")
-        template = construct_template(query)
-        # The engine's result is made, read and let go of on the thread (it may not cross).
-        self._started[key] = self._pool.submit(
-            lambda: list(_solutions(query, template, store, graphs))
-        )
-
-    def taken(self, key: object) -> Iterator[tuple[Term | Triple | None, ...]] | None:
-        """The solutions started under ``key`` (waiting for them), or None if none were."""
-        started = self._started.pop(key, None)
-        if started is None:
-            return None
-        return iter(started.result())
 
 
 def partitioned_solutions(

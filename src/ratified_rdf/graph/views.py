@@ -36,7 +36,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, RdfFormat,
 from ratified_rdf.graph.mapping import Batch, RunContext
 from ratified_rdf.graph.spool import Spool
 from ratified_rdf.graph.store import OxigraphStore, Term
-from ratified_rdf.graph.vocab import RR
+from ratified_rdf.graph.vocab import RR, term
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
 from ratified_rdf.queries.packed import pack_row, pack_rows
 from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
@@ -489,16 +489,13 @@ class Gathering:
         triples: list[Triple] = []
         for end, literals in found.items():
             view = NamedNode(view_node_iri(end.value, self.graph_name, self.rows.part))
-            triples.append(Triple(view, _TYPE, _NODE_VIEW))
-            triples.append(Triple(view, _VIEW_OF, end))
+            triples.append(Triple(view, term("rdf:type"), term("rr:NodeView")))
+            triples.append(Triple(view, term("rr:viewOf"), end))
             triples.append(Triple(view, into, pack_rows(literals, order)))
         return triples
 
 
 _SHORTCUT_TO = RR + "shortcutTo"
-_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
-_NODE_VIEW = NamedNode(RR + "NodeView")
-_VIEW_OF = NamedNode(RR + "viewOf")
 
 
 def _chunked(graph: str, label: str, by_node: dict[str, dict[bytes, None]]) -> Iterator[Batch]:

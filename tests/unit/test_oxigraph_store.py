@@ -156,3 +156,59 @@ def test_a_chunk_the_loader_cannot_read_fails_the_load_that_waits_for_it(
     assert len(store) == 2  # the chunk before it was loaded
     loader.abandon()  # and letting it go again raises nothing more
     assert len(store) == 2
+
+
+def test_warming_a_store_on_disk_reads_each_of_its_files_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store just bulk-loaded is read into the page cache, file by file, on a thread."""
+    store = OxigraphStore(tmp_path / "store")
+    try:
+        store.load([(GRAPH, _triples(5_000))])
+        store.flush()
+        given: list[list[str]] = []
+        read_through = store_module._read_through
+
+        def recorded(paths: list[str]) -> int:
+            given.append(sorted(paths))
+            return read_through(paths)
+
+        monkeypatch.setattr(store_module, "_read_through", recorded)
+        files = sorted(str(p) for p in (tmp_path / "store").iterdir() if p.is_file())
+        thread = store.warm()
+        assert thread is not None
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+        assert given == [files] and len(files) > 1
+    finally:
+        store.close()
+
+
+def test_a_store_is_not_warmed_in_memory_or_past_half_the_memory_available(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing to read for a store in memory; and a store larger than half the memory the
+    system has free would push out of the cache what it reads, so it is left as it is."""
+    assert OxigraphStore().warm() is None
+    store = OxigraphStore(tmp_path / "store")
+    try:
+        store.load([(GRAPH, _triples(100))])
+        store.flush()
+        size = sum(p.stat().st_size for p in (tmp_path / "store").iterdir() if p.is_file())
+        monkeypatch.setattr(store_module, "_memory_available", lambda: 2 * size - 2)
+        assert store.warm() is None
+        monkeypatch.setattr(store_module, "_memory_available", lambda: None)
+        assert store.warm() is None
+        monkeypatch.setattr(store_module, "_memory_available", lambda: 2 * size)
+        thread = store.warm()
+        assert thread is not None
+        thread.join(timeout=60)
+    finally:
+        store.close()
+
+
+def test_reading_through_passes_over_a_file_gone_and_reads_the_rest(tmp_path: Path) -> None:
+    """A file compacted away between listing and reading is passed over, not an error."""
+    kept = tmp_path / "kept.sst"
+    kept.write_bytes(b"x" * 3_000_000)
+    assert store_module._read_through([str(tmp_path / "gone.sst"), str(kept)]) == 3_000_000

@@ -258,6 +258,9 @@ class Writer:
             place.load(staged())
             place.wait()  # the view reads the run
             give_back()  # what the loader's thread freed, before the view fills the heap
+            # Read from disk by the views after the partitioned ones (which read the spool):
+            # brought into the page cache meanwhile (OxigraphStore.warm).
+            place.reading.warm()
             # The derived batches are staged as they come (a view at a time); only a run to be
             # written elsewhere keeps them, to write them. In place, nothing needs them again,
             # and the gate's workers are about to fork.
@@ -287,6 +290,7 @@ class Writer:
             del group
             place.wait()
             give_back()
+            place.reading.warm()  # the view's files too, for the descriptions read next
             run = StagedRun(place.reading, tuple(sorted(graphs)), context)
             context.complete(run.store, run.graphs)
             # A run for the store it is staged in must end up there: while the gate's workers

@@ -286,10 +286,10 @@ def test_a_run_that_fails_while_it_is_loaded_leaves_nothing_loading(
     loads: list[str] = []
     bulk_load = OxigraphStore._bulk_load
 
-    def slowly(self: OxigraphStore, data: bytes) -> None:
+    def slowly(self: OxigraphStore, data: bytes, graph: str) -> None:
         loads.append("started")
         time.sleep(0.3)  # still loading when the mapping fails
-        bulk_load(self, data)
+        bulk_load(self, data, graph)
         loads.append("ended")
 
     monkeypatch.setattr(OxigraphStore, "_bulk_load", slowly)

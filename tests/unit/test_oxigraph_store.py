@@ -132,6 +132,42 @@ def test_documents_load_as_their_triples_do(
     assert len(by_documents) == sum(len(t) for _, t in batches)
 
 
+def test_a_chunk_holds_one_graphs_documents_loaded_as_they_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each chunk goes to the bulk loader as the documents' own N-Triples, with its graph:
+    a document for another graph sends the chunk before it, a full chunk is sent at once,
+    and the count the caller gives stands for the document's lines."""
+    from ratified_rdf.graph.store import DocumentLoader, ntriples
+
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 4)
+    store = OxigraphStore(tmp_path / "db")
+    sent: list[tuple[bytes, str]] = []
+    bulk_load = OxigraphStore._bulk_load
+
+    def recorded(self: OxigraphStore, data: bytes, graph: str) -> None:
+        sent.append((data, graph))
+        bulk_load(self, data, graph)
+
+    monkeypatch.setattr(OxigraphStore, "_bulk_load", recorded)
+    triples = _triples(7)
+    documents = [ntriples(triples[:2]), ntriples(triples[2:5]), ntriples(triples[5:6])]
+    other = ntriples(triples[6:])
+    loader = DocumentLoader(store, background=False)
+    loader.add(GRAPH, documents[0])
+    loader.add(GRAPH, documents[1], 3)  # 5 lines: full, sent
+    loader.add(GRAPH + "/2", other)
+    loader.add(GRAPH, documents[2], 1)  # another graph: the one before is sent
+    loader.wait()
+    assert sent == [
+        (documents[0] + documents[1], GRAPH),
+        (other, GRAPH + "/2"),
+        (documents[2], GRAPH),
+    ]
+    assert set(store.triples([GRAPH])) == set(triples[:6])
+    assert set(store.triples([GRAPH + "/2"])) == {triples[6]}
+
+
 def test_a_chunk_the_loader_cannot_read_fails_the_load_that_waits_for_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

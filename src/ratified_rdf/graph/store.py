@@ -336,8 +336,9 @@ class OxigraphStore:
         (the bulk loader, not one transaction), from the documents' text: the loader reads
         them in Rust, where making a term of every triple in Python took as long as loading
         them. The documents must be as Oxigraph writes them (one triple a line); they are
-        loaded as N-Quads, about :data:`LOAD_CHUNK_QUADS` lines a call; with ``background``,
-        each on a thread of its own while the next is gathered (:meth:`loading`). A document
+        loaded about :data:`LOAD_CHUNK_QUADS` lines a call, one graph's at a time; with
+        ``background``, each on a thread of its own while the next is gathered
+        (:meth:`loading`). A document
         naming a blank node is read term by term instead, since the loader gives blank nodes
         fresh labels and a staged run must keep the labels its gate context spooled."""
         with self.loading(background=background) as loader:
@@ -379,13 +380,12 @@ class OxigraphStore:
         process's own; the thread only reads, passing over a file it cannot."""
         if self.path is None:
             return None
-        files = [entry for entry in os.scandir(self.path) if entry.is_file()]
-        size = sum(entry.stat().st_size for entry in files)
+        sizes = _file_sizes(self.path)
         available = _memory_available()
-        if available is None or size > available // 2:
+        if available is None or sum(sizes.values()) > available // 2:
             return None
         thread = threading.Thread(
-            target=_read_through, args=([e.path for e in files],), name="ratified-warm", daemon=True
+            target=_read_through, args=(list(sizes),), name="ratified-warm", daemon=True
         )
         thread.start()
         return thread
@@ -548,9 +548,10 @@ class OxigraphStore:
         else:
             serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
 
-    def _bulk_load(self, data: bytes) -> None:
-        """Bulk-load ``data``, N-Quads (for :class:`DocumentLoader`, on its thread)."""
-        self._store.bulk_load(data, RdfFormat.N_QUADS)
+    def _bulk_load(self, data: bytes, graph: str) -> None:
+        """Bulk-load ``data``, N-Triples, into ``graph`` (for :class:`DocumentLoader`, on its
+        thread)."""
+        self._store.bulk_load(data, RdfFormat.N_TRIPLES, to_graph=NamedNode(graph))
 
     @property
     def _store(self) -> Store:
@@ -590,21 +591,28 @@ class DocumentLoader:
         self._target = store
         self._background = background
         self._chunk: list[bytes] = []
+        self._graph = ""  # the graph of every document in the chunk
         self._lines = 0
         self._pending: Future[None] | None = None
         self._thread: ThreadPoolExecutor | None = None  # made when the first chunk is full
 
-    def add(self, graph: str, document: bytes) -> None:
-        """Load ``document`` (N-Triples as Oxigraph writes it) into ``graph``, now or with the
-        next chunk."""
+    def add(self, graph: str, document: bytes, triples: int | None = None) -> None:
+        """Load ``document`` (N-Triples as Oxigraph writes it, ``triples`` lines when the
+        caller knows) into ``graph``, now or with the next chunk.
+
+        A chunk holds one graph's documents, loaded into it as they are (a run's batches
+        come graph by graph, so few chunks are cut short): written as N-Quads, each line
+        copied once more to name its graph, at ×100 that copy alone took minutes."""
         if b"_:" in document:
             self._settle()
             parsed = parse(document, format=RdfFormat.N_TRIPLES)
             self._target.load([(graph, [quad.triple for quad in parsed])])
             return
-        # A line ends " .\n" only at its end: a literal's line breaks are escaped.
-        self._chunk.append(document.replace(b" .\n", f" {NamedNode(graph)} .\n".encode()))
-        self._lines += document.count(b"\n")
+        if self._chunk and graph != self._graph:
+            self._send()
+        self._graph = graph
+        self._chunk.append(document)
+        self._lines += document.count(b"\n") if triples is None else triples
         if self._lines >= LOAD_CHUNK_QUADS:
             self._send()
 
@@ -616,7 +624,7 @@ class DocumentLoader:
             if self._chunk:  # the last chunk: nothing is left to overlap it with
                 data = b"".join(self._chunk)
                 self._chunk, self._lines = [], 0
-                self._target._bulk_load(data)
+                self._target._bulk_load(data, self._graph)
         finally:
             self.abandon()  # nothing is left to load; on an error, nothing more is
         if self._target.path is not None:
@@ -635,16 +643,28 @@ class DocumentLoader:
         data = b"".join(self._chunk)
         self._chunk, self._lines = [], 0
         if not self._background:
-            self._target._bulk_load(data)
+            self._target._bulk_load(data, self._graph)
             return
         if self._thread is None:
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratified-load")
-        self._pending = self._thread.submit(self._target._bulk_load, data)
+        self._pending = self._thread.submit(self._target._bulk_load, data, self._graph)
 
     def _settle(self) -> None:
         pending, self._pending = self._pending, None
         if pending is not None:
             pending.result()
+
+
+def _file_sizes(folder: Path) -> dict[str, int]:
+    """The size of each file in ``folder`` by its path, passing over one removed as it is
+    listed (RocksDB removes the files a compaction merged)."""
+    sizes: dict[str, int] = {}
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.is_file():
+                    sizes[entry.path] = entry.stat().st_size
+    return sizes
 
 
 def _read_through(paths: Sequence[str]) -> int:

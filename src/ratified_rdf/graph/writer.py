@@ -560,9 +560,9 @@ class _Staging:
             return
         if self._loader is None:
             self._loader = DocumentLoader(self.disk)
-        for graph, _, document in pending:
+        for graph, triples, document in pending:
             if graph not in self.on_disk:
-                self._loader.add(graph, document)
+                self._loader.add(graph, document, len(triples))
 
     def wait(self) -> None:
         """Return once everything given to :meth:`load` is staged and readable."""

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from ratified_rdf import build as build_module
-from ratified_rdf.graph.gate import ShaclGate, StagedRun
+from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import OxigraphStore
@@ -321,12 +322,16 @@ def test_the_type_table_gives_back_each_iris_types_as_they_were_written(tmp_path
     assert list(again.lines([f"{EX}node/never"])) == []
 
 
-@pytest.mark.parametrize(("asked", "expected"), [(None, "forkserver"), ("0", "fork")])
+@pytest.mark.parametrize(
+    ("asked", "expected"), [(None, ["forkserver", "forkserver"]), ("0", ["fork"])]
+)
 def test_the_cli_builds_with_workers_started_afresh(
-    asked: str | None, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    asked: str | None, expected: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The CLI's script is guarded, so its build starts the gate's workers afresh unless
-    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork; a library caller still forks by default."""
+    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork (afresh, the run's batches are checked by
+    workers of their own while the view is derived, the view's after); a library caller
+    still forks by default."""
     import concurrent.futures
 
     from click.testing import CliRunner
@@ -354,7 +359,7 @@ def test_the_cli_builds_with_workers_started_afresh(
         ["build", str(MANIFEST), "--source", str(repo), "--store", str(tmp_path / "s"), "--quiet"],
     )
     assert built.exit_code == 0, built.output
-    assert started == [expected]
+    assert started == expected
     assert not gate_module.fresh_workers()  # only within the CLI's build
 
 
@@ -387,3 +392,154 @@ def test_the_nodes_read_off_a_batchs_lines_are_those_it_touches(seed: int) -> No
     expected = gate.touched(batch)
     assert any(t.predicate.value in inverse for t in batch.triples)
     assert touched_in(ntriples(batch.triples), _predicate_terms(inverse)) == expected
+
+
+def _view_of(rng: random.Random, batches: list[Batch], index: int) -> Batch:
+    """A fictional view batch: nodes of its own (a few shared with other view batches),
+    typed, pointing at the run's nodes, adding nothing to them."""
+    run_nodes = [t.subject for b in batches for t in b.triples if isinstance(t.subject, NamedNode)]
+    batch = Batch(f"{EX}graph/run/view-spec", f"fictional view batch {index}")
+    for n in range(rng.randrange(1, 6)):
+        node = NamedNode(f"{EX}view/{rng.randrange(8) if n == 0 else f'{index}-{n}'}")
+        batch.triples.append(Triple(node, RDF_TYPE, CLASSES[rng.randrange(3)]))
+        batch.triples.append(Triple(node, PREDICATES[1], rng.choice(run_nodes)))
+        batch.triples.append(Triple(node, PREDICATES[3], Literal(f"row {index}.{n}")))
+    return batch
+
+
+def _staged_with_checkpoint(
+    rng: random.Random, touching: bool
+) -> tuple[ShaclGate, GateContext, OxigraphStore, list[StagedBatch], list[StagedBatch], Any]:
+    """A random run staged through a context, a checkpoint described from it, then view
+    batches staged (one touching a node of the run when ``touching``), the context complete."""
+    gate = ShaclGate()
+    store = OxigraphStore()
+    context = GateContext(gate)
+    batches, reviews = _random_run(rng)
+    reviews_graph = f"{EX}graph/reviews"
+    store.add(reviews_graph, reviews)
+    context.outside(reviews)
+    run = []
+    for batch in batches:
+        store.add(batch.graph, batch.triples)
+        run.append(context.stage(batch))
+    run_graphs = sorted({reviews_graph, *(b.graph for b in batches)})
+    files = context.checkpoint().describe(store, run_graphs)
+    views = [_view_of(rng, batches, i) for i in range(rng.randrange(1, 6))]
+    if touching:
+        node = next(t.subject for t in batches[-1].triples if isinstance(t.subject, NamedNode))
+        views[-1].triples.append(Triple(node, PREDICATES[3], Literal("the view adds this")))
+    derived = []
+    for batch in views:
+        store.add(batch.graph, batch.triples)
+        derived.append(context.stage(batch))
+    graphs = tuple(sorted({*run_graphs, views[0].graph}))
+    context.complete(store, graphs)
+    return gate, context, store, run, derived, (files, graphs)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_checkpoint_prepares_the_run_as_the_whole_state_it_leaves_does(seed: int) -> None:
+    """The run's batches prepared from the checkpoint (before the view is staged) are, line
+    for line, what preparing them from the whole state gives; and the complete context
+    prepares every batch, the run's and the view's, as that state does."""
+    from dataclasses import replace
+
+    gate, context, store, run, derived, (files, graphs) = _staged_with_checkpoint(
+        random.Random(seed), touching=False
+    )
+    assert context.holds and context.run_touched_after is None
+    opened = files.open()
+    for item in run:
+        touched = context.touched_of(item)
+        expected = gate.prepare_staged(replace(item, touched=touched), store, graphs)
+        got = opened.prepare(item)
+        assert got.focus_nodes == expected.focus_nodes, item.source
+        assert sorted(set(got.ntriples.splitlines())) == sorted(
+            set(expected.ntriples.splitlines())
+        ), item.source
+    assert assert_prepared_alike(gate, [*run, *derived], StagedRun(store, graphs, context)) > 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_view_batch_touching_a_run_node_voids_the_checkpoint(seed: int) -> None:
+    """A view batch that adds to a node of the run: the checkpoint does not hold (the run's
+    early verdicts are then dropped), and the complete context describes every shared node,
+    the run's included, as the whole state does."""
+    gate, context, store, run, derived, (_, graphs) = _staged_with_checkpoint(
+        random.Random(seed), touching=True
+    )
+    assert not context.holds and context.run_touched_after is not None
+    assert assert_prepared_alike(gate, [*run, *derived], StagedRun(store, graphs, context)) > 0
+
+
+def test_a_context_takes_one_checkpoint_before_it_is_complete() -> None:
+    context = GateContext(ShaclGate())
+    assert not context.holds
+    context.checkpoint()
+    with pytest.raises(RuntimeError, match="one checkpoint"):
+        context.checkpoint()
+    context.complete(OxigraphStore(), [])
+    with pytest.raises(RuntimeError, match="once the gate context is complete"):
+        context.checkpoint()
+
+
+def test_a_build_checks_its_runs_batches_while_it_derives_the_view_and_still_rejects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With workers started afresh, a build checks the run's own batches from a checkpoint
+    while it derives the view, and the view's batches once they are staged: every batch
+    once. A run batch the gate refuses still fails the build, naming it, and the store is
+    left as it was."""
+    from ratified_rdf import Brain, GateRejected
+    from ratified_rdf.graph import gate as gate_module
+
+    monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", "1")
+    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", "0")  # staged on disk, as at scale
+    calls: list[tuple[str, list[str]]] = []
+    early, staged_check = ShaclGate.check_early, ShaclGate.check_staged
+
+    def recorded_early(self: ShaclGate, staged: Any, files: Any, *args: Any, **kw: Any) -> Any:
+        calls.append(("early", [k.source for k in staged]))
+        return early(self, staged, files, *args, **kw)
+
+    def recorded_staged(self: ShaclGate, staged: Any, run: Any, *args: Any, **kw: Any) -> Any:
+        staged = list(staged)
+        calls.append(("after the view", [k.source for k in staged]))
+        return staged_check(self, staged, run, *args, **kw)
+
+    monkeypatch.setattr(gate_module.ShaclGate, "check_early", recorded_early)
+    monkeypatch.setattr(gate_module.ShaclGate, "check_staged", recorded_staged)
+    repo = make_pigeon_repo(tmp_path / "repo")
+    built, report = Brain.build(MANIFEST, source=str(repo), path=tmp_path / "store")
+    built.close()
+    (first, run_sources), (second, view_sources) = calls
+    assert (first, second) == ("early", "after the view")
+    assert run_sources and not any(s.startswith("card view") for s in run_sources)
+    assert view_sources and all(s.startswith("card view") for s in view_sources)
+    assert len(run_sources) + len(view_sources) == report.batches
+
+    real_batches = build_module._run_batches
+    section = NamedNode(EX + "section/numberless")
+
+    def with_a_bad_batch(*args: Any) -> Any:
+        yield from real_batches(*args)
+        # A section that names no number breaks rr:Section's shape.
+        yield Batch(
+            args[5].graph("spec"),
+            "a numberless section",
+            [Triple(section, RDF_TYPE, NamedNode(RR + "Section"))],
+        )
+
+    monkeypatch.setattr(build_module, "_run_batches", with_a_bad_batch)
+    calls.clear()
+    folder = tmp_path / "refused"
+    with pytest.raises(GateRejected) as rejected:
+        Brain.build(MANIFEST, source=str(repo), path=folder)
+    assert rejected.value.source == "a numberless section"
+    assert [kind for kind, _ in calls] == ["early"]  # the view's batches never checked
+    store = OxigraphStore(folder)
+    try:
+        assert not any(g.endswith("/spec") for g in store.graphs())
+    finally:
+        store.close()

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -337,6 +337,38 @@ class ShaclGate:
         if alongside is not None:
             alongside()
 
+    def checks_early(self, workers: int | None = None) -> bool:
+        """Whether :meth:`check_early` checks: in workers started afresh, several of them
+        (the build's process then has the view to derive while they check)."""
+        return _workers(workers) > 1 and fresh_workers()
+
+    def check_early(
+        self,
+        staged: Sequence[StagedBatch],
+        files: ContextFiles,
+        workers: int = 1,
+        progress: Callable[[], None] | None = None,
+    ) -> EarlyCheck:
+        """Begin checking ``staged`` (a run's batches, prepared from a gate context's
+        checkpoint, ``files``) in ``workers`` started afresh, from a thread of this process,
+        while the caller goes on (to derive and stage the card view); :meth:`EarlyCheck.result`
+        waits for the verdict. The workers run at a lower priority than this process, so the
+        view takes what it needs of the cores and they take the rest.
+
+        One worker by default: the view keeps about one core busy, and each worker holds the
+        run's type table while the view is at its largest (at ×100, the build's peak)."""
+        return EarlyCheck(
+            lambda stop: self._check_in_workers(
+                staged,
+                workers,
+                progress,
+                files,
+                fresh=True,
+                stop=stop,
+                niceness=EARLY_NICENESS,
+            )
+        )
+
     def check_all(
         self,
         prepared: Iterable[PreparedBatch],
@@ -371,6 +403,8 @@ class ShaclGate:
         alongside: Callable[[], None] | None = None,
         *,
         fresh: bool = False,
+        stop: threading.Event | None = None,
+        niceness: int = 0,
     ) -> None:
         """Validate ``items`` in ``workers`` processes; each staged batch is prepared by the
         worker with ``prepare``. Forked from this process (by default), a worker inherits
@@ -378,7 +412,8 @@ class ShaclGate:
         a fork server (a small process of its own, :data:`FRESH_START`) and opens the gate
         context ``prepare`` names (:class:`ContextFiles`, sent pickled) at its first batch.
         ``alongside`` starts on a thread once every worker has started (a fork while another
-        thread writes to a store would copy its locks held)."""
+        thread writes to a store would copy its locks held). Once ``stop`` is set, no more
+        batches are sent (:class:`EarlyCheck`); the workers run at ``niceness``."""
         tick = progress or (lambda: None)
         beside: _Beside | None = None
         sources: list[str] = []
@@ -400,6 +435,7 @@ class ShaclGate:
                 self.engine_name,
                 None if fresh else os.getpid(),
                 prepare,
+                niceness,
             ),
         ) as pool:
             pending: deque[Future[list[Violation]]] = deque()
@@ -408,9 +444,12 @@ class ShaclGate:
             # copies them all, once per worker: at scale (14 GiB of records and batches)
             # that runs the machine out of memory. The collector leaves frozen objects
             # alone; objects made from here on are not frozen.
-            gc.freeze()
+            if not fresh:
+                gc.freeze()
             try:
                 for item in items:
+                    if stop is not None and stop.is_set():
+                        return
                     sources.append(item.source)
                     pending.append(pool.submit(_validate_in_worker, item))
                     if beside is None and alongside is not None:
@@ -429,7 +468,8 @@ class ShaclGate:
                     "with fewer gate workers, and build again."
                 ) from None
             finally:
-                thaw()
+                if not fresh:
+                    thaw()
                 failed = beside.join() if beside is not None else None
         _raise_first(zip(sources, results, strict=True))
         if beside is None and alongside is not None:  # nothing to check
@@ -443,6 +483,42 @@ class ShaclGate:
             data, shacl_graph=self.shapes, inference="none", allow_warnings=True
         )
         return [] if conforms else violations_of(results, source)
+
+
+EARLY_NICENESS = 10
+"""How much lower the priority of the workers of an :class:`EarlyCheck` is than the build's:
+enough that the view's one busy thread is not made to wait for them."""
+
+
+class EarlyCheck:
+    """A check running on a thread of its own (:meth:`ShaclGate.check_early`)."""
+
+    def __init__(self, check: Callable[[threading.Event], None]) -> None:
+        self._stop = threading.Event()
+        self._raised: BaseException | None = None
+
+        def run() -> None:
+            try:
+                check(self._stop)
+            except BaseException as error:  # handed to result's caller
+                self._raised = error
+
+        self._thread = threading.Thread(target=run, name="gate-early", daemon=True)
+        self._thread.start()
+
+    def result(self) -> None:
+        """Wait for the check to end; raise what it raised (:class:`GateRejected` for the
+        first rejected batch)."""
+        self._thread.join()
+        if self._stop.is_set():
+            raise RuntimeError("An early check was stopped before its result was asked for.")
+        if self._raised is not None:
+            raise self._raised
+
+    def stop(self) -> None:
+        """Send no more batches, and wait for those sent; the verdict is not wanted."""
+        self._stop.set()
+        self._thread.join()
 
 
 class _Beside:
@@ -538,12 +614,16 @@ def _init_worker(
     engine: str,
     parent: int | None,
     prepare: Callable[[StagedBatch], PreparedBatch] | ContextFiles | None,
+    niceness: int = 0,
 ) -> None:
     """Set a gate worker up: die with the process that started it (``parent``, or whichever
-    it is: a fork server, which ends with the build), build its engine, keep how it
-    prepares."""
+    it is: a fork server, which ends with the build), lower its priority by ``niceness``,
+    build its engine, keep how it prepares."""
     global _WORKER_ENGINE, _WORKER_PREPARE
     die_with(parent)
+    if niceness:
+        with suppress(OSError):  # a priority is a wish: a system may refuse it
+            os.nice(niceness)
     _WORKER_ENGINE = engine_named(engine, rdflib.Graph().parse(data=shapes, format="nt"))
     _WORKER_PREPARE = _OpenedOnFirstBatch(prepare) if isinstance(prepare, ContextFiles) else prepare
 

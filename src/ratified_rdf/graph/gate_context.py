@@ -81,13 +81,21 @@ class GateContext:
         weakref.finalize(self, _remove, self._spool, self._folder)
         self._spooled = 0
         self._types = TypeTable()
-        self._described: Described | None = None
+        self._described: DescribedParts | None = None
         self._first_toucher: dict[int, int] = {}
         self._inverse_lines = _predicate_terms(self._inverse)
         self.shared: set[str] = set()
         """Nodes more than one batch touches (or a batch and the state outside the run)."""
         self._batches = 0
         self._completed = False
+        self._run_types: TypeTable | None = None
+        self._taken: Checkpoint | None = None
+        self._checkpoint: int | None = None  # batches staged when the run was checked early
+        self._run_shared: frozenset[str] = frozenset()
+        self.run_touched_after: str | None = None
+        """A node of the run (or of the state outside it) that a batch staged after
+        :meth:`checkpoint` touched, if one did: the run's batches checked early were then
+        checked without it, and must be checked again."""
 
     def stage(self, batch: Batch, document: bytes | None = None) -> StagedBatch:
         """Keep what preparing ``batch`` later needs; what the gate keeps of it to prepare
@@ -120,24 +128,62 @@ class GateContext:
 
     def complete(self, store: TripleStore, graphs: Sequence[str]) -> None:
         """Read the whole description of every shared node from the staged run (``store``,
-        in ``graphs``: the state the run leaves), once every batch of it is staged."""
+        in ``graphs``: the state the run leaves), once every batch of it is staged.
+
+        After a :meth:`checkpoint` that :attr:`holds`, only the nodes shared since are
+        described: the batches staged since touch no other (the batches before it are
+        prepared from the checkpoint's files)."""
         self._check_open("complete")
+        earlier = self._taken.described if self._taken is not None and self.holds else None
+        described = self.shared - self._run_shared if earlier is not None else self.shared
         try:
             self._spool.flush()
-            self._described = Described.write(
+            since = Described.write(
                 self._folder / HELD,
                 self._folder / SHARED,
                 (
                     (node, store.describe([node], graphs, self._inverse))
-                    for node in sorted(self.shared)
+                    for node in sorted(described)
                 ),
             )
+            self._described = DescribedParts([since] if earlier is None else [earlier, since])
             self._types.seal()
             self._types.write(self._folder / TYPES)
         except OSError as error:
             raise no_room(error, "for the SHACL gate") from error
         self._completed = True
         self._first_toucher = {}  # what it was for is in self.shared; its memory is not needed
+
+    def checkpoint(self) -> Checkpoint:
+        """Seal what the batches staged so far (the run's own) need to be prepared, so that
+        they can be checked while more are staged (the card view, derived from the run):
+        their types now, and which nodes they share, to be described by
+        :meth:`Checkpoint.describe` (on any thread) before the files are opened.
+
+        The batches staged after it must touch no node touched before it (the view adds
+        nothing to a node of the run): then the state they leave describes every earlier
+        batch's nodes, and types what those point at, as the checkpoint does, and the
+        earlier batches' verdicts stand. Whether they did is :attr:`holds`."""
+        self._check_open("take a checkpoint")
+        if self._checkpoint is not None:
+            raise RuntimeError("A gate context takes one checkpoint; this is a bug in the caller.")
+        try:
+            self._spool.flush()
+            self._types.seal()
+            self._types.write(self._folder / RUN_TYPES)
+        except OSError as error:
+            raise no_room(error, "for the SHACL gate") from error
+        self._run_types, self._types = self._types, TypeTable()
+        self._checkpoint = self._batches
+        self._run_shared = frozenset(self.shared)
+        self._taken = Checkpoint(self._folder, tuple(self._inverse), self._run_shared)
+        return self._taken
+
+    @property
+    def holds(self) -> bool:
+        """Whether a :meth:`checkpoint` was taken and no batch staged since touched a node
+        touched before it."""
+        return self._checkpoint is not None and self.run_touched_after is None
 
     def files(self) -> ContextFiles:
         """Where a process started afresh opens this context (once it is complete)."""
@@ -146,7 +192,17 @@ class GateContext:
                 "A gate context's files were asked for before the run was complete; this is a "
                 "bug in the caller."
             )
-        return ContextFiles(str(self._folder), tuple(self._inverse))
+        parts: tuple[tuple[str, str], ...] = ((HELD, SHARED),)
+        if self._taken is not None and self.holds and self._taken.described is not None:
+            parts = ((RUN_HELD, RUN_SHARED), *parts)
+        return ContextFiles(str(self._folder), tuple(self._inverse), parts, self._type_files())
+
+    def _type_files(self) -> tuple[str, ...]:
+        return (TYPES,) if self._run_types is None else (RUN_TYPES, TYPES)
+
+    def _type_tables(self) -> TypeTables:
+        tables = [self._types] if self._run_types is None else [self._run_types, self._types]
+        return TypeTables(tables)
 
     def prepare(self, staged: StagedBatch) -> PreparedBatch:
         """``staged``'s document: its own triples, the description of the nodes it touches
@@ -159,7 +215,7 @@ class GateContext:
             )
         assert self._described is not None
         return _prepared(
-            staged, self._spool.fileno(), self._described, self._types, self._inverse_lines
+            staged, self._spool.fileno(), self._described, self._type_tables(), self._inverse_lines
         )
 
     def touched_of(self, staged: StagedBatch) -> frozenset[str]:
@@ -178,10 +234,13 @@ class GateContext:
         # as a shared node's is), never the reverse: a node two batches touch always finds
         # the first of them under its hash.
         first = self._first_toucher
+        after = self._checkpoint
         for node in nodes:
             seen = first.setdefault(hash(node), toucher)
             if seen != toucher:
                 self.shared.add(node)
+                if after is not None and seen < after <= toucher and self.run_touched_after is None:
+                    self.run_touched_after = node
 
     def _keep_types(self, triples: Iterable[Triple]) -> None:
         for t in triples:
@@ -252,7 +311,13 @@ SHARED = "shared.txt"
 """The file of a context's folder naming its shared nodes, one a line: where its lines start
 in :data:`HELD`, how many bytes they take, and the IRI."""
 TYPES = "types.bin"
-"""The file of a context's folder holding its :class:`TypeTable`."""
+"""The file of a context's folder holding its :class:`TypeTable` (after a checkpoint, of the
+batches staged since)."""
+RUN_HELD = "run-held.nt"
+RUN_SHARED = "run-shared.txt"
+RUN_TYPES = "run-types.bin"
+"""The files of a :meth:`GateContext.checkpoint`, as :data:`HELD`, :data:`SHARED` and
+:data:`TYPES` are of the whole context."""
 
 
 def _open_spool(path: Path) -> IO[bytes]:
@@ -406,6 +471,38 @@ class Described:
         return out
 
 
+class TypeTables:
+    """Several :class:`TypeTable` read as one (a checkpoint's and the batches' since)."""
+
+    def __init__(self, tables: Sequence[TypeTable]) -> None:
+        self.tables = tuple(tables)
+
+    def lines(self, iris: Sequence[str]) -> Iterator[bytes]:
+        """The N-Triples line of each type each of ``iris`` has, in any of the tables."""
+        for table in self.tables:
+            yield from table.lines(iris)
+
+
+class DescribedParts:
+    """Several :class:`Described` read as one: a checkpoint's and the shared nodes' since,
+    which are other nodes (:meth:`GateContext.checkpoint`)."""
+
+    def __init__(self, parts: Sequence[Described]) -> None:
+        self.parts = tuple(parts)
+
+    @property
+    def shared(self) -> frozenset[str]:
+        """The shared nodes of every part."""
+        return frozenset().union(*(part.shared for part in self.parts))
+
+    def lines(self, nodes: Iterable[str]) -> list[bytes]:
+        """The description lines of those of ``nodes`` that are shared, in any part."""
+        if len(self.parts) == 1:
+            return self.parts[0].lines(nodes)
+        wanted = list(nodes)
+        return [line for part in self.parts for line in part.lines(wanted)]
+
+
 @dataclass(frozen=True)
 class ContextFiles:
     """A complete gate context as files, for a process that did not stage the run (a gate
@@ -413,17 +510,50 @@ class ContextFiles:
 
     folder: str
     inverse: tuple[str, ...]
+    described: tuple[tuple[str, str], ...] = ((HELD, SHARED),)
+    """Its files in ``folder`` of shared descriptions, each with its index."""
+    types: tuple[str, ...] = (TYPES,)
+    """Its type tables' files in ``folder``."""
 
     def open(self) -> OpenedContext:
-        """The context read from its files: its type table and the index of its shared
+        """The context read from its files: its type tables and the index of its shared
         descriptions read into this process's memory, its spool and descriptions read by
         offset."""
         folder = Path(self.folder)
         return OpenedContext(
-            Described.read(folder / HELD, folder / SHARED),
-            TypeTable.read(folder / TYPES),
+            DescribedParts([Described.read(folder / h, folder / i) for h, i in self.described]),
+            TypeTables([TypeTable.read(folder / name) for name in self.types]),
             os.open(folder / SPOOL, os.O_RDONLY),
             _predicate_terms(self.inverse),
+        )
+
+
+class Checkpoint:
+    """What :meth:`GateContext.checkpoint` sealed: :meth:`describe` writes the descriptions
+    of the nodes the batches staged before it share, and gives the files to prepare them
+    from (any of those batches, as the whole context would once complete)."""
+
+    def __init__(self, folder: Path, inverse: tuple[str, ...], shared: frozenset[str]) -> None:
+        self._folder, self._inverse, self._shared = folder, inverse, shared
+        self.described: Described | None = None
+        """The descriptions, once :meth:`describe` has read them."""
+
+    def describe(self, store: TripleStore, graphs: Sequence[str]) -> ContextFiles:
+        """Read each shared node's description from ``store`` (in ``graphs``: the state the
+        batches before the checkpoint leave) into the checkpoint's files; their names."""
+        try:
+            self.described = Described.write(
+                self._folder / RUN_HELD,
+                self._folder / RUN_SHARED,
+                (
+                    (node, store.describe([node], graphs, list(self._inverse)))
+                    for node in sorted(self._shared)
+                ),
+            )
+        except OSError as error:
+            raise no_room(error, "for the SHACL gate") from error
+        return ContextFiles(
+            str(self._folder), self._inverse, ((RUN_HELD, RUN_SHARED),), (RUN_TYPES,)
         )
 
 
@@ -432,7 +562,7 @@ class OpenedContext:
     batch exactly as the context it was written from does."""
 
     def __init__(
-        self, described: Described, types: TypeTable, spool: int, inverse: frozenset[bytes]
+        self, described: DescribedParts, types: TypeTables, spool: int, inverse: frozenset[bytes]
     ) -> None:
         self._described, self._types, self._spool = described, types, spool
         self._inverse = inverse
@@ -456,8 +586,8 @@ class OpenedContext:
 def _prepared(
     staged: StagedBatch,
     spool: int,
-    described: Described,
-    types: TypeTable,
+    described: DescribedParts,
+    types: TypeTables,
     inverse: frozenset[bytes],
 ) -> PreparedBatch:
     """``staged``'s own triples, the description of the nodes it touches and the types of

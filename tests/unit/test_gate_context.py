@@ -408,10 +408,11 @@ def _view_of(rng: random.Random, batches: list[Batch], index: int) -> Batch:
 
 
 def _staged_with_checkpoint(
-    rng: random.Random, touching: bool
+    rng: random.Random, touching: bool, described: bool = True
 ) -> tuple[ShaclGate, GateContext, OxigraphStore, list[StagedBatch], list[StagedBatch], Any]:
-    """A random run staged through a context, a checkpoint described from it, then view
-    batches staged (one touching a node of the run when ``touching``), the context complete."""
+    """A random run staged through a context, a checkpoint (described from it unless not
+    ``described``: the thread describing it not done yet), then view batches staged (one
+    touching a node of the run when ``touching``), the context complete."""
     gate = ShaclGate()
     store = OxigraphStore()
     context = GateContext(gate)
@@ -424,7 +425,8 @@ def _staged_with_checkpoint(
         store.add(batch.graph, batch.triples)
         run.append(context.stage(batch))
     run_graphs = sorted({reviews_graph, *(b.graph for b in batches)})
-    files = context.checkpoint().describe(store, run_graphs)
+    checkpoint = context.checkpoint()
+    files = checkpoint.describe(store, run_graphs) if described else None
     views = [_view_of(rng, batches, i) for i in range(rng.randrange(1, 6))]
     if touching:
         node = next(t.subject for t in batches[-1].triples if isinstance(t.subject, NamedNode))
@@ -471,6 +473,18 @@ def test_a_view_batch_touching_a_run_node_voids_the_checkpoint(seed: int) -> Non
     )
     assert not context.holds and context.run_touched_after is not None
     assert assert_prepared_alike(gate, [*run, *derived], StagedRun(store, graphs, context)) > 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_checkpoint_not_yet_described_is_described_whole_at_the_end(seed: int) -> None:
+    """Completed before the thread has described the checkpoint, the context describes every
+    shared node itself, and prepares every batch as the whole state does."""
+    gate, context, store, run, derived, (files, graphs) = _staged_with_checkpoint(
+        random.Random(seed), touching=False, described=False
+    )
+    assert context.holds and files is None
+    assert assert_prepared_alike(gate, [*run, *derived], StagedRun(store, graphs, context)) > 0
+    assert context.files().described == (("held.nt", "shared.txt"),)
 
 
 def test_a_context_takes_one_checkpoint_before_it_is_complete() -> None:

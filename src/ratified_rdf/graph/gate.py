@@ -39,7 +39,7 @@ from pyshacl import validate
 from ratified_rdf._errors import InputError, StoreError
 from ratified_rdf._forked import die_with
 from ratified_rdf._memory import thaw
-from ratified_rdf.graph.gate_context import ContextFiles
+from ratified_rdf.graph.gate_context import Checkpoint, ContextFiles
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engine_named
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
@@ -345,20 +345,25 @@ class ShaclGate:
     def check_early(
         self,
         staged: Sequence[StagedBatch],
-        files: ContextFiles,
+        checkpoint: Checkpoint,
+        run: StagedRun,
         workers: int = 1,
         progress: Callable[[], None] | None = None,
     ) -> EarlyCheck:
-        """Begin checking ``staged`` (a run's batches, prepared from a gate context's
-        checkpoint, ``files``) in ``workers`` started afresh, from a thread of this process,
-        while the caller goes on (to derive and stage the card view); :meth:`EarlyCheck.result`
-        waits for the verdict. The workers run at a lower priority than this process, so the
-        view takes what it needs of the cores and they take the rest.
+        """Begin checking ``staged`` (a run's batches, staged in ``run``) from a thread of
+        this process, while the caller goes on (to derive and stage the card view): the
+        thread reads the descriptions the gate context's ``checkpoint`` needs from the staged
+        run, then checks each batch in ``workers`` started afresh, which prepare it from the
+        checkpoint's files; :meth:`EarlyCheck.result` waits for the verdict. The workers run
+        at a lower priority than this process, so the view takes what it needs of the cores
+        and they take the rest.
 
         One worker by default: the view keeps about one core busy, and each worker holds the
         run's type table while the view is at its largest (at ×100, the build's peak)."""
-        return EarlyCheck(
-            lambda stop: self._check_in_workers(
+
+        def check(stop: threading.Event) -> None:
+            files = checkpoint.describe(run.store, run.graphs)
+            self._check_in_workers(
                 staged,
                 workers,
                 progress,
@@ -367,7 +372,8 @@ class ShaclGate:
                 stop=stop,
                 niceness=EARLY_NICENESS,
             )
-        )
+
+        return EarlyCheck(check)
 
     def check_all(
         self,

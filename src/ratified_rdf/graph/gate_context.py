@@ -90,6 +90,7 @@ class GateContext:
         self._completed = False
         self._run_types: TypeTable | None = None
         self._taken: Checkpoint | None = None
+        self._joined = False  # the checkpoint's descriptions are part of the complete context
         self._checkpoint: int | None = None  # batches staged when the run was checked early
         self._run_shared: frozenset[str] = frozenset()
         self.run_touched_after: str | None = None
@@ -134,7 +135,10 @@ class GateContext:
         described: the batches staged since touch no other (the batches before it are
         prepared from the checkpoint's files)."""
         self._check_open("complete")
+        # The checkpoint's descriptions, when they hold and are read (on another thread:
+        # until they are, every shared node is described here).
         earlier = self._taken.described if self._taken is not None and self.holds else None
+        self._joined = earlier is not None
         described = self.shared - self._run_shared if earlier is not None else self.shared
         try:
             self._spool.flush()
@@ -193,7 +197,7 @@ class GateContext:
                 "bug in the caller."
             )
         parts: tuple[tuple[str, str], ...] = ((HELD, SHARED),)
-        if self._taken is not None and self.holds and self._taken.described is not None:
+        if self._joined:
             parts = ((RUN_HELD, RUN_SHARED), *parts)
         return ContextFiles(str(self._folder), tuple(self._inverse), parts, self._type_files())
 

@@ -338,8 +338,10 @@ class Writer:
         leaves."""
         if not self.gate.checks_early():
             return None
-        files = context.checkpoint().describe(store, graphs)
-        return self.gate.check_early(list(kept), files, progress=progress)
+        checkpoint = context.checkpoint()
+        return self.gate.check_early(
+            list(kept), checkpoint, StagedRun(store, tuple(graphs)), progress=progress
+        )
 
     def review_graphs(self) -> list[str]:
         """The brain's reviews graphs that exist, one per clearance level written at."""

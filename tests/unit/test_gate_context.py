@@ -61,9 +61,12 @@ def _random_run(rng: random.Random) -> tuple[list[Batch], list[Triple]]:
     return batches, reviews
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_a_random_run_is_prepared_from_its_context_as_from_the_staged_run(seed: int) -> None:
-    rng = random.Random(seed)
+def _staged_random_run(
+    rng: random.Random,
+) -> tuple[ShaclGate, OxigraphStore, GateContext, list[Batch], list[StagedBatch], str]:
+    """A random fictional run (:func:`_random_run`) staged in a store and through a gate
+    context, its reviews graph beside it: the gate, store, context, batches, what the
+    context kept of each, and the reviews graph's name."""
     batches, reviews = _random_run(rng)
     gate = ShaclGate()
     store = OxigraphStore()
@@ -75,6 +78,12 @@ def test_a_random_run_is_prepared_from_its_context_as_from_the_staged_run(seed: 
     for batch in batches:
         store.add(batch.graph, batch.triples)
         staged.append(context.stage(batch))
+    return gate, store, context, batches, staged, reviews_graph
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_random_run_is_prepared_from_its_context_as_from_the_staged_run(seed: int) -> None:
+    gate, store, context, batches, staged, reviews_graph = _staged_random_run(random.Random(seed))
     # A graph outside the state the run leaves (an earlier run's) must not be read.
     store.add(
         f"{EX}graph/earlier/spec",
@@ -413,17 +422,7 @@ def _staged_with_checkpoint(
     """A random run staged through a context, a checkpoint (described from it unless not
     ``described``: the thread describing it not done yet), then view batches staged (one
     touching a node of the run when ``touching``), the context complete."""
-    gate = ShaclGate()
-    store = OxigraphStore()
-    context = GateContext(gate)
-    batches, reviews = _random_run(rng)
-    reviews_graph = f"{EX}graph/reviews"
-    store.add(reviews_graph, reviews)
-    context.outside(reviews)
-    run = []
-    for batch in batches:
-        store.add(batch.graph, batch.triples)
-        run.append(context.stage(batch))
+    gate, store, context, batches, run, reviews_graph = _staged_random_run(rng)
     run_graphs = sorted({reviews_graph, *(b.graph for b in batches)})
     checkpoint = context.checkpoint()
     files = checkpoint.describe(store, run_graphs) if described else None

@@ -332,15 +332,24 @@ def test_the_type_table_gives_back_each_iris_types_as_they_were_written(tmp_path
 
 
 @pytest.mark.parametrize(
-    ("asked", "expected"), [(None, ["forkserver", "forkserver"]), ("0", ["fork"])]
+    ("asked", "limit", "expected"),
+    [
+        (None, "", ["forkserver"]),
+        (None, "0", ["forkserver", "forkserver"]),
+        ("0", "0", ["fork"]),
+    ],
 )
 def test_the_cli_builds_with_workers_started_afresh(
-    asked: str | None, expected: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    asked: str | None,
+    limit: str,
+    expected: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The CLI's script is guarded, so its build starts the gate's workers afresh unless
-    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork (afresh, the run's batches are checked by
-    workers of their own while the view is derived, the view's after); a library caller
-    still forks by default."""
+    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork (afresh, a run staged on disk has its own
+    batches checked by workers of their own while the view is derived, the view's after);
+    a library caller still forks by default."""
     import concurrent.futures
 
     from click.testing import CliRunner
@@ -358,6 +367,7 @@ def test_the_cli_builds_with_workers_started_afresh(
 
     monkeypatch.setattr(gate_module, "ProcessPoolExecutor", recording)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", limit)
     if asked is None:
         monkeypatch.delenv("RATIFIED_GATE_FRESH_WORKERS", raising=False)
     else:

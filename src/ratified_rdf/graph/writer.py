@@ -331,12 +331,14 @@ class Writer:
         (:meth:`~ratified_rdf.graph.gate.ShaclGate.checks_early`): the view adds nothing to a
         node of the run, so the run's batches are prepared as the whole context would prepare
         them (:meth:`GateContext.checkpoint`); if a view batch does touch one, the early
-        verdicts are dropped and every batch is checked once the view is staged.
+        verdicts are dropped and every batch is checked once the view is staged. Only a run
+        staged on disk: one staged in memory may move to the disk while the view is staged,
+        closing the store the check's thread reads (and it is small enough to wait).
 
         At ×100 the view keeps one core busy for most of its ten minutes, and the gate's
         workers had both cores for three minutes after it; now they use the core the view
         leaves."""
-        if not self.gate.checks_early():
+        if store.path is None or not self.gate.checks_early():
             return None
         checkpoint = context.checkpoint()
         return self.gate.check_early(

@@ -50,6 +50,21 @@ PEOPLE = Gazetteer(
             {"rfc": 8446, "section": "4.2.10"},
         ),
         (
+            "which commits changed RFC 8446 section 4.2.10?",
+            Intent.DISCUSSION,
+            {"rfc": 8446, "section": "4.2.10"},
+        ),
+        (
+            "what commits changed section 4.2.8 of rfc8446?",
+            Intent.DISCUSSION,
+            {"rfc": 8446, "section": "4.2.8"},
+        ),
+        (
+            "how did RFC 8446 section 4.2.10 change across its commits?",
+            Intent.SECTION_HISTORY,
+            {"rfc": 8446, "section": "4.2.10"},
+        ),
+        (
             "how did sec. 4.2.1 change over time?",
             Intent.SECTION_HISTORY,
             {"rfc": None, "section": "4.2.1"},

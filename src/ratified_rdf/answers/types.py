@@ -768,6 +768,9 @@ register(
                 2,
             ),
             cue(r"\bwho (?:changed|touched|worked on|commented on|edited|wrote)\b", 2),
+            # "which commits changed §2.3?" asks for the commits, which this card lists; the
+            # history card's weak "changed" must not take it.
+            cue(r"\b(?:which|what) commits?\b", 2),
             cue(
                 r"\b(?:posts?|comments?|commits?|pull requests?|prs?|people|threads?|reviews?)\b", 1
             ),

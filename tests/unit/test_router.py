@@ -50,21 +50,6 @@ PEOPLE = Gazetteer(
             {"rfc": 8446, "section": "4.2.10"},
         ),
         (
-            "which commits changed RFC 8446 section 4.2.10?",
-            Intent.DISCUSSION,
-            {"rfc": 8446, "section": "4.2.10"},
-        ),
-        (
-            "what commits changed section 4.2.8 of rfc8446?",
-            Intent.DISCUSSION,
-            {"rfc": 8446, "section": "4.2.8"},
-        ),
-        (
-            "how did RFC 8446 section 4.2.10 change across its commits?",
-            Intent.SECTION_HISTORY,
-            {"rfc": 8446, "section": "4.2.10"},
-        ),
-        (
             "how did sec. 4.2.1 change over time?",
             Intent.SECTION_HISTORY,
             {"rfc": None, "section": "4.2.1"},
@@ -146,6 +131,25 @@ def test_routes(question: str, intent: Intent, fields: dict[str, object]) -> Non
     for name, value in fields.items():
         assert getattr(target, name) == value
     assert route(question, PEOPLE) == target  # deterministic
+
+
+@pytest.mark.parametrize(
+    ("question", "section", "commits"),
+    [
+        ("which commits changed RFC 8446 section 4.2.10?", "4.2.10", True),
+        ("what commits changed section 4.2.8 of rfc8446?", "4.2.8", True),
+        ("how did RFC 8446 section 4.2.10 change across its commits?", "4.2.10", False),
+    ],
+)
+def test_which_commits_changed_a_section_asks_for_its_commits(
+    question: str, section: str, commits: bool
+) -> None:
+    """ "Which commits changed §X?" wants the card listing the commits (the discussion card),
+    not the history card its "changed" would otherwise tie with; "how did §X change" is
+    still its history."""
+    target = route(question, PEOPLE)
+    assert target.intent is (Intent.DISCUSSION if commits else Intent.SECTION_HISTORY)
+    assert (target.rfc, target.section) == (8446, section)
 
 
 @pytest.mark.parametrize(

@@ -92,7 +92,6 @@ class GateContext:
         self._taken: Checkpoint | None = None
         self._joined = False  # the checkpoint's descriptions are part of the complete context
         self._checkpoint: int | None = None  # batches staged when the run was checked early
-        self._run_shared: frozenset[str] = frozenset()
         self.run_touched_after: str | None = None
         """A node of the run (or of the state outside it) that a batch staged after
         :meth:`checkpoint` touched, if one did: the run's batches checked early were then
@@ -137,9 +136,10 @@ class GateContext:
         self._check_open("complete")
         # The checkpoint's descriptions, when they hold and are read (on another thread:
         # until they are, every shared node is described here).
-        earlier = self._taken.described if self._taken is not None and self.holds else None
+        taken = self._taken if self.holds else None
+        earlier = taken.described if taken is not None else None
         self._joined = earlier is not None
-        described = self.shared - self._run_shared if earlier is not None else self.shared
+        described = self.shared - taken.shared if earlier is not None and taken else self.shared
         try:
             self._spool.flush()
             since = Described.write(
@@ -179,8 +179,7 @@ class GateContext:
             raise no_room(error, "for the SHACL gate") from error
         self._run_types, self._types = self._types, TypeTable()
         self._checkpoint = self._batches
-        self._run_shared = frozenset(self.shared)
-        self._taken = Checkpoint(self._folder, tuple(self._inverse), self._run_shared)
+        self._taken = Checkpoint(self._folder, tuple(self._inverse), frozenset(self.shared))
         return self._taken
 
     @property
@@ -538,7 +537,8 @@ class Checkpoint:
     from (any of those batches, as the whole context would once complete)."""
 
     def __init__(self, folder: Path, inverse: tuple[str, ...], shared: frozenset[str]) -> None:
-        self._folder, self._inverse, self._shared = folder, inverse, shared
+        self._folder, self._inverse, self.shared = folder, inverse, shared
+        """The nodes the batches before the checkpoint share."""
         self.described: Described | None = None
         """The descriptions, once :meth:`describe` has read them."""
 
@@ -551,7 +551,7 @@ class Checkpoint:
                 self._folder / RUN_SHARED,
                 (
                     (node, store.describe([node], graphs, list(self._inverse)))
-                    for node in sorted(self._shared)
+                    for node in sorted(self.shared)
                 ),
             )
         except OSError as error:

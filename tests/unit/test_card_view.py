@@ -356,3 +356,25 @@ def test_a_full_temporary_folder_stops_the_build_with_a_sentence(
         assert store.graphs() == []
     finally:
         store.close()
+
+
+def test_a_batch_made_from_its_lines_counts_them_and_reads_them_back_as_terms() -> None:
+    """A view batch holds its triples as N-Triples lines: it counts them without parsing
+    them, gives them back as the terms they were written from, and takes no triple more."""
+    from pyoxigraph import BlankNode
+
+    from ratified_rdf.graph.mapping import DocumentTriples
+    from ratified_rdf.graph.store import ntriples
+
+    ex = "https://example.org/fictional/"
+    triples = [
+        Triple(NamedNode(ex + "pigeon"), NamedNode(ex + "says"), Literal('coo "twice"\nthen')),
+        Triple(NamedNode(ex + "pigeon"), NamedNode(ex + "nests"), NamedNode(ex + "é-loft")),
+        Triple(BlankNode("egg"), NamedNode(ex + "in"), NamedNode(ex + "é-loft")),
+    ]
+    held = DocumentTriples(ntriples(triples))
+    assert len(held) == 3 and held._parsed is None
+    assert list(held) == triples and held[1] == triples[1] and held[1:] == triples[1:]
+    batch = Batch(ex + "graph/run/view-spec", "card view: fictional", held)
+    with pytest.raises(TypeError, match="takes no more triples"):
+        batch.add(ex + "pigeon", "rdfs:label", Literal("a pigeon"))

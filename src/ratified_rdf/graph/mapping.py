@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import overload
 
-from pyoxigraph import Literal, NamedNode, Triple
+from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.vocab import term
@@ -46,7 +47,9 @@ class Batch:
 
     graph: str
     source: str
-    triples: list[Triple] = field(default_factory=list)
+    triples: list[Triple] | DocumentTriples = field(default_factory=list)
+    """Its triples; a batch made from N-Triples lines (a view's) holds them as those lines,
+    parsed only if something reads them as terms (:class:`DocumentTriples`)."""
     shared: bool = False
     """Whether other batches' records lead to its nodes for what a view derives of them (the
     manifest's facts, an RFC's sections, which every revision's alignments end in): a view
@@ -65,7 +68,10 @@ class Batch:
         last = self._subject
         if last is None or last.value != subject:
             last = self._subject = NamedNode(subject)
-        self.triples.append(Triple(last, term(predicate), node))
+        triples = self.triples
+        if not isinstance(triples, list):
+            raise TypeError("A batch made from its N-Triples lines takes no more triples.")
+        triples.append(Triple(last, term(predicate), node))
 
     def text(self, subject: str, predicate: str, value: str | None) -> None:
         """Add a string literal, skipping absent values."""
@@ -76,6 +82,48 @@ class Batch:
         """Add a typed literal (a date-time in canonical form, see :func:`canonical_datetime`)."""
         lexical = canonical_datetime(value) if datatype == XSD_DT else _lexical(value)
         self.add(subject, predicate, Literal(lexical, datatype=datatype))
+
+
+class DocumentTriples(Sequence[Triple]):
+    """A batch's triples held as their N-Triples document (one triple a line, as Oxigraph
+    writes them), parsed into terms only when they are read as terms; their number is the
+    document's lines. A card view's batch is made from its lines, and staging it reads only
+    those (the gate context reads types and touched nodes off them): at ×100, parsing every
+    view batch back into terms took about a minute of the build's one busy core."""
+
+    def __init__(self, document: bytes) -> None:
+        """``document``: the triples, as :func:`~ratified_rdf.graph.store.ntriples` writes
+        them."""
+        self.document = document
+        self._count = document.count(b"\n")
+        self._parsed: list[Triple] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    @property
+    def parsed(self) -> bool:
+        """Whether they have been read as terms (and are held as terms too)."""
+        return self._parsed is not None
+
+    @overload
+    def __getitem__(self, index: int) -> Triple: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Triple]: ...
+
+    def __getitem__(self, index: int | slice) -> Triple | list[Triple]:
+        return self._terms()[index]
+
+    def __iter__(self) -> Iterator[Triple]:
+        return iter(self._terms())
+
+    def _terms(self) -> list[Triple]:
+        if self._parsed is None:
+            self._parsed = [
+                quad.triple for quad in parse(self.document, format=RdfFormat.N_TRIPLES)
+            ]
+        return self._parsed
 
 
 def canonical_decimal(value: float) -> str:

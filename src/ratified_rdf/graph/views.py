@@ -31,9 +31,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, RdfFormat, Triple, parse
+from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
 
-from ratified_rdf.graph.mapping import Batch, RunContext
+from ratified_rdf.graph.mapping import Batch, DocumentTriples, RunContext
 from ratified_rdf.graph.spool import Spool
 from ratified_rdf.graph.store import OxigraphStore, Term
 from ratified_rdf.graph.vocab import RR, term
@@ -428,19 +428,14 @@ def _by_node(
 
 
 def _line(triple: Triple) -> bytes:
-    """``triple`` as an N-Triples line, without its closing `` .`` (:func:`_read_back` reads
-    it back)."""
+    """``triple`` as an N-Triples line, without its closing `` .`` (a batch's
+    :class:`~ratified_rdf.graph.mapping.DocumentTriples` reads it back, if anything asks)."""
     return str(triple).encode()
 
 
 def _document(lines: Iterable[bytes]) -> bytes:
     """``lines`` written by :func:`_line` as one N-Triples document, as Oxigraph writes it."""
     return b"".join(line + b" .\n" for line in lines)
-
-
-def _read_back(document: bytes) -> list[Triple]:
-    """The triples of a :func:`_document`, in its order."""
-    return [quad.triple for quad in parse(document, format=RdfFormat.N_TRIPLES)]
 
 
 class Gathering:
@@ -508,7 +503,10 @@ def _chunked(graph: str, label: str, by_node: dict[str, dict[bytes, None]]) -> I
         number = start // SHORTCUTS_PER_BATCH + 1
         document = _document(line for node in part for line in by_node.pop(node))
         yield Batch(
-            graph, f"card view: {label}, part {number}", _read_back(document), document=document
+            graph,
+            f"card view: {label}, part {number}",
+            DocumentTriples(document),
+            document=document,
         )
 
 

@@ -97,7 +97,7 @@ def describe(
         out.add(dataset, "dcat:distribution", service)
         out.add(service, "rdf:type", v.DCAT + "Distribution")
         out.add(service, "dcat:accessURL", endpoint)
-    return out.triples
+    return list(out.triples)
 
 
 def _namespace(iri: str) -> str:

@@ -8,6 +8,7 @@ of the fictional brain's builds, staged in memory and on disk, with a review."""
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -382,23 +383,14 @@ def test_the_cli_builds_with_workers_started_afresh(
     assert not gate_module.fresh_workers()  # only within the CLI's build
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_the_nodes_read_off_a_batchs_lines_are_those_it_touches(seed: int) -> None:
-    """What a gate worker reads off a batch's spooled lines as the nodes it touches is what
-    the gate finds in its terms (ShaclGate.touched): subjects that are IRIs, and IRI objects
-    through a predicate a shape reads backwards, whatever the literals and blank nodes
-    around them look like."""
-    from ratified_rdf.graph.gate_context import _predicate_terms, touched_in
-    from ratified_rdf.graph.store import ntriples
-
+def _batch_of_awkward_lines(seed: int, inverse: list[str]) -> Batch:
+    """A fictional batch whose literals and blank nodes look like the lines around them."""
     rng = random.Random(seed)
-    gate = ShaclGate()
-    inverse = list(gate.inverse_predicates)
-    assert inverse, "the shapes read some predicate backwards"
     iris = [NamedNode(f"{EX}{name}") for name in ("a", "b", "é-ü/ñ", "x?y=1#z", "q%20r")]
     literals = [
         Literal(f"ends like a section <{EX}a> ."),
         Literal(f'a "quoted" <{inverse[0]}> <{EX}b> .\nsecond line'),
+        Literal(f"<{EX}a> <{RDF_TYPE.value}> <{EX}b> ."),
         Literal("5", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
         Literal("grüße", language="de"),
     ]
@@ -408,9 +400,49 @@ def test_the_nodes_read_off_a_batchs_lines_are_those_it_touches(seed: int) -> No
         subject = rng.choice([*iris, BlankNode("b1")])
         value = rng.choice([*iris, *literals, BlankNode("b2")])
         batch.triples.append(Triple(subject, rng.choice(predicates), value))
+    return batch
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_nodes_read_off_a_batchs_lines_are_those_it_touches(seed: int) -> None:
+    """What a gate worker reads off a batch's spooled lines as the nodes it touches is what
+    the gate finds in its terms (ShaclGate.touched): subjects that are IRIs, and IRI objects
+    through a predicate a shape reads backwards, whatever the literals and blank nodes
+    around them look like."""
+    from ratified_rdf.graph.gate_context import _predicate_terms, touched_in
+    from ratified_rdf.graph.store import ntriples
+
+    gate = ShaclGate()
+    inverse = list(gate.inverse_predicates)
+    assert inverse, "the shapes read some predicate backwards"
+    batch = _batch_of_awkward_lines(seed, inverse)
     expected = gate.touched(batch)
     assert any(t.predicate.value in inverse for t in batch.triples)
     assert touched_in(ntriples(batch.triples), _predicate_terms(inverse)) == expected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_staged_batchs_types_and_loose_triples_are_read_off_its_lines(seed: int) -> None:
+    """The types a gate context keeps of a batch, read off its lines as it is staged, are
+    its rdf:type triples on IRIs (a literal that looks like such a line is none), and the
+    triples it keeps aside are those whose subject is not an IRI."""
+    from ratified_rdf.graph.store import ntriples
+
+    gate = ShaclGate()
+    batch = _batch_of_awkward_lines(seed, list(gate.inverse_predicates))
+    context = GateContext(gate)
+    staged = context.stage(batch, ntriples(batch.triples))
+    context.complete(OxigraphStore(), [batch.graph])
+    typed = {t.subject.value for t in batch.triples if isinstance(t.subject, NamedNode)}
+    expected = sorted(
+        f"{t.subject} {t.predicate} {t.object} .".encode()
+        for t in batch.triples
+        if t.predicate == RDF_TYPE and isinstance(t.subject, NamedNode)
+    )
+    assert expected, "the batch types some IRI"
+    assert sorted(set(context._type_tables().lines(sorted(typed)))) == sorted(set(expected))
+    loose = {t for t in batch.triples if not isinstance(t.subject, NamedNode)}
+    assert loose and set(staged.loose) == loose
 
 
 def _view_of(rng: random.Random, batches: list[Batch], index: int) -> Batch:
@@ -496,6 +528,105 @@ def test_a_checkpoint_not_yet_described_is_described_whole_at_the_end(seed: int)
     assert context.files().described == (("held.nt", "shared.txt"),)
 
 
+def _view_part(rng: random.Random, batches: list[Batch], first: int, size: int) -> list[Batch]:
+    """Fictional view batches ``first``… of their own nodes, none shared, pointing at the
+    run's nodes."""
+    part = []
+    for index in range(first, first + size):
+        batch = _view_of(rng, batches, index)
+        own = Batch(batch.graph, batch.source)
+        for t in batch.triples:
+            subject = NamedNode(f"{t.subject.value}/of-{index}")  # type: ignore[union-attr]
+            own.triples.append(Triple(subject, t.predicate, t.object))
+        part.append(own)
+    return part
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("later", ["apart", "touching the part", "touching the run"])
+def test_a_part_of_the_view_checked_early_holds_unless_a_later_batch_adds_to_it(
+    seed: int, later: str
+) -> None:
+    """A part of the view sealed by checkpoint_since is prepared from its files as the whole
+    state prepares it; its verdicts stand (holds_for) unless a batch staged after it adds to
+    a node it touched, and the run's stand unless one adds to a node of the run."""
+    from dataclasses import replace
+
+    rng = random.Random(seed)
+    gate, store, context, batches, run, reviews_graph = _staged_random_run(rng)
+    run_graphs = sorted({reviews_graph, *(b.graph for b in batches)})
+    context.checkpoint().describe(store, run_graphs)
+    assert context.checkpoint_since() is None  # nothing staged since
+    part = _view_part(rng, batches, 0, rng.randrange(1, 5))
+    staged_part = []
+    for batch in part:
+        store.add(batch.graph, batch.triples)
+        staged_part.append(context.stage(batch))
+    files = context.checkpoint_since()
+    assert files is not None
+    rest = _view_part(rng, batches, 100, 2)
+    if later == "touching the part":
+        rest[-1].triples.append(Triple(part[0].triples[0].subject, PREDICATES[3], Literal("x")))
+    elif later == "touching the run":
+        node = next(t.subject for t in batches[-1].triples if isinstance(t.subject, NamedNode))
+        rest[-1].triples.append(Triple(node, PREDICATES[3], Literal("the view adds this")))
+    for batch in rest:
+        store.add(batch.graph, batch.triples)
+        context.stage(batch)
+    graphs = tuple(sorted({*run_graphs, part[0].graph}))
+    context.complete(store, graphs)
+    first_of_part = len(run)
+    assert context.holds_for(0) == (later != "touching the run")
+    assert context.holds_for(first_of_part) == (later == "apart")
+    assert not context.holds_for(first_of_part + len(part))  # no checkpoint after it
+    if later != "apart":
+        return
+    opened = files.open()
+    for item in staged_part:
+        touched = context.touched_of(item)
+        expected = gate.prepare_staged(replace(item, touched=touched), store, graphs)
+        got = opened.prepare(item)
+        assert got.focus_nodes == expected.focus_nodes, item.source
+        assert sorted(set(got.ntriples.splitlines())) == sorted(
+            set(expected.ntriples.splitlines())
+        ), item.source
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_part_of_the_view_sharing_a_node_is_left_for_the_end(seed: int) -> None:
+    """Two batches of a part touching one node (whose whole description would have to be
+    read from the staged run): the part is not given files to be checked early."""
+    rng = random.Random(seed)
+    _, _, context, batches, _, _ = _staged_random_run(rng)
+    context.checkpoint()
+    first, second = _view_part(rng, batches, 0, 2)
+    second.triples.append(Triple(first.triples[0].subject, PREDICATES[3], Literal("both")))
+    context.stage(first)
+    context.stage(second)
+    assert context.checkpoint_since() is None
+
+
+def _quads_of(folder: Path) -> list[str]:
+    """Every line of every graph of the store in ``folder``, after its graph's name."""
+    store = OxigraphStore(folder)
+    try:
+        return [
+            f"{graph} {line}"
+            for graph in store.graphs()
+            for line in store.dump_graph(graph).decode().splitlines()
+        ]
+    finally:
+        store.close()
+
+
+def _without_run_ids(quads: list[str]) -> list[str]:
+    """Quads as text with what differs between two builds of one brain (run ids, times)
+    taken out."""
+    return sorted(
+        re.sub(r"\d{8}T\d{6}Z-[0-9a-f]{6}|\d{4}-\d\d-\d\dT[\d:.]+Z", "…", q) for q in quads
+    )
+
+
 def test_a_context_takes_one_checkpoint_before_it_is_complete() -> None:
     context = GateContext(ShaclGate())
     assert not context.holds
@@ -507,24 +638,38 @@ def test_a_context_takes_one_checkpoint_before_it_is_complete() -> None:
         context.checkpoint()
 
 
+@pytest.mark.parametrize("part_quads", [1_000_000, 40])
 def test_a_build_checks_its_runs_batches_while_it_derives_the_view_and_still_rejects(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_quads: int
 ) -> None:
     """With workers started afresh, a build checks the run's own batches from a checkpoint
-    while it derives the view, and the view's batches once they are staged: every batch
-    once. A run batch the gate refuses still fails the build, naming it, and the store is
-    left as it was."""
+    while it derives the view (and, ``part_quads`` at a time, the view's batches staged so
+    far), and the rest once the view is staged: every batch once, none that passed early
+    checked again, and the brain the same as one checked all at the end. A run batch the
+    gate refuses still fails the build, naming it, and the store is left as it was."""
     from ratified_rdf import Brain, GateRejected
     from ratified_rdf.graph import gate as gate_module
+    from ratified_rdf.graph import writer as writer_module
 
     monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", "1")
     monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", "0")  # staged on disk, as at scale
+    monkeypatch.setattr(writer_module, "EARLY_PART_QUADS", part_quads)
     calls: list[tuple[str, list[str]]] = []
     early, staged_check = ShaclGate.check_early, ShaclGate.check_staged
+    real_add, real_passed = gate_module.EarlyCheck.add, gate_module.EarlyCheck.passed
+    verdicts: list[list[bool]] = []
 
     def recorded_early(self: ShaclGate, staged: Any, files: Any, *args: Any, **kw: Any) -> Any:
         calls.append(("early", [k.source for k in staged]))
         return early(self, staged, files, *args, **kw)
+
+    def recorded_add(self: Any, staged: Any, files: Any) -> None:
+        calls.append(("early part", [k.source for k in staged]))
+        real_add(self, staged, files)
+
+    def recorded_passed(self: Any) -> list[bool]:
+        verdicts.append(real_passed(self))
+        return verdicts[-1]
 
     def recorded_staged(self: ShaclGate, staged: Any, run: Any, *args: Any, **kw: Any) -> Any:
         staged = list(staged)
@@ -532,15 +677,34 @@ def test_a_build_checks_its_runs_batches_while_it_derives_the_view_and_still_rej
         return staged_check(self, staged, run, *args, **kw)
 
     monkeypatch.setattr(gate_module.ShaclGate, "check_early", recorded_early)
+    monkeypatch.setattr(gate_module.EarlyCheck, "add", recorded_add)
+    monkeypatch.setattr(gate_module.EarlyCheck, "passed", recorded_passed)
     monkeypatch.setattr(gate_module.ShaclGate, "check_staged", recorded_staged)
     repo = make_pigeon_repo(tmp_path / "repo")
     built, report = Brain.build(MANIFEST, source=str(repo), path=tmp_path / "store")
     built.close()
-    (first, run_sources), (second, view_sources) = calls
-    assert (first, second) == ("early", "after the view")
-    assert run_sources and not any(s.startswith("card view") for s in run_sources)
-    assert view_sources and all(s.startswith("card view") for s in view_sources)
-    assert len(run_sources) + len(view_sources) == report.batches
+    early_built = _quads_of(tmp_path / "store")
+    kinds = [kind for kind, _ in calls]
+    assert kinds[0] == "early" and kinds[-1] == "after the view"
+    parts = [sources for kind, sources in calls if kind == "early part"]
+    assert bool(parts) == (part_quads < 1_000_000), kinds
+    assert all(s.startswith("card view") for part in parts for s in part)
+    given = [s for kind, sources in calls if kind.startswith("early") for s in sources]
+    assert calls[0][1] and not any(s.startswith("card view") for s in calls[0][1])
+    [passed] = verdicts
+    passed_early = [s for s, ok in zip(given, passed, strict=False) if ok]
+    after = calls[-1][1]
+    assert not set(passed_early) & set(after), "a batch that passed early was checked again"
+    assert len(passed_early) + len(after) == report.batches
+    assert any(s.startswith("card view") for s in after) or parts
+
+    # The same brain, every batch checked once the view is staged.
+    monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", "0")
+    again, _ = Brain.build(MANIFEST, source=str(repo), path=tmp_path / "store-late")
+    again.close()
+    late_built = _quads_of(tmp_path / "store-late")
+    assert _without_run_ids(early_built) == _without_run_ids(late_built)
+    monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", "1")
 
     real_batches = build_module._run_batches
     section = NamedNode(EX + "section/numberless")
@@ -560,7 +724,9 @@ def test_a_build_checks_its_runs_batches_while_it_derives_the_view_and_still_rej
     with pytest.raises(GateRejected) as rejected:
         Brain.build(MANIFEST, source=str(repo), path=folder)
     assert rejected.value.source == "a numberless section"
-    assert [kind for kind, _ in calls] == ["early"]  # the view's batches never checked
+    # Rejected early, it is checked again alone, and fails the build before the rest is
+    # checked; not reached early, it is checked with the rest.
+    assert calls[0][0] == "early" and "a numberless section" in calls[-1][1]
     store = OxigraphStore(folder)
     try:
         assert not any(g.endswith("/spec") for g in store.graphs())

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -39,7 +40,13 @@ from pyshacl import validate
 from ratified_rdf._errors import InputError, StoreError
 from ratified_rdf._forked import die_with
 from ratified_rdf._memory import thaw
-from ratified_rdf.graph.gate_context import Checkpoint, ContextFiles
+from ratified_rdf.graph.gate_context import (
+    Checkpoint,
+    ContextFiles,
+    Described,
+    OpenedContext,
+    TypeTable,
+)
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.shacl_engines import EnginesDisagree, ShaclEngine, engine_named
 from ratified_rdf.graph.store import OxigraphStore, TripleStore
@@ -354,26 +361,31 @@ class ShaclGate:
         this process, while the caller goes on (to derive and stage the card view): the
         thread reads the descriptions the gate context's ``checkpoint`` needs from the staged
         run, then checks each batch in ``workers`` started afresh, which prepare it from the
-        checkpoint's files; :meth:`EarlyCheck.result` waits for the verdict. The workers run
-        at a lower priority than this process, so the view takes what it needs of the cores
-        and they take the rest.
+        checkpoint's files, and then each batch given to :meth:`EarlyCheck.add` (the view's,
+        a part at a time) the same way; :meth:`EarlyCheck.stop` ends it, and
+        :meth:`EarlyCheck.passed` says which passed. The workers run at a lower priority
+        than this process, so the view takes what it needs of the cores and they take the
+        rest.
 
         One worker by default: the view keeps about one core busy, and each worker holds the
         run's type table while the view is at its largest (at ×100, the build's peak)."""
+        early = EarlyCheck()
 
         def check(stop: threading.Event) -> None:
             files = checkpoint.describe(run.store, run.graphs)
             self._check_in_workers(
-                staged,
+                early.stream(staged),
                 workers,
                 progress,
                 files,
                 fresh=True,
                 stop=stop,
                 niceness=EARLY_NICENESS,
+                verdicts=early.verdicts,
             )
 
-        return EarlyCheck(check)
+        early.start(check)
+        return early
 
     def check_all(
         self,
@@ -402,7 +414,7 @@ class ShaclGate:
 
     def _check_in_workers(
         self,
-        items: Iterable[PreparedBatch] | Iterable[StagedBatch],
+        items: Iterable[PreparedBatch] | Iterable[StagedBatch | _InContext],
         workers: int,
         progress: Callable[[], None] | None,
         prepare: Callable[[StagedBatch], PreparedBatch] | ContextFiles | None,
@@ -411,6 +423,7 @@ class ShaclGate:
         fresh: bool = False,
         stop: threading.Event | None = None,
         niceness: int = 0,
+        verdicts: list[list[Violation]] | None = None,
     ) -> None:
         """Validate ``items`` in ``workers`` processes; each staged batch is prepared by the
         worker with ``prepare``. Forked from this process (by default), a worker inherits
@@ -419,7 +432,8 @@ class ShaclGate:
         context ``prepare`` names (:class:`ContextFiles`, sent pickled) at its first batch.
         ``alongside`` starts on a thread once every worker has started (a fork while another
         thread writes to a store would copy its locks held). Once ``stop`` is set, no more
-        batches are sent (:class:`EarlyCheck`); the workers run at ``niceness``."""
+        batches are sent (:class:`EarlyCheck`); the workers run at ``niceness``. Given
+        ``verdicts``, each batch's violations are added to it in order, none raised."""
         tick = progress or (lambda: None)
         beside: _Beside | None = None
         sources: list[str] = []
@@ -455,7 +469,7 @@ class ShaclGate:
             try:
                 for item in items:
                     if stop is not None and stop.is_set():
-                        return
+                        break
                     sources.append(item.source)
                     pending.append(pool.submit(_validate_in_worker, item))
                     if beside is None and alongside is not None:
@@ -477,6 +491,9 @@ class ShaclGate:
                 if not fresh:
                     thaw()
                 failed = beside.join() if beside is not None else None
+        if verdicts is not None:
+            verdicts.extend(results)
+            return
         _raise_first(zip(sources, results, strict=True))
         if beside is None and alongside is not None:  # nothing to check
             alongside()
@@ -497,34 +514,73 @@ enough that the view's one busy thread is not made to wait for them."""
 
 
 class EarlyCheck:
-    """A check running on a thread of its own (:meth:`ShaclGate.check_early`)."""
+    """A check running on a thread of its own (:meth:`ShaclGate.check_early`): the run's
+    batches, then those given to :meth:`add`, in order, until :meth:`stop`."""
 
-    def __init__(self, check: Callable[[threading.Event], None]) -> None:
+    def __init__(self) -> None:
+        self.verdicts: list[list[Violation]] = []
+        """Each batch's violations, in the order they were given, as they are checked."""
         self._stop = threading.Event()
         self._raised: BaseException | None = None
+        self._stages: queue.SimpleQueue[list[_InContext] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def start(self, check: Callable[[threading.Event], None]) -> None:
+        """Run ``check`` (given the event :meth:`stop` sets) on the check's thread."""
 
         def run() -> None:
             try:
                 check(self._stop)
-            except BaseException as error:  # handed to result's caller
+            except BaseException as error:  # handed to passed's caller
                 self._raised = error
 
         self._thread = threading.Thread(target=run, name="gate-early", daemon=True)
         self._thread.start()
 
-    def result(self) -> None:
-        """Wait for the check to end; raise what it raised (:class:`GateRejected` for the
-        first rejected batch)."""
-        self._thread.join()
-        if self._stop.is_set():
-            raise RuntimeError("An early check was stopped before its result was asked for.")
+    def stream(self, first: Sequence[StagedBatch]) -> Iterator[StagedBatch | _InContext]:
+        """``first``, then each part given to :meth:`add`, until :meth:`stop`."""
+        yield from first
+        while (part := self._stages.get()) is not None:
+            yield from part
+
+    def add(self, staged: Sequence[StagedBatch], files: ContextFiles) -> None:
+        """Check ``staged`` too once what was given before is checked, preparing each from
+        ``files`` (:meth:`~ratified_rdf.graph.gate_context.GateContext.checkpoint_since`)."""
+        self._stages.put([_InContext(item, files) for item in staged])
+
+    def passed(self) -> list[bool]:
+        """Once stopped: whether each batch given, in order, was checked and passed (False
+        for one rejected or never sent). Raises what the check raised (a worker that died)."""
+        if self._thread is not None and self._thread.is_alive():
+            raise RuntimeError("An early check was asked what passed before it was stopped.")
         if self._raised is not None:
             raise self._raised
+        return [not found for found in self.verdicts]
+
+    def wait(self) -> None:
+        """Wait for the check to end, however it ends: stopped, or failed."""
+        if self._thread is not None:
+            self._thread.join()
 
     def stop(self) -> None:
-        """Send no more batches, and wait for those sent; the verdict is not wanted."""
+        """Send no more batches, and wait for those sent to be answered."""
         self._stop.set()
-        self._thread.join()
+        self._stages.put(None)
+        self.wait()
+
+
+@dataclass(frozen=True)
+class _InContext:
+    """A staged batch to prepare from a gate context's files other than the worker's first
+    (a later part of an early check)."""
+
+    staged: StagedBatch
+    files: ContextFiles
+
+    @property
+    def source(self) -> str:
+        """The record the batch came from."""
+        return self.staged.source
 
 
 class _Beside:
@@ -600,6 +656,19 @@ def workers_start_afresh() -> Iterator[None]:
 
 _WORKER_ENGINE: ShaclEngine | None = None
 _WORKER_PREPARE: Callable[[StagedBatch], PreparedBatch] | None = None
+_WORKER_OPENED: dict[ContextFiles, OpenedContext] = {}
+_WORKER_READ: dict[Path, TypeTable | Described] = {}
+
+
+def _opened_for(files: ContextFiles) -> OpenedContext:
+    """The gate context ``files`` names, opened in this worker; only the last one opened is
+    kept (an early check's parts come one after another, each with one more type table:
+    the files read for the one before are not read again)."""
+    opened = _WORKER_OPENED.get(files)
+    if opened is None:
+        _WORKER_OPENED.clear()
+        opened = _WORKER_OPENED[files] = files.open(_WORKER_READ)
+    return opened
 
 
 class _OpenedOnFirstBatch:
@@ -607,12 +676,9 @@ class _OpenedOnFirstBatch:
 
     def __init__(self, files: ContextFiles) -> None:
         self.files = files
-        self._opened: OpenedContext | None = None
 
     def __call__(self, staged: StagedBatch) -> PreparedBatch:
-        if self._opened is None:
-            self._opened = self.files.open()
-        return self._opened.prepare(staged)
+        return _opened_for(self.files).prepare(staged)
 
 
 def _init_worker(
@@ -634,8 +700,10 @@ def _init_worker(
     _WORKER_PREPARE = _OpenedOnFirstBatch(prepare) if isinstance(prepare, ContextFiles) else prepare
 
 
-def _validate_in_worker(item: PreparedBatch | StagedBatch) -> list[Violation]:
+def _validate_in_worker(item: PreparedBatch | StagedBatch | _InContext) -> list[Violation]:
     assert _WORKER_ENGINE is not None
+    if isinstance(item, _InContext):
+        return checked(_WORKER_ENGINE, _opened_for(item.files).prepare(item.staged))
     if isinstance(item, StagedBatch):
         # A batch that cannot be prepared raises here and again in the build, as it would
         # were it prepared there: the run is not written.

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import weakref
 from array import array
@@ -48,7 +49,7 @@ from typing import IO, TYPE_CHECKING
 from pyoxigraph import NamedNode, Triple
 
 from ratified_rdf._temporary import make_folder, no_room
-from ratified_rdf.graph.mapping import Batch
+from ratified_rdf.graph.mapping import Batch, DocumentTriples
 from ratified_rdf.graph.store import TripleStore, ntriples
 from ratified_rdf.graph.violations import PreparedBatch
 
@@ -92,6 +93,11 @@ class GateContext:
         self._taken: Checkpoint | None = None
         self._joined = False  # the checkpoint's descriptions are part of the complete context
         self._checkpoint: int | None = None  # batches staged when the run was checked early
+        # Each later checkpoint (checkpoint_since): the batches staged when it was taken, and
+        # the file of the types sealed then; and those a batch staged after it crossed.
+        self._later: list[tuple[int, str, TypeTable]] = []
+        self._crossed: set[int] = set()
+        self._shared_at_checkpoint = 0
         self.run_touched_after: str | None = None
         """A node of the run (or of the state outside it) that a batch staged after
         :meth:`checkpoint` touched, if one did: the run's batches checked early were then
@@ -102,19 +108,34 @@ class GateContext:
         it (:meth:`ShaclGate.staged`), with where its triples are spooled. ``document``:
         the batch's triples as N-Triples (:func:`ntriples`), when the caller has them."""
         self._check_open("stage a batch")
-        self._touch(self.gate.touched(batch), self._batches)
-        self._batches += 1
         data = ntriples(batch.triples) if document is None else document
+        triples = batch.triples
+        # A view's batch, made from its lines, is read off them, never parsed back into
+        # terms (DocumentTriples); a mapped batch, already terms, is read as terms (quicker
+        # than its lines when they hold a section's text).
+        off_lines = isinstance(triples, DocumentTriples) and not triples.parsed
+        touched = touched_in(data, self._inverse_lines) if off_lines else self.gate.touched(batch)
+        self._touch(touched, self._batches)
+        self._batches += 1
         try:
             self._spool.write(data)
         except OSError as error:
             raise no_room(error, "for the SHACL gate") from error
         span = (self._spooled, len(data))
         self._spooled += len(data)
-        self._keep_types(batch.triples)
+        if off_lines:
+            for iri, type_term in _types_in(data):
+                self._types.add(iri, type_term)
+        else:
+            self._keep_types(triples)
         from ratified_rdf.graph.gate import StagedBatch  # the gate imports this module
 
-        loose = tuple(t for t in batch.triples if not isinstance(t.subject, NamedNode))
+        # Off its lines, looked for first: a batch with none is not parsed to find them.
+        loose = (
+            tuple(t for t in triples if not isinstance(t.subject, NamedNode))
+            if not off_lines or _has_loose_lines(data)
+            else ()
+        )
         return StagedBatch(source=batch.source, touched=None, loose=loose, spooled=span)
 
     def outside(self, triples: Iterable[Triple]) -> None:
@@ -179,8 +200,56 @@ class GateContext:
             raise no_room(error, "for the SHACL gate") from error
         self._run_types, self._types = self._types, TypeTable()
         self._checkpoint = self._batches
+        self._shared_at_checkpoint = len(self.shared)
         self._taken = Checkpoint(self._folder, tuple(self._inverse), frozenset(self.shared))
         return self._taken
+
+    def checkpoint_since(self) -> ContextFiles | None:
+        """Seal the types of the batches staged since the last checkpoint (after
+        :meth:`checkpoint`: a part of the card view), so that they too can be checked while
+        more are staged; the files to prepare them from, or None when they cannot be: a
+        node became shared since :meth:`checkpoint` (its whole description would have to be
+        read from the staged run, where they may not be loaded yet), or none was staged.
+
+        Their verdicts stand if no batch staged after touches a node touched before
+        (:meth:`holds_for`). The types of what they point at are those staged so far: a
+        type a later batch adds is missing (the shapes only ever ask that a node has a type,
+        so a batch may be rejected for it, never passed), which is why a batch rejected by
+        an early check is checked again with the whole context."""
+        self._check_open("take a checkpoint")
+        if self._checkpoint is None:
+            raise RuntimeError("checkpoint_since follows checkpoint; this is a bug in the caller.")
+        last = self._later[-1][0] if self._later else self._checkpoint
+        if self._batches == last:
+            return None
+        name = f"types-{len(self._later) + 1}.bin"
+        try:
+            self._spool.flush()
+            self._types.seal()
+            self._types.write(self._folder / name)
+        except OSError as error:
+            raise no_room(error, "for the SHACL gate") from error
+        self._later.append((self._batches, name, self._types))
+        self._types = TypeTable()
+        if len(self.shared) != self._shared_at_checkpoint:
+            return None
+        return ContextFiles(
+            str(self._folder),
+            tuple(self._inverse),
+            ((RUN_HELD, RUN_SHARED),),
+            (RUN_TYPES, *(file for _, file, _ in self._later)),
+        )
+
+    def holds_for(self, batch: int) -> bool:
+        """Whether the verdict of the ``batch``-th batch staged (from 0), checked early from
+        the checkpoint after it, stands: no batch staged after that checkpoint touched a
+        node touched before it. False for a batch no checkpoint follows."""
+        if self._checkpoint is None:
+            return False
+        for staged, _, _ in [(self._checkpoint, "", None), *self._later]:
+            if batch < staged:
+                return staged not in self._crossed
+        return False
 
     @property
     def holds(self) -> bool:
@@ -201,11 +270,13 @@ class GateContext:
         return ContextFiles(str(self._folder), tuple(self._inverse), parts, self._type_files())
 
     def _type_files(self) -> tuple[str, ...]:
-        return (TYPES,) if self._run_types is None else (RUN_TYPES, TYPES)
+        later = tuple(file for _, file, _ in self._later)
+        return (TYPES,) if self._run_types is None else (RUN_TYPES, *later, TYPES)
 
     def _type_tables(self) -> TypeTables:
-        tables = [self._types] if self._run_types is None else [self._run_types, self._types]
-        return TypeTables(tables)
+        if self._run_types is None:
+            return TypeTables([self._types])
+        return TypeTables([self._run_types, *(table for _, _, table in self._later), self._types])
 
     def prepare(self, staged: StagedBatch) -> PreparedBatch:
         """``staged``'s document: its own triples, the description of the nodes it touches
@@ -242,8 +313,13 @@ class GateContext:
             seen = first.setdefault(hash(node), toucher)
             if seen != toucher:
                 self.shared.add(node)
-                if after is not None and seen < after <= toucher and self.run_touched_after is None:
-                    self.run_touched_after = node
+                if after is not None and seen < after <= toucher:
+                    if self.run_touched_after is None:
+                        self.run_touched_after = node
+                    self._crossed.add(after)
+                for staged, _, _ in self._later:
+                    if seen < staged <= toucher:
+                        self._crossed.add(staged)
 
     def _keep_types(self, triples: Iterable[Triple]) -> None:
         for t in triples:
@@ -284,22 +360,59 @@ def touched_in(document: bytes, inverse: frozenset[bytes]) -> frozenset[str]:
     """The nodes a batch touches (:meth:`ShaclGate.touched`: the IRIs it has as subjects, and
     those it has as objects through one of the ``inverse`` predicates, as
     :func:`_predicate_terms` writes them), read off its N-Triples lines as Oxigraph writes
-    them. A subject runs to its first space (neither an IRI nor a blank node holds one; a
-    quoted triple, ``<<``, is no node), the predicate, an IRI, to the next; an object through
-    an inverse predicate is a node when it is an IRI, the rest of the line but its `` .``."""
-    found: set[str] = set()
-    for line in document.splitlines():
-        subject_end = line.find(b" ")
-        if line.startswith(b"<") and not line.startswith(b"<<"):
-            found.add(line[1 : subject_end - 1].decode())
-        if not inverse:
-            continue
-        predicate_end = line.find(b" ", subject_end + 1)
-        if line[subject_end + 1 : predicate_end] in inverse:
-            obj = line[predicate_end + 1 : -2]
+    them: a subject IRI opens its line (a quoted triple, ``<<``, is no node) and runs to its
+    first space (no IRI holds one), the predicate, an IRI, to the next; an object through an
+    inverse predicate is a node when it is an IRI, the rest of the line but its `` .``.
+
+    Read by searches over the whole document (in C) rather than line by line: subjects by a
+    pattern that starts with a line's break, the rare inverse predicates by finding them."""
+    found = {iri.decode() for iri in set(_SUBJECT_IRI.findall(b"\n" + document))}
+    for predicate in inverse:
+        for _start, at, end in _lines_with(document, predicate):
+            obj = document[at + len(predicate) + 2 : end - 2]
             if obj.startswith(b"<") and not obj.startswith(b"<<"):
                 found.add(obj[1:-1].decode())
     return frozenset(found)
+
+
+_SUBJECT_IRI = re.compile(rb"\n<(?!<)([^ \n]*)> ")
+_TYPE = f"<{_RDF_TYPE}>".encode()
+
+
+def _lines_with(document: bytes, predicate: bytes) -> Iterator[tuple[int, int, int]]:
+    """Each line of ``document`` whose predicate is ``predicate`` (written ``<iri>``): where
+    it starts, where the space before the predicate is, and where it ends (its break).
+    The predicate is found anywhere, then taken only where it follows the line's first
+    space: a literal may hold its text."""
+    needle = b" " + predicate + b" "
+    at = document.find(needle)
+    while at >= 0:
+        start = document.rfind(b"\n", 0, at) + 1
+        end = document.find(b"\n", at)
+        if end < 0:
+            end = len(document)
+        if document.find(b" ", start) == at:
+            yield start, at, end
+        at = document.find(needle, at + 1)
+
+
+def _types_in(document: bytes) -> Iterator[tuple[str, str]]:
+    """Each (IRI, its type as N-Triples writes it) of ``document``'s ``rdf:type`` lines
+    whose subject is an IRI."""
+    for start, at, end in _lines_with(document, _TYPE):
+        if document.startswith(b"<", start) and not document.startswith(b"<<", start):
+            yield (
+                document[start + 1 : at - 1].decode(),
+                document[at + len(_TYPE) + 2 : end - 2].decode(),
+            )
+
+
+def _has_loose_lines(document: bytes) -> bool:
+    """Whether a line of ``document`` has a subject that is no IRI (a blank node, or a
+    quoted triple)."""
+    return any(
+        document.startswith(opening) or b"\n" + opening in document for opening in (b"_:", b"<<")
+    )
 
 
 GATE_PREFIX = "ratified-gate-"
@@ -518,14 +631,30 @@ class ContextFiles:
     types: tuple[str, ...] = (TYPES,)
     """Its type tables' files in ``folder``."""
 
-    def open(self) -> OpenedContext:
+    def open(self, read: dict[Path, TypeTable | Described] | None = None) -> OpenedContext:
         """The context read from its files: its type tables and the index of its shared
         descriptions read into this process's memory, its spool and descriptions read by
-        offset."""
+        offset. ``read``: the files read for contexts opened before, by path, reused rather
+        than read again (an early check's parts share all but their last type table);
+        what this reads is added to it."""
         folder = Path(self.folder)
+        known = {} if read is None else read
+
+        def table(path: Path) -> TypeTable:
+            found = known.get(path)
+            if not isinstance(found, TypeTable):
+                found = known[path] = TypeTable.read(path)
+            return found
+
+        def described(held: Path, index: Path) -> Described:
+            found = known.get(index)
+            if not isinstance(found, Described):
+                found = known[index] = Described.read(held, index)
+            return found
+
         return OpenedContext(
-            DescribedParts([Described.read(folder / h, folder / i) for h, i in self.described]),
-            TypeTables([TypeTable.read(folder / name) for name in self.types]),
+            DescribedParts([described(folder / h, folder / i) for h, i in self.described]),
+            TypeTables([table(folder / name) for name in self.types]),
             os.open(folder / SPOOL, os.O_RDONLY),
             _predicate_terms(self.inverse),
         )

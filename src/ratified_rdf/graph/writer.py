@@ -171,6 +171,7 @@ class Writer:
             written.append(_Written.of(batch, digest=self.audit is not None, document=document))
 
         before = set(store.graphs())
+        sizes = _GraphSizes(store)
         try:
             self._stage_and_check(
                 again,
@@ -181,6 +182,7 @@ class Writer:
                 on_staged=record,
                 expected_quads=expected_quads,
                 spool=spool,
+                sizes=sizes,
             )
         except BaseException:
             for graph in set(store.graphs()) - before:
@@ -193,7 +195,7 @@ class Writer:
         for graph in graphs:
             if graph not in self._written:
                 self._written.append(graph)
-        return sum(store.graph_size(g) for g in graphs)
+        return sizes.total(graphs)
 
     def _stage_and_check(
         self,
@@ -206,10 +208,12 @@ class Writer:
         on_staged: Callable[[Batch, bytes], None] | None = None,
         expected_quads: int = 0,
         spool: Spool | None = None,
+        sizes: _GraphSizes | None = None,
     ) -> tuple[list[str], Sequence[Batch], int]:
         """Stage the run and what is derived from it, then validate each batch against it all;
         returns the batches' sources in order (what the later passes must map again), the
-        derived batches and the number of quads staged (the reviews graphs' included).
+        derived batches and the number of quads staged (the reviews graphs' included; 0 in
+        place, where ``sizes`` counts each graph the run wrote, as soon as it is final).
 
         The brain's reviews graphs are staged beside the run: they outlive every run, so the
         state a run leaves is its own graphs and them. ``in_place``: ``staging`` is the store
@@ -266,7 +270,9 @@ class Writer:
                 if derive is not None
                 else None
             )
-            checked_early = len(kept)
+            # The positions in ``kept`` of the batches the early check was given, in order.
+            given = list(range(len(kept))) if early is not None else []
+            part_start, part_quads = len(kept), 0
             # The derived batches are staged as they come (a view at a time); only a run to be
             # written elsewhere keeps them, to write them. In place, nothing needs them again,
             # and the gate's workers are about to fork.
@@ -291,9 +297,17 @@ class Writer:
                         derived.append(batch)
                     group.append((batch.graph, batch.triples, document))
                     grouped += len(batch.triples)
+                    part_quads += len(batch.triples)
                     if grouped >= LOAD_CHUNK_QUADS:
                         place.load(group)
                         group, grouped = [], 0
+                    if early is not None and part_quads >= EARLY_PART_QUADS:
+                        # The view's batches so far, checked early too when they can be.
+                        files = context.checkpoint_since()
+                        if files is not None:
+                            early.add(kept[part_start:], files)
+                            given.extend(range(part_start, len(kept)))
+                        part_start, part_quads = len(kept), 0
                 place.load(group)
                 del group
                 place.wait()
@@ -302,21 +316,42 @@ class Writer:
                 run = StagedRun(place.reading, tuple(sorted(graphs)), context)
                 context.complete(run.store, run.graphs)
             left = kept
-            if early is not None and context.holds:
-                # The view touched no node of the run: the run's verdicts stand.
-                early.result()
-                left = kept[checked_early:]
-            elif early is not None:
-                early.stop()  # checked again below, with the view's triples
+            if early is not None:
+                # What it has not checked yet is checked below on every core; so is what it
+                # passed without a node a later batch touched (holds_for).
+                early.stop()
+                standing: set[int] = set()
+                doubted: list[int] = []
+                for position, passed in zip(given, early.passed(), strict=False):
+                    if not passed:
+                        doubted.append(position)
+                    elif context.holds_for(position):
+                        standing.add(position)
+                if doubted:
+                    # Checked again first, with the whole context (a part of the view is
+                    # checked without the types later parts add): a run the gate refuses
+                    # fails here, before the rest is checked.
+                    self.gate.check_staged([kept[p] for p in doubted], run, progress=progress)
+                    standing.update(doubted)
+                left = [k for position, k in enumerate(kept) if position not in standing]
+
             # A run for the store it is staged in must end up there: while the gate's workers
-            # check it from memory, this process writes it to disk (dropped if it is rejected).
+            # check it from memory, this process writes it to disk (dropped if it is rejected),
+            # then counts the triples of each graph the run wrote (a scan of each, which the
+            # engine does without the interpreter lock).
+            def settle_and_count() -> None:
+                place.settle()
+                if sizes is not None:
+                    sizes.count(sorted(graphs - set(reviews) - set(self._written)))
+
             self.gate.check_staged(
                 left,
                 run,
                 progress=progress,
-                alongside=place.settle if in_place else None,
+                alongside=settle_and_count if in_place else None,
             )
-            return [k.source for k in kept[: len(kept) - count]], derived, len(place.reading)
+            staged_quads = 0 if in_place else len(place.reading)
+            return [k.source for k in kept[: len(kept) - count]], derived, staged_quads
 
     def _check_early(
         self,
@@ -535,6 +570,10 @@ def read_runs(store: TripleStore, tenant: TenantId, brain_id: str) -> list[RunRe
     return sorted((RunRecord(**r) for r in runs.values()), key=lambda r: r.ended)
 
 
+EARLY_PART_QUADS = 1_000_000
+"""About how many quads of the card view's batches are given to the early check at a time
+(:meth:`GateContext.checkpoint_since`): each part costs its worker a type table to read."""
+
 MEMORY_COPY_QUADS = 4_000_000
 """The most quads of a run for a store on disk that are staged in memory, where the gate and
 the card view read them (about 300 bytes a quad in Oxigraph's memory store, so some 1.2 GB);
@@ -684,6 +723,28 @@ def _same_run(batches: Iterable[Batch], sources: list[str], step: str) -> Iterat
             f"The run had {len(sources)} batches when staged but {count} when {step}; mapping "
             "must be deterministic. The run was not committed."
         )
+
+
+class _GraphSizes:
+    """How many triples each graph of a run holds in the store it was written to, counted by
+    the engine (a scan of each) beside the gate's last check, which leaves the interpreter
+    lock to it: at ×100, counting the run's 30 million once the check was done took a
+    quarter of a minute of one core."""
+
+    def __init__(self, store: OxigraphStore) -> None:
+        self._store = store
+        self._sizes: dict[str, int] = {}
+
+    def count(self, graphs: Sequence[str]) -> None:
+        """Count ``graphs`` (those not counted yet)."""
+        for graph in graphs:
+            if graph not in self._sizes:
+                self._sizes[graph] = self._store.graph_size(graph)
+
+    def total(self, graphs: Sequence[str]) -> int:
+        """The triples in ``graphs``, together (counted here if they were not)."""
+        self.count(graphs)
+        return sum(self._sizes[g] for g in graphs)
 
 
 MAX_KEEP = 2**53 - 1

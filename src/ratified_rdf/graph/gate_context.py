@@ -192,12 +192,7 @@ class GateContext:
         self._check_open("take a checkpoint")
         if self._checkpoint is not None:
             raise RuntimeError("A gate context takes one checkpoint; this is a bug in the caller.")
-        try:
-            self._spool.flush()
-            self._types.seal()
-            self._types.write(self._folder / RUN_TYPES)
-        except OSError as error:
-            raise no_room(error, "for the SHACL gate") from error
+        self._seal_types(RUN_TYPES)
         self._run_types, self._types = self._types, TypeTable()
         self._checkpoint = self._batches
         self._shared_at_checkpoint = len(self.shared)
@@ -223,12 +218,7 @@ class GateContext:
         if self._batches == last:
             return None
         name = f"types-{len(self._later) + 1}.bin"
-        try:
-            self._spool.flush()
-            self._types.seal()
-            self._types.write(self._folder / name)
-        except OSError as error:
-            raise no_room(error, "for the SHACL gate") from error
+        self._seal_types(name)
         self._later.append((self._batches, name, self._types))
         self._types = TypeTable()
         if len(self.shared) != self._shared_at_checkpoint:
@@ -239,6 +229,16 @@ class GateContext:
             ((RUN_HELD, RUN_SHARED),),
             (RUN_TYPES, *(file for _, file, _ in self._later)),
         )
+
+    def _seal_types(self, name: str) -> None:
+        """Seal the type table of the batches staged since the last checkpoint into the file
+        ``name`` of the context's folder, their lines all spooled."""
+        try:
+            self._spool.flush()
+            self._types.seal()
+            self._types.write(self._folder / name)
+        except OSError as error:
+            raise no_room(error, "for the SHACL gate") from error
 
     def holds_for(self, batch: int) -> bool:
         """Whether the verdict of the ``batch``-th batch staged (from 0), checked early from

@@ -138,7 +138,11 @@ def test_routes(question: str, intent: Intent, fields: dict[str, object]) -> Non
     [
         ("which commits changed RFC 8446 section 4.2.10?", "4.2.10", True),
         ("what commits changed section 4.2.8 of rfc8446?", "4.2.8", True),
+        ("list the commits that changed RFC 8446 section 7.1", "7.1", True),
+        ("show me all commits that touched section 4.1.3 of RFC 8446", "4.1.3", True),
+        ("commits that modified RFC 8446 §2.3", "2.3", True),
         ("how did RFC 8446 section 4.2.10 change across its commits?", "4.2.10", False),
+        ("list the changes to RFC 8446 section 7.1", "7.1", False),
     ],
 )
 def test_which_commits_changed_a_section_asks_for_its_commits(

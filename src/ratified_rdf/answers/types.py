@@ -769,8 +769,14 @@ register(
             ),
             cue(r"\bwho (?:changed|touched|worked on|commented on|edited|wrote)\b", 2),
             # "which commits changed §2.3?" asks for the commits, which this card lists; the
-            # history card's weak "changed" must not take it.
-            cue(r"\b(?:which|what) commits?\b", 2),
+            # history card's weak "changed" must not take it. Nor "list the commits that
+            # changed §7.1" nor "commits that touched §2.3".
+            cue(
+                r"\b(?:which|what) commits?\b|"
+                r"\b(?:list|show|give|find)(?: me)?(?: all)?(?: of)?(?: the)? commits?\b|"
+                r"\bcommits? (?:that|which) (?:changed|touched|modified|edited|went into)\b",
+                2,
+            ),
             cue(
                 r"\b(?:posts?|comments?|commits?|pull requests?|prs?|people|threads?|reviews?)\b", 1
             ),

@@ -87,8 +87,11 @@ def test_idle_timeout_lists_the_commits_that_changed_it(quic_brain: Brain) -> No
     assert len(commits) >= 10
     assert all(c.commit_url.startswith(f"{GITHUB}/commit/") for c in commits)
     assert all(c.document.startswith(("draft-ietf-quic-transport-", "RFC 9000")) for c in commits)
-    # No GitHub archive in this corpus: the card says its evidence is commits alone.
+    # No GitHub archive in this corpus: the card says its evidence is commits alone, and
+    # does not count the posts it has none of.
     assert "Partial: no post refers to this section" in answer.summary
+    assert answer.summary.startswith("RFC 9000 §10.1 Idle Timeout was changed by ")
+    assert "0 posts" not in answer.summary and "0 threads" not in answer.summary
 
 
 def test_martin_thomsons_work_is_on_the_transport_and_invariants(quic_brain: Brain) -> None:

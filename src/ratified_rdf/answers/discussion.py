@@ -166,11 +166,23 @@ def discussion(
     )
     documents.sort(key=_in_time(changing, commits))
     span = f", from {documents[0]} to {documents[-1]}" if documents else ""
+    # Only what there is: "discussed … in 0 posts across 0 threads" read oddly on a brain
+    # with no posts (QUIC's), and _coverage says what is missing.
+    clauses = []
+    if discussed.changing_count:
+        clauses.append(
+            f"discussed while still changing in {plural(discussed.changing_count, 'post')} "
+            f"across {plural(len(threads), 'thread')}"
+        )
+    if commit_count:
+        clauses.append(
+            f"changed by {plural(commit_count, 'commit')} through "
+            f"{plural(len(pulls), 'pull request')}"
+        )
     summary = (
-        f"{title} was discussed while still changing in "
-        f"{plural(discussed.changing_count, 'post')} "
-        f"across {plural(len(threads), 'thread')}, and changed by "
-        f"{plural(commit_count, 'commit')} through {plural(len(pulls), 'pull request')}{span}"
+        f"{title} was "
+        + (", and ".join(clauses) or "neither discussed nor changed while it was still changing")
+        + span
         + (
             f" (the {LISTED_COMMITS} most recent commits are listed)."
             if commit_count > LISTED_COMMITS

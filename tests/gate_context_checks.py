@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
+from ratified_rdf.graph.gate_context import ContextFiles, GateContext
+from ratified_rdf.graph.store import TripleStore
 
 
 def assert_prepared_alike(gate: ShaclGate, staged: Sequence[StagedBatch], run: StagedRun) -> int:
@@ -36,3 +38,24 @@ def assert_prepared_alike(gate: ShaclGate, staged: Sequence[StagedBatch], run: S
         assert sorted(set(from_files.ntriples.splitlines())) == got, item.source
         compared += len(got)
     return compared
+
+
+def assert_files_prepare_alike(
+    gate: ShaclGate,
+    context: GateContext,
+    files: ContextFiles,
+    staged: Sequence[StagedBatch],
+    store: TripleStore,
+    graphs: Sequence[str],
+) -> None:
+    """Every batch of ``staged`` prepared from ``files`` (a checkpoint's, opened anew) is,
+    line for line, the document prepared from ``graphs`` of ``store``, the whole state."""
+    opened = files.open()
+    for item in staged:
+        touched = context.touched_of(item)
+        expected = gate.prepare_staged(replace(item, touched=touched), store, graphs)
+        got = opened.prepare(item)
+        assert got.focus_nodes == expected.focus_nodes, item.source
+        assert sorted(set(got.ntriples.splitlines())) == sorted(
+            set(expected.ntriples.splitlines())
+        ), item.source

@@ -21,7 +21,7 @@ from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import Batch
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.vocab import RR
-from tests.gate_context_checks import assert_prepared_alike
+from tests.gate_context_checks import assert_files_prepare_alike, assert_prepared_alike
 from tests.pigeon import MANIFEST, make_pigeon_repo, reviewed_pigeon_store
 from tests.recording import RecordingGate
 
@@ -486,21 +486,12 @@ def test_a_checkpoint_prepares_the_run_as_the_whole_state_it_leaves_does(seed: i
     """The run's batches prepared from the checkpoint (before the view is staged) are, line
     for line, what preparing them from the whole state gives; and the complete context
     prepares every batch, the run's and the view's, as that state does."""
-    from dataclasses import replace
 
     gate, context, store, run, derived, (files, graphs) = _staged_with_checkpoint(
         random.Random(seed), touching=False
     )
     assert context.holds and context.run_touched_after is None
-    opened = files.open()
-    for item in run:
-        touched = context.touched_of(item)
-        expected = gate.prepare_staged(replace(item, touched=touched), store, graphs)
-        got = opened.prepare(item)
-        assert got.focus_nodes == expected.focus_nodes, item.source
-        assert sorted(set(got.ntriples.splitlines())) == sorted(
-            set(expected.ntriples.splitlines())
-        ), item.source
+    assert_files_prepare_alike(gate, context, files, run, store, graphs)
     assert assert_prepared_alike(gate, [*run, *derived], StagedRun(store, graphs, context)) > 0
 
 
@@ -550,7 +541,6 @@ def test_a_part_of_the_view_checked_early_holds_unless_a_later_batch_adds_to_it(
     """A part of the view sealed by checkpoint_since is prepared from its files as the whole
     state prepares it; its verdicts stand (holds_for) unless a batch staged after it adds to
     a node it touched, and the run's stand unless one adds to a node of the run."""
-    from dataclasses import replace
 
     rng = random.Random(seed)
     gate, store, context, batches, run, reviews_graph = _staged_random_run(rng)
@@ -579,17 +569,8 @@ def test_a_part_of_the_view_checked_early_holds_unless_a_later_batch_adds_to_it(
     assert context.holds_for(0) == (later != "touching the run")
     assert context.holds_for(first_of_part) == (later == "apart")
     assert not context.holds_for(first_of_part + len(part))  # no checkpoint after it
-    if later != "apart":
-        return
-    opened = files.open()
-    for item in staged_part:
-        touched = context.touched_of(item)
-        expected = gate.prepare_staged(replace(item, touched=touched), store, graphs)
-        got = opened.prepare(item)
-        assert got.focus_nodes == expected.focus_nodes, item.source
-        assert sorted(set(got.ntriples.splitlines())) == sorted(
-            set(expected.ntriples.splitlines())
-        ), item.source
+    if later == "apart":
+        assert_files_prepare_alike(gate, context, files, staged_part, store, graphs)
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -493,8 +493,8 @@ class ShaclGate:
                 failed = beside.join() if beside is not None else None
         if verdicts is not None:
             verdicts.extend(results)
-            return
-        _raise_first(zip(sources, results, strict=True))
+        else:
+            _raise_first(zip(sources, results, strict=True))
         if beside is None and alongside is not None:  # nothing to check
             alongside()
         if failed is not None:
@@ -557,16 +557,12 @@ class EarlyCheck:
             raise self._raised
         return [not found for found in self.verdicts]
 
-    def wait(self) -> None:
-        """Wait for the check to end, however it ends: stopped, or failed."""
-        if self._thread is not None:
-            self._thread.join()
-
     def stop(self) -> None:
         """Send no more batches, and wait for those sent to be answered."""
         self._stop.set()
         self._stages.put(None)
-        self.wait()
+        if self._thread is not None:
+            self._thread.join()
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ class GateContext:
         taken = self._taken if self.holds else None
         earlier = taken.described if taken is not None else None
         self._joined = earlier is not None
-        described = self.shared - taken.shared if earlier is not None and taken else self.shared
+        described = self.shared - taken.shared if taken and earlier else self.shared
         try:
             self._spool.flush()
             since = Described.write(
@@ -224,10 +224,7 @@ class GateContext:
         if len(self.shared) != self._shared_at_checkpoint:
             return None
         return ContextFiles(
-            str(self._folder),
-            tuple(self._inverse),
-            ((RUN_HELD, RUN_SHARED),),
-            (RUN_TYPES, *(file for _, file, _ in self._later)),
+            str(self._folder), tuple(self._inverse), ((RUN_HELD, RUN_SHARED),), self._sealed()
         )
 
     def _seal_types(self, name: str) -> None:
@@ -246,10 +243,9 @@ class GateContext:
         node touched before it. False for a batch no checkpoint follows."""
         if self._checkpoint is None:
             return False
-        for staged, _, _ in [(self._checkpoint, "", None), *self._later]:
-            if batch < staged:
-                return staged not in self._crossed
-        return False
+        ends = (self._checkpoint, *(staged for staged, _, _ in self._later))
+        following = next((end for end in ends if batch < end), None)
+        return following is not None and following not in self._crossed
 
     @property
     def holds(self) -> bool:
@@ -269,9 +265,12 @@ class GateContext:
             parts = ((RUN_HELD, RUN_SHARED), *parts)
         return ContextFiles(str(self._folder), tuple(self._inverse), parts, self._type_files())
 
+    def _sealed(self) -> tuple[str, ...]:
+        """The type tables' files sealed at checkpoints, in order."""
+        return (RUN_TYPES, *(file for _, file, _ in self._later))
+
     def _type_files(self) -> tuple[str, ...]:
-        later = tuple(file for _, file, _ in self._later)
-        return (TYPES,) if self._run_types is None else (RUN_TYPES, *later, TYPES)
+        return (TYPES,) if self._run_types is None else (*self._sealed(), TYPES)
 
     def _type_tables(self) -> TypeTables:
         if self._run_types is None:

@@ -171,7 +171,7 @@ class Writer:
             written.append(_Written.of(batch, digest=self.audit is not None, document=document))
 
         before = set(store.graphs())
-        sizes = _GraphSizes(store)
+        counted: dict[str, int] = {}  # triples per graph, counted beside the last check
         try:
             self._stage_and_check(
                 again,
@@ -182,7 +182,7 @@ class Writer:
                 on_staged=record,
                 expected_quads=expected_quads,
                 spool=spool,
-                sizes=sizes,
+                counted=counted,
             )
         except BaseException:
             for graph in set(store.graphs()) - before:
@@ -195,7 +195,7 @@ class Writer:
         for graph in graphs:
             if graph not in self._written:
                 self._written.append(graph)
-        return sizes.total(graphs)
+        return sum(counted[g] if g in counted else store.graph_size(g) for g in graphs)
 
     def _stage_and_check(
         self,
@@ -208,12 +208,14 @@ class Writer:
         on_staged: Callable[[Batch, bytes], None] | None = None,
         expected_quads: int = 0,
         spool: Spool | None = None,
-        sizes: _GraphSizes | None = None,
+        counted: dict[str, int] | None = None,
     ) -> tuple[list[str], Sequence[Batch], int]:
         """Stage the run and what is derived from it, then validate each batch against it all;
         returns the batches' sources in order (what the later passes must map again), the
         derived batches and the number of quads staged (the reviews graphs' included; 0 in
-        place, where ``sizes`` counts each graph the run wrote, as soon as it is final).
+        place, where each graph the run wrote is counted into ``counted`` instead, by the
+        engine, while the gate's workers check the last batches: at ×100, counting the
+        run's 30 million once the check was done took a quarter of a minute of one core).
 
         The brain's reviews graphs are staged beside the run: they outlive every run, so the
         state a run leaves is its own graphs and them. ``in_place``: ``staging`` is the store
@@ -341,8 +343,9 @@ class Writer:
             # engine does without the interpreter lock).
             def settle_and_count() -> None:
                 place.settle()
-                if sizes is not None:
-                    sizes.count(sorted(graphs - set(reviews) - set(self._written)))
+                if counted is not None:
+                    for graph in sorted(graphs - set(reviews) - set(self._written)):
+                        counted[graph] = place.disk.graph_size(graph)
 
             self.gate.check_staged(
                 left,
@@ -723,28 +726,6 @@ def _same_run(batches: Iterable[Batch], sources: list[str], step: str) -> Iterat
             f"The run had {len(sources)} batches when staged but {count} when {step}; mapping "
             "must be deterministic. The run was not committed."
         )
-
-
-class _GraphSizes:
-    """How many triples each graph of a run holds in the store it was written to, counted by
-    the engine (a scan of each) beside the gate's last check, which leaves the interpreter
-    lock to it: at ×100, counting the run's 30 million once the check was done took a
-    quarter of a minute of one core."""
-
-    def __init__(self, store: OxigraphStore) -> None:
-        self._store = store
-        self._sizes: dict[str, int] = {}
-
-    def count(self, graphs: Sequence[str]) -> None:
-        """Count ``graphs`` (those not counted yet)."""
-        for graph in graphs:
-            if graph not in self._sizes:
-                self._sizes[graph] = self._store.graph_size(graph)
-
-    def total(self, graphs: Sequence[str]) -> int:
-        """The triples in ``graphs``, together (counted here if they were not)."""
-        self.count(graphs)
-        return sum(self._sizes[g] for g in graphs)
 
 
 MAX_KEEP = 2**53 - 1

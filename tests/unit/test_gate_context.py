@@ -216,6 +216,41 @@ def test_the_iris_read_off_a_document_s_lines_are_those_its_terms_hold(seed: int
     assert _named_nodes(document) == expected
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_the_object_iris_read_off_a_document_are_those_its_terms_hold(seed: int) -> None:
+    # A batch's own subjects are all nodes it touches, so only its objects are looked up
+    # for types: every IRI object, none of a literal that looks like one, with or without
+    # the document's last line break.
+    from pyoxigraph import RdfFormat, parse, serialize
+
+    from ratified_rdf.graph.gate_context import _object_iris
+
+    rng = random.Random(seed)
+    iris = [NamedNode(f"{EX}{name}") for name in ("a", "b", "é-ü/ñ", "x?y=1#z", "q%20r")]
+    literals = [
+        Literal("ends like an IRI <https://example.org/fictional/a> ."),
+        Literal("5", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        Literal("grüße", language="de"),
+        Literal(" <https://example.org/fictional/c> ."),
+    ]
+    triples = [
+        Triple(
+            rng.choice([*iris, BlankNode("b1")]),
+            rng.choice(PREDICATES),
+            rng.choice([*iris, *literals, BlankNode("b2")]),
+        )
+        for _ in range(50)
+    ]
+    document = serialize(triples, format=RdfFormat.N_TRIPLES) or b""
+    expected = {
+        quad.object.value
+        for quad in parse(document, format=RdfFormat.N_TRIPLES)
+        if isinstance(quad.object, NamedNode)
+    }
+    assert _object_iris(document) == expected
+    assert _object_iris(document.rstrip(b"\n")) == expected
+
+
 def test_a_staged_runs_workers_start_afresh_and_still_reject(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -419,6 +454,26 @@ def test_the_nodes_read_off_a_batchs_lines_are_those_it_touches(seed: int) -> No
     expected = gate.touched(batch)
     assert any(t.predicate.value in inverse for t in batch.triples)
     assert touched_in(ntriples(batch.triples), _predicate_terms(inverse)) == expected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_terms_a_mapped_batch_is_staged_with_are_those_the_gate_reads(seed: int) -> None:
+    """Staging reads a mapped batch's terms once for the nodes it touches (what the gate
+    finds: ShaclGate.touched), its rdf:type triples on IRIs, and the triples whose subject
+    is not an IRI, in their order."""
+    from ratified_rdf.graph.gate_context import _read_terms
+
+    gate = ShaclGate()
+    inverse = list(gate.inverse_predicates)
+    batch = _batch_of_awkward_lines(seed, inverse)
+    touched, types, loose = _read_terms(batch.triples, frozenset(inverse))
+    assert touched == gate.touched(batch)
+    assert types == [
+        (t.subject.value, str(t.object))
+        for t in batch.triples
+        if t.predicate == RDF_TYPE and isinstance(t.subject, NamedNode)
+    ]
+    assert loose == tuple(t for t in batch.triples if not isinstance(t.subject, NamedNode))
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -94,6 +94,16 @@ def test_idle_timeout_lists_the_commits_that_changed_it(quic_brain: Brain) -> No
     assert "0 posts" not in answer.summary and "0 threads" not in answer.summary
 
 
+def test_who_to_ask_counts_only_what_a_brain_without_posts_holds(quic_brain: Brain) -> None:
+    # QUIC's brain holds commits and no posts: each person is credited with the commits
+    # alone, never with "0 posts".
+    answer = quic_brain.ask("who should I ask about RFC 9001 section 5.2?")
+    assert answer.intent == "who_to_ask" and answer.verdict is Verdict.ANSWERED
+    assert "Martin Thomson (" in answer.summary and " commits)" in answer.summary
+    assert "0 posts" not in answer.summary
+    assert all("0 posts" not in e.reason for e in answer.results if hasattr(e, "reason"))
+
+
 def test_martin_thomsons_work_is_on_the_transport_and_invariants(quic_brain: Brain) -> None:
     answer = quic_brain.ask("what did Martin Thomson work on?")
     assert answer.verdict is Verdict.ANSWERED

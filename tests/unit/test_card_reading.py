@@ -21,7 +21,7 @@ from ratified_rdf.answers.models import (
     Expert,
     Verdict,
 )
-from ratified_rdf.answers.wording import counted, drafted_question, plural
+from ratified_rdf.answers.wording import activity_counts, counted, drafted_question, plural
 from ratified_rdf.queries import QueryRun
 from ratified_rdf.surfaces import section_text
 from ratified_rdf.surfaces.cli import main, render_card
@@ -36,6 +36,19 @@ PERSON = "what did Bob Example work on?"
 
 
 # --- plurals -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("posts", "commits", "said"),
+    [
+        (2, 1, "2 posts, 1 commit"),
+        (0, 31, "31 commits"),
+        (1, 0, "1 post"),
+        (0, 0, "no posts or commits"),
+    ],
+)
+def test_a_persons_share_says_only_what_there_is(posts: int, commits: int, said: str) -> None:
+    assert activity_counts(posts, commits) == said
 
 
 @pytest.mark.parametrize(

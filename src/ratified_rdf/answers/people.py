@@ -18,7 +18,7 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.sections import rfc_section_row, which_rfc
 from ratified_rdf.answers.session import Call, Session, text_of
-from ratified_rdf.answers.wording import drafted_question, plural
+from ratified_rdf.answers.wording import activity_counts, drafted_question, plural
 from ratified_rdf.graph.store import Term
 
 
@@ -55,8 +55,7 @@ def who_to_ask(
                 iri=text_of(row, "person") or "",
                 role="participant",
                 reason=(
-                    f"{plural(posts, 'post')} and {plural(commits, 'commit')} on this section "
-                    "while it was "
+                    f"{activity_counts(posts, commits)} on this section while it was "
                     f"changing; co-discussion PageRank {pagerank:.3f} (rank {rank})"
                 ),
                 posts=posts,
@@ -78,9 +77,7 @@ def who_to_ask(
             queries=session.queries,
         )
     top = [e for e in experts if e.role == "participant"][:3]
-    named = ", ".join(
-        f"{e.name} ({plural(e.posts, 'post')}, {plural(e.commits, 'commit')})" for e in top
-    )
+    named = ", ".join(f"{e.name} ({activity_counts(e.posts, e.commits)})" for e in top)
     officers = ", ".join(
         dict.fromkeys(f"{e.name} ({e.role})" for e in experts if e.role != "participant")
     )
@@ -149,14 +146,14 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         summary = f"The graph knows {name}, but records no posts or commits by them on a section."
     else:
         top = ", ".join(
-            f"{s.section} ({plural(s.posts, 'post')}, {plural(s.commits, 'commit')})"
-            for s in sections[:5]
+            f"{s.section} ({activity_counts(s.posts, s.commits)})" for s in sections[:5]
         )
         posts = int(text_of(overall, "posts") or 0)
         commits = int(text_of(overall, "commits") or 0)
         summary = (
-            f"{name} wrote {plural(posts, 'post')} and {plural(commits, 'commit')} on sections "
-            f"while they were changing (each post and commit counted once); most on {top}."
+            f"On sections while they were changing, {name} is credited with "
+            f"{activity_counts(posts, commits)} (each post and commit counted once); most on "
+            f"{top}."
         )
     evidence = [
         Evidence(iri=person, label=name, url=None, role="person"),
@@ -244,26 +241,25 @@ def experts(session: Session, question: str) -> Answer:
     rows = session.run("top_people")
     if not rows:
         return out_of_scope(session, question, "it holds no expertise scores")
-    people = [
-        Expert(
-            name=text_of(row, "name") or "",
-            iri=text_of(row, "person") or "",
-            role="participant",
-            reason=(
-                f"{plural(int(text_of(row, 'posts') or 0), 'post')} and "
-                f"{plural(int(text_of(row, 'commits') or 0), 'commit')} on sections while they "
-                f"were changing; co-discussion PageRank {float(text_of(row, 'pageRank') or 0):.3f} "
-                f"(rank {rank})"
-            ),
-            posts=int(text_of(row, "posts") or 0),
-            commits=int(text_of(row, "commits") or 0),
-            pagerank=float(text_of(row, "pageRank") or 0),
+    people = []
+    for rank, row in enumerate(rows, start=1):
+        posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
+        pagerank = float(text_of(row, "pageRank") or 0)
+        people.append(
+            Expert(
+                name=text_of(row, "name") or "",
+                iri=text_of(row, "person") or "",
+                role="participant",
+                reason=(
+                    f"{activity_counts(posts, commits)} on sections while they were changing; "
+                    f"co-discussion PageRank {pagerank:.3f} (rank {rank})"
+                ),
+                posts=posts,
+                commits=commits,
+                pagerank=pagerank,
+            )
         )
-        for rank, row in enumerate(rows, start=1)
-    ]
-    top = ", ".join(
-        f"{p.name} ({plural(p.posts, 'post')}, {plural(p.commits, 'commit')})" for p in people[:5]
-    )
+    top = ", ".join(f"{p.name} ({activity_counts(p.posts, p.commits)})" for p in people[:5])
     evidence = [Evidence(iri=p.iri, label=p.name, url=None, role="person") for p in people]
     drafted = drafted_question(
         question,

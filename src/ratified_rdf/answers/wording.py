@@ -12,6 +12,15 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count:,} " + (noun if count == 1 else plural_form or f"{noun}s")
 
 
+def activity_counts(posts: int, commits: int) -> str:
+    """What someone's share rests on, saying only what there is: ``2 posts, 1 commit``,
+    ``31 commits`` (a brain without posts, QUIC's, never reads "0 posts"); ``no posts or
+    commits`` when neither."""
+    parts = [plural(posts, "post")] if posts else []
+    parts += [plural(commits, "commit")] if commits else []
+    return ", ".join(parts) or "no posts or commits"
+
+
 SINGULAR = {
     "drafts": "draft",
     "revisions": "revision",

@@ -45,25 +45,7 @@ def who_to_ask(
     ranked, *contact_rows = session.run_together(
         ("section_experts", {"final": final}), *contact_calls(session, final)
     )
-    experts: list[Expert] = []
-    for rank, row in enumerate(ranked, start=1):
-        posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
-        pagerank = float(text_of(row, "pageRank") or 0)
-        experts.append(
-            Expert(
-                name=text_of(row, "name") or "",
-                iri=text_of(row, "person") or "",
-                role="participant",
-                reason=(
-                    f"{activity_counts(posts, commits)} on this section while it was "
-                    f"changing; co-discussion PageRank {pagerank:.3f} (rank {rank})"
-                ),
-                posts=posts,
-                commits=commits,
-                pagerank=pagerank,
-                betweenness=float(text_of(row, "betweenness") or 0),
-            )
-        )
+    experts = _ranked(ranked, "on this section while it was changing", betweenness=True)
     experts += contacts_from(*contact_rows)
     evidence = [Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section")]
     if not experts:
@@ -236,29 +218,38 @@ def contacts_from(
     return found
 
 
-def experts(session: Session, question: str) -> Answer:
-    """Who was most central to the whole brain's discussion, from the stored overall scores."""
-    rows = session.run("top_people")
-    if not rows:
-        return out_of_scope(session, question, "it holds no expertise scores")
-    people = []
+def _ranked(rows: list[dict[str, Term]], where: str, *, betweenness: bool = False) -> list[Expert]:
+    """The participants a ranking query gives, in its order, each with the reason in words:
+    the posts and commits they are credited with ``where``, and their PageRank and rank;
+    with ``betweenness``, the rows' betweenness too (0 where unbound)."""
+    ranked: list[Expert] = []
     for rank, row in enumerate(rows, start=1):
         posts, commits = int(text_of(row, "posts") or 0), int(text_of(row, "commits") or 0)
         pagerank = float(text_of(row, "pageRank") or 0)
-        people.append(
+        ranked.append(
             Expert(
                 name=text_of(row, "name") or "",
                 iri=text_of(row, "person") or "",
                 role="participant",
                 reason=(
-                    f"{activity_counts(posts, commits)} on sections while they were changing; "
-                    f"co-discussion PageRank {pagerank:.3f} (rank {rank})"
+                    f"{activity_counts(posts, commits)} {where}; co-discussion PageRank "
+                    f"{pagerank:.3f} (rank {rank})"
                 ),
                 posts=posts,
                 commits=commits,
                 pagerank=pagerank,
+                betweenness=float(text_of(row, "betweenness") or 0) if betweenness else None,
             )
         )
+    return ranked
+
+
+def experts(session: Session, question: str) -> Answer:
+    """Who was most central to the whole brain's discussion, from the stored overall scores."""
+    rows = session.run("top_people")
+    if not rows:
+        return out_of_scope(session, question, "it holds no expertise scores")
+    people = _ranked(rows, "on sections while they were changing")
     top = ", ".join(f"{p.name} ({activity_counts(p.posts, p.commits)})" for p in people[:5])
     evidence = [Evidence(iri=p.iri, label=p.name, url=None, role="person") for p in people]
     drafted = drafted_question(

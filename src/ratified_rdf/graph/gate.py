@@ -266,14 +266,9 @@ class ShaclGate:
         the objects of its triples through a predicate some shape reads backwards (a section
         given a second ``rr:hasSection`` parent breaks the section, not the parent). Each is
         validated with its stored description."""
-        inverse = set(self.inverse_predicates)
-        touched = {t.subject.value for t in batch.triples if isinstance(t.subject, NamedNode)}
-        touched.update(
-            t.object.value
-            for t in batch.triples
-            if t.predicate.value in inverse and isinstance(t.object, NamedNode)
-        )
-        return touched
+        from ratified_rdf.graph.gate_context import read_terms  # it imports this module
+
+        return read_terms(batch.triples, frozenset(self.inverse_predicates))[0]
 
     def check(
         self,

@@ -123,7 +123,7 @@ class GateContext:
             if _has_loose_lines(data):
                 loose = tuple(t for t in triples if not isinstance(t.subject, NamedNode))
         else:
-            touched, types, loose = _read_terms(triples, self._inverse_set)
+            touched, types, loose = read_terms(triples, self._inverse_set)
         self._touch(touched, self._batches)
         self._batches += 1
         try:
@@ -143,9 +143,10 @@ class GateContext:
         describing every node they would touch: a batch touching one of those needs its
         whole description, theirs included."""
         self._check_open("add the state outside the run")
-        kept = list(triples)
-        self._touch(self.gate.touched(Batch("", "outside the run", kept)), _OUTSIDE)
-        self._keep_types(kept)
+        touched, types, _loose = read_terms(triples, self._inverse_set)
+        self._touch(touched, _OUTSIDE)
+        for iri, type_term in types:
+            self._types.add(iri, type_term)
 
     def complete(self, store: TripleStore, graphs: Sequence[str]) -> None:
         """Read the whole description of every shared node from the staged run (``store``,
@@ -320,11 +321,6 @@ class GateContext:
                     if seen < staged <= toucher:
                         self._crossed.add(staged)
 
-    def _keep_types(self, triples: Iterable[Triple]) -> None:
-        for t in triples:
-            if t.predicate.value == _RDF_TYPE and isinstance(t.subject, NamedNode):
-                self._types.add(t.subject.value, str(t.object))
-
     def _check_open(self, doing: str) -> None:
         if self._completed:
             raise RuntimeError(
@@ -332,7 +328,7 @@ class GateContext:
             )
 
 
-def _read_terms(
+def read_terms(
     triples: Iterable[Triple], inverse: frozenset[str]
 ) -> tuple[set[str], list[tuple[str, str]], tuple[Triple, ...]]:
     """What staging keeps of a mapped batch, read off its terms in one pass: the nodes it

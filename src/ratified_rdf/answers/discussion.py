@@ -33,7 +33,7 @@ from ratified_rdf.answers.sections import (
     which_rfc,
 )
 from ratified_rdf.answers.session import Session, iri_of, is_true, text_of
-from ratified_rdf.answers.wording import drafted_question, plural
+from ratified_rdf.answers.wording import activity_counts, drafted_question, plural
 from ratified_rdf.graph.store import Term
 
 LISTED_COMMITS = 12
@@ -612,11 +612,9 @@ def _people(
 
 def _involvement(person: PersonActivity) -> str:
     """One person's share, in the words of what it rests on."""
-    parts = [plural(person.posts, "post")] if person.posts else []
-    parts += [plural(person.commits, "commit")] if person.commits else []
-    if not parts:
-        parts = [f"commented on {plural(person.pull_requests_discussed, 'pull request')}"]
-    return f"{person.name} ({', '.join(parts)})"
+    if person.posts or person.commits:
+        return f"{person.name} ({activity_counts(person.posts, person.commits)})"
+    return f"{person.name} (commented on {plural(person.pull_requests_discussed, 'pull request')})"
 
 
 def _coverage(posts: int, commits: int, pulls: int, people: list[PersonActivity]) -> str:

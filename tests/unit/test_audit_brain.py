@@ -136,7 +136,9 @@ def test_cli_anchors_tree_heads_at_a_witness_and_the_log_still_verifies(
 
 def test_a_batchs_audit_digest_is_the_sha256_of_its_sorted_ntriples_lines() -> None:
     # What the audit record promises, computed here term by term: awkward literals included.
-    batch = Batch("https://example.org/graph/fictional/records", "a fictional batch (test)")
+    batch = Batch(
+        "https://example.org/graph/fictional/records", "a fictional batch (test)", triples=[]
+    )
     subject = NamedNode("https://example.org/fictional/é")
     for value in (
         Literal('say "hi"\nand\tgo \\ now'),

@@ -220,7 +220,7 @@ def test_a_staged_batch_is_prepared_as_the_batch_itself_would_be(brain: Brain) -
     gate = ShaclGate()
     graph = "https://example.org/graph/fictional/records"
     person, pointer = _chair_batches(graph)
-    loose = Batch(graph, "a blank node's triple (test)")
+    loose = Batch(graph, "a blank node's triple (test)", triples=[])
     loose.triples.append(Triple(BlankNode("b1"), term("foaf:name"), Literal("Nobody Example")))
     loose.add(
         "https://w3id.org/ratified-rdf/id/person/carol",

@@ -18,7 +18,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 from ratified_rdf import build as build_module
 from ratified_rdf.graph.gate import ShaclGate, StagedBatch, StagedRun
 from ratified_rdf.graph.gate_context import GateContext
-from ratified_rdf.graph.mapping import Batch
+from ratified_rdf.graph.mapping import Batch, MappedTriples
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.vocab import RR
 from tests.gate_context_checks import assert_files_prepare_alike, assert_prepared_alike
@@ -52,14 +52,27 @@ def _random_run(rng: random.Random) -> tuple[list[Batch], list[Triple]]:
 
     batches = []
     for index in range(rng.randrange(2, 12)):
-        batch = Batch(rng.choice(graphs), f"fictional batch {index}")
-        batch.triples += [triple() for _ in range(rng.randrange(1, 30))]
+        graph, source = rng.choice(graphs), f"fictional batch {index}"
+        triples = [triple() for _ in range(rng.randrange(1, 30))]
         if rng.random() < 0.3:
             blank = BlankNode(f"b{index}")
-            batch.triples += [Triple(rng.choice(nodes), PREDICATES[0], blank), triple(blank)]
-        batches.append(batch)
+            triples += [Triple(rng.choice(nodes), PREDICATES[0], blank), triple(blank)]
+            batches.append(Batch(graph, source, triples=triples))
+        elif rng.random() < 0.5:  # as the mapping makes them: lines, with what staging reads
+            batches.append(_mapped(graph, source, triples))
+        else:
+            batches.append(Batch(graph, source, triples=triples))
     reviews = [triple() for _ in range(rng.randrange(0, 6))]
     return batches, reviews
+
+
+def _mapped(graph: str, source: str, triples: list[Triple]) -> Batch:
+    """A batch of ``triples`` (with IRI subjects) held as a mapped batch holds them."""
+    batch = Batch(graph, source)
+    assert isinstance(batch.triples, MappedTriples)
+    for t in triples:
+        batch.triples.add(t.subject.value, t.predicate.value, str(t.object))
+    return batch
 
 
 def _staged_random_run(
@@ -105,20 +118,24 @@ def test_shared_nodes_are_those_several_batches_or_the_reviews_touch() -> None:
     gate = ShaclGate()
     context = GateContext(gate)
     alone, twice, reviewed, section = (NamedNode(f"{EX}node/{n}") for n in range(4))
-    first = Batch(f"{EX}graph/run/spec", "first")
-    first.triples += [
-        Triple(alone, PREDICATES[0], twice),
-        Triple(twice, PREDICATES[3], Literal("a")),
-        Triple(alone, HAS_SECTION, section),
-    ]
-    second = Batch(f"{EX}graph/run/spec", "second")
-    second.triples += [
-        Triple(twice, PREDICATES[3], Literal("b")),
-        Triple(section, RDF_TYPE, CLASSES[1]),
-    ]
+    first = Batch(
+        f"{EX}graph/run/spec",
+        "first",
+        triples=[
+            Triple(alone, PREDICATES[0], twice),
+            Triple(twice, PREDICATES[3], Literal("a")),
+            Triple(alone, HAS_SECTION, section),
+        ],
+    )
+    second = Batch(
+        f"{EX}graph/run/spec",
+        "second",
+        triples=[Triple(twice, PREDICATES[3], Literal("b")), Triple(section, RDF_TYPE, CLASSES[1])],
+    )
     context.outside([Triple(reviewed, PREDICATES[3], Literal("reviewed"))])
-    third = Batch(f"{EX}graph/run/github", "third")
-    third.triples += [Triple(reviewed, PREDICATES[1], alone)]
+    third = Batch(
+        f"{EX}graph/run/github", "third", triples=[Triple(reviewed, PREDICATES[1], alone)]
+    )
     for batch in (first, second, third):
         context.stage(batch)
     assert context.shared == {twice.value, section.value, reviewed.value}
@@ -127,7 +144,7 @@ def test_shared_nodes_are_those_several_batches_or_the_reviews_touch() -> None:
 def test_a_context_is_complete_once(tmp_path: Path) -> None:
     gate = ShaclGate()
     context = GateContext(gate)
-    batch = Batch(f"{EX}graph/run/spec", "one")
+    batch = Batch(f"{EX}graph/run/spec", "one", triples=[])
     batch.triples.append(Triple(NamedNode(f"{EX}node/1"), PREDICATES[3], Literal("x")))
     staged = context.stage(batch)
     with pytest.raises(RuntimeError, match="before the run was complete"):
@@ -426,7 +443,7 @@ def _batch_of_awkward_lines(seed: int, inverse: list[str]) -> Batch:
         Literal("grüße", language="de"),
     ]
     predicates = [*PREDICATES, *(NamedNode(p) for p in inverse), RDF_TYPE]
-    batch = Batch(f"{EX}graph/run/spec", "lines")
+    batch = Batch(f"{EX}graph/run/spec", "lines", triples=[])
     for _ in range(60):
         subject = rng.choice([*iris, BlankNode("b1")])
         value = rng.choice([*iris, *literals, BlankNode("b2")])
@@ -507,7 +524,7 @@ def _view_of(rng: random.Random, batches: list[Batch], index: int) -> Batch:
     """A fictional view batch: nodes of its own (a few shared with other view batches),
     typed, pointing at the run's nodes, adding nothing to them."""
     run_nodes = [t.subject for b in batches for t in b.triples if isinstance(t.subject, NamedNode)]
-    batch = Batch(f"{EX}graph/run/view-spec", f"fictional view batch {index}")
+    batch = Batch(f"{EX}graph/run/view-spec", f"fictional view batch {index}", triples=[])
     for n in range(rng.randrange(1, 6)):
         node = NamedNode(f"{EX}view/{rng.randrange(8) if n == 0 else f'{index}-{n}'}")
         batch.triples.append(Triple(node, RDF_TYPE, CLASSES[rng.randrange(3)]))
@@ -583,7 +600,7 @@ def _view_part(rng: random.Random, batches: list[Batch], first: int, size: int) 
     part = []
     for index in range(first, first + size):
         batch = _view_of(rng, batches, index)
-        own = Batch(batch.graph, batch.source)
+        own = Batch(batch.graph, batch.source, triples=[])
         for t in batch.triples:
             subject = NamedNode(f"{t.subject.value}/of-{index}")  # type: ignore[union-attr]
             own.triples.append(Triple(subject, t.predicate, t.object))

@@ -49,7 +49,7 @@ from typing import IO, TYPE_CHECKING
 from pyoxigraph import NamedNode, Triple
 
 from ratified_rdf._temporary import make_folder, no_room
-from ratified_rdf.graph.mapping import Batch, DocumentTriples
+from ratified_rdf.graph.mapping import Batch, DocumentTriples, MappedTriples
 from ratified_rdf.graph.store import TripleStore, ntriples
 from ratified_rdf.graph.violations import PreparedBatch
 
@@ -109,16 +109,18 @@ class GateContext:
         it (:meth:`ShaclGate.staged`), with where its triples are spooled. ``document``:
         the batch's triples as N-Triples (:func:`ntriples`), when the caller has them."""
         self._check_open("stage a batch")
-        data = ntriples(batch.triples) if document is None else document
+        data = batch.ntriples() if document is None else document
         triples = batch.triples
-        # A view's batch, made from its lines, is read off them, never parsed back into
-        # terms (DocumentTriples); a mapped batch, already terms, is read as terms (quicker
-        # than its lines when they hold a section's text).
-        off_lines = isinstance(triples, DocumentTriples) and not triples.parsed
+        # Neither a mapped batch nor a view's is parsed into terms here. A mapped batch kept
+        # its subjects and types as it was mapped (read off its lines, they cost twice as much
+        # where the lines hold a section's text); a view's batch is read off its lines.
         loose: tuple[Triple, ...] = ()
-        if off_lines:
-            touched: Iterable[str] = touched_in(data, self._inverse_lines)
-            types: Iterable[tuple[str, str]] = _types_in(data)
+        if isinstance(triples, MappedTriples) and not triples.parsed:
+            touched: Iterable[str] = triples.subjects | _inverse_objects(data, self._inverse_lines)
+            types: Iterable[tuple[str, str]] = triples.types
+        elif isinstance(triples, DocumentTriples) and not triples.parsed:
+            touched = touched_in(data, self._inverse_lines)
+            types = _types_in(data)
             # Off its lines, looked for first: a batch with none is not parsed to find them.
             if _has_loose_lines(data):
                 loose = tuple(t for t in triples if not isinstance(t.subject, NamedNode))
@@ -414,12 +416,20 @@ def touched_in(document: bytes, inverse: frozenset[bytes]) -> frozenset[str]:
     Read by searches over the whole document (in C) rather than line by line: subjects by a
     pattern that starts with a line's break, the rare inverse predicates by finding them."""
     found = {iri.decode() for iri in set(_SUBJECT_IRI.findall(b"\n" + document))}
+    return frozenset(found | _inverse_objects(document, inverse))
+
+
+def _inverse_objects(document: bytes, inverse: frozenset[bytes]) -> set[str]:
+    """The IRIs ``document`` (N-Triples as Oxigraph writes it) has as objects through one of
+    the ``inverse`` predicates (as :func:`_predicate_terms` writes them): the rest of such a
+    line but its `` .``, when that is an IRI."""
+    found: set[str] = set()
     for predicate in inverse:
         for _start, at, end in _lines_with(document, predicate):
             obj = document[at + len(predicate) + 2 : end - 2]
             if obj.startswith(b"<") and not obj.startswith(b"<<"):
                 found.add(obj[1:-1].decode())
-    return frozenset(found)
+    return found
 
 
 _SUBJECT_IRI = re.compile(rb"\n<(?!<)([^ \n]*)> ")

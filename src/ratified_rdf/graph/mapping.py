@@ -9,14 +9,16 @@ the graph stays plain SPARQL 1.1 for any engine.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from functools import lru_cache
 from typing import overload
 
-from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
+from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse, serialize
 
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.vocab import term
@@ -47,9 +49,13 @@ class Batch:
 
     graph: str
     source: str
-    triples: list[Triple] | DocumentTriples = field(default_factory=list)
-    """Its triples; a batch made from N-Triples lines (a view's) holds them as those lines,
-    parsed only if something reads them as terms (:class:`DocumentTriples`)."""
+    triples: list[Triple] | DocumentTriples | MappedTriples = field(
+        default_factory=lambda: MappedTriples()
+    )
+    """Its triples. A mapped batch holds them as the N-Triples lines it was given
+    (:class:`MappedTriples`), a view's as the lines it was made from (:class:`DocumentTriples`);
+    either is parsed into terms only if something reads them as terms. A list given here takes
+    more triples as terms."""
     shared: bool = False
     """Whether other batches' records lead to its nodes for what a view derives of them (the
     manifest's facts, an RFC's sections, which every revision's alignments end in): a view
@@ -62,44 +68,95 @@ class Batch:
     _subject: NamedNode | None = field(default=None, init=False, repr=False, compare=False)
 
     def add(self, subject: str, predicate: str, obj: NamedNode | Literal | str) -> None:
-        """Add one triple; a plain ``str`` object is an IRI."""
+        """Add one triple; a plain ``str`` object is an IRI. An IRI that is not one raises
+        ValueError, naming it."""
+        triples = self.triples
+        if isinstance(triples, MappedTriples):
+            # An IRI is written after it is made a node: that checks it is one.
+            written = str(NamedNode(obj)) if isinstance(obj, str) else str(obj)
+            triples.add(subject, term(predicate).value, written)
+            return
+        if not isinstance(triples, list):
+            raise TypeError("A batch made from its N-Triples lines takes no more triples.")
         node = NamedNode(obj) if isinstance(obj, str) else obj
         # A record's triples come subject by subject: its node is made once, not per triple.
         last = self._subject
         if last is None or last.value != subject:
             last = self._subject = NamedNode(subject)
-        triples = self.triples
-        if not isinstance(triples, list):
-            raise TypeError("A batch made from its N-Triples lines takes no more triples.")
         triples.append(Triple(last, term(predicate), node))
 
     def text(self, subject: str, predicate: str, value: str | None) -> None:
         """Add a string literal, skipping absent values."""
-        if value is not None:
+        if value is None:
+            return
+        if isinstance(self.triples, MappedTriples):
+            self.triples.add(subject, term(predicate).value, quoted(value))
+        else:
             self.add(subject, predicate, Literal(value))
 
     def typed(self, subject: str, predicate: str, value: object, datatype: NamedNode) -> None:
         """Add a typed literal (a date-time in canonical form, see :func:`canonical_datetime`)."""
         lexical = canonical_datetime(value) if datatype == XSD_DT else _lexical(value)
-        self.add(subject, predicate, Literal(lexical, datatype=datatype))
+        if isinstance(self.triples, MappedTriples):
+            written = quoted(lexical)
+            if datatype.value != XSD_STRING:  # N-Triples writes an xsd:string plain
+                written = f"{written}^^<{datatype.value}>"
+            self.triples.add(subject, term(predicate).value, written)
+        else:
+            self.add(subject, predicate, Literal(lexical, datatype=datatype))
+
+    def ntriples(self) -> bytes:
+        """Its triples as the N-Triples document Oxigraph writes (one triple a line): the
+        lines it holds, or its terms written out."""
+        if self.document is not None:
+            return self.document
+        triples = self.triples
+        if isinstance(triples, _LineTriples):
+            return triples.document
+        return serialize(triples, format=RdfFormat.N_TRIPLES) or b""
 
 
-class DocumentTriples(Sequence[Triple]):
-    """A batch's triples held as their N-Triples document (one triple a line, as Oxigraph
-    writes them), parsed into terms only when they are read as terms; their number is the
-    document's lines. A card view's batch is made from its lines, and staging it reads only
-    those (the gate context reads types and touched nodes off them): at ×100, parsing every
-    view batch back into terms took about a minute of the build's one busy core."""
+XSD_STRING = v.XSD + "string"
 
-    def __init__(self, document: bytes) -> None:
-        """``document``: the triples, as :func:`~ratified_rdf.graph.store.ntriples` writes
-        them."""
-        self.document = document
-        self._count = document.count(b"\n")
-        self._parsed: list[Triple] | None = None
+_JSON_ESCAPES_DIFFER = re.compile("[\x00-\x07\x0b\x0e-\x1f\x7f\ufffe\uffff]")
+"""Characters JSON and N-Triples (as Oxigraph writes it) escape differently: the control
+characters without a short escape (JSON writes ``\\u001f``, Oxigraph ``\\u001F``), and DEL,
+U+FFFE and U+FFFF, which JSON leaves as they are."""
+_NTRIPLES_ESCAPES = str.maketrans(
+    {
+        **{code: f"\\u{code:04X}" for code in [*range(0x20), 0x7F, 0xFFFE, 0xFFFF]},
+        0x08: "\\b",
+        0x09: "\\t",
+        0x0A: "\\n",
+        0x0C: "\\f",
+        0x0D: "\\r",
+        0x22: '\\"',
+        0x5C: "\\\\",
+    }
+)
 
-    def __len__(self) -> int:
-        return self._count
+
+def quoted(value: str) -> str:
+    """``value`` as an N-Triples string literal, written exactly as Oxigraph writes one.
+
+    JSON's string escapes are N-Triples' for every character but the rare ones in
+    :data:`_JSON_ESCAPES_DIFFER`, and the json module writes them in C, far quicker than a
+    translation table, which writes a text holding one of those."""
+    if _JSON_ESCAPES_DIFFER.search(value) is None:
+        return json.dumps(value, ensure_ascii=False)
+    return f'"{value.translate(_NTRIPLES_ESCAPES)}"'
+
+
+class _LineTriples(Sequence[Triple]):
+    """Triples held as an N-Triples document, one triple a line as Oxigraph writes them;
+    parsed into terms only when they are read as terms."""
+
+    _parsed: list[Triple] | None = None
+
+    @property
+    def document(self) -> bytes:
+        """The triples as N-Triples."""
+        raise NotImplementedError
 
     @property
     def parsed(self) -> bool:
@@ -124,6 +181,79 @@ class DocumentTriples(Sequence[Triple]):
                 quad.triple for quad in parse(self.document, format=RdfFormat.N_TRIPLES)
             ]
         return self._parsed
+
+
+class DocumentTriples(_LineTriples):
+    """A batch's triples held as their N-Triples document (one triple a line, as Oxigraph
+    writes them), parsed into terms only when they are read as terms; their number is the
+    document's lines. A card view's batch is made from its lines, and staging it reads only
+    those (the gate context reads types and touched nodes off them): at ×100, parsing every
+    view batch back into terms took about a minute of the build's one busy core."""
+
+    def __init__(self, document: bytes) -> None:
+        """``document``: the triples, as :func:`~ratified_rdf.graph.store.ntriples` writes
+        them."""
+        self._document = document
+        self._count = document.count(b"\n")
+
+    @property
+    def document(self) -> bytes:
+        """The triples as N-Triples, as given."""
+        return self._document
+
+    def __len__(self) -> int:
+        return self._count
+
+
+class MappedTriples(_LineTriples):
+    """A mapped batch's triples, written as N-Triples lines as they are added, with what
+    staging reads of them kept on the way: the IRIs they have as subjects, and their types.
+
+    Made into pyoxigraph terms, then written out again for the store and the gate, a mapped
+    triple cost several times what its line costs, on the build's busiest core; and nothing
+    reads a mapped batch's terms on the way to the store (docs/design.md)."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._document: bytes | None = None
+        self._last = ""  # a record's triples come subject by subject
+        self._written_subject = ""
+        self.subjects: set[str] = set()
+        """The IRIs the triples have as subjects (every one: a mapped batch has no blank
+        nodes)."""
+        self.types: list[tuple[str, str]] = []
+        """(IRI, its type as N-Triples writes it) of each ``rdf:type`` triple."""
+
+    def add(self, subject: str, predicate: str, obj: str) -> None:
+        """Add the triple whose object is ``obj`` as N-Triples writes it; ``subject`` and
+        ``predicate`` are IRIs (ValueError if one is none)."""
+        written, typing = _predicate(predicate)
+        if subject != self._last:
+            self._written_subject = str(NamedNode(subject))  # an IRI, or ValueError
+            self._last = subject
+            self.subjects.add(subject)
+        if typing:
+            self.types.append((subject, obj))
+        self._lines.append(f"{self._written_subject} {written} {obj} .\n")
+        self._document = self._parsed = None
+
+    @property
+    def document(self) -> bytes:
+        """The lines so far, as one document."""
+        if self._document is None:
+            self._document = "".join(self._lines).encode()
+        return self._document
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+
+@lru_cache(maxsize=1024)
+def _predicate(iri: str) -> tuple[str, bool]:
+    """A predicate's IRI as N-Triples writes it (ValueError if it is none), and whether it is
+    ``rdf:type``."""
+    node = NamedNode(iri)
+    return str(node), node == A
 
 
 def canonical_decimal(value: float) -> str:

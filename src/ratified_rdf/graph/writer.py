@@ -252,7 +252,7 @@ class Writer:
             def staged() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
                 for batch in again():
                     # Written once: spooled for the gate and loaded into the staged run.
-                    document = ntriples(batch.triples)
+                    document = batch.ntriples()
                     kept.append(context.stage(batch, document))
                     graphs.add(batch.graph)
                     if on_staged is not None:
@@ -288,7 +288,7 @@ class Writer:
             stopping = early.stop if early is not None else None
             with _on_error(stopping):
                 for batch in derived_batches:
-                    document = ntriples(batch.triples) if batch.document is None else batch.document
+                    document = batch.ntriples()
                     batch.document = None  # held once, in the group to load
                     kept.append(context.stage(batch, document))
                     graphs.add(batch.graph)
@@ -533,7 +533,7 @@ class _Written(BaseModel):
         if digest:
             # Oxigraph writes each line as a term's text gives it ("<s> <p> <o> ."), faster
             # than formatting them here; sorting UTF-8 bytes sorts the text the same way.
-            text = ntriples(batch.triples) if document is None else document
+            text = batch.ntriples() if document is None else document
             lines = sorted(text.splitlines())
             sha = hashlib.sha256(b"\n".join(lines)).hexdigest()
         return cls(graph=batch.graph, source=batch.source, triples=len(batch.triples), sha256=sha)

@@ -34,7 +34,7 @@ from ratified_rdf.answers.models import (
     Trust,
     Verdict,
 )
-from ratified_rdf.answers.wording import plural
+from ratified_rdf.answers.wording import activity_counts, plural
 from ratified_rdf.audit import (
     KEY_ENV,
     PUBLIC_KEY_FILE,
@@ -477,11 +477,11 @@ def trust_line(trust: Trust) -> str:
 
 def _involvement(person: PersonActivity) -> str:
     """What a person's entry rests on, in words: posts, commits, pull requests commented on."""
-    parts = [plural(person.posts, "post")] if person.posts else []
-    parts += [plural(person.commits, "commit")] if person.commits else []
+    active = person.posts or person.commits
+    parts = [activity_counts(person.posts, person.commits)] if active else []
     if person.pull_requests_discussed:
         parts.append(f"commented on {plural(person.pull_requests_discussed, 'pull request')}")
-    return ", ".join(parts) or "0 posts, 0 commits"
+    return ", ".join(parts) or activity_counts(0, 0)
 
 
 def _discussion_lines(answer: Answer) -> list[str]:

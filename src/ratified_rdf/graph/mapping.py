@@ -9,13 +9,13 @@ the graph stays plain SPARQL 1.1 for any engine.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
+from json.encoder import encode_basestring
 from typing import overload
 
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse, serialize
@@ -72,9 +72,12 @@ class Batch:
         ValueError, naming it."""
         triples = self.triples
         if isinstance(triples, MappedTriples):
-            # An IRI is written after it is made a node: that checks it is one.
-            written = str(NamedNode(obj)) if isinstance(obj, str) else str(obj)
-            triples.add(subject, term(predicate).value, written)
+            if isinstance(obj, str):
+                NamedNode(obj)  # checks it is an IRI (ValueError), as a term would
+                written = f"<{obj}>"
+            else:
+                written = str(obj)
+            triples.written(subject, _prefixed_predicate(predicate), written)
             return
         if not isinstance(triples, list):
             raise TypeError("A batch made from its N-Triples lines takes no more triples.")
@@ -90,7 +93,7 @@ class Batch:
         if value is None:
             return
         if isinstance(self.triples, MappedTriples):
-            self.triples.add(subject, term(predicate).value, quoted(value))
+            self.triples.written(subject, _prefixed_predicate(predicate), quoted(value))
         else:
             self.add(subject, predicate, Literal(value))
 
@@ -101,7 +104,7 @@ class Batch:
             written = quoted(lexical)
             if datatype.value != XSD_STRING:  # N-Triples writes an xsd:string plain
                 written = f"{written}^^<{datatype.value}>"
-            self.triples.add(subject, term(predicate).value, written)
+            self.triples.written(subject, _prefixed_predicate(predicate), written)
         else:
             self.add(subject, predicate, Literal(lexical, datatype=datatype))
 
@@ -118,10 +121,6 @@ class Batch:
 
 XSD_STRING = v.XSD + "string"
 
-_JSON_ESCAPES_DIFFER = re.compile("[\x00-\x07\x0b\x0e-\x1f\x7f\ufffe\uffff]")
-"""Characters JSON and N-Triples (as Oxigraph writes it) escape differently: the control
-characters without a short escape (JSON writes ``\\u001f``, Oxigraph ``\\u001F``), and DEL,
-U+FFFE and U+FFFF, which JSON leaves as they are."""
 _NTRIPLES_ESCAPES = str.maketrans(
     {
         **{code: f"\\u{code:04X}" for code in [*range(0x20), 0x7F, 0xFFFE, 0xFFFF]},
@@ -134,17 +133,26 @@ _NTRIPLES_ESCAPES = str.maketrans(
         0x5C: "\\\\",
     }
 )
+"""Every escape N-Triples (as Oxigraph writes it) makes. JSON's are the same but for the
+control characters without a short escape (JSON writes ``\\u001f``, Oxigraph ``\\u001F``),
+and DEL, U+FFFE and U+FFFF, which JSON leaves as they are."""
 
 
 def quoted(value: str) -> str:
     """``value`` as an N-Triples string literal, written exactly as Oxigraph writes one.
 
-    JSON's string escapes are N-Triples' for every character but the rare ones in
-    :data:`_JSON_ESCAPES_DIFFER`, and the json module writes them in C, far quicker than a
-    translation table, which writes a text holding one of those."""
-    if _JSON_ESCAPES_DIFFER.search(value) is None:
-        return json.dumps(value, ensure_ascii=False)
-    return f'"{value.translate(_NTRIPLES_ESCAPES)}"'
+    JSON's string escapes are N-Triples' for every character but a few rare ones
+    (:data:`_NTRIPLES_ESCAPES`), and the json module writes them in C, far quicker than a
+    translation table: a text with one of those (found in what JSON wrote, a ``\\u`` escape
+    or the character itself) is written by the table instead."""
+    written = encode_basestring(value)
+    if (
+        "\\u" in written
+        or "\x7f" in written
+        or (not value.isascii() and ("\ufffe" in written or "\uffff" in written))
+    ):
+        return f'"{value.translate(_NTRIPLES_ESCAPES)}"'
+    return written
 
 
 class _LineTriples(Sequence[Triple]):
@@ -227,11 +235,16 @@ class MappedTriples(_LineTriples):
     def add(self, subject: str, predicate: str, obj: str) -> None:
         """Add the triple whose object is ``obj`` as N-Triples writes it; ``subject`` and
         ``predicate`` are IRIs (ValueError if one is none)."""
-        written, typing = _predicate(predicate)
+        self.written(subject, _predicate(predicate), obj)
+
+    def written(self, subject: str, predicate: tuple[str, bool], obj: str) -> None:
+        """:meth:`add`, given the predicate as :func:`_predicate` writes it (the mapping
+        looks it up once per prefixed name, not once per triple)."""
         if subject != self._last:
-            self._written_subject = str(NamedNode(subject))  # an IRI, or ValueError
+            self._written_subject = f"<{NamedNode(subject).value}>"  # an IRI, or ValueError
             self._last = subject
             self.subjects.add(subject)
+        written, typing = predicate
         if typing:
             self.types.append((subject, obj))
         self._lines.append(f"{self._written_subject} {written} {obj} .\n")
@@ -254,6 +267,12 @@ def _predicate(iri: str) -> tuple[str, bool]:
     ``rdf:type``."""
     node = NamedNode(iri)
     return str(node), node == A
+
+
+@lru_cache(maxsize=1024)
+def _prefixed_predicate(prefixed: str) -> tuple[str, bool]:
+    """:func:`_predicate` of a prefixed name (``rdf:type``)."""
+    return _predicate(term(prefixed).value)
 
 
 def canonical_decimal(value: float) -> str:

@@ -117,6 +117,7 @@ def test_a_mapped_batch_read_as_terms_still_takes_triples() -> None:
         (f"{EX}s", "mailto:someone with spaces@example.org"),
         (f"{EX}s", f"{EX}o> <{EX}injected"),
         (f"{EX}s<", f"{EX}o"),
+        *((f"{EX}s", f"{EX}o{c}x") for c in '\n\r\t "{}|^`\\\x7f\x85'),
     ],
 )
 def test_a_mapped_batch_refuses_what_is_no_iri_and_keeps_nothing_of_it(

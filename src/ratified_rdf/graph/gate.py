@@ -266,9 +266,13 @@ class ShaclGate:
         the objects of its triples through a predicate some shape reads backwards (a section
         given a second ``rr:hasSection`` parent breaks the section, not the parent). Each is
         validated with its stored description."""
-        from ratified_rdf.graph.gate_context import read_terms  # it imports this module
+        from ratified_rdf.graph.gate_context import _predicate_terms, read_batch  # imports us
 
-        return read_terms(batch.triples, frozenset(self.inverse_predicates))[0]
+        inverse = self.inverse_predicates
+        touched, _types, _loose = read_batch(
+            batch.triples, frozenset(inverse), _predicate_terms(inverse)
+        )
+        return set(touched)
 
     def check(
         self,

@@ -110,22 +110,7 @@ class GateContext:
         the batch's triples as N-Triples (:func:`ntriples`), when the caller has them."""
         self._check_open("stage a batch")
         data = batch.ntriples() if document is None else document
-        triples = batch.triples
-        # Neither a mapped batch nor a view's is parsed into terms here. A mapped batch kept
-        # its subjects and types as it was mapped (read off its lines, they cost twice as much
-        # where the lines hold a section's text); a view's batch is read off its lines.
-        loose: tuple[Triple, ...] = ()
-        if isinstance(triples, MappedTriples) and not triples.parsed:
-            touched: Iterable[str] = triples.subjects | _inverse_objects(data, self._inverse_lines)
-            types: Iterable[tuple[str, str]] = triples.types
-        elif isinstance(triples, DocumentTriples) and not triples.parsed:
-            touched = touched_in(data, self._inverse_lines)
-            types = _types_in(data)
-            # Off its lines, looked for first: a batch with none is not parsed to find them.
-            if _has_loose_lines(data):
-                loose = tuple(t for t in triples if not isinstance(t.subject, NamedNode))
-        else:
-            touched, types, loose = read_terms(triples, self._inverse_set)
+        touched, types, loose = read_batch(batch.triples, self._inverse_set, self._inverse_lines)
         self._touch(touched, self._batches)
         self._batches += 1
         try:
@@ -328,6 +313,31 @@ class GateContext:
             raise RuntimeError(
                 f"Cannot {doing} once the gate context is complete; this is a bug in the caller."
             )
+
+
+def read_batch(
+    triples: Sequence[Triple], inverse: frozenset[str], inverse_lines: frozenset[bytes]
+) -> tuple[Iterable[str], Iterable[tuple[str, str]], tuple[Triple, ...]]:
+    """What the gate reads of a batch's triples, as :func:`read_terms` gives it (the nodes it
+    touches, its types, its triples whose subject is no IRI), without parsing lines into
+    terms: a mapped batch kept its subjects and types as it was mapped (read off its lines,
+    they cost twice as much where the lines hold a section's text); a view's batch is read
+    off its lines. ``inverse`` names the predicates shapes read backwards; ``inverse_lines``
+    the same, as :func:`_predicate_terms` writes them."""
+    if isinstance(triples, MappedTriples) and not triples.parsed:
+        return (
+            triples.subjects | _inverse_objects(triples.document, inverse_lines),
+            triples.types,
+            (),
+        )
+    if isinstance(triples, DocumentTriples) and not triples.parsed:
+        data = triples.document
+        loose: tuple[Triple, ...] = ()
+        # Off its lines, looked for first: a batch with none is not parsed to find them.
+        if _has_loose_lines(data):
+            loose = tuple(t for t in triples if not isinstance(t.subject, NamedNode))
+        return touched_in(data, inverse_lines), _types_in(data), loose
+    return read_terms(triples, inverse)
 
 
 def read_terms(

@@ -18,9 +18,10 @@ from functools import lru_cache
 from json.encoder import encode_basestring
 from typing import overload
 
-from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse, serialize
+from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.store import ntriples
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
 from ratified_rdf.records.models import (
@@ -114,9 +115,7 @@ class Batch:
         if self.document is not None:
             return self.document
         triples = self.triples
-        if isinstance(triples, _LineTriples):
-            return triples.document
-        return serialize(triples, format=RdfFormat.N_TRIPLES) or b""
+        return triples.document if isinstance(triples, _LineTriples) else ntriples(triples)
 
 
 XSD_STRING = v.XSD + "string"
@@ -241,7 +240,8 @@ class MappedTriples(_LineTriples):
         """:meth:`add`, given the predicate as :func:`_predicate` writes it (the mapping
         looks it up once per prefixed name, not once per triple)."""
         if subject != self._last:
-            self._written_subject = f"<{NamedNode(subject).value}>"  # an IRI, or ValueError
+            NamedNode(subject)  # checks it is an IRI (ValueError), as a term would
+            self._written_subject = f"<{subject}>"
             self._last = subject
             self.subjects.add(subject)
         written, typing = predicate

@@ -196,6 +196,8 @@ def test_a_person_and_a_section_keep_both() -> None:
         ("what changed between draft-00 and draft-01 in section 2.1?", "section_diff"),
         ("what is #7?", "thread"),
         ("who knows most about owls?", "experts"),
+        ("which people matter most in this group?", "experts"),
+        ("who are the most important people here?", "experts"),
         ("RFC 9990", "entity"),
         ("hootie", "person"),
         ("what did the IESG say about RFC 9990?", "not_held"),
@@ -216,6 +218,8 @@ def test_each_type_is_chosen_by_its_cue_and_entities(question: str, intent: str)
         "who can tell me about night flight?",
         "which person should I speak with about moulting season?",
         "is there someone I could consult on night flight?",
+        "whom should I talk to about moulting season?",
+        "night flight: who are the experts?",
     ],
 )
 def test_asking_for_a_person_to_ask_is_who_to_ask_however_worded(question: str) -> None:

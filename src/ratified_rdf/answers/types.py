@@ -597,9 +597,10 @@ register(
         "editors and the group's officers.",
         cues=(
             cue(
-                r"\bwho (?:should|could|can|do|would|might) (?:i|we|one) (?:ask|talk to|contact|"
-                r"reach|email|ping|consult)\b|\bwho to (?:ask|contact)\b|\bwho knows\b|"
+                r"\bwhom? (?:should|could|can|do|would|might) (?:i|we|one) (?:ask|talk to|"
+                r"contact|reach|email|ping|consult)\b|\bwho to (?:ask|contact)\b|\bwho knows\b|"
                 r"\bexperts? (?:on|in|about|for)\b|\bwho(?:'s| is) the expert\b|"
+                r"\bwho (?:are|were) the experts\b|"
                 r"\b(?:contact|point of contact|go-to person)\b|\bask about\b|"
                 # "who would know", "who can tell me about", "the person to talk to",
                 # "someone I could consult": someone to ask, however it is put.
@@ -637,7 +638,9 @@ register(
                 r"\bwho (?:contributed|participated|commented|posted|worked) (?:the )?most\b|"
                 r"\b(?:has|have) (?:contributed|worked|done) (?:the )?most\b|"
                 r"\bknows? .{0,40}\bbest\b|\brank\w*\b.{0,40}\b(?:people|contributors|experts)\b|"
-                r"\bmost (?:active|involved|prolific|influential|central)\b|\bexperts\b",
+                r"\bmost (?:active|involved|prolific|influential|central)\b|\bexperts\b|"
+                r"\b(?:people|who) (?:matter|mattered|count|counted)(?: the)? most\b|"
+                r"\bmost important (?:people|contributors|participants|voices)\b",
                 4,
             ),
         ),

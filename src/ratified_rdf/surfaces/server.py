@@ -1080,8 +1080,9 @@ def settle_for_serving(brain: Brain) -> None:
 @click.option(
     "--access",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Access list (TOML): bearer tokens' SHA-256 mapped to tenant, clearance and name. "
-    "Requests without a token read as the anonymous public reader.",
+    help="Access list (TOML): bearer tokens' SHA-256 mapped to tenant, clearance, name and "
+    "expiry; read again when it changes or on SIGHUP. Requests without a token read as the "
+    "anonymous public reader.",
 )
 @click.option(
     "--in-memory/--on-disk",

@@ -164,23 +164,22 @@ class Reading:
             return result
 
     def validate(self) -> list[Violation]:
-        """Validate the reader's graphs (and the catalog when nothing is withheld) with
-        pyshacl, audited; an empty list means they conform."""
+        """Validate the reader's graphs and the catalog as they may know it with pyshacl,
+        audited; an empty list means they conform."""
         self.follow()  # first, so the audit record names the graphs read
         graphs = self.scope.graphs
         with self.audited("validate", {"graphs": len(graphs)}) as record:
-            data = to_rdflib(self.store.triples(graphs))
+            data = to_rdflib(q.triple for q in publish.reader_quads(self.store, self.scope))
             found = ShaclGate().validate_graph(data, f"brain {self.brain_id}")
             self.calls.detail(record, {"violations": len(found)})
             return found
 
     def dump(self, output: IO[bytes], rdf_format: RdfFormat) -> None:
-        """Write the reader's graphs (and the catalog when nothing is withheld), audited."""
+        """Write the reader's graphs and the catalog as they may know it, audited."""
         self.follow()  # first, so the audit record names the graphs written
-        graphs = self.scope.graphs
-        named: list[JsonValue] = list(graphs)
+        named: list[JsonValue] = list(self.scope.graphs)
         with self.audited("dump", {"format": str(rdf_format), "graphs": named}):
-            self.store.dump(output, graphs, rdf_format)
+            publish.dump(self.store, self.scope, output, rdf_format)
 
     def prune(self, keep: int) -> list[str]:
         """Forget all but the latest ``keep`` runs and their graphs, audited; only a reader
@@ -270,9 +269,9 @@ class Reading:
         return self.store.describe([iri], [self.catalog])
 
     def catalog_size(self) -> int:
-        """How many triples the catalog holds."""
+        """How many triples the catalog holds, as this reader may know it."""
         self.follow()
-        return sum(1 for _ in self.store.triples([self.catalog]))
+        return len(publish.reader_catalog(self.store, self.scope))
 
     def _key(self, graphs: Sequence[str] | None) -> tuple[str, ...]:
         if graphs is None:

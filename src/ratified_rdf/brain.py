@@ -151,8 +151,9 @@ class Brain:
 
     @property
     def graphs(self) -> list[str]:
-        """What :meth:`validate` and :meth:`dump` cover: :attr:`read_graphs`, and the catalog
-        graph when nothing is withheld from this reader."""
+        """What :meth:`validate` and :meth:`dump` cover: :attr:`read_graphs` and the catalog
+        graph, which they read as this reader may know it (without a word on the graphs
+        withheld from them)."""
         return self.scope.graphs
 
     def ask(

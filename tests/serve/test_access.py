@@ -4,16 +4,31 @@ refused; and what a reader may not see stays out of every route."""
 
 from __future__ import annotations
 
+import gc
 import shutil
+import signal
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
+import uvicorn
 from click.testing import CliRunner
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from ratified_rdf import Brain
 from ratified_rdf.records.manifest import ManifestError
-from ratified_rdf.surfaces.access import AccessList, ReaderGrant, load_access, token_digest
+from ratified_rdf.surfaces import access as access_module
+from ratified_rdf.surfaces.access import (
+    AccessFile,
+    AccessList,
+    ReaderGrant,
+    load_access,
+    token_digest,
+)
 from ratified_rdf.surfaces.server import create_app, serve_command
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
@@ -22,14 +37,19 @@ MAIL = "SELECT ?t WHERE { ?t a <https://w3id.org/ratified-rdf/ontology#MailThrea
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
+def anonymous(tmp_path_factory: pytest.TempPathFactory) -> Brain:
+    """The pigeon brain with its mail restricted, read as the anonymous public reader."""
     folder = tmp_path_factory.mktemp("access")
     records = folder / "records"
     shutil.copytree(MANIFEST.parent, records)
     manifest = records / "manifest.toml"
     manifest.write_text(manifest.read_text() + '\n[clearance]\nmail = "restricted"\n')
     built, _ = Brain.build(manifest, source=str(make_pigeon_repo(folder / "git")))
-    anonymous = built.read_as(built.reader.but(clearance="public"))
+    return built.read_as(built.reader.but(clearance="public"))
+
+
+@pytest.fixture(scope="module")
+def client(anonymous: Brain) -> TestClient:
     access = AccessList(
         reader=(
             ReaderGrant(
@@ -89,3 +109,93 @@ def test_the_access_file_is_checked_without_echoing_hostile_tenants(tmp_path: Pa
         serve_command, ["--store", str(tmp_path / "none"), "--access", str(hostile)]
     )
     assert result.exit_code != 0 and "passwd" not in result.output
+
+
+def _reader(name: str, token: str, fields: str = "") -> str:
+    return f'[[reader]]\nname = "{name}"\ntoken_sha256 = "{token_digest(token)}"\n{fields}\n'
+
+
+NOON = datetime(2030, 5, 1, 12, 0, tzinfo=UTC)
+RESTRICTED = 'clearance = "restricted"'
+
+
+def test_a_running_server_follows_its_access_file(
+    anonymous: Brain, tmp_path: Path, serve: Callable[[Starlette], AbstractContextManager[str]]
+) -> None:
+    path = tmp_path / "access.toml"
+    path.write_text(
+        _reader("Rita", "rita-secret", RESTRICTED)
+        + _reader("Pat", "pat-secret", f"{RESTRICTED}\nexpires = 2030-05-01T12:00:00Z")
+        + _reader("Ed", "ed-secret", RESTRICTED)
+    )
+    now = [NOON - timedelta(seconds=1)]
+    app = create_app(anonymous, access=AccessFile(path, now=lambda: now[0]))
+
+    def mail(http: httpx.Client, token: str) -> int | None:
+        """How many mail threads the token's reader sees; None when it is refused."""
+        answer = http.get(
+            "/sparql",
+            params={"query": MAIL},
+            headers={"accept": "application/sparql-results+json", "authorization": token},
+        )
+        if answer.status_code == 401:
+            assert answer.headers["www-authenticate"].startswith("Bearer")
+            return None
+        assert answer.status_code == 200, answer.text
+        return len(answer.json()["results"]["bindings"])
+
+    with serve(app) as base, httpx.Client(base_url=base, timeout=60) as http:
+        assert [mail(http, f"Bearer {t}-secret") for t in ("rita", "pat", "ed")] == [1, 1, 1]
+        # Rita's token is taken out of the file: refused from the next request on.
+        path.write_text(
+            _reader("Pat", "pat-secret", f"{RESTRICTED}\nexpires = 2030-05-01T12:00:00Z")
+            + _reader("Ed", "ed-secret", 'clearance = "public"')
+        )
+        assert mail(http, "Bearer rita-secret") is None
+        # Ed's clearance is lowered: the next request reads at the new level.
+        assert mail(http, "Bearer ed-secret") == 0
+        # Pat's token expires at noon.
+        assert mail(http, "Bearer pat-secret") == 1
+        now[0] = NOON
+        assert mail(http, "Bearer pat-secret") is None
+        # A broken edit leaves the list in force, and a fixed one is read.
+        path.write_text("[[reader]\n")
+        assert mail(http, "Bearer ed-secret") == 0
+        path.write_text(_reader("Rita", "rita-secret", RESTRICTED))
+        assert [mail(http, f"Bearer {t}-secret") for t in ("rita", "pat", "ed")] == [1, None, None]
+
+
+def test_serve_reads_its_access_file_again_on_sighup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path / "git")), path=store)
+    brain.close()
+    path = tmp_path / "access.toml"
+    path.write_text(_reader("Rita", "rita-secret"))
+    # An edit the file's identity does not show is read only on SIGHUP.
+    monkeypatch.setattr(access_module, "_identity", lambda _path: (1, 2, 3, 4, 5))
+    seen: list[object] = []
+
+    def run(app: Starlette, **_options: object) -> None:
+        access = app.state.access
+        assert isinstance(access, AccessFile) and access.grant_for("rita-secret") is not None
+        path.write_text(_reader("Pat", "pat-secret"))
+        assert access.grant_for("rita-secret") is not None
+        hangup = signal.getsignal(signal.SIGHUP)
+        assert callable(hangup)
+        hangup(signal.SIGHUP, None)
+        seen.append(access.grant_for("rita-secret"))
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    before, threshold = signal.getsignal(signal.SIGHUP), gc.get_threshold()
+    try:
+        result = CliRunner().invoke(
+            serve_command, ["--store", str(store), "--on-disk", "--access", str(path)]
+        )
+    finally:  # serve_command freezes the heap for the server it starts; this process goes on
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+    assert result.exit_code == 0, result.output
+    assert seen == [None]
+    assert signal.getsignal(signal.SIGHUP) == before

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import io
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from pyoxigraph import RdfFormat
 
 from ratified_rdf import Brain, Verdict
+from ratified_rdf import build as build_module
 from ratified_rdf.answers.models import Answer, DiscussionPost
 from ratified_rdf.build import build
+from ratified_rdf.graph import writer
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.queries.guard import QueryRefused
@@ -98,7 +102,53 @@ def test_a_public_reader_gets_no_restricted_fact_and_no_trace_of_it(
     buffer = io.BytesIO()
     public.dump(buffer, RdfFormat.N_QUADS)
     graphs = {line.rsplit(" ", 2)[-2] for line in buffer.getvalue().decode().splitlines()}
-    assert graphs == {f"<{g}>" for g in public.read_graphs}
+    assert graphs == {f"<{g}>" for g in [*public.read_graphs, public.catalog]}
+
+
+class _Moment(datetime):
+    """A clock that always reads the same moment, so two builds get the same run id and times."""
+
+    @classmethod
+    def now(cls, tz: object = None) -> _Moment:
+        return cls(2030, 5, 1, 12, 0, tzinfo=UTC)
+
+
+def test_a_public_dump_is_the_dump_of_the_brain_built_without_what_it_withholds(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two builds differ only by the run id and the moments they ran at: both are fixed here,
+    # so whatever else differs between the dumps is what the withheld graphs leaked.
+    monkeypatch.setattr(writer, "datetime", _Moment)
+    monkeypatch.setattr(build_module, "datetime", _Moment)
+    monkeypatch.setattr(writer, "secrets", SimpleNamespace(token_hex=lambda n: "c0ffee"))
+    dumps, described, digests = [], [], []
+    for name, restricted in (("with", True), ("without", False)):
+        folder = tmp_path / name
+        shutil.copytree(MANIFEST.parent, folder)
+        manifest = folder / "manifest.toml"
+        text = manifest.read_text()
+        if restricted:
+            text += '\n[clearance]\nmail = "restricted"\n'
+        else:
+            mail = '[[discussion.mail]]\nlist = "pigeon"\nfile = "pigeon-list.mbox"\n'
+            assert mail in text
+            text = text.replace(mail, "")
+        manifest.write_text(text)
+        store = OxigraphStore()
+        build(manifest, source=str(repo), store=store)
+        public = Brain.from_store(store)
+        assert bool(public.scope.withheld_graphs) is restricted
+        buffer = io.BytesIO()
+        public.dump(buffer, RdfFormat.N_QUADS)
+        dumps.append(buffer.getvalue())
+        # The catalog is in the dump, whether or not anything is withheld.
+        assert f"<{public.catalog}> .".encode() in buffer.getvalue()
+        described.append(sorted(map(str, public.describe_dataset())))
+        digests.append(public.content_hash())
+    assert dumps[0] == dumps[1]
+    # Nor do the VoID description (counts, licences) or the content hash tell them apart.
+    assert described[0] == described[1] and digests[0] == digests[1]
+    assert b"/mail>" not in dumps[0] and b"/expertise-restricted>" not in dumps[0]
 
 
 def test_the_acknowledge_policy_says_only_that_more_exists(

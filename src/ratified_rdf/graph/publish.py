@@ -1,24 +1,26 @@
-"""A brain's graphs as a whole, for publishing: their content hash, N-Quads of them, and the
-VoID description of what a reader sees."""
+"""A brain's graphs as a whole, for publishing: their content hash, N-Quads of them, a
+reader's dump (their graphs and the catalog as they may know it), and the VoID description of
+what a reader sees."""
 
 from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Iterator, Sequence
+from typing import IO, NamedTuple
 
-from pyoxigraph import RdfFormat, Triple
+from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, serialize
 
 from ratified_rdf._errors import BrainError
 from ratified_rdf.graph import void
 from ratified_rdf.graph.scope import Scope
 from ratified_rdf.graph.store import TripleStore
-from ratified_rdf.graph.vocab import term
+from ratified_rdf.graph.vocab import PREFIXES, term
 from ratified_rdf.graph.writer import RunRecord
 from ratified_rdf.queries import run_query
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.queries.run import source_of
+from ratified_rdf.trust import can_read
 
 
 def content_hash(store: TripleStore, graphs: Sequence[str], run: RunRecord | None) -> str:
@@ -41,6 +43,51 @@ def nquads(store: TripleStore, graphs: Sequence[str]) -> bytes:
     output = io.BytesIO()
     store.dump(output, list(graphs), RdfFormat.N_QUADS)
     return output.getvalue()
+
+
+def hidden_graphs(scope: Scope) -> set[str]:
+    """Every graph of the brain withheld from ``scope``'s reader: those of any run (not only the
+    current one) and the reviews graphs above their clearance."""
+    levels = {g: level for run in scope.runs for g, level in run.graphs.items()}
+    levels.update(scope.reviews)
+    return {g for g, level in levels.items() if not can_read(scope.clearance, level)}
+
+
+def reader_catalog(store: TripleStore, scope: Scope) -> list[Triple]:
+    """The catalog graph as ``scope``'s reader may know it: every triple but those naming a
+    graph withheld from them. It is what the catalog of the same brain built without those
+    graphs says, so that its presence, size or content tells the reader nothing of them."""
+    hidden = hidden_graphs(scope)
+    if not hidden:
+        return list(store.triples([scope.catalog]))
+    return [
+        t
+        for t in store.triples([scope.catalog])
+        if not any(isinstance(n, NamedNode) and n.value in hidden for n in (t.subject, t.object))
+    ]
+
+
+def reader_quads(store: TripleStore, scope: Scope) -> Iterator[Quad]:
+    """What ``scope``'s reader validates and dumps: their graphs of the current run, then the
+    catalog as they may know it (:func:`reader_catalog`)."""
+    for graph in scope.read_graphs:
+        name = NamedNode(graph)
+        for t in store.triples([graph]):
+            yield Quad(t.subject, t.predicate, t.object, name)
+    catalog = NamedNode(scope.catalog)
+    for t in reader_catalog(store, scope):
+        yield Quad(t.subject, t.predicate, t.object, catalog)
+
+
+def dump(store: TripleStore, scope: Scope, output: IO[bytes], rdf_format: RdfFormat) -> None:
+    """Write :func:`reader_quads` to ``output``; a format without graphs (Turtle) gets their
+    union. A reader from whom graphs are withheld gets the same bytes as a reader of the brain
+    built without those graphs (run ids and times aside)."""
+    quads = reader_quads(store, scope)
+    if rdf_format.supports_datasets:
+        serialize(quads, output, rdf_format, prefixes=PREFIXES)
+    else:
+        serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
 
 
 class Published(NamedTuple):

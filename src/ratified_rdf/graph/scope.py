@@ -25,7 +25,9 @@ class Scope(BaseModel):
 
     ``read_graphs`` are the current run's readable graphs (every query's default graph);
     ``withheld_graphs`` those above the reader's clearance; ``graphs`` adds the catalog graph
-    (runs and their provenance) when nothing is withheld: what validation and dumps cover.
+    (runs and their provenance): what validation and dumps cover. They read the catalog as the
+    reader may know it, without a word on the graphs withheld from them
+    (:func:`~ratified_rdf.graph.publish.reader_catalog`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -56,7 +58,7 @@ class Scope(BaseModel):
             reviews=reviews,
             read_graphs=readable,
             withheld_graphs=withheld,
-            graphs=[*readable, *([] if withheld else [catalog])],
+            graphs=[*readable, catalog],
         )
 
     @property

@@ -76,7 +76,7 @@ from ratified_rdf.queries.sandbox import (
     SandboxLimits,
 )
 from ratified_rdf.surfaces import section_text, timeline_svg
-from ratified_rdf.surfaces.access import AccessList, load_access
+from ratified_rdf.surfaces.access import AccessFile, AccessList, ReaderGrant, reload_on_sighup
 from ratified_rdf.trust import Reader
 
 WEB = Path(__file__).resolve().parent / "web"
@@ -183,7 +183,7 @@ def _reader(request: Request) -> Brain:
     if not header:
         return brain
     scheme, _, token = header.partition(" ")
-    access: AccessList | None = request.app.state.access
+    access: AccessList | AccessFile | None = request.app.state.access
     grant = access.grant_for(token.strip()) if access and scheme.lower() == "bearer" else None
     if grant is None:
         raise EndpointError(
@@ -193,15 +193,16 @@ def _reader(request: Request) -> Brain:
             "anonymous (public) reader.",
             {"WWW-Authenticate": 'Bearer error="invalid_token"'},
         )
-    readers: dict[str, Brain] = request.app.state.readers
-    if grant.token_sha256 not in readers:
+    # Keyed by the whole grant: a token whose clearance the access file lowers is read anew.
+    readers: dict[ReaderGrant, Brain] = request.app.state.readers
+    if grant not in readers:
         try:
-            readers[grant.token_sha256] = brain.read_as(
+            readers[grant] = brain.read_as(
                 Reader(grant.tenant, grant.clearance, grant.redaction, grant.name)
             )
         except BrainError as error:
             raise EndpointError(403, str(error)) from None
-    reader = readers[grant.token_sha256]
+    reader = readers[grant]
     reader.reading.follow()
     return reader
 
@@ -945,7 +946,7 @@ def create_app(
     query_workers: int | None = None,
     per_client: int | None = None,
     query_memory_mib: int = 1_024,
-    access: AccessList | None = None,
+    access: AccessList | AccessFile | None = None,
     max_stream_rows: int = 1_000_000,
 ) -> Starlette:
     """The ASGI app serving ``brain``: run it with uvicorn.
@@ -955,7 +956,8 @@ def create_app(
     ``query_workers`` is how many run at once (default :func:`default_query_workers`) and
     ``per_client`` how many of them one client may hold (default one: a client's further
     queries wait for its own turn, so one client never holds more than its share).
-    ``access`` maps bearer tokens to readers; without a token a request reads as ``brain``.
+    ``access`` maps bearer tokens to readers (an :class:`AccessFile` is read again when it
+    changes); without a token a request reads as ``brain``.
     ``max_stream_rows`` bounds what streams past ``max_rows`` instead (a whole graph from the
     graph store protocol, a triple pattern's rows): see :mod:`ratified_rdf.surfaces.standard`.
     """
@@ -1078,8 +1080,9 @@ def settle_for_serving(brain: Brain) -> None:
 @click.option(
     "--access",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Access list (TOML): bearer tokens' SHA-256 mapped to tenant, clearance and name. "
-    "Requests without a token read as the anonymous public reader.",
+    help="Access list (TOML): bearer tokens' SHA-256 mapped to tenant, clearance, name and "
+    "expiry; read again when it changes or on SIGHUP. Requests without a token read as the "
+    "anonymous public reader.",
 )
 @click.option(
     "--in-memory/--on-disk",
@@ -1107,7 +1110,7 @@ def serve_command(
     import uvicorn
 
     try:
-        grants = load_access(access) if access is not None else None
+        grants = AccessFile(access) if access is not None else None
         if in_memory:
             click.echo(f"Copying the brain at {store} into memory …", err=True)
         brain = Brain.open(store, in_memory=in_memory)
@@ -1135,7 +1138,7 @@ def serve_command(
             err=True,
         )
         # A tree head every 30 s or 1,000 records, and a last one on SIGTERM or SIGINT.
-        with stop_on_sigterm(), PeriodicSigner(brain.audit):
+        with stop_on_sigterm(), PeriodicSigner(brain.audit), reload_on_sighup(grants):
             uvicorn.run(app, host=host, port=port, log_level="info")
 
 

@@ -887,7 +887,8 @@ def scoped_description(brain: Brain, iri: str) -> list[Triple]:
     elif iri == brain_iri:
         out += _catalog_says(brain, iri)  # its runs, which every reader of the brain sees
     elif iri == brain.catalog and brain.catalog in brain.graphs:
-        # Only a reader from whom no graph is withheld may read the catalog (as dump does).
+        # Every reader reads the catalog as they may know it (as dump does): its absence or
+        # its size would tell a reader that graphs are withheld from them.
         size = brain.reading.catalog_size()
         out += [
             Triple(_node(iri), _RDF_TYPE, NamedNode(v.VOID + "Dataset")),

@@ -15,9 +15,12 @@ Oxigraph parses the text again with its own parser, so the guard first rewrites 
 one both parsers read alike, parses that, and hands it back (:class:`ReaderQuery`): callers
 run the text the guard returned, never the one they were sent. In that text
 
-- every ``\\u``/``\\U`` code point escape is expanded, as SPARQL says (``\\u`` takes four hex
-  digits, ``\\U`` eight; a backslash and the character after it otherwise stay together as a
-  pair), and an escape naming no character (a surrogate half, past U+10FFFF) is refused;
+- every ``\\u``/``\\U`` code point escape is expanded, wherever it is, as SPARQL 1.1 says
+  (``\\u`` takes four hex digits, ``\\U`` eight; a backslash and the character after it
+  otherwise stay together as a pair), and an escape naming no character (a surrogate half,
+  past U+10FFFF) is refused. rdflib's parser expands escapes everywhere, Oxigraph only inside
+  string literals and IRIs, so ``"\\u005C"`` was one backslash to Oxigraph and the start of an
+  escaped quote to rdflib: after expansion both read ``"\\"`` alike;
 - no escape is left: a text whose expansion would spell one (``\\u005Cu0053``), or that holds
   an escape only one parser would read (rdflib's parser also reads ``\\u`` with eight digits and
   ``\\U`` with four), is refused, so neither parser expands anything a second time;

@@ -153,7 +153,7 @@ class Reading:
         """Run a reader's own read-only query, audited: the guard checks its parse tree
         first, and an embedded store runs it on a thread sealed off the network."""
         with self.audited("query", audited_text(sparql)) as record:
-            check_reader_query(sparql)
+            sparql = check_reader_query(sparql).text  # run what the guard read, not what came
             session = self.session(as_of)
             store, graphs = session.store, session.graphs
             if isinstance(store, OxigraphStore | MemoryDataset):
@@ -240,7 +240,7 @@ class Reading:
         the caller records the call. Only the embedded store streams. The engine computes rows
         as they are pulled, on the pulling thread: pull them on a thread sealed off the network
         (:func:`~ratified_rdf.queries.offline.forbid_network`), as the query sandbox does."""
-        check_reader_query(sparql)
+        sparql = check_reader_query(sparql).text  # run what the guard read, not what came
         self.follow()
         if not isinstance(self.store, OxigraphStore):
             raise BrainError(

@@ -184,7 +184,9 @@ def test_the_engine_on_a_sealed_thread_never_reaches_the_listener(
 ) -> None:
     # As the sandbox's worker runs a query, but with the guard switched off: the seal alone.
     url, seen = listener
-    monkeypatch.setattr(guard, "check_reader_query", lambda sparql: "SELECT")
+    monkeypatch.setattr(
+        guard, "check_reader_query", lambda sparql: guard.ReaderQuery("SELECT", sparql)
+    )
     store = Store()
 
     def run() -> tuple[object, ...]:

@@ -11,16 +11,38 @@ tree holds, not on how the text looks:
   dataset than the text names would mislead;
 - text the parser cannot read: what the guard cannot read, it does not let through.
 
-Oxigraph parses the text again with its own parser. Where the two might disagree, the second
-wall stands: readers' queries run on threads sealed off the network
-(:mod:`ratified_rdf.queries.offline`), so a SERVICE the guard missed still cannot connect.
+Oxigraph parses the text again with its own parser, so the guard first rewrites the text into
+one both parsers read alike, parses that, and hands it back (:class:`ReaderQuery`): callers
+run the text the guard returned, never the one they were sent. In that text
+
+- every ``\\u``/``\\U`` code point escape is expanded, wherever it is, as SPARQL 1.1 says
+  (``\\u`` takes four hex digits, ``\\U`` eight; a backslash and the character after it
+  otherwise stay together as a pair), and an escape naming no character (a surrogate half,
+  past U+10FFFF) is refused. rdflib's parser expands escapes everywhere, Oxigraph only inside
+  string literals and IRIs, so ``"\\u005C"`` was one backslash to Oxigraph and the start of an
+  escaped quote to rdflib: after expansion both read ``"\\"`` alike;
+- no escape is left: a text whose expansion would spell one (``\\u005Cu0053``), or that holds
+  an escape only one parser would read (rdflib's parser also reads ``\\u`` with eight digits and
+  ``\\U`` with four), is refused, so neither parser expands anything a second time;
+- every line ends in ``\\n``: ``\\r\\n`` and a lone ``\\r`` become ``\\n``. Oxigraph ends a
+  comment at ``\\r``, rdflib's parser only at ``\\n``; neither ends one at any other character
+  (the differential test ``tests/fuzz/test_guard_differential.py`` holds both parsers to
+  that). A carriage return inside a long string literal so reads as a line feed: spell it
+  ``\\r``.
+
+Where the two parsers might still disagree, the second wall stands: readers' queries run on
+threads sealed off the network (:mod:`ratified_rdf.queries.offline`), so a SERVICE the guard
+missed still cannot connect, and the embedded store is always given the dataset, which
+overrides any FROM or FROM NAMED the engine reads.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Final, Literal
 
 from pydantic import JsonValue
@@ -52,16 +74,92 @@ class QueryRefused(QueryError):
         self.reason: Refusal = reason
 
 
-def check_reader_query(sparql: str) -> QueryForm:
-    """The form of ``sparql`` (SELECT, ASK, CONSTRUCT or DESCRIBE) if a reader may run it;
-    otherwise raise :class:`QueryRefused` saying why and what to do instead."""
+@dataclass(frozen=True)
+class ReaderQuery:
+    """A reader's query the guard let through: its form, and the text to run, which is the
+    text the guard read (the sent text with its escapes expanded and its line ends made
+    ``\\n``). Run :attr:`text`, never the text that was sent."""
+
+    form: QueryForm
+    text: str
+
+
+def check_reader_query(sparql: str) -> ReaderQuery:
+    """The query ``sparql`` as a :class:`ReaderQuery` (its form, and the one text to run) if a
+    reader may run it; otherwise raise :class:`QueryRefused` saying why and what to do
+    instead."""
     if len(sparql) > MAX_QUERY_CHARS:
         raise QueryRefused(
             "size",
             f"The query is {len(sparql):,} characters long, over the {MAX_QUERY_CHARS:,} this "
             "brain reads; send a shorter query (long VALUES lists can be split over several).",
         )
-    return _checked(sparql)
+    text = canonical_text(sparql)
+    return ReaderQuery(_checked(text), text)
+
+
+# A backslash and what follows it: a code point escape (four hex digits after u, eight after
+# U), or any other pair, kept as it is (so the second backslash of "\\" starts nothing).
+_ESCAPE: Final = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|.)", re.DOTALL)
+# What either parser could still read as an escape: rdflib's parser reads \u and \U alike,
+# with four or eight digits. None may be left in the text both parsers read.
+_ANY_ESCAPE: Final = re.compile(r"\\[uU][0-9A-Fa-f]{4}")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_LINE_END: Final = re.compile(r"\r\n?|\n")
+
+
+def canonical_text(sparql: str) -> str:
+    """``sparql`` as both parsers read it alike: code point escapes expanded, none left, and
+    every line ended by ``\\n`` (see the module's notes). Raise :class:`QueryRefused` for a
+    text that cannot be made so: a lone surrogate, an escape naming no character, an escape
+    left after expansion."""
+    lone = _SURROGATE.search(sparql)
+    if lone:
+        raise QueryRefused(
+            "syntax",
+            f"The query holds a lone surrogate (U+{ord(lone[0]):04X}) at "
+            f"{_where(sparql, lone.start())}, half of a UTF-16 pair and no character; send "
+            "the query as valid Unicode text.",
+        )
+
+    def expand(escape: re.Match[str]) -> str:
+        digits = escape[1] or escape[2]
+        if digits is None:
+            return escape[0]
+        code = int(digits, 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            why = (
+                "past U+10FFFF, the last Unicode code point"
+                if code > 0x10FFFF
+                else "half of a UTF-16 surrogate pair, not a character"
+            )
+            raise QueryRefused(
+                "syntax",
+                f"The escape {escape[0]} at {_where(sparql, escape.start())} names no "
+                f"character (U+{code:04X} is {why}); write the character "
+                "itself, or its escape: \\u with four hex digits, \\U with eight (\\U0001F600 "
+                "for U+1F600).",
+            )
+        return chr(code)
+
+    expanded = _ESCAPE.sub(expand, sparql) if "\\" in sparql else sparql
+    left = _ANY_ESCAPE.search(expanded)
+    if left:
+        raise QueryRefused(
+            "syntax",
+            f"The query still holds the escape {left[0]} once its escapes are expanded (an "
+            "escape spelled by another, or after a backslash, or with the wrong number of "
+            "digits), which SPARQL parsers read differently; write the character itself, or "
+            'build such a string with CONCAT (CONCAT("\\\\", "u0041")).',
+        )
+    return _LINE_END.sub("\n", expanded) if "\r" in expanded else expanded
+
+
+def _where(text: str, at: int) -> str:
+    """``at`` in ``text`` as a line and a column, both from 1 (any line end counts)."""
+    ends = list(_LINE_END.finditer(text, 0, at))
+    column = at - (ends[-1].end() if ends else 0) + 1
+    return f"line {len(ends) + 1}, column {column}"
 
 
 @functools.lru_cache(maxsize=512)
@@ -158,8 +256,10 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "QueryForm",
     "QueryRefused",
+    "ReaderQuery",
     "Refusal",
     "audited_text",
+    "canonical_text",
     "check_reader_query",
     "refuse_service",
 ]

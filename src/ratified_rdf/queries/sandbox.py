@@ -443,7 +443,7 @@ def _answer(
     from ratified_rdf.queries.guard import QueryRefused, check_reader_query
 
     try:
-        check_reader_query(sparql)
+        sparql = check_reader_query(sparql).text  # run what the guard read, not what came
     except QueryRefused as refused:
         status = {"update": 403, "size": 413}.get(refused.reason, 400)
         return ("error", status, str(refused), refused.reason)

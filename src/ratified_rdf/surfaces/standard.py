@@ -714,9 +714,10 @@ def triple_pattern(sparql: str) -> TriplePattern | None:
     if len(sparql) > MAX_PATTERN_CHARS or not could_be_pattern(sparql):
         return None
     try:
-        if check_reader_query(sparql) != "SELECT":
+        checked = check_reader_query(sparql)
+        if checked.form != "SELECT":
             return None
-        algebra = translateQuery(parseQuery(sparql)).algebra
+        algebra = translateQuery(parseQuery(checked.text)).algebra
     except Exception:  # the sandbox gives the proper refusal for anything unreadable
         return None
     node = algebra.p

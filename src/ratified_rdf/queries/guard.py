@@ -219,12 +219,6 @@ def audited_text(sparql: str) -> dict[str, JsonValue]:
     return kept
 
 
-def refuse_service(sparql: str) -> None:
-    """Raise :class:`QueryRefused` unless a reader may run ``sparql`` (the check of
-    :func:`check_reader_query`, for callers that need no form)."""
-    check_reader_query(sparql)
-
-
 def _is_update(sparql: str) -> bool:
     try:
         parseUpdate(sparql)
@@ -261,5 +255,4 @@ __all__ = [
     "audited_text",
     "canonical_text",
     "check_reader_query",
-    "refuse_service",
 ]

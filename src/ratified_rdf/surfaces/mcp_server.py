@@ -23,8 +23,8 @@ Bounds: a ``sparql`` query is the agent's own text, so it runs as ``/sparql`` ru
 server, in a worker process of the query sandbox (:mod:`ratified_rdf.queries.sandbox`):
 sealed off the network, checked by its parse tree, and ended past ``--query-timeout`` or
 ``--query-memory`` with a sentence, after which the next call gets a fresh worker. A call the
-client cancels (``notifications/cancelled``) ends its worker at once, and so do closing stdin
-and SIGTERM, so no worker outlives the server. The other tools run the library's own
+client cancels (``notifications/cancelled``) ends its worker at once, and closing stdin or
+SIGTERM ends every worker before the server stops. The other tools run the library's own
 hand-written queries in the server process, as the HTTP server's answer cards do.
 
 The reader (tenant, clearance, redaction policy, actor) is fixed when the server starts and
@@ -170,7 +170,8 @@ class SparqlResults(BaseModel):
         f"{MAX_ANSWER_BYTES // 1024:,} KiB one answer may take.",
     )
     engine_ms: float = Field(
-        description="Milliseconds the query took in its worker process, reading every row."
+        description="Milliseconds the query took in its worker process, reading every row "
+        "(a worker's start and loading of the graphs included, the first time)."
     )
     note: str | None = Field(default=None, description="What to do when rows were left out.")
 

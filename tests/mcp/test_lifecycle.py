@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import select
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -179,3 +182,168 @@ def test_sigterm_closes_the_brain_and_signs_a_tree_head(pigeon_store: Path) -> N
         if process.stdin is not None:
             process.stdin.close()
     _assert_closed_and_signed(pigeon_store, heads_before, question)
+
+
+# --- a query running when the call is cancelled, stdin closes, or SIGTERM comes -------------
+
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+"""A cartesian product of every triple with itself, twice: billions of rows to count, in
+little memory, so only the query's deadline or its caller can end it."""
+
+SMALL = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
+
+_SANDBOX_MODULE = "ratified_rdf.queries.sandbox"
+_GUARD_S = 120
+"""How long a test waits for something it expects, so a broken server fails the test instead
+of hanging the suite; far above what any of it takes on a loaded machine."""
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name, or None once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rpartition(")")[2].split()
+
+
+def _query_workers(parent: int) -> list[int]:
+    """The query sandbox's worker processes that ``parent`` started and that still run."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat(int(entry.name))
+        if fields is None or fields[0] == "Z" or int(fields[1]) != parent:
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if _SANDBOX_MODULE.encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = _stat(pid)
+    if fields is None:
+        return 0.0
+    # utime and stime, fields 14 and 15 of stat; the list starts at field 3.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_for(condition: Callable[[], bool], what: str) -> None:
+    waited = 0.0
+    while not condition():
+        assert waited < _GUARD_S, f"{what} did not happen within {_GUARD_S} s"
+        time.sleep(0.05)
+        waited += 0.05
+
+
+def _gone(pid: int) -> bool:
+    fields = _stat(pid)
+    return fields is None or fields[0] == "Z"
+
+
+def _start_runaway(process: subprocess.Popen[bytes], request_id: int) -> int:
+    """Call the sparql tool with :data:`RUNAWAY`; return its worker's pid once that worker
+    has spent a few CPU seconds, so the query itself is running, not the worker's start."""
+    _send(
+        process,
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": "sparql", "arguments": {"query": RUNAWAY}},
+        },
+    )
+    workers: list[int] = []
+
+    def started() -> bool:
+        workers[:] = _query_workers(process.pid)
+        return bool(workers)
+
+    _wait_for(started, "a query worker starting")
+    (worker,) = workers
+    _wait_for(lambda: _cpu_seconds(worker) >= 3, "the worker running the query")
+    return worker
+
+
+def test_cancelling_a_call_ends_its_query_worker_and_later_calls_work(
+    pigeon_store: Path,
+) -> None:
+    process = _start(pigeon_store, "--query-timeout", "600")
+    try:
+        _initialise(process)
+        worker = _start_runaway(process, 3)
+        _send(
+            process,
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 3, "reason": "the agent changed its mind"},
+            },
+        )
+        _wait_for(lambda: _gone(worker), "the cancelled query's worker ending")
+        _send(
+            process,
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "sparql", "arguments": {"query": SMALL}},
+            },
+        )
+        assert process.stdout is not None
+        reply = _receive(process.stdout)
+        # A cancelled request gets no response: the next one is the later call's.
+        assert reply["id"] == 4 and not reply["result"].get("isError"), reply
+        assert len(reply["result"]["structuredContent"]["rows"]) == 1
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=_GUARD_S) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_closing_stdin_while_a_query_runs_ends_the_server_and_its_worker(
+    pigeon_store: Path,
+) -> None:
+    heads_before = len(tree_heads(pigeon_store))
+    process = _start(pigeon_store, "--query-timeout", "600")
+    try:
+        _initialise(process)
+        worker = _start_runaway(process, 3)
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=_GUARD_S) == 0
+        _wait_for(lambda: _gone(worker), "the worker ending with the server")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    # Closed, not killed: the brain signed a last tree head, over the query's records too.
+    heads = tree_heads(pigeon_store)
+    assert len(heads) == heads_before + 1
+    assert heads[-1]["tree_size"] == len(audit_entries(pigeon_store))
+
+
+def test_sigterm_while_a_query_runs_ends_the_server_and_its_worker(pigeon_store: Path) -> None:
+    heads_before = len(tree_heads(pigeon_store))
+    process = _start(pigeon_store, "--query-timeout", "600")
+    try:
+        _initialise(process)
+        worker = _start_runaway(process, 3)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=_GUARD_S) == 0
+        _wait_for(lambda: _gone(worker), "the worker ending with the server")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdin is not None:
+            process.stdin.close()
+    assert len(tree_heads(pigeon_store)) == heads_before + 1

@@ -1,14 +1,17 @@
 """The pieces of a tool result that need no server: SPARQL terms as SPARQL 1.1 JSON results,
-the row cap, the question section_people asks, and the command without the SDK."""
+the row cap and the byte cap, the question section_people asks, and the command without the
+SDK."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from mcp.types import TextContent
 from pyoxigraph import BlankNode, Literal, NamedNode
 
 from ratified_rdf import Answer, Verdict
@@ -18,7 +21,9 @@ from ratified_rdf.graph.store import QueryResult, Term
 from ratified_rdf.surfaces.mcp_server import (
     MCP_MISSING,
     TEXT_BUDGET,
+    SparqlResults,
     ToolFailure,
+    bounded_answer,
     card_text,
     mcp_command,
     people_question,
@@ -95,6 +100,49 @@ def test_rows_past_the_cap_are_counted_and_said_to_be_left_out() -> None:
     assert shown.note is not None and "LIMIT and OFFSET" in shown.note
     whole = sparql_results(result)
     assert (whole.row_count, whole.truncated, whole.note) == (5, False, None)
+
+
+def _long_rows(count: int) -> SparqlResults:
+    rows = [
+        {"v": {"type": "literal", "value": f"{n}: " + "a pigeon's take-off, told at length " * 9}}
+        for n in range(count)
+    ]
+    return SparqlResults(variables=["v"], rows=rows, row_count=count, engine_ms=1.0)
+
+
+def test_an_answer_under_the_byte_cap_is_whole_in_both_blocks() -> None:
+    results = _long_rows(40)
+    answer = bounded_answer(results, max_bytes=1_000_000)
+    assert not answer.is_error
+    assert answer.structured_content == results.model_dump(mode="json")
+    text = answer.content[0]
+    assert isinstance(text, TextContent) and json.loads(text.text) == answer.structured_content
+
+
+def test_an_answer_over_the_byte_cap_keeps_the_first_rows_that_fit_and_says_so() -> None:
+    results = _long_rows(40)
+    answer = bounded_answer(results, max_bytes=8192)
+    size = len(answer.model_dump_json(by_alias=True).encode())
+    assert size <= 8192
+    got = answer.structured_content
+    assert got is not None
+    shown = len(got["rows"])
+    assert 0 < shown < 40 and got["rows"] == results.model_dump(mode="json")["rows"][:shown]
+    # The most that fit: the next row, written in both blocks, would have gone over.
+    assert size + 2 * len(json.dumps(results.rows[shown])) > 8192
+    assert got["truncated"] is True and got["row_count"] == 40
+    assert got["note"].startswith(f"Only the first {shown} of 40 rows are shown")
+    assert "8 KiB" in got["note"] and f"OFFSET {shown}" in got["note"]
+
+
+def test_an_answer_whose_variables_alone_are_over_the_cap_is_a_sentence() -> None:
+    names = [f"pigeon_variable_{n}" for n in range(600)]
+    results = SparqlResults(variables=names, rows=[], row_count=0, engine_ms=1.0)
+    answer = bounded_answer(results, max_bytes=8192)
+    assert answer.is_error and answer.structured_content is None
+    text = answer.content[0]
+    assert isinstance(text, TextContent)
+    assert text.text.startswith("Even without its rows the answer is over the 8 KiB")
 
 
 def test_section_people_asks_the_question_the_router_reads_back() -> None:

@@ -17,8 +17,9 @@ The server waits for the reply while watching the worker: past the query's deadl
 the worker's memory has grown by more than the ceiling, the worker is killed (the query is
 *ended*, its CPU and memory are returned at once) and a fresh one takes its place. A worker
 that dies on its own (the kernel's OOM killer, a crash in the engine) is replaced the same
-way. Slots are shared fairly: one client (a token, or an address) holds at most
-``per_client`` of them, so one client cannot hold every worker.
+way, and so is a worker whose caller stops waiting (a cancelled task): its query is ended at
+once, not at its deadline. Slots are shared fairly: one client (a token, or an address) holds
+at most ``per_client`` of them, so one client cannot hold every worker.
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ class _Worker:
     conn: Connection | None = None
     loaded: dict[str, int] = field(default_factory=dict)
     base_rss: int = 0
+    abandoned: threading.Event = field(default_factory=threading.Event)
+    """Set when the caller of the query on this worker stopped waiting for it."""
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -194,6 +197,16 @@ class QuerySandbox:
             self._waiting.append(entry)
         try:
             await asyncio.wait_for(asyncio.shield(turn), max(0.0, deadline - time.monotonic()))
+        except asyncio.CancelledError:
+            # The caller gave up waiting: leave the queue, or give back a turn granted just
+            # now, so the slot is not held for a query nobody runs.
+            with self._lock:
+                granted = entry not in self._waiting
+                if not granted:
+                    self._waiting.remove(entry)
+            if granted:
+                self._release(client)
+            raise
         except TimeoutError:
             with self._lock:
                 if entry not in self._waiting:
@@ -237,14 +250,37 @@ class QuerySandbox:
         await self._acquire(client, deadline)
         with self._lock:
             worker = self._free.pop()
+        worker.abandoned.clear()
+        handed_off = False
         try:
             if time.monotonic() >= deadline:  # the slot came as the time ran out
                 raise self._busy_error()
-            return await asyncio.to_thread(self._exchange, worker, request, export, deadline)
+            exchange = asyncio.ensure_future(
+                asyncio.to_thread(self._exchange, worker, request, export, deadline)
+            )
+            try:
+                return await asyncio.shield(exchange)
+            except asyncio.CancelledError:
+                # The caller stopped waiting (a client's cancellation, a closing server): the
+                # thread ends the query at once instead of at its deadline, and the worker
+                # goes back to the pool only once that thread has let go of it.
+                worker.abandoned.set()
+                handed_off = True
+                exchange.add_done_callback(lambda done: self._hand_back(worker, client, done))
+                raise
         finally:
-            with self._lock:
-                self._free.append(worker)
-            self._release(client)
+            if not handed_off:
+                with self._lock:
+                    self._free.append(worker)
+                self._release(client)
+
+    def _hand_back(self, worker: _Worker, client: str, done: asyncio.Future[QueryReply]) -> None:
+        """Return an abandoned query's worker and slot once its thread has finished."""
+        if not done.cancelled():
+            done.exception()  # nobody awaits it any more: read, so it is not reported
+        with self._lock:
+            self._free.append(worker)
+        self._release(client)
 
     def _start(self, worker: _Worker) -> None:
         """A fresh worker: ``python -m ratified_rdf.queries.sandbox`` on one end of a socket
@@ -256,6 +292,9 @@ class QuerySandbox:
                 [sys.executable, "-m", "ratified_rdf.queries.sandbox", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
+                # Not the server's stdout: for ``ratified mcp`` that is the protocol channel,
+                # and a worker holding it would keep the client from seeing the server end.
+                stdout=subprocess.DEVNULL,
             )
             worker.conn = Connection(os.dup(ours.fileno()))
         worker.process = process
@@ -323,6 +362,13 @@ class QuerySandbox:
                     {"Retry-After": "1"},
                     reason="died",
                 ) from None
+            if worker.abandoned.is_set():
+                worker.stop()
+                raise SandboxError(
+                    499,
+                    "The query was cancelled by its caller and ended.",
+                    reason="cancelled",
+                )
             if time.monotonic() > deadline:
                 worker.stop()
                 self.ended += 1

@@ -12,10 +12,20 @@ Every result is the library's own object as JSON in the tool's structured conten
 card keeps its verdict, summary, results, evidence links, the SPARQL it ran (with parameters,
 rows and engine time) and its trust state. The text block of an answer card is its summary
 in a few lines (the answer, the drafted question, the evidence as label and link, one line on
-how it was computed), so the card is not sent twice; a ``sparql`` result's text is its JSON.
+how it was computed), so the card is not sent twice; a ``sparql`` result's text is its JSON,
+and the two together stay under :data:`MAX_ANSWER_BYTES` (rows past it are left out, and the
+answer says so and how to page).
 Answers come only from the graph; "the graph doesn't know" is an answer (verdict
 ``unknown``), not an error. Errors the library raises on purpose come back as tool errors
 whose text is the library's sentence.
+
+Bounds: a ``sparql`` query is the agent's own text, so it runs as ``/sparql`` runs on the HTTP
+server, in a worker process of the query sandbox (:mod:`ratified_rdf.queries.sandbox`):
+sealed off the network, checked by its parse tree, and ended past ``--query-timeout`` or
+``--query-memory`` with a sentence, after which the next call gets a fresh worker. A call the
+client cancels (``notifications/cancelled``) ends its worker at once, and closing stdin or
+SIGTERM ends every worker before the server stops. The other tools run the library's own
+hand-written queries in the server process, as the HTTP server's answer cards do.
 
 The reader (tenant, clearance, redaction policy, actor) is fixed when the server starts and
 holds for its life: stdio is a local channel to the one user who started the process, so
@@ -25,6 +35,7 @@ brain is closed, which signs the audit log's tree head, when the client closes s
 process is told to stop (SIGTERM, SIGINT).
 """
 
+import contextlib
 import json
 import logging
 import os
@@ -32,26 +43,35 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable
+import time as clock
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import click
-from pydantic import BaseModel, ConfigDict, Field
-from pyoxigraph import BlankNode, Literal, NamedNode
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    QueryBoolean,
+    QueryResultsFormat,
+    parse_query_results,
+)
 
 from ratified_rdf._errors import RatifiedError
 from ratified_rdf._version import __version__
 from ratified_rdf.answers.models import Answer, DraftedQuestion
 from ratified_rdf.answers.router import Intent, route
 from ratified_rdf.answers.wording import SOURCES_LEAD, plural
-from ratified_rdf.audit import PeriodicSigner
+from ratified_rdf.audit import AuditRecord, PeriodicSigner
 from ratified_rdf.brain import Brain
 from ratified_rdf.graph.store import QueryResult
 from ratified_rdf.graph.vocab import PREFIXES
-from ratified_rdf.queries.guard import QueryRefused
+from ratified_rdf.queries.guard import audited_text
+from ratified_rdf.queries.sandbox import QueryRequest, QuerySandbox, SandboxError, SandboxLimits
 from ratified_rdf.trust import (
     Clearance,
     Reader,
@@ -77,6 +97,25 @@ MCP_MISSING = (
 
 MAX_ROWS = 1000
 """Most rows the ``sparql`` tool returns; ``row_count`` says how many the query produced."""
+
+MAX_ANSWER_BYTES = 128 * 1024
+"""Most bytes a ``sparql`` answer takes as sent (structured content and text block together);
+rows that would go past it are left out, and the answer's note says so and how to page."""
+
+READ_ROWS = 10_000
+"""Most rows a ``sparql`` query may produce (read by its worker, then cut to :data:`MAX_ROWS`);
+a query producing more is refused with a sentence, as ``/sparql``'s ``--max-rows`` refuses."""
+
+QUERY_TIMEOUT_S = 10.0
+"""Seconds a ``sparql`` query may take unless ``--query-timeout`` says otherwise."""
+
+QUERY_MEMORY_MIB = 1_024
+"""MiB a ``sparql`` query's worker may grow by unless ``--query-memory`` says otherwise."""
+
+QUERY_WORKERS = 2
+"""Worker processes (``sparql`` queries at once) unless ``--query-workers`` says otherwise."""
+
+_RESULTS_JSON = "application/sparql-results+json"
 
 DEFAULT_ACTOR = "mcp"
 """Who the audit log says asked, unless ``--actor`` names someone else."""
@@ -126,9 +165,14 @@ class SparqlResults(BaseModel):
     boolean: bool | None = Field(default=None, description="The answer of an ASK query.")
     row_count: int = Field(description="How many rows the query produced in all.")
     truncated: bool = Field(
-        default=False, description=f"True when rows past the first {MAX_ROWS:,} were left out."
+        default=False,
+        description=f"True when rows were left out: past the first {MAX_ROWS:,}, or past the "
+        f"{MAX_ANSWER_BYTES // 1024:,} KiB one answer may take.",
     )
-    engine_ms: float = Field(description="Milliseconds the engine took, reading every row.")
+    engine_ms: float = Field(
+        description="Milliseconds the query took in its worker process, reading every row "
+        "(a worker's start and loading of the graphs included, the first time)."
+    )
     note: str | None = Field(default=None, description="What to do when rows were left out.")
 
 
@@ -136,18 +180,44 @@ class ToolFailure(Exception):
     """A call that cannot be answered; the message is the sentence the agent reads."""
 
 
-def create_server(brain: Brain, *, lock: "threading.Lock | None" = None) -> "MCPServer":
+def default_limits(
+    timeout_s: float = QUERY_TIMEOUT_S,
+    memory_mib: int = QUERY_MEMORY_MIB,
+    workers: int = QUERY_WORKERS,
+) -> SandboxLimits:
+    """What one ``sparql`` query may use, and how many run at once. Every call comes from the
+    one client that started the server, so that client may hold every worker."""
+    return SandboxLimits(
+        timeout_s=timeout_s,
+        max_rows=READ_ROWS,
+        memory_mib=memory_mib,
+        workers=workers,
+        per_client=workers,
+    )
+
+
+def create_server(
+    brain: Brain,
+    *,
+    lock: "threading.Lock | None" = None,
+    sandbox: QuerySandbox | None = None,
+) -> "MCPServer":
     """An MCP server whose four tools answer from ``brain``, as ``brain``'s reader.
 
     Tools run on worker threads, so ``lock`` (a new one unless given) is held around every
     call into ``brain``: one call at a time. Pass your own to close ``brain`` while the
-    server may still be running without cutting a call short. The caller owns ``brain`` and
-    closes it; :func:`serve_stdio` does both for a stdio server.
+    server may still be running without cutting a call short. ``sandbox`` runs the ``sparql``
+    tool's queries in worker processes (a new one with :func:`default_limits` unless given;
+    pass your own to stop its workers with :meth:`QuerySandbox.close`). The caller owns
+    ``brain`` and closes it; :func:`serve_stdio` does all of this for a stdio server.
     """
     from mcp.server.mcpserver import MCPServer
     from mcp.types import CallToolResult, ToolAnnotations
 
     guard = lock or threading.Lock()
+    pool = sandbox or QuerySandbox(
+        default_limits(), generation=lambda: brain.reading.write_generation
+    )
 
     def use(work: Callable[[Brain], _T]) -> _T:
         with guard:
@@ -225,20 +295,26 @@ def create_server(brain: Brain, *, lock: "threading.Lock | None" = None) -> "MCP
             "further). Returns JSON: variables, rows of {variable: {type: uri|literal|bnode, "
             "value, datatype?, xml:lang?}} as in the SPARQL 1.1 JSON results format (or the "
             "boolean of an ASK), row_count and engine_ms; at most the first "
-            f"{MAX_ROWS:,} rows are returned (page with LIMIT and OFFSET). Updates (INSERT, "
-            "DELETE, LOAD, …), CONSTRUCT, DESCRIBE and SERVICE are refused. Declare the "
+            f"{MAX_ROWS:,} rows, and at most {MAX_ANSWER_BYTES // 1024:,} KiB, are returned "
+            "(page with ORDER BY, LIMIT and OFFSET). A query runs for a limited time and "
+            "memory, then is ended with a sentence. Updates (INSERT, DELETE, LOAD, …), "
+            "CONSTRUCT, DESCRIBE and SERVICE are refused. Declare the "
             "prefixes you use: "
             + ", ".join(f"PREFIX {name}: <{iri}>" for name, iri in PREFIXES.items())
             + ". Prefer the ask tool for questions it answers: its cards carry links."
         ),
     )
-    def sparql(
+    async def sparql(
         query: Annotated[
             str, Field(min_length=1, description="The SPARQL 1.1 SELECT or ASK query text.")
         ],
     ) -> Annotated[CallToolResult, SparqlResults]:
         """Run a read-only SELECT or ASK (see the tool's description)."""
-        return _respond("sparql", lambda: use(lambda b: _run_sparql(b, query)))
+        try:
+            results = await _run_sparql(brain, guard, pool, query)
+        except Exception as error:
+            return _failure("sparql", error)
+        return bounded_answer(results)
 
     @server.tool(
         title="History of an RFC section",
@@ -339,26 +415,117 @@ def _parse_day(text: str) -> datetime:
     return datetime.combine(day, time(23, 59, 59), UTC)
 
 
-def _run_sparql(brain: Brain, query: str) -> SparqlResults:
-    """``query`` through ``Brain.query`` (audited, checked by its parse tree, run sealed off
-    the network), as JSON."""
+async def _run_sparql(
+    brain: Brain, guard: threading.Lock, sandbox: QuerySandbox, query: str
+) -> SparqlResults:
+    """``query`` in a worker of ``sandbox`` (checked by its parse tree there, sealed off the
+    network, ended at its deadline), audited as ``Brain.query`` is: the record is written
+    before anything runs, and the call's outcome and row count follow. ``guard`` is held
+    around each touch of ``brain``, always on a thread, never the event loop's."""
+    import anyio.to_thread
+
+    subject: dict[str, JsonValue] = {**audited_text(query), "via": "mcp"}
+    audit = contextlib.ExitStack()
+
+    def use(work: Callable[[Brain], _T]) -> _T:
+        with guard:
+            return work(brain)
+
+    def open_record() -> AuditRecord | None:
+        return use(lambda b: audit.enter_context(b.reading.audited("query", subject)))
+
+    def export(graphs: Sequence[str]) -> bytes:
+        return use(lambda b: b.reading.export(graphs))
+
+    # anyio's threads are waited for even when the call is cancelled, so the record is
+    # always closed with the call's outcome (a cancellation included).
+    record = await anyio.to_thread.run_sync(open_record)
     try:
-        result = brain.query(query)
-    except QueryRefused as refused:
-        if refused.reason == "update":
-            raise ToolFailure(UPDATE_REFUSED) from None
-        if refused.reason == "syntax":
-            raise ToolFailure(
-                f"The query is not valid SPARQL ({refused}). Correct it and send it again: a "
-                "SELECT or ASK query, with a PREFIX declaration for every prefix it uses."
-            ) from None
-        raise ToolFailure(str(refused)) from None
-    except SyntaxError as error:
-        raise ToolFailure(
-            f"The query is not valid SPARQL ({error}). Correct it and send it again: a SELECT "
-            "or ASK query, with a PREFIX declaration for every prefix it uses."
-        ) from None
+        graphs = await anyio.to_thread.run_sync(lambda: use(lambda b: tuple(b.read_graphs)))
+        request = QueryRequest(
+            sparql=query, graphs=graphs, results_media=_RESULTS_JSON, graph_media=None
+        )
+        started = clock.perf_counter()
+        try:
+            reply = await sandbox.run("mcp", request, export)
+        except SandboxError as error:
+            raise ToolFailure(_sandbox_sentence(error, sandbox.limits)) from None
+        result = _parsed(reply.body, (clock.perf_counter() - started) * 1000)
+    except BaseException as error:
+        failed = error
+
+        def record_failure(_: Brain) -> None:
+            audit.__exit__(type(failed), failed, failed.__traceback__)
+
+        await anyio.to_thread.run_sync(use, record_failure)
+        raise
+
+    def close_record(brain: Brain) -> None:
+        with audit:
+            brain.reading.calls.detail(record, {"rows": len(result.rows)})
+
+    await anyio.to_thread.run_sync(lambda: use(close_record))
     return sparql_results(result)
+
+
+def _parsed(body: bytes, took_ms: float) -> QueryResult:
+    """A worker's SPARQL JSON results as a :class:`QueryResult`."""
+    parsed = parse_query_results(body, QueryResultsFormat.JSON)
+    if isinstance(parsed, QueryBoolean):
+        return QueryResult(variables=(), rows=(), boolean=bool(parsed), engine_ms=took_ms)
+    names = tuple(variable.value for variable in parsed.variables)
+    rows = tuple(
+        {name: term for name, term in zip(names, solution, strict=True) if term is not None}
+        for solution in parsed
+    )
+    return QueryResult(variables=names, rows=rows, engine_ms=took_ms)
+
+
+_SYNTAX = (
+    "The query is not valid SPARQL ({}). Correct it and send it again: a SELECT or ASK query, "
+    "with a PREFIX declaration for every prefix it uses."
+)
+
+
+def _sandbox_sentence(error: SandboxError, limits: SandboxLimits) -> str:
+    """What the agent reads when the sandbox did not answer: the sandbox's own sentence,
+    reworded where it speaks of the HTTP endpoint or names what to send instead."""
+    if error.reason == "update":
+        return UPDATE_REFUSED
+    if error.reason == "syntax":
+        return _SYNTAX.format(error.message.rstrip("."))
+    if error.reason == "not-acceptable":
+        return (
+            "This tool answers SELECT and ASK queries only; CONSTRUCT and DESCRIBE are "
+            "refused. Select the parts you need as variables instead (SELECT ?s ?p ?o WHERE …)."
+        )
+    if error.reason == "timeout":
+        return (
+            f"The query ran longer than the {limits.timeout_s:g} s this server gives one query "
+            "(waiting for a free worker included) and was ended. Make it more selective (bind "
+            "more of the pattern, add a LIMIT), or start the server with a longer "
+            "--query-timeout."
+        )
+    if error.reason == "rows":
+        return (
+            f"The query produced more than {limits.max_rows:,} rows, the most this server reads "
+            "for one query. Add ORDER BY with LIMIT and OFFSET to page through them, or make "
+            "the pattern more selective."
+        )
+    if error.reason == "memory":
+        return (
+            f"The query needed more than the {limits.memory_mib:,} MiB of memory this server "
+            "gives one query and was ended. Make it more selective (an ORDER BY or GROUP BY "
+            "over a large join holds all of it at once), or start the server with a larger "
+            "--query-memory."
+        )
+    if error.reason == "busy":
+        return (
+            f"All {limits.workers} query workers stayed busy for as long as this query may run "
+            "(your other sparql calls hold them); wait for those to finish, or cancel them, "
+            "and send it again."
+        )
+    return error.message
 
 
 def sparql_results(result: QueryResult, max_rows: int = MAX_ROWS) -> SparqlResults:
@@ -402,34 +569,91 @@ def term_json(term: object) -> dict[str, str]:
     return {"type": "triple", "value": str(term)}
 
 
-def _respond(tool: str, work: Callable[[], BaseModel]) -> "CallToolResult":
-    """Run ``work`` and return its object as the tool's result, or its failure as a tool error
-    whose text is the sentence (the SDK would prefix its own words to a raised error)."""
+def _respond(tool: str, work: Callable[[], Answer]) -> "CallToolResult":
+    """Run ``work`` and return its answer card as the tool's result, or its failure as a tool
+    error whose text is the sentence (the SDK would prefix its own words to a raised error)."""
     try:
         payload = work()
-    except ToolFailure as failure:
-        return _error(str(failure))
-    except _EXPECTED as error:
-        return _error(str(error))
-    except OSError as error:
-        return _error(
-            f"The store could not be read ({error}). Check the store folder and try again."
-        )
     except Exception as error:
-        logger.exception("The %s tool failed unexpectedly", tool)
-        return _error(
-            f"An unexpected {type(error).__name__} stopped the {tool} call. This is a bug in "
-            "ratified-rdf; the server's standard error has the traceback to report."
-        )
+        return _failure(tool, error)
     from mcp.types import CallToolResult, TextContent
 
-    data = payload.model_dump(mode="json")
     # An answer card's JSON runs to tens of kilobytes (its SPARQL, every row it lists): the
     # structured content carries all of it, and the text block only what a reader needs to
     # answer and cite, so the card is not sent twice.
-    text = (
-        card_text(payload) if isinstance(payload, Answer) else json.dumps(data, ensure_ascii=False)
+    return CallToolResult(
+        content=[TextContent(type="text", text=card_text(payload))],
+        structured_content=payload.model_dump(mode="json"),
     )
+
+
+def _failure(tool: str, error: Exception) -> "CallToolResult":
+    """``error`` as a tool error: the library's sentence, or one that says what to report."""
+    if isinstance(error, ToolFailure | RatifiedError):
+        return _error(str(error))
+    if isinstance(error, OSError):
+        return _error(
+            f"The store could not be read ({error}). Check the store folder and try again."
+        )
+    logger.error("The %s tool failed unexpectedly", tool, exc_info=error)
+    return _error(
+        f"An unexpected {type(error).__name__} stopped the {tool} call. This is a bug in "
+        "ratified-rdf; the server's standard error has the traceback to report."
+    )
+
+
+def bounded_answer(results: SparqlResults, max_bytes: int = MAX_ANSWER_BYTES) -> "CallToolResult":
+    """``results`` as the ``sparql`` tool's answer: its JSON as structured content and again
+    as the text block (the MCP specification asks for both, for clients that read only
+    text), the two together at most ``max_bytes`` as sent. Rows that would go past it are
+    left out, from the end, and the note says how many are shown and how to read the rest.
+    """
+    whole = _answer(results)
+    if _size(whole) <= max_bytes:
+        return whole
+    # The most rows that fit, found by bisection: the size grows with every row kept.
+    fits, over = 0, len(results.rows)
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        if _size(_answer(_cut(results, middle, max_bytes))) <= max_bytes:
+            fits = middle
+        else:
+            over = middle
+    answer = _answer(_cut(results, fits, max_bytes))
+    if _size(answer) > max_bytes:
+        return _error(
+            f"Even without its rows the answer is over the {max_bytes // 1024:,} KiB one answer "
+            "may take here: it selects too many variables. Select fewer, and send it again."
+        )
+    return answer
+
+
+def _cut(results: SparqlResults, keep: int, max_bytes: int) -> SparqlResults:
+    """``results`` with only its first ``keep`` rows, and a note that says so."""
+    return results.model_copy(
+        update={
+            "rows": results.rows[:keep],
+            "truncated": True,
+            "note": (
+                f"Only the first {keep:,} of {results.row_count:,} rows are shown: with more, "
+                f"the answer would be over the {max_bytes // 1024:,} KiB one answer may take "
+                "here. Add ORDER BY with LIMIT and OFFSET to page through them (the next rows "
+                f"start at OFFSET {keep:,}), or select fewer or shorter values."
+            ),
+        }
+    )
+
+
+def _size(answer: "CallToolResult") -> int:
+    """Bytes ``answer`` takes as the result of a JSON-RPC response."""
+    return len(answer.model_dump_json(by_alias=True).encode())
+
+
+def _answer(results: SparqlResults) -> "CallToolResult":
+    from mcp.types import CallToolResult, TextContent
+
+    data = results.model_dump(mode="json")
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
@@ -525,12 +749,16 @@ def _error(sentence: str) -> "CallToolResult":
     return CallToolResult(content=[TextContent(type="text", text=sentence)], is_error=True)
 
 
-def serve_stdio(brain: Brain) -> None:
+def serve_stdio(brain: Brain, limits: SandboxLimits | None = None) -> None:
     """Serve ``brain`` over this process's stdin and stdout until the client closes stdin or
-    the process gets SIGTERM or SIGINT, then close ``brain`` (which signs the audit log's
-    tree head). Call it from the main thread: it installs the signal handlers."""
+    the process gets SIGTERM or SIGINT, then stop the query workers and close ``brain``
+    (which signs the audit log's tree head). ``sparql`` queries run under ``limits`` (default
+    :func:`default_limits`). Call it from the main thread: it installs the signal handlers."""
     lock = threading.Lock()
     closing = threading.Event()
+    sandbox = QuerySandbox(
+        limits or default_limits(), generation=lambda: brain.reading.write_generation
+    )
 
     def close() -> None:
         # Once closing has begun nothing else may close; the lock is never released, so no
@@ -538,6 +766,8 @@ def serve_stdio(brain: Brain) -> None:
         if closing.is_set():
             return
         closing.set()
+        # The workers first: a query still running must not outlive the server.
+        sandbox.close()
         lock.acquire()
         brain.close()
 
@@ -552,7 +782,7 @@ def serve_stdio(brain: Brain) -> None:
         # reading stdin, which may never return. The brain is closed; nothing else is owed.
         os._exit(0)
 
-    server = create_server(brain, lock=lock)
+    server = create_server(brain, lock=lock, sandbox=sandbox)
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         server.run("stdio")
@@ -606,15 +836,44 @@ class _CommandError(click.ClickException):
     show_default=True,
     help="Who the audit log records as asking.",
 )
+@click.option(
+    "--query-timeout",
+    default=QUERY_TIMEOUT_S,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds a sparql query may run before it is ended with a sentence.",
+)
+@click.option(
+    "--query-memory",
+    default=QUERY_MEMORY_MIB,
+    show_default=True,
+    type=click.IntRange(min=16),
+    help="MiB a sparql query's worker may grow by before it is ended with a sentence.",
+)
+@click.option(
+    "--query-workers",
+    default=QUERY_WORKERS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Worker processes, so sparql queries that may run at once.",
+)
 def mcp_command(
-    store: Path, tenant: str | None, clearance: str, redaction: str, actor: str
+    store: Path,
+    tenant: str | None,
+    clearance: str,
+    redaction: str,
+    actor: str,
+    query_timeout: float,
+    query_memory: int,
+    query_workers: int,
 ) -> None:
     """Serve the brain to an MCP client (an agent) over stdin and stdout.
 
     The client starts this command; the reader (tenant, clearance, redaction, actor) is
     fixed for the life of the server, since stdio is a local channel to the single user who
     started it. Every call is audited beside the store; closing stdin stops the server and
-    signs the audit log's tree head.
+    signs the audit log's tree head. A sparql query runs in a worker process, sealed off
+    the network, and is ended past --query-timeout or --query-memory.
     """
     # Checked before anything is opened, so a rejected reader leaves no file behind.
     try:
@@ -633,19 +892,26 @@ def mcp_command(
         raise _CommandError(str(error)) from None
     try:
         with PeriodicSigner(brain.audit):  # a tree head every 30 s or 1,000 records
-            serve_stdio(brain)
+            serve_stdio(brain, default_limits(query_timeout, query_memory, query_workers))
     except (*_EXPECTED, OSError) as error:
         # Closing signs the audit log's tree head; if that fails the user must hear of it.
         raise _CommandError(str(error)) from None
 
 
 __all__ = [
+    "MAX_ANSWER_BYTES",
     "MAX_ROWS",
     "MCP_MISSING",
+    "QUERY_MEMORY_MIB",
+    "QUERY_TIMEOUT_S",
+    "QUERY_WORKERS",
+    "READ_ROWS",
     "UPDATE_REFUSED",
     "SparqlResults",
     "ToolFailure",
+    "bounded_answer",
     "create_server",
+    "default_limits",
     "mcp_command",
     "people_question",
     "serve_stdio",

@@ -8,6 +8,7 @@ a test changes)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 import rdflib
 from click.testing import CliRunner
+from mcp.types import CallToolResult, TextContent
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
 from ratified_rdf import Brain, GateRejected, ReviewError
@@ -34,6 +36,7 @@ from ratified_rdf.sources.mail import (
     read_mbox,
 )
 from ratified_rdf.surfaces.cli import main
+from ratified_rdf.surfaces.mcp_server import create_server
 from ratified_rdf.trust import Reader
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
@@ -292,7 +295,12 @@ def test_a_question_the_length_of_a_document_is_refused(store: Path) -> None:
         with pytest.raises(InputError, match="The question is 120,000 characters long") as caught:
             brain.ask(question)
         assert f"at most {MAX_QUESTION_CHARS:,}" in str(caught.value)
-        assert brain.ask(QUESTION[:MAX_QUESTION_CHARS]).verdict.value != "error"
+        assert brain.ask(QUESTION.ljust(MAX_QUESTION_CHARS)).verdict.value == "answered"
+        # MCP's ask tool answers with the sentence as the tool's error.
+        tool = asyncio.run(create_server(brain).call_tool("ask", {"question": question}))
+        assert isinstance(tool, CallToolResult) and tool.is_error
+        assert isinstance(tool.content[0], TextContent)
+        assert tool.content[0].text.startswith("The question is 120,000 characters long")
     result = CliRunner().invoke(main, ["ask", question, "--store", str(store)])
     assert result.exit_code == 2
     assert "Error: The question is 120,000 characters long" in result.output

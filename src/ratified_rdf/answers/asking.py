@@ -71,15 +71,16 @@ finish_with(timeline.with_timeline, Intent.SECTION_HISTORY, Intent.DISCUSSION)
 
 
 def check_question(question: str) -> None:
-    """Raise :class:`InputError` unless ``question`` is text that UTF-8 can hold, of at most
-    :data:`MAX_QUESTION_CHARS` characters. Every question in words passes here (the one door
-    of ``Brain.ask`` and every surface on it) before anything is audited or run.
+    """Raise :class:`InputError` for a question longer than :data:`MAX_QUESTION_CHARS`, and
+    :class:`BrainError` unless it is text that UTF-8 can hold. Every question in words passes
+    here (the one door of ``Brain.ask`` and every surface on it) before anything is audited
+    or run.
 
     A command line with bytes that are not UTF-8 reaches Python as lone surrogates (its
     ``surrogateescape`` decoding); such a string can be neither audited nor matched, so it is
     refused with where the bad byte is."""
     if not isinstance(question, str):
-        raise InputError(f"A question is text, not {type(question).__name__}.")
+        raise BrainError(f"A question is text, not {type(question).__name__}.")
     if len(question) > MAX_QUESTION_CHARS:
         raise InputError(
             f"The question is {len(question):,} characters long; ask it in at most "
@@ -90,7 +91,7 @@ def check_question(question: str) -> None:
     except UnicodeEncodeError as error:
         char = ord(question[error.start])
         byte = f" (byte 0x{char - 0xDC00:02X})" if 0xDC80 <= char <= 0xDCFF else ""
-        raise InputError(
+        raise BrainError(
             f"The question is not UTF-8 text: character {error.start + 1}{byte} is not "
             "UTF-8. Type it again in a UTF-8 terminal, or save it as UTF-8."
         ) from None

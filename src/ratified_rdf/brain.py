@@ -203,6 +203,7 @@ class Brain:
         """Record a verdict (ratified, disputed, withdrawn) on the card ``question`` gets now,
         at the reviewer's clearance; refused when ``content_hash`` (of the card the reviewer
         read) is not the card's now. Returns the card in its new state."""
+        reviewing.check_reviewed_question(question)
         reviews.check_review(reviewer=reviewer, verdict=verdict, note=note)
         card = self.ask(question)
         subject = reviewing.card_subject(question, card, content_hash, reviewer, verdict)

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import ratified_rdf
-from ratified_rdf import Brain
+from ratified_rdf import Brain, InputError
+from ratified_rdf.answers.asking import MAX_QUESTION_CHARS
 from ratified_rdf.answers.heading_search import HeadingIndex, SearchResult
 from ratified_rdf.answers.router import Route, route
 from tests.fuzz.brain_checks import pigeon_brain
@@ -190,8 +191,14 @@ def test_pathological_heading_search_is_bounded(index: HeadingIndex, case: Patho
     _searched(index, case.build(STRETCH).decode("utf-8"), bound=case.bound)
 
 
-def test_asking_100_kb_is_answered_in_bounded_time(brain: Brain) -> None:
+def test_asking_100_kb_is_refused_in_bounded_time(brain: Brain) -> None:
+    # The router reads 100 KB in bounded time (above); the brain refuses a question that long
+    # before routing it (MAX_QUESTION_CHARS), and one at the limit is answered.
     unit = "early data work this way "
     question = "why does " + unit * (STRETCH // len(unit))
-    outcome = observe(lambda: brain.ask(question), documented=(), bound=2 * ROUTE_BOUND_S)
-    assert outcome.verdict is Verdict.PARSED, outcome.describe(question)
+    outcome = observe(lambda: brain.ask(question), documented=(InputError,), bound=ROUTE_BOUND_S)
+    assert outcome.verdict is Verdict.ERROR, outcome.describe(question)
+    assert "characters long" in outcome.detail
+    longest = question[:MAX_QUESTION_CHARS]
+    outcome = observe(lambda: brain.ask(longest), documented=(), bound=2 * ROUTE_BOUND_S)
+    assert outcome.verdict is Verdict.PARSED, outcome.describe(longest)

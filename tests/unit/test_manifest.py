@@ -96,3 +96,38 @@ def test_an_unreadable_manifest_is_a_manifest_error_naming_the_file(
     with pytest.raises(ManifestError, match=complaint) as caught:
         load_manifest(tmp_path)
     assert str(file) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("field", "title", "complaint"),
+    [
+        (
+            "brain.title",
+            r"Pigeon \u001b[31mred\u001b[0m",
+            r"control character \(U\+001B at position 7\)",
+        ),
+        ("brain.title", r"Pigeon\u0007", r"control character \(U\+0007 at position 6\)"),
+        ("brain.title", r"Pigeon\tProtocol", r"control character \(U\+0009"),
+        ("brain.title", r"\u202eNOEGIP", r"bidirectional control \(U\+202E"),
+        ("brain.title", "P" * 1_000_000, "is 1,000,000 characters long; keep it to 2,000 or fewer"),
+        ("rfc.0.title", r"The Pigeon\u0000Protocol", r"control character \(U\+0000"),
+    ],
+)
+def test_a_title_that_is_not_one_line_of_plain_text_is_refused_naming_field_and_file(
+    tmp_path: Path, field: str, title: str, complaint: str
+) -> None:
+    # TOML spells a control character as an escape; the title would reach every card.
+    head = _HEAD.replace('title = "t"', f'title = "{title}"', 1 if field == "brain.title" else 2)
+    if field != "brain.title":
+        head = head.replace(f'title = "{title}"', 'title = "t"', 1)
+    file = _write(tmp_path, head + _draft("draft-a-one", became="rfc1"))
+    with pytest.raises(ManifestError, match=complaint) as caught:
+        load_manifest(tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"{file} does not describe a brain correctly: {field}: ")
+    assert "\x1b" not in message and "\x07" not in message and len(message) < 500
+    # Plain text up to the limit is a title.
+    plain = "Pigeon " + "é" * (2_000 - 7)
+    _write(tmp_path, _HEAD.replace('title = "t"', f'title = "{plain}"') + _draft("draft-a-b"))
+    manifest, _ = load_manifest(tmp_path)
+    assert manifest.brain.title == manifest.rfc[0].title == plain

@@ -138,7 +138,7 @@ def _broken(triples: list[Triple], focus: NamedNode, rule: Rule, salt: int) -> l
         return [*triples, *extra[: int(str(rule.value)) + 1]]
     if not own:
         return None
-    spoiled = {
+    spoilers: dict[str, Literal | NamedNode] = {
         "datatype": Literal(f"not a value {salt}", datatype=NamedNode(XSD + "token")),
         "class": odd,
         "nodeKind": Literal(f"not a node {salt}"),
@@ -147,8 +147,10 @@ def _broken(triples: list[Triple], focus: NamedNode, rule: Rule, salt: int) -> l
         "minInclusive": Literal("-1", datatype=NamedNode(XSD + "integer")),
         "maxInclusive": Literal("1000000000", datatype=NamedNode(XSD + "decimal")),
         "minLength": Literal(""),
-        "maxLength": Literal("x" * 5000),
-    }.get(rule.kind)
+    }
+    spoiled = spoilers.get(rule.kind)
+    if rule.kind == "maxLength":  # one character over the shape's own limit
+        spoiled = Literal("x" * (int(str(rule.value)) + 1))
     if spoiled is None:
         return None
     return [*rest, Triple(focus, path, spoiled), *own[1:]]

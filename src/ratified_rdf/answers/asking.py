@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import Final
 
 from pydantic import JsonValue
 
-from ratified_rdf._errors import BrainError
+from ratified_rdf._errors import BrainError, InputError
 from ratified_rdf.answers import sections, timeline, types
 from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.models import Answer
@@ -27,6 +28,12 @@ from ratified_rdf.audit.calls import sha256
 from ratified_rdf.graph.scope import Scope
 from ratified_rdf.graph.store import Queryable
 from ratified_rdf.trust import Clearance, RedactionPolicy
+
+MAX_QUESTION_CHARS: Final = 2_000
+"""The longest question answered in words, on every surface (``Brain.ask``, the command line,
+MCP's ``ask``): the router reads a sentence or two, not a document, and a longer one is refused
+before it is audited or read. ``ratified serve``'s ``/api/ask`` keeps a stricter limit of its
+own (``surfaces.server.MAX_QUESTION_CHARS``)."""
 
 WITHHELD_NOTE = "More exists above your clearance."
 """All the acknowledge policy ever says about withheld evidence: no count, no source."""
@@ -64,13 +71,21 @@ finish_with(timeline.with_timeline, Intent.SECTION_HISTORY, Intent.DISCUSSION)
 
 
 def check_question(question: str) -> None:
-    """Raise :class:`BrainError` unless ``question`` is text that UTF-8 can hold.
+    """Raise :class:`InputError` for a question longer than :data:`MAX_QUESTION_CHARS`, and
+    :class:`BrainError` unless it is text that UTF-8 can hold. Every question in words passes
+    here (the one door of ``Brain.ask`` and every surface on it) before anything is audited
+    or run.
 
     A command line with bytes that are not UTF-8 reaches Python as lone surrogates (its
     ``surrogateescape`` decoding); such a string can be neither audited nor matched, so it is
-    refused with where the bad byte is, before anything runs."""
+    refused with where the bad byte is."""
     if not isinstance(question, str):
         raise BrainError(f"A question is text, not {type(question).__name__}.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"The question is {len(question):,} characters long; ask it in at most "
+            f"{MAX_QUESTION_CHARS:,}, as a sentence or two."
+        )
     try:
         question.encode("utf-8")
     except UnicodeEncodeError as error:

@@ -15,9 +15,20 @@ from pyoxigraph import Triple
 from ratified_rdf._errors import BrainError
 from ratified_rdf.answers.models import Answer, Trust
 from ratified_rdf.audit.calls import sha256
-from ratified_rdf.graph.reviews import VERDICTS, write_review
+from ratified_rdf.graph.reviews import VERDICTS, ReviewError, write_review
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.graph.writer import Writer
+
+
+def check_reviewed_question(question: str) -> None:
+    """Raise :class:`ReviewError` unless ``question`` asks something: a review is of the card
+    a question gets, and a blank question gets the card of what the graph holds, which is no
+    one's answer to ratify. Checked before anything is audited or read."""
+    if isinstance(question, str) and not question.strip():
+        raise ReviewError(
+            "The question is empty. A review is of the card a question gets: give the "
+            "question whose card you read, in words (as you asked it)."
+        )
 
 
 def card_subject(

@@ -3,10 +3,20 @@ words a person can act on."""
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 import rdflib
 from pydantic import BaseModel, ConfigDict
 
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+
+SHOWN_VALUE_CHARS: Final = 200
+"""How much of a refused value a violation's sentence shows."""
+
+# What a sentence never prints as it is: controls (a terminal acts on an escape), lone
+# surrogates, bidirectional embeddings, overrides and isolates.
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
 class Violation(BaseModel):
@@ -24,10 +34,21 @@ class Violation(BaseModel):
     """The SHACL constraint component it broke (``sh:MinCountConstraintComponent``)."""
 
     def sentence(self) -> str:
-        """``<focus> <path>: message (value …)``."""
+        """``<focus> <path>: message (value …)``, the value as :func:`shown_value` shows it:
+        a value refused for the control characters or the length it has would otherwise
+        reach the terminal or the log that prints the sentence."""
         where = f" {self.path}" if self.path else ""
-        value = f" (value: {self.value})" if self.value else ""
+        value = f" (value: {shown_value(self.value)})" if self.value else ""
         return f"{self.focus_node}{where}: {self.message}{value}"
+
+
+def shown_value(value: str) -> str:
+    """``value`` with each control or bidirectional character written as a ``\\uXXXX``
+    escape, cut after :data:`SHOWN_VALUE_CHARS` characters (saying how long it was)."""
+    shown = _UNSHOWABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", value[:SHOWN_VALUE_CHARS])
+    if len(value) > SHOWN_VALUE_CHARS:
+        shown += f"… ({len(value):,} characters)"
+    return shown
 
 
 class PreparedBatch(BaseModel):

@@ -16,6 +16,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ratified_rdf._errors import InputError
+from ratified_rdf.records.text import MAX_TITLE_CHARS, line_problem
 from ratified_rdf.trust import Clearance, TenantId
 
 MANIFEST_NAME = "manifest.toml"
@@ -27,6 +28,15 @@ _RANGE = re.compile(r"^(\d{2})(?:-(\d{2}))?$")
 
 class ManifestError(InputError):
     """The manifest is missing or says something that cannot be true."""
+
+
+def _title(value: str) -> str:
+    """``value`` if it is a title the graph can hold (see :mod:`ratified_rdf.records.text`),
+    else a ValueError saying why, refused here so the build never starts."""
+    problem = line_problem(value, MAX_TITLE_CHARS)
+    if problem is not None:
+        raise ValueError(f"the title {problem}")
+    return value
 
 
 class BrainInfo(BaseModel):
@@ -41,6 +51,11 @@ class BrainInfo(BaseModel):
     """The tenant whose graphs the brain is written to; only readers of that tenant see it."""
     working_group: str | None = None
     commit_map: str | None = None
+
+    @field_validator("title")
+    @classmethod
+    def _plain_title(cls, value: str) -> str:
+        return _title(value)
 
 
 SourceName = str
@@ -174,6 +189,11 @@ class RfcEntry(BaseModel):
     ref: str
     file: str
     obsoletes: tuple[int, ...] = ()
+
+    @field_validator("title")
+    @classmethod
+    def _plain_title(cls, value: str) -> str:
+        return _title(value)
 
     @property
     def name(self) -> str:

@@ -22,6 +22,11 @@ Choices a caller should know:
   hashes that form.
 * A file that starts like gzip (bytes ``1f 8b``) but does not decompress is not read at all: it
   raises :class:`MailArchiveError` naming the file, since no entry of it can be trusted.
+* A file read whole may still not be a list's archive: random bytes, another kind of file.
+  The readers report each entry that is not mail and count them
+  (:attr:`MailReadResult.unreadable`); :func:`check_mostly_mail` refuses a file with no message,
+  or with fewer messages than :data:`MIN_MAIL_SHARE` of its entries, which the ``mail`` source
+  does for every list before anything is built from it.
 """
 
 from __future__ import annotations
@@ -47,12 +52,17 @@ from email.utils import getaddresses, parseaddr, parsedate_to_datetime
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.sources.document import ParseError
 
 ARCHIVE_BASE = "https://mailarchive.ietf.org/arch/msg"
+MIN_MAIL_SHARE: Final = 0.5
+"""The least share of an archive file's entries that must be mail for the file to be taken as
+a list's archive (:func:`check_mostly_mail`): real archives have a bad entry here and there,
+never mostly."""
 # RFC 2606 reserves .invalid, so no genuine Message-ID ends in it and ours stay recognisable
 SYNTHETIC_DOMAIN = "synthetic.invalid"
 
@@ -142,10 +152,13 @@ class MailReadResult(BaseModel):
 
     messages: tuple[MailMessage, ...] = ()
     problems: tuple[MailProblem, ...] = ()
+    unreadable: int = 0
+    """How many entries were not mail at all (or could not be read), each a skipped problem."""
 
 
 class MailArchiveError(ParseError):
-    """An archive file that cannot be read at all (gzip bytes that do not decompress).
+    """An archive file that cannot be read at all (gzip bytes that do not decompress), or that
+    :func:`check_mostly_mail` refuses as not a list's archive.
 
     A :class:`ParseError`, so the command line reports it like any other unreadable record.
     Problems with single entries are never raised: they are :attr:`MailReadResult.problems`.
@@ -199,6 +212,37 @@ def archive_links_in(text: str) -> list[str]:
         if url not in links:
             links.append(url)
     return links
+
+
+def check_mostly_mail(result: MailReadResult, archive: str) -> None:
+    """Raise :class:`MailArchiveError` unless ``result`` (what a reader made of one file,
+    described by ``archive``: "the mail archive x.mbox for list pigeon") holds a message, and
+    holds messages for at least :data:`MIN_MAIL_SHARE` of the file's entries."""
+    read = len(result.messages)
+    entries = read + result.unreadable
+    first = next((p.reason for p in result.problems if p.skipped), None)
+    example = f" The first entry refused: {first}" if first else ""
+    advice = (
+        "check that the file is the list's mbox (or a Mailman text archive, with "
+        'format = "mailman"), and fetch it again if it is damaged'
+    )
+    if entries == 0:
+        raise MailArchiveError(
+            f"{archive[0].upper()}{archive[1:]} holds no message: the file is empty, or "
+            f"nothing in it starts a message. So it is not taken for the list's archive: "
+            f"{advice}, or leave the list out of the manifest until it has messages."
+        )
+    if read == 0:
+        raise MailArchiveError(
+            f"No entry in {archive} is an e-mail message ({entries:,} read), so it is not "
+            f"taken for the list's archive: {advice}.{example}"
+        )
+    if read < entries * MIN_MAIL_SHARE:
+        raise MailArchiveError(
+            f"Only {read:,} of the {entries:,} entries in {archive} are e-mail messages, "
+            f"fewer than {MIN_MAIL_SHARE:.0%}, so it is not taken for the list's archive: "
+            f"{advice}.{example}"
+        )
 
 
 def threads(messages: Iterable[MailMessage]) -> dict[str, list[MailMessage]]:
@@ -317,11 +361,13 @@ def _read_entries(
     problems: list[MailProblem] = []
     drafts: list[_Draft] = []
     seen: set[str] = set()
+    unreadable = 0
     for index, raw in enumerate(entries):
         notes: list[MailProblem] = []
         try:
             draft = _draft(raw, index, list_name, label, deobfuscate, notes)
         except Exception as error:  # one bad entry must not stop the file
+            unreadable += 1
             problems.append(
                 MailProblem(
                     index=index,
@@ -333,6 +379,7 @@ def _read_entries(
             )
             continue
         if draft is None:
+            unreadable += 1
             problems.extend(notes)  # why the entry is not a message
             continue
         if draft.message_id in seen:
@@ -354,7 +401,7 @@ def _read_entries(
         draft.message.model_copy(update={"thread_root": roots[draft.message_id]})
         for draft in drafts
     )
-    return MailReadResult(messages=messages, problems=tuple(problems))
+    return MailReadResult(messages=messages, problems=tuple(problems), unreadable=unreadable)
 
 
 def _draft(

@@ -2,7 +2,9 @@
 ``[[discussion.mail]]`` entries), each list an mbox or Mailman text archive beside it.
 
 A message without a date cannot be placed in a revision's window, and one without a
-permalink cannot be linked: both are reported as problems, not ingested.
+permalink cannot be linked: both are reported as problems, not ingested. A file that is not a
+list's archive (no message, or mostly entries that are not mail) is refused before anything is
+built from it (:func:`~ratified_rdf.sources.mail.check_mostly_mail`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ratified_rdf.sources.mail import (
     MailMessage,
     MailProblem,
     MailReadResult,
+    check_mostly_mail,
     read_mailman_text,
     read_mbox,
 )
@@ -100,4 +103,6 @@ def _read_list(entry: MailEntry, context: ReadContext) -> MailReadResult:
             "manifest's [[discussion.mail]] entry."
         )
     reader = read_mbox if entry.format == "mbox" else read_mailman_text
-    return reader(path, entry.list)
+    result = reader(path, entry.list)
+    check_mostly_mail(result, f"the mail archive {path} for list {entry.list}")
+    return result

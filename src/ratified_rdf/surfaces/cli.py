@@ -793,9 +793,9 @@ def dump_command(
 @main.command("review")
 @click.argument("question")
 @click.option("--reviewer", required=True, help="Your name, as it should appear on the card.")
-@click.option("--ratify", "verdict", flag_value="ratified", help="Confirm what the card says.")
-@click.option("--dispute", "verdict", flag_value="disputed", help="Question what it says.")
-@click.option("--withdraw", "verdict", flag_value="withdrawn", help="Stop showing it as an answer.")
+@click.option("--ratify", is_flag=True, help="Confirm what the card says.")
+@click.option("--dispute", is_flag=True, help="Question what it says.")
+@click.option("--withdraw", is_flag=True, help="Stop showing it as an answer.")
 @click.option("--note", help="Why, in a sentence.")
 @click.option(
     "--hash",
@@ -807,7 +807,9 @@ def dump_command(
 def review_command(
     question: str,
     reviewer: str,
-    verdict: str | None,
+    ratify: bool,
+    dispute: bool,
+    withdraw: bool,
     note: str | None,
     content_hash: str | None,
     store: Path | str,
@@ -817,8 +819,22 @@ def review_command(
 ) -> None:
     """Ratify, dispute or withdraw the card a question gets (stored with your name and the
     card's hash, audited; only readers cleared as far as you see it)."""
-    if verdict is None:
+    # Each verdict is a flag of its own, so that two given at once are seen and refused
+    # rather than the last one silently winning.
+    flags = [
+        ("--ratify", "ratified", ratify),
+        ("--dispute", "disputed", dispute),
+        ("--withdraw", "withdrawn", withdraw),
+    ]
+    given = [(flag, verdict) for flag, verdict, on in flags if on]
+    if not given:
         raise click.UsageError("Say what you make of the card: --ratify, --dispute or --withdraw.")
+    if len(given) > 1:
+        raise click.UsageError(
+            f"Give one verdict, not {' and '.join(f for f, _ in given)}: a review ratifies, "
+            "disputes or withdraws the card (a later review replaces an earlier one)."
+        )
+    verdict = given[0][1]
     with _open(store, tenant, clearance, redaction) as brain:
         card = brain.review(
             question, reviewer=reviewer, verdict=verdict, note=note, content_hash=content_hash

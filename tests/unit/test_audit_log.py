@@ -148,6 +148,42 @@ def test_two_opens_of_one_log_append_into_one_tree(log: AuditLog) -> None:
     assert verify_log(log.directory, log.public_key).ok
 
 
+def test_a_writer_without_the_key_is_no_peer_whose_records_are_signed(
+    log: AuditLog, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A process with the key vouches for what it appends; one without cannot, so nothing
+    # tells its records from a stranger's: none is signed over until an operator adopts it.
+    monkeypatch.delenv(KEY_ENV)
+    keyless = AuditLog.open(log.directory, warn=False)
+    try:
+        log.append(_record(1))
+        keyless.append(_record(2))
+        log.append(_record(3))
+    finally:
+        keyless.close()
+    assert log.checkpoint() is not None  # no raise: a closing brain or a server goes on
+    assert [h.tree_size for h in log.tree_heads] == [1]
+    assert log.tampering is not None and "line 2 of records.jsonl" in log.tampering
+    assert log.tampering in caplog.text
+    with pytest.raises(AuditError, match=r"line 2 of records.jsonl, which no signed tree head"):
+        log.sign_tree_head()  # the explicit call says it
+    log.adopt_unsigned()
+    head = log.sign_tree_head()
+    assert head is not None and head.tree_size == 3 and log.tampering is None
+    assert verify_log(log.directory, log.public_key).ok
+
+
+def test_tree_heads_are_numbered_in_the_order_of_the_file(tmp_path: Path) -> None:
+    with AuditLog.open(tmp_path) as log:
+        log.append(_record(1))
+        first = log.sign_tree_head()
+        second = log.sign_tree_head()
+    with AuditLog.open(tmp_path) as log:  # another process goes on counting
+        log.append(_record(2))
+        third = log.sign_tree_head()
+    assert [first.sequence, second.sequence, third.sequence] == [0, 1, 2]
+
+
 @pytest.mark.slow
 def test_processes_appending_at_once_lose_nothing(tmp_path: Path, signing_key: Path) -> None:
     directory = tmp_path / "audit"

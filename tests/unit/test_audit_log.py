@@ -173,6 +173,26 @@ def test_a_writer_without_the_key_is_no_peer_whose_records_are_signed(
     assert verify_log(log.directory, log.public_key).ok
 
 
+def test_a_voucher_copied_onto_a_stranger_s_record_vouches_for_nothing(log: AuditLog) -> None:
+    log.append(_record(1))
+    log.sign_tree_head()
+    log.append(_record(2))
+    vouchers = log.directory / "vouchers.jsonl"
+    own = vouchers.read_bytes().split(b"\n")[1]
+    assert own.startswith(b'{"index":1,')
+    with AuditLog.open(log.directory) as beside:  # a peer process stands by
+        with (log.directory / RECORDS_FILE).open("ab") as records:
+            records.write(canonical_bytes(_record(666)) + b"\n")
+        with vouchers.open("ab") as file:
+            file.write(own.replace(b'"index":1,', b'"index":2,') + b"\n")
+            file.write(b"not a voucher\n")
+        assert beside.checkpoint() is not None
+        assert [h.tree_size for h in beside.tree_heads] == [1, 2]
+        assert beside.tampering is not None and "line 3 of records.jsonl" in beside.tampering
+    report = verify_log(log.directory, log.public_key)
+    assert report.problem is not None and "Line 3 has no voucher from the key" in report.problem
+
+
 def test_tree_heads_are_numbered_in_the_order_of_the_file(tmp_path: Path) -> None:
     with AuditLog.open(tmp_path) as log:
         log.append(_record(1))

@@ -137,6 +137,7 @@ class AuditLog:
         self.directory = directory
         self._key = key
         self._public_key = key.public_key() if key is not None else None
+        self._key_id = key_id(self._public_key) if self._public_key is not None else ""
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self._closed = False
@@ -338,7 +339,7 @@ class AuditLog:
                         self._forget_signed()
                 else:
                     covered = self._covered()
-                    for voucher in parse_vouchers(lines.complete):
+                    for voucher in parse_vouchers(lines.complete, covered):
                         if voucher.index >= covered:
                             self._vouchers.setdefault(voucher.index, []).append(voucher)
                     self._vouchers_read += read
@@ -517,8 +518,7 @@ class AuditLog:
                 if self._key is not None:
                     # The voucher goes first: a crash between the two leaves a voucher for
                     # no record (it vouches for nothing else), never a record without one.
-                    voucher = vouch(self._key, index, hashed, self._tree.root())
-                    line = canonical_bytes(voucher)
+                    line = vouch(self._key, self._key_id, index, hashed, self._tree.root())
                     self._voucher_file.append_line(line, durable=False)
                     self._vouchers_read += len(line) + 1
                 self._records.append_line(leaf, durable=durable)

@@ -240,7 +240,7 @@ class _Checker:
             return []
         lines = read_lines(self.directory / VOUCHERS_FILE).complete
         vouchers: dict[int, list[Voucher]] = {}
-        for voucher in parse_vouchers(lines):
+        for voucher in parse_vouchers(lines, start):
             if voucher.index >= start:
                 vouchers.setdefault(voucher.index, []).append(voucher)
         return [

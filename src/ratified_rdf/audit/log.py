@@ -158,6 +158,7 @@ class AuditLog:
         self._vouchers: dict[int, list[Voucher]] = {}
         self._adopted = 0
         self._vouched_through = 0
+        self._stuck_at: int | None = None  # the record found with no voucher, if one was
         self._tampering: str | None = None
         try:
             try:
@@ -388,6 +389,10 @@ class AuditLog:
         tree head, was adopted, was appended by this process or is vouched for by another
         holder of the key. Call it with the lock held."""
         index = max(self._covered(), self._adopted, self._vouched_through)
+        if index == self._stuck_at:
+            # Its voucher would have come before it: only a tree head or an adoption moves
+            # past it, so a server's signer, woken by every append meanwhile, stops here.
+            return index
         key = self._public_key
         while index < self._tree.size:
             own = self._own.get(index)
@@ -397,6 +402,7 @@ class AuditLog:
                 break
             index += 1
         self._vouched_through = index
+        self._stuck_at = index if index < self._tree.size else None
         return index
 
     def _note_tampering(self, vouched_size: int) -> None:

@@ -152,14 +152,16 @@ def test_a_record_another_writer_appends_while_the_signer_runs_is_never_signed(
     assert "nor over the 1 record after it" in finding
     assert "`ratified audit sign --adopt-unsigned`" in finding
     assert caplog.text.count(finding) == 1
+    log.append(_record(2))
     clock.now += 30
     assert signer.tick() is None  # nothing new it may sign; said once, not every period
     assert signer.stop() is None
-    assert caplog.text.count(finding) == 1
+    assert "line 2 of records.jsonl" in caplog.text
+    assert caplog.text.count("line 2 of records.jsonl") == 1
     assert [h.tree_size for h in log.tree_heads] == [1]
     report = verify_log(log.directory, log.public_key)
     assert not report.ok and report.problem is not None
-    assert report.problem.startswith("2 of 3 records (lines 2 to 3 of records.jsonl) are not ")
+    assert report.problem.startswith("3 of 4 records (lines 2 to 4 of records.jsonl) are not ")
     assert "Line 2 has no voucher from the key in vouchers.jsonl: no process holding the " in (
         report.problem
     )

@@ -159,6 +159,7 @@ class AuditLog:
         self._adopted = 0
         self._vouched_through = 0
         self._stuck_at: int | None = None  # the record found with no voucher, if one was
+        self._stuck_said: int | None = None  # the one the latest finding logged
         self._tampering: str | None = None
         try:
             try:
@@ -406,11 +407,14 @@ class AuditLog:
         return index
 
     def _note_tampering(self, vouched_size: int) -> None:
-        """Say (once for each) when a record no one vouched for stops signing at
+        """Say (once for each such record) when a record no one vouched for stops signing at
         ``vouched_size``; clear it when a tree head or an adoption covers it."""
         if vouched_size >= self._tree.size:
             self._tampering = None
             return
+        # Logged once, not at every later attempt: the count after it grows as the server
+        # goes on, and its signer tries again after every period.
+        said = self._tampering is not None and self._stuck_said == vouched_size
         after = self._tree.size - vouched_size - 1
         finding = (
             f"The audit log at {self.directory} holds a record that no process holding its "
@@ -421,9 +425,9 @@ class AuditLog:
             + ". Check it with `ratified audit verify`; only if you trust it, vouch for it "
             "with `ratified audit sign --adopt-unsigned`."
         )
-        if finding != self._tampering:
+        if not said:
             logger.error("%s", finding)
-        self._tampering = finding
+        self._tampering, self._stuck_said = finding, vouched_size
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

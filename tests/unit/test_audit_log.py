@@ -37,6 +37,7 @@ from ratified_rdf.audit import (
     load_public_key,
     parse_entry,
     save_private_key,
+    sign_tree_head,
     verify_consistency,
     verify_inclusion,
     verify_log,
@@ -202,6 +203,35 @@ def test_tree_heads_are_numbered_in_the_order_of_the_file(tmp_path: Path) -> Non
         log.append(_record(2))
         third = log.sign_tree_head()
     assert [first.sequence, second.sequence, third.sequence] == [0, 1, 2]
+
+
+def test_a_log_signed_before_heads_were_numbered_counts_its_old_heads(tmp_path: Path) -> None:
+    key = generate_key()
+    with AuditLog.open(tmp_path, key=key) as log:
+        log.append(_record(1))
+        root = log.root()
+    # Two old-style heads (unnumbered, signed as tree-head/v1), as such a log holds them.
+    old = [sign_tree_head(key, 1, root, 1_700_000_000_000 + n) for n in range(2)]
+    heads = tmp_path / TREE_HEADS_FILE
+    heads.write_bytes(b"".join(canonical_bytes(head) + b"\n" for head in old))
+    assert b"sequence" not in heads.read_bytes()
+    with AuditLog.open(tmp_path, key=key) as log:
+        log.append(_record(2))
+        assert log.sign_tree_head().sequence == 2  # after the two before it
+    assert verify_log(tmp_path, key.public_key()).ok
+    lines = heads.read_bytes().split(b"\n")
+    heads.write_bytes(b"\n".join(lines[1:]))  # an old head deleted: the new one shows it
+    report = verify_log(tmp_path, key.public_key())
+    assert report.problem is not None
+    assert "line 2 is the log's tree head number 3, so 1 tree head before it is missing" in (
+        report.problem
+    )
+    # An unnumbered head after a numbered one: signed with the key, yet out of place.
+    later = sign_tree_head(key, 2, verify_log(tmp_path, key.public_key()).latest.root, 2**42)
+    heads.write_bytes(b"\n".join([*lines[:3], canonical_bytes(later), b""]))
+    report = verify_log(tmp_path, key.public_key())
+    assert report.problem is not None
+    assert "line 4 carries no number, but the tree head before it does" in report.problem
 
 
 @pytest.mark.slow

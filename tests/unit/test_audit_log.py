@@ -37,6 +37,7 @@ from ratified_rdf.audit import (
     load_public_key,
     parse_entry,
     save_private_key,
+    sign_tree_head,
     verify_consistency,
     verify_inclusion,
     verify_log,
@@ -146,6 +147,91 @@ def test_two_opens_of_one_log_append_into_one_tree(log: AuditLog) -> None:
     subjects = [e.subject for e in log.entries() if isinstance(e, AuditRecord)]
     assert subjects == [{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]
     assert verify_log(log.directory, log.public_key).ok
+
+
+def test_a_writer_without_the_key_is_no_peer_whose_records_are_signed(
+    log: AuditLog, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A process with the key vouches for what it appends; one without cannot, so nothing
+    # tells its records from a stranger's: none is signed over until an operator adopts it.
+    monkeypatch.delenv(KEY_ENV)
+    keyless = AuditLog.open(log.directory, warn=False)
+    try:
+        log.append(_record(1))
+        keyless.append(_record(2))
+        log.append(_record(3))
+    finally:
+        keyless.close()
+    assert log.checkpoint() is not None  # no raise: a closing brain or a server goes on
+    assert [h.tree_size for h in log.tree_heads] == [1]
+    assert log.tampering is not None and "line 2 of records.jsonl" in log.tampering
+    assert log.tampering in caplog.text
+    with pytest.raises(AuditError, match=r"line 2 of records.jsonl, which no signed tree head"):
+        log.sign_tree_head()  # the explicit call says it
+    log.adopt_unsigned()
+    head = log.sign_tree_head()
+    assert head is not None and head.tree_size == 3 and log.tampering is None
+    assert verify_log(log.directory, log.public_key).ok
+
+
+def test_a_voucher_copied_onto_a_stranger_s_record_vouches_for_nothing(log: AuditLog) -> None:
+    log.append(_record(1))
+    log.sign_tree_head()
+    log.append(_record(2))
+    vouchers = log.directory / "vouchers.jsonl"
+    own = vouchers.read_bytes().split(b"\n")[1]
+    assert own.startswith(b'{"index":1,')
+    with AuditLog.open(log.directory) as beside:  # a peer process stands by
+        with (log.directory / RECORDS_FILE).open("ab") as records:
+            records.write(canonical_bytes(_record(666)) + b"\n")
+        with vouchers.open("ab") as file:
+            file.write(own.replace(b'"index":1,', b'"index":2,') + b"\n")
+            file.write(b"not a voucher\n")
+        assert beside.checkpoint() is not None
+        assert [h.tree_size for h in beside.tree_heads] == [1, 2]
+        assert beside.tampering is not None and "line 3 of records.jsonl" in beside.tampering
+    report = verify_log(log.directory, log.public_key)
+    assert report.problem is not None and "Line 3 has no voucher from the key" in report.problem
+
+
+def test_tree_heads_are_numbered_in_the_order_of_the_file(tmp_path: Path) -> None:
+    with AuditLog.open(tmp_path) as log:
+        log.append(_record(1))
+        first = log.sign_tree_head()
+        second = log.sign_tree_head()
+    with AuditLog.open(tmp_path) as log:  # another process goes on counting
+        log.append(_record(2))
+        third = log.sign_tree_head()
+    assert [first.sequence, second.sequence, third.sequence] == [0, 1, 2]
+
+
+def test_a_log_signed_before_heads_were_numbered_counts_its_old_heads(tmp_path: Path) -> None:
+    key = generate_key()
+    with AuditLog.open(tmp_path, key=key) as log:
+        log.append(_record(1))
+        root = log.root()
+    # Two old-style heads (unnumbered, signed as tree-head/v1), as such a log holds them.
+    old = [sign_tree_head(key, 1, root, 1_700_000_000_000 + n) for n in range(2)]
+    heads = tmp_path / TREE_HEADS_FILE
+    heads.write_bytes(b"".join(canonical_bytes(head) + b"\n" for head in old))
+    assert b"sequence" not in heads.read_bytes()
+    with AuditLog.open(tmp_path, key=key) as log:
+        log.append(_record(2))
+        assert log.sign_tree_head().sequence == 2  # after the two before it
+    assert verify_log(tmp_path, key.public_key()).ok
+    lines = heads.read_bytes().split(b"\n")
+    heads.write_bytes(b"\n".join(lines[1:]))  # an old head deleted: the new one shows it
+    report = verify_log(tmp_path, key.public_key())
+    assert report.problem is not None
+    assert "line 2 is the log's tree head number 3, so 1 tree head before it is missing" in (
+        report.problem
+    )
+    # An unnumbered head after a numbered one: signed with the key, yet out of place.
+    later = sign_tree_head(key, 2, verify_log(tmp_path, key.public_key()).latest.root, 2**42)
+    heads.write_bytes(b"\n".join([*lines[:3], canonical_bytes(later), b""]))
+    report = verify_log(tmp_path, key.public_key())
+    assert report.problem is not None
+    assert "line 4 carries no number, but the tree head before it does" in report.problem
 
 
 @pytest.mark.slow

@@ -16,9 +16,11 @@ from ratified_rdf.audit import (
     DEFAULT_INTERVAL_S,
     DEFAULT_MAX_UNSIGNED,
     KEY_ENV,
+    RECORDS_FILE,
     AuditLog,
     AuditRecord,
     PeriodicSigner,
+    canonical_bytes,
     generate_key,
     stop_on_sigterm,
     verify_log,
@@ -123,6 +125,69 @@ def test_the_thread_is_woken_by_the_mth_record(log: AuditLog) -> None:
         assert signed.wait(timeout=30), "the 10th record should have woken the signer"
         assert signer.signed == 1
     assert log.tree_heads[0].tree_size == 10
+
+
+def test_a_record_another_writer_appends_while_the_signer_runs_is_never_signed(
+    log: AuditLog, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 50: a canonical record appended to records.jsonl while a server held the log was
+    # signed within one interval, and verified. The writer did not write it, and no holder
+    # of the key vouched for it: the signer signs up to it, never over it, and says so.
+    clock = FakeClock()
+    signer = PeriodicSigner(log, interval_s=30, max_unsigned=1000, clock=clock)
+    log.append(_record(0))
+    forged = AuditRecord(
+        kind="ask", tenant="acme", clearance="public", actor="mallory", subject={"n": 666}
+    )
+    with (log.directory / RECORDS_FILE).open("ab") as records:
+        records.write(canonical_bytes(forged) + b"\n")
+    log.append(_record(1))  # the server goes on writing after it
+    clock.now += 30
+    head = signer.tick()
+    assert head is not None and head.tree_size == 1  # the record before the forgery
+    assert log.size == 3 and log.unsigned == 2
+    finding = log.tampering
+    assert finding is not None
+    assert "line 2 of records.jsonl, which no signed tree head covers, has no voucher" in finding
+    assert "nor over the 1 record after it" in finding
+    assert "`ratified audit sign --adopt-unsigned`" in finding
+    assert caplog.text.count(finding) == 1
+    log.append(_record(2))
+    clock.now += 30
+    assert signer.tick() is None  # nothing new it may sign; said once, not every period
+    assert signer.stop() is None
+    assert "line 2 of records.jsonl" in caplog.text
+    assert caplog.text.count("line 2 of records.jsonl") == 1
+    assert [h.tree_size for h in log.tree_heads] == [1]
+    report = verify_log(log.directory, log.public_key)
+    assert not report.ok and report.problem is not None
+    assert report.problem.startswith("3 of 4 records (lines 2 to 4 of records.jsonl) are not ")
+    assert "Line 2 has no voucher from the key in vouchers.jsonl: no process holding the " in (
+        report.problem
+    )
+
+
+def test_the_signer_goes_on_once_an_operator_adopts_the_stranger_s_record(
+    tmp_path: Path,
+) -> None:
+    key = generate_key()
+    log = AuditLog.open(tmp_path / "audit", key=key)
+    clock = FakeClock()
+    signer = PeriodicSigner(log, interval_s=30, max_unsigned=1000, clock=clock)
+    with (log.directory / RECORDS_FILE).open("ab") as records:
+        records.write(canonical_bytes(_record(666)) + b"\n")
+    clock.now += 30
+    assert signer.tick() is None and log.tampering is not None
+    # The operator checks it and vouches for it from another process (the server runs on).
+    with AuditLog.open(log.directory, key=key, adopt_unsigned=True) as operator:
+        assert operator.sign_tree_head() is not None
+    log.append(_record(1))
+    clock.now += 30
+    head = signer.tick()
+    log.close()
+    assert head is not None and head.tree_size == 2
+    assert log.tampering is None
+    assert verify_log(log.directory, key.public_key()).ok
 
 
 def test_a_log_that_cannot_sign_is_left_alone(

@@ -10,6 +10,7 @@ import rfc8785
 
 from ratified_rdf.audit import (
     AuditError,
+    canonical_bytes,
     generate_key,
     key_id,
     load_private_key,
@@ -61,6 +62,29 @@ def test_the_signature_covers_the_documented_canonical_json() -> None:
     key.public_key().verify(bytes.fromhex(sth.signature), message)
     assert verify_tree_head(sth, key.public_key())
     assert sth.root == root
+
+
+def test_a_numbered_tree_head_signs_its_number_under_another_context() -> None:
+    key = generate_key()
+    root = bytes(range(32))
+    sth = sign_tree_head(key, 7, root, timestamp=1_700_000_000_000, sequence=3)
+    message = rfc8785.dumps(
+        {
+            "context": "ratified-rdf/audit/tree-head/v2",
+            "key_id": key_id(key.public_key()),
+            "root_hash": root.hex(),
+            "sequence": 3,
+            "timestamp": 1_700_000_000_000,
+            "tree_size": 7,
+        }
+    )
+    key.public_key().verify(bytes.fromhex(sth.signature), message)
+    # Neither another number nor none at all (an old-style head) keeps the signature.
+    for change in ({"sequence": 2}, {"sequence": None}):
+        assert not verify_tree_head(sth.model_copy(update=change), key.public_key())
+    assert b'"sequence":3' in canonical_bytes(sth)
+    unnumbered = sign_tree_head(key, 7, root, timestamp=1_700_000_000_000)
+    assert b"sequence" not in canonical_bytes(unnumbered)  # old lines read back unchanged
 
 
 def test_any_change_to_a_tree_head_breaks_its_signature() -> None:

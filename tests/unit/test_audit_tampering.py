@@ -356,3 +356,54 @@ def test_signing_without_a_key_says_how_to_get_one(
     result = _verify(store, None)
     assert result.exit_code == 1
     assert "none of the 1 record in records.jsonl is covered" in result.output
+
+
+@pytest.mark.parametrize("deleted", range(ROUNDS - 1))
+def test_any_one_tree_head_deleted_from_the_middle(
+    store: Path, witness: Path, operator_key: Path, deleted: int
+) -> None:
+    # Issue 50: deleting an intermediate tree head left a consistent, fully covered log, so
+    # it passed unless an anchoring step named that head. Heads are numbered now.
+    _history(store, witness)
+    heads = audit_dir(store) / TREE_HEADS_FILE
+    lines = _lines(heads)
+    _write_lines(heads, lines[:deleted] + lines[deleted + 1 :])
+    result = _verify(store, public_key_path(operator_key))
+    assert result.exit_code == 1, result.output
+    assert _failures(result) == [
+        f"FAILED: The tree head on {heads}, line {deleted + 1} is the log's tree head number "
+        f"{deleted + 2}, so 1 tree head before it is missing from sth.jsonl: it was deleted. "
+        "Restore the file from a backup and compare it with the witness's copy."
+    ]
+
+
+def test_a_record_appended_beside_a_running_writer_is_not_signed_by_audit_sign(
+    store: Path, witness: Path, operator_key: Path
+) -> None:
+    # Issue 50: while a server held the log, any process signing it signed over a record
+    # someone appended to the file. `audit sign` beside it now refuses, and says why.
+    _history(store, witness)
+    with AuditLog.open(audit_dir(store)) as server:
+        server.append(_record(40))
+        records = audit_dir(store) / RECORDS_FILE
+        with records.open("ab") as file:
+            file.write(canonical_bytes(_record(99, who="mallory")) + b"\n")
+        signed = CliRunner().invoke(main, ["audit", "sign", "--store", str(store)])
+        assert signed.exit_code == 2, signed.output
+        assert "line 42 of records.jsonl, which no signed tree head covers, has no voucher " in (
+            " ".join(signed.output.split())
+        )
+        assert "A tree head was signed over the 41 records before it." in (
+            " ".join(signed.output.split())
+        )
+        assert server.tree_heads[-1].tree_size == 41
+    result = _verify(store, public_key_path(operator_key))
+    assert result.exit_code == 1
+    [failure] = _failures(result)
+    assert failure.startswith(
+        "FAILED: 1 of 42 records (lines 42 to 42 of records.jsonl) are not covered by a "
+        "signed tree head; the latest, line 5 of"
+    )
+    assert "Line 42 has no voucher from the key in vouchers.jsonl: no process holding the " in (
+        failure
+    )

@@ -2,13 +2,14 @@
 
 Records are frozen pydantic models whose RFC 8785 canonical JSON is both their line in
 ``records.jsonl`` and their Merkle leaf; the tree is RFC 9162's (RFC 6962's) with its
-inclusion and consistency proofs; tree heads are signed with Ed25519; ``verify_log`` checks a
-log with nothing but its files and its public key; anchors (a witness directory, a
-transparency service over HTTP) keep tree heads outside the log, and ``verify_log`` checks
-the log against the tree head a witness last saw. ``capture`` wraps an operation so that it
-is recorded before it runs and its outcome after; ``PeriodicSigner`` signs a long-running
-process's tree heads as it goes. The signing key lives outside the log's folder
-(``$RATIFIED_AUDIT_KEY``).
+inclusion and consistency proofs; tree heads are signed with Ed25519 and numbered, and cover
+only records a holder of the key vouched for as it wrote them (a line anyone else appends is
+reported, never signed); ``verify_log`` checks a log with nothing but its files and its
+public key; anchors (a witness directory, a transparency service over HTTP) keep tree heads
+outside the log, and ``verify_log`` checks the log against the tree head a witness last saw.
+``capture`` wraps an operation so that it is recorded before it runs and its outcome after;
+``PeriodicSigner`` signs a long-running process's tree heads as it goes. The signing key
+lives outside the log's folder (``$RATIFIED_AUDIT_KEY``).
 """
 
 from ratified_rdf.audit.anchor import Anchor, Anchoring, ConsistencyProver, Receipt

@@ -1,12 +1,13 @@
 """``AuditLog``: an append-only, signed, crash-safe audit log in one directory.
 
 The directory holds ``records.jsonl`` (one RFC 8785 canonical JSON entry per line: exactly
-the bytes of its Merkle leaf), ``sth.jsonl`` (the signed tree heads issued, oldest first) and
-a copy of the log's public key (``log-key.pub.pem``). The private signing key never lives
-there: whoever can rewrite the folder could re-sign it. It is a file the operator chooses
-(``key_path``, else ``$RATIFIED_AUDIT_KEY``), made on first use; a log opened without one
-appends records but signs nothing, and says so. Anyone holding the public key can check the
-directory with ``verify_log``.
+the bytes of its Merkle leaf), ``sth.jsonl`` (the signed tree heads issued, oldest first,
+numbered), ``vouchers.jsonl`` (each writer's signed word for each record it appended; see
+``_vouchers``) and a copy of the log's public key (``log-key.pub.pem``). The private signing
+key never lives there: whoever can rewrite the folder could re-sign it. It is a file the
+operator chooses (``key_path``, else ``$RATIFIED_AUDIT_KEY``), made on first use; a log
+opened without one appends records but signs nothing, and says so. Anyone holding the public
+key can check the directory with ``verify_log``.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from ratified_rdf.audit._files import (
     read_lines,
     set_aside_torn_line,
 )
+from ratified_rdf.audit._vouchers import VOUCHERS_FILE, Voucher, parse_vouchers, vouch, vouched
 from ratified_rdf.audit.errors import AuditError
-from ratified_rdf.audit.merkle import MerkleTree
+from ratified_rdf.audit.merkle import MerkleTree, leaf_hash
 from ratified_rdf.audit.records import (
     AnchorSidecar,
     AuditRecord,
@@ -110,11 +112,15 @@ class AuditLog:
     have one log open at once (a server, an MCP server, a build and readers of one brain).
 
     Each append or tree head takes the directory's lock for the time it writes one line, and
-    first reads what the other processes appended since, so every process keeps the same tree
-    and any of them may sign over all of it. Open it with ``AuditLog.open`` and close it (or
-    use it as a context manager). A log without a signing key, or one that ends with records
-    no tree head covered when it was opened by no one else (and was not told to adopt them),
-    still appends but signs nothing: ``can_sign`` is False and ``signing_problem`` says why.
+    first reads what the other processes appended since, so every process keeps the same tree.
+    A process holding the key vouches for each record it appends (``vouchers.jsonl``), and any
+    of them may sign over every record it wrote itself or another holder of the key vouched
+    for; never over a record no one vouched for, which someone else put in the file: that is
+    reported (``tampering``) and signing stops short of it. Open it with ``AuditLog.open``
+    and close it (or use it as a context manager). A log without a signing key, or one that
+    ends with records no tree head covered when it was opened by no one else (and was not
+    told to adopt them), still appends but signs nothing: ``can_sign`` is False and
+    ``signing_problem`` says why.
     """
 
     def __init__(
@@ -131,17 +137,30 @@ class AuditLog:
         self.directory = directory
         self._key = key
         self._public_key = key.public_key() if key is not None else None
+        self._key_id = key_id(self._public_key) if self._public_key is not None else ""
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self._closed = False
         self._presence = PresenceLock(directory / PRESENCE_FILE)
         self._records = AppendOnlyFile(directory / RECORDS_FILE)
         self._heads = AppendOnlyFile(directory / TREE_HEADS_FILE)
-        self._records_read = self._heads_read = 0
+        self._voucher_file = AppendOnlyFile(directory / VOUCHERS_FILE)
+        self._records_read = self._heads_read = self._vouchers_read = 0
         self._recover = recover
         self._tree = MerkleTree([])
         self._record_ids: set[str] = set()
         self._tree_heads: list[SignedTreeHead] = []
+        # What may be signed over, beyond the latest tree head: the leaf hashes of the records
+        # this process appended, the vouchers other writers left, and the records an operator
+        # adopted (everything below ``_adopted``). ``_vouched_through`` remembers how far the
+        # records were found vouched for, so each signature checks only what is new.
+        self._own: dict[int, bytes] = {}
+        self._vouchers: dict[int, list[Voucher]] = {}
+        self._adopted = 0
+        self._vouched_through = 0
+        self._stuck_at: int | None = None  # the record found with no voucher, if one was
+        self._stuck_said: int | None = None  # the one the latest finding logged
+        self._tampering: str | None = None
         try:
             try:
                 with self._records.held():
@@ -159,6 +178,8 @@ class AuditLog:
             raise
         self.signing_problem: str | None = None
         """Why this log signs no tree head, or None when it can sign."""
+        if adopt_unsigned:
+            self._adopted = self._tree.size
         held = directory / HELD_UNSIGNED_FILE
         unsigned = self._unsigned_count()
         if self._presence.alone:
@@ -285,9 +306,15 @@ class AuditLog:
         process), into the tree. Under the lock (``locked``) a torn last line can only be a
         dead process's: it is set aside (``recover``) or reported; without the lock a line
         still being written is left for later."""
-        for file in (self._records, self._heads):
+        for file in (self._records, self._heads, self._voucher_file):
             path = file.path
-            offset = self._records_read if file is self._records else self._heads_read
+            offset = (
+                self._records_read
+                if file is self._records
+                else self._heads_read
+                if file is self._heads
+                else self._vouchers_read
+            )
             if file.size() == offset:
                 continue  # nobody appended since: no read (what most appends find)
             lines = read_lines(path, offset)
@@ -304,12 +331,20 @@ class AuditLog:
                         self._tree.append(line)
                     self._record_ids.update(e.id for e in entries if isinstance(e, AuditRecord))
                     self._records_read += read
-                else:
+                elif path == self._heads.path:
                     heads = [SignedTreeHead.model_validate_json(x) for x in lines.complete]
                     for head in heads:
                         self._check_key(head)
                     self._tree_heads.extend(heads)
                     self._heads_read += read
+                    if heads:
+                        self._forget_signed()
+                else:
+                    covered = self._covered()
+                    for voucher in parse_vouchers(lines.complete, covered):
+                        if voucher.index >= covered:
+                            self._vouchers.setdefault(voucher.index, []).append(voucher)
+                    self._vouchers_read += read
             except ValidationError as exc:
                 raise AuditError(
                     f"The audit log at {self.directory} has a damaged line, so it was not "
@@ -336,8 +371,63 @@ class AuditLog:
                     f"{VERIFY_HINT}."
                 )
 
+    def _covered(self) -> int:
+        """How many records the latest signed tree head covers."""
+        return self._tree_heads[-1].tree_size if self._tree_heads else 0
+
     def _unsigned_count(self) -> int:
-        return self._tree.size - (self._tree_heads[-1].tree_size if self._tree_heads else 0)
+        return self._tree.size - self._covered()
+
+    def _forget_signed(self) -> None:
+        """Drop what vouched for records a tree head now covers: a head vouches for them."""
+        covered = self._covered()
+        for held in (self._own, self._vouchers):
+            for index in [i for i in held if i < covered]:
+                del held[index]
+
+    def _vouched_size(self) -> int:
+        """How many records, from the first on, may be signed over: each is covered by a
+        tree head, was adopted, was appended by this process or is vouched for by another
+        holder of the key. Call it with the lock held."""
+        index = max(self._covered(), self._adopted, self._vouched_through)
+        if index == self._stuck_at:
+            # Its voucher would have come before it: only a tree head or an adoption moves
+            # past it, so a server's signer, woken by every append meanwhile, stops here.
+            return index
+        key = self._public_key
+        while index < self._tree.size:
+            own = self._own.get(index)
+            if own is not None and own == self._tree.leaf_hash(index):
+                pass
+            elif key is None or not vouched(self._tree, index, self._vouchers.get(index, []), key):
+                break
+            index += 1
+        self._vouched_through = index
+        self._stuck_at = index if index < self._tree.size else None
+        return index
+
+    def _note_tampering(self, vouched_size: int) -> None:
+        """Say (once for each such record) when a record no one vouched for stops signing at
+        ``vouched_size``; clear it when a tree head or an adoption covers it."""
+        if vouched_size >= self._tree.size:
+            self._tampering = None
+            return
+        # Logged once, not at every later attempt: the count after it grows as the server
+        # goes on, and its signer tries again after every period.
+        said = self._tampering is not None and self._stuck_said == vouched_size
+        after = self._tree.size - vouched_size - 1
+        finding = (
+            f"The audit log at {self.directory} holds a record that no process holding its "
+            f"signing key wrote: line {vouched_size + 1} of {RECORDS_FILE}, which no signed "
+            "tree head covers, has no voucher from the key, so someone else appended it to "
+            "the file (or a writer without the key did). No tree head is signed over it"
+            + (f", nor over the {_count(after, 'record')} after it" if after else "")
+            + ". Check it with `ratified audit verify`; only if you trust it, vouch for it "
+            "with `ratified audit sign --adopt-unsigned`."
+        )
+        if not said:
+            logger.error("%s", finding)
+        self._tampering, self._stuck_said = finding, vouched_size
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -373,6 +463,12 @@ class AuditLog:
         if self._public_key is None:
             raise AuditError(self.signing_problem or "This audit log has no signing key.")
         return self._public_key
+
+    @property
+    def tampering(self) -> str | None:
+        """What the latest signature found in the log that no holder of the key wrote (and
+        so did not sign over), as a sentence; None when it found nothing."""
+        return self._tampering
 
     @property
     def can_sign(self) -> bool:
@@ -427,7 +523,14 @@ class AuditLog:
         leaf = canonical_bytes(entry)
         with self._locked():
             self._check_reference(entry)
+            index, hashed = self._tree.size, leaf_hash(leaf)
             try:
+                if self._key is not None:
+                    # The voucher goes first: a crash between the two leaves a voucher for
+                    # no record (it vouches for nothing else), never a record without one.
+                    line = vouch(self._key, self._key_id, index, hashed, self._tree.root())
+                    self._voucher_file.append_line(line, durable=False)
+                    self._vouchers_read += len(line) + 1
                 self._records.append_line(leaf, durable=durable)
             except OSError as exc:
                 raise AuditError(
@@ -437,7 +540,9 @@ class AuditLog:
             self._records_read += len(leaf) + 1
             if isinstance(entry, AuditRecord):
                 self._record_ids.add(entry.id)
-            index = self._tree.append(leaf)
+            if self._key is not None:
+                self._own[index] = hashed
+            self._tree.append(leaf)
         for listener in tuple(self._listeners):
             listener()
         return index
@@ -469,7 +574,11 @@ class AuditLog:
 
     def sign_tree_head(self) -> SignedTreeHead | None:
         """Sign the current tree head, record it in ``sth.jsonl`` and return it; None when
-        this log cannot sign (``signing_problem`` says why; it was said when it opened)."""
+        this log cannot sign (``signing_problem`` says why; it was said when it opened).
+
+        A record that no holder of the key wrote (no voucher; see ``tampering``) is never
+        signed over: the tree head then covers the records before it, if that is more than
+        the latest covered, and an ``AuditError`` says what was found."""
         if self._key is None or self.signing_problem is not None:
             return None
         if self._closed:
@@ -478,37 +587,69 @@ class AuditLog:
                 "Open it again to sign."
             )
         with self._locked():
-            # A tree head may only cover records already on disk (fsync of the file puts
-            # every process's lines there).
-            self._records.sync()
-            # Tree heads must not go back in time even if the clock does.
-            latest = self._tree_heads[-1].timestamp if self._tree_heads else 0
-            head = sign_tree_head(
-                self._key, self._tree.size, self._tree.root(), max(now_ms(), latest)
+            head = self._sign()
+        if self._tampering is not None:
+            signed = (
+                f" A tree head was signed over the {_count(head.tree_size, 'record')} before it."
+                if head is not None
+                else ""
             )
-            line = canonical_bytes(head)
-            try:
-                self._heads.append_line(line)
-            except OSError as exc:
-                raise AuditError(
-                    f"Could not record a signed tree head in {self.directory} ({exc}). "
-                    "Check the disk's space and permissions, then sign again."
-                ) from exc
-            self._heads_read += len(line) + 1
-            self._tree_heads.append(head)
-            return head
+            raise AuditError(f"{self._tampering}{signed}")
+        return head
+
+    def _sign(self) -> SignedTreeHead | None:
+        """Sign a tree head over every record that may be signed over (with the lock held);
+        None when a record no one vouched for leaves nothing new to sign."""
+        assert self._key is not None
+        size = self._vouched_size()
+        self._note_tampering(size)
+        if size < self._tree.size and size <= self._covered():
+            return None
+        # A tree head may only cover records already on disk (fsync of the file puts every
+        # process's lines there).
+        self._records.sync()
+        latest = self._tree_heads[-1] if self._tree_heads else None
+        # Heads are numbered in the order of the file, so that a head deleted from its middle
+        # shows; a log whose heads are not numbered yet starts at its count of heads.
+        if latest is None:
+            sequence = 0
+        elif latest.sequence is not None:
+            sequence = latest.sequence + 1
+        else:
+            sequence = len(self._tree_heads)
+        # Tree heads must not go back in time even if the clock does.
+        moment = max(now_ms(), latest.timestamp if latest is not None else 0)
+        head = sign_tree_head(self._key, size, self._tree.root(size), moment, sequence=sequence)
+        line = canonical_bytes(head)
+        try:
+            self._heads.append_line(line)
+        except OSError as exc:
+            raise AuditError(
+                f"Could not record a signed tree head in {self.directory} ({exc}). "
+                "Check the disk's space and permissions, then sign again."
+            ) from exc
+        self._heads_read += len(line) + 1
+        self._tree_heads.append(head)
+        self._forget_signed()
+        return head
 
     def checkpoint(self) -> SignedTreeHead | None:
         """Sign a tree head if any entry is not covered by one yet (and this log can sign);
-        return it, or None when nothing was signed."""
+        return it, or None when nothing was signed. Unlike ``sign_tree_head`` it does not
+        raise on a record no holder of the key wrote: that was logged, and ``tampering``
+        says it (a server's signer and a closing brain go on)."""
         if self.closed or not self.can_sign or not self.unsigned:
             return None
-        return self.sign_tree_head()
+        with self._locked():
+            return self._sign()
 
     def adopt_unsigned(self) -> None:
-        """Let this log sign over the records no tree head covered when it was opened: the
-        operator has checked them. A log without a key still cannot sign."""
+        """Let this log sign over the records no tree head covers now, vouched for or not:
+        the operator has checked them. A log without a key still cannot sign."""
         if self._key is not None:
+            with self._lock:
+                self._peek()
+                self._adopted = max(self._adopted, self._tree.size)
             self.signing_problem = None
             (self.directory / HELD_UNSIGNED_FILE).unlink(missing_ok=True)
 
@@ -536,6 +677,7 @@ class AuditLog:
             self._closed = True
             self._records.close()
             self._heads.close()
+            self._voucher_file.close()
             self._presence.close()
 
     def __enter__(self) -> AuditLog:

@@ -4,9 +4,13 @@ What is signed is always the RFC 8785 canonical JSON of a small object whose ``c
 member names what the signature is for, so a signature made for one purpose can never pass
 for another. For a tree head the signed object is::
 
-    {"context": "ratified-rdf/audit/tree-head/v1", "key_id": <hex>,
-     "root_hash": <hex>, "timestamp": <ms since the epoch>, "tree_size": <int>}
+    {"context": "ratified-rdf/audit/tree-head/v2", "key_id": <hex>, "root_hash": <hex>,
+     "sequence": <int>, "timestamp": <ms since the epoch>, "tree_size": <int>}
 
+``sequence`` numbers a log's tree heads from 0, in the order of ``sth.jsonl``: a head deleted
+from the middle of the file leaves a gap in the numbers that every later head shows. Heads
+signed before the numbers existed carry none and are signed as ``tree-head/v1`` (the same
+object without ``sequence``); they still verify, and a v2 head can never pass for one.
 ``key_id`` is the SHA-256 of the raw 32-byte Ed25519 public key, in hex. Hashes and
 signatures are lower-case hex throughout.
 """
@@ -22,14 +26,16 @@ import rfc8785
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from pydantic import BaseModel, ConfigDict, JsonValue, NonNegativeInt, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, NonNegativeInt, StringConstraints
 
 from ratified_rdf.audit._files import fsync_directory, write_private_file
 from ratified_rdf.audit.errors import AuditError
 from ratified_rdf.audit.records import HexHash
 
-TREE_HEAD_CONTEXT = "ratified-rdf/audit/tree-head/v1"
-"""The ``context`` member of every signed tree head payload."""
+TREE_HEAD_CONTEXT = "ratified-rdf/audit/tree-head/v2"
+"""The ``context`` member of a numbered tree head's signed payload."""
+UNNUMBERED_TREE_HEAD_CONTEXT = "ratified-rdf/audit/tree-head/v1"
+"""The ``context`` member of a tree head signed before heads were numbered."""
 
 HexSignature = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{128}$")]
 """An Ed25519 signature as 128 lower-case hex digits."""
@@ -112,7 +118,9 @@ def now_ms() -> int:
 
 
 class SignedTreeHead(BaseModel):
-    """A log's signed statement that its first ``tree_size`` records hash to ``root_hash``."""
+    """A log's signed statement that its first ``tree_size`` records hash to ``root_hash``,
+    and that it is the log's tree head number ``sequence`` (counting from 0; None for a head
+    signed before heads were numbered)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -121,10 +129,14 @@ class SignedTreeHead(BaseModel):
     root_hash: HexHash
     key_id: HexHash
     signature: HexSignature
+    # Left out of the line when None, so an unnumbered head reads back to its very bytes.
+    sequence: NonNegativeInt | None = Field(default=None, exclude_if=lambda value: value is None)
 
     def payload(self) -> dict[str, JsonValue]:
         """The object whose canonical JSON the signature covers."""
-        return tree_head_payload(self.tree_size, self.timestamp, self.root_hash, self.key_id)
+        return tree_head_payload(
+            self.tree_size, self.timestamp, self.root_hash, self.key_id, self.sequence
+        )
 
     @property
     def root(self) -> bytes:
@@ -133,31 +145,41 @@ class SignedTreeHead(BaseModel):
 
 
 def tree_head_payload(
-    tree_size: int, timestamp: int, root_hash: str, signer: str
+    tree_size: int, timestamp: int, root_hash: str, signer: str, sequence: int | None = None
 ) -> dict[str, JsonValue]:
     """The signed object of a tree head (see the module docstring)."""
-    return {
-        "context": TREE_HEAD_CONTEXT,
+    payload: dict[str, JsonValue] = {
+        "context": TREE_HEAD_CONTEXT if sequence is not None else UNNUMBERED_TREE_HEAD_CONTEXT,
         "key_id": signer,
         "root_hash": root_hash,
         "timestamp": timestamp,
         "tree_size": tree_size,
     }
+    if sequence is not None:
+        payload["sequence"] = sequence
+    return payload
 
 
 def sign_tree_head(
-    key: Ed25519PrivateKey, tree_size: int, root_hash: bytes, timestamp: int | None = None
+    key: Ed25519PrivateKey,
+    tree_size: int,
+    root_hash: bytes,
+    timestamp: int | None = None,
+    *,
+    sequence: int | None = None,
 ) -> SignedTreeHead:
-    """Sign the tree head ``(tree_size, root_hash)`` at ``timestamp`` (now by default, in ms)."""
+    """Sign the tree head ``(tree_size, root_hash)`` at ``timestamp`` (now by default, in ms)
+    as the log's head number ``sequence`` (an unnumbered, old-style head when None)."""
     signer = key_id(key.public_key())
     moment = now_ms() if timestamp is None else timestamp
-    payload = tree_head_payload(tree_size, moment, root_hash.hex(), signer)
+    payload = tree_head_payload(tree_size, moment, root_hash.hex(), signer, sequence)
     return SignedTreeHead(
         tree_size=tree_size,
         timestamp=moment,
         root_hash=root_hash.hex(),
         key_id=signer,
         signature=sign_payload(key, payload),
+        sequence=sequence,
     )
 
 

@@ -3,14 +3,16 @@
 Every line must be the RFC 8785 canonical form of itself and fit the schema, record ids must
 be unique, sidecars must point back at what they annotate, and anchoring steps must follow
 their lifecycle. Every signed tree head must carry a good signature by the given key, match
-the Merkle root recomputed from the records, and be consistent (RFC 9162 §2.1.4) with the
-tree head before it. The first such problem stops the check.
+the Merkle root recomputed from the records, be consistent (RFC 9162 §2.1.4) with the tree
+head before it, and carry the next number (a head deleted from the middle of ``sth.jsonl``
+leaves a gap every later head shows). The first such problem stops the check.
 
 A log that passes those checks still fails when it proves less than it should: records no
-signed tree head covers (appended after the last signature, or tree heads cut from the end),
-records without any tree head, a private key kept in the log's own folder, and, given the
-tree head a witness last saw, a log shorter than it (rolled back), different from it
-(forked or rewritten) or missing it. Each is reported with its count, as a sentence saying
+signed tree head covers (appended after the last signature, or tree heads cut from the end;
+those without a voucher from the key, which no holder of the key wrote, are named as
+tampering), records without any tree head, a private key kept in the log's own folder, and,
+given the tree head a witness last saw, a log shorter than it (rolled back), different from
+it (forked or rewritten) or missing it. Each is reported with its count, as a sentence saying
 what to do. What a log can prove on its own, and what only a witness can, is in the README
 ("What the audit log proves").
 """
@@ -29,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import BaseModel, ValidationError
 
 from ratified_rdf.audit._files import Lines, read_lines
+from ratified_rdf.audit._vouchers import VOUCHERS_FILE, Voucher, parse_vouchers, vouched
 from ratified_rdf.audit.errors import AnchorStateError
 from ratified_rdf.audit.lifecycle import AnchorState, check_transition
 from ratified_rdf.audit.log import (
@@ -203,16 +206,48 @@ class _Checker:
                 f"{_RESTORE}"
             )
         elif records > signed:
-            problems.append(
+            uncovered = (
                 f"{records - signed:,} of {_count(records, 'record')} (lines {signed + 1} to "
                 f"{records} of {RECORDS_FILE}) are not covered by a signed tree head; the "
-                f"latest, line {len(self.heads)} of {heads_file}, covers {signed:,}. Records "
-                "were appended after the last signature, tree heads were cut from the end of "
-                f"{TREE_HEADS_FILE}, or the writer stopped without signing. If a process still "
-                "writes the log, sign it first (`ratified audit sign`) and verify again; "
-                f"otherwise {_RESTORE[0].lower()}{_RESTORE[1:]}"
+                f"latest, line {len(self.heads)} of {heads_file}, covers {signed:,}."
             )
+            strangers = self.unvouched(signed)
+            if strangers:
+                one = len(strangers) == 1
+                problems.append(
+                    f"{uncovered} {_lines_named(strangers)} {'has' if one else 'have'} no "
+                    f"voucher from the key in {VOUCHERS_FILE}: no process holding the signing "
+                    f"key wrote {'it' if one else 'them'}, so someone appended "
+                    f"{'it' if one else 'them'} to the file (or a writer without the key "
+                    "did), and no process signs over them. Check them; only if you trust "
+                    "them, vouch for them with `ratified audit sign --adopt-unsigned`; "
+                    f"otherwise {_RESTORE[0].lower()}{_RESTORE[1:]}"
+                )
+            else:
+                problems.append(
+                    f"{uncovered} Records were appended after the last signature, tree heads "
+                    f"were cut from the end of {TREE_HEADS_FILE}, or the writer stopped "
+                    "without signing. If a process still writes the log, sign it first "
+                    "(`ratified audit sign`) and verify again; otherwise "
+                    f"{_RESTORE[0].lower()}{_RESTORE[1:]}"
+                )
         return problems
+
+    def unvouched(self, start: int) -> list[int]:
+        """The indexes, from ``start`` on, of records without a good voucher by the key
+        (none are known without a key to check them with)."""
+        if self.public_key is None:
+            return []
+        lines = read_lines(self.directory / VOUCHERS_FILE).complete
+        vouchers: dict[int, list[Voucher]] = {}
+        for voucher in parse_vouchers(lines, start):
+            if voucher.index >= start:
+                vouchers.setdefault(voucher.index, []).append(voucher)
+        return [
+            index
+            for index in range(start, self.tree.size)
+            if not vouched(self.tree, index, vouchers.get(index, []), self.public_key)
+        ]
 
     def witness_problems(self, seen: SignedTreeHead) -> list[str]:
         """How the log disagrees with the tree head a witness last saw, if it does."""
@@ -294,6 +329,9 @@ class _Checker:
 
     def check_tree_heads(self, path: Path) -> None:
         expected = key_id(self.public_key) if self.public_key is not None else None
+        # A gap in the numbers is reported once every head is checked: a head moved up from
+        # further down leaves one too, and its own problem says more.
+        gap: str | None = None
         for number, line in enumerate(_complete_lines(path), start=1):
             head = _parse(path, number, line, SignedTreeHead.model_validate_json)
             where = f"The tree head on {path}, line {number}"
@@ -326,7 +364,39 @@ class _Checker:
                 )
             if self.heads:
                 self.check_consistency(where, self.heads[-1], head)
+            gap = gap or self.check_sequence(where, head)
             self.heads.append(head)
+        if gap is not None:
+            raise _Problem(gap)
+
+    def check_sequence(self, where: str, head: SignedTreeHead) -> str | None:
+        """Every tree head is accounted for: a numbered head carries the number of the heads
+        before it, and none without a number follows one with. A gap (heads missing before
+        this one) is returned rather than raised."""
+        before = len(self.heads)
+        if head.sequence is None:
+            if self.heads and self.heads[-1].sequence is not None:
+                raise _Problem(
+                    f"{where} carries no number, but the tree head before it does: heads are "
+                    f"numbered since this log first numbered one, so lines of {TREE_HEADS_FILE} "
+                    f"were moved or replaced. {_RESTORE}"
+                )
+            return None
+        if head.sequence > before:
+            missing = head.sequence - before
+            return (
+                f"{where} is the log's tree head number {head.sequence + 1}, so "
+                f"{_count(missing, 'tree head')} before it {'is' if missing == 1 else 'are'} "
+                f"missing from {TREE_HEADS_FILE}: {'it was' if missing == 1 else 'they were'} "
+                f"deleted. {_RESTORE}"
+            )
+        if head.sequence < before:
+            raise _Problem(
+                f"{where} is the log's tree head number {head.sequence + 1}, but "
+                f"{_count(before, 'tree head')} come before it: lines of {TREE_HEADS_FILE} "
+                f"were copied or reordered. {_RESTORE}"
+            )
+        return None
 
     def check_consistency(self, where: str, old: SignedTreeHead, new: SignedTreeHead) -> None:
         if new.tree_size < old.tree_size or new.timestamp < old.timestamp:
@@ -401,6 +471,18 @@ def _parse(path: Path, number: int, line: bytes, parse: Callable[[bytes], _M]) -
             f"or a default left out): it was edited after it was written. {_RESTORE}"
         )
     return model
+
+
+def _lines_named(indexes: list[int], most: int = 5) -> str:
+    """``Line 41``, or ``3 of them (lines 41, 43 and 45)``, naming at most ``most`` lines."""
+    numbers = [f"{index + 1}" for index in indexes[:most]]
+    if len(indexes) == 1:
+        return f"Line {numbers[0]}"
+    if len(indexes) > most:
+        named = f"lines {', '.join(numbers)}, …"
+    else:
+        named = f"lines {', '.join(numbers[:-1])} and {numbers[-1]}"
+    return f"{len(indexes):,} of them ({named})"
 
 
 def _count(n: int, noun: str) -> str:

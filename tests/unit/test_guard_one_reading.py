@@ -10,15 +10,18 @@ MCP.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import anyio
 import pytest
 from click.testing import CliRunner
 
 from ratified_rdf import Brain
 from ratified_rdf.queries.guard import QueryRefused, ReaderQuery, check_reader_query
+from ratified_rdf.queries.sandbox import QuerySandbox
 from ratified_rdf.surfaces.cli import main
-from ratified_rdf.surfaces.mcp_server import ToolFailure, _run_sparql
+from ratified_rdf.surfaces.mcp_server import ToolFailure, _run_sparql, default_limits
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 # Port 9 (discard): Oxigraph refuses to call it, and nothing listens on it anyway.
@@ -118,10 +121,16 @@ def test_brain_query_runs_the_text_the_guard_read(brain: Brain) -> None:
 
 
 def test_mcp_refuses_with_a_sentence(brain: Brain) -> None:
-    with pytest.raises(ToolFailure, match="This query uses SERVICE"):
-        _run_sparql(brain, CR_SERVICE)
-    with pytest.raises(ToolFailure) as failure:
-        _run_sparql(brain, PAST_UNICODE)
+    # The tool's own path: the query goes to a sandbox worker, whose guard refuses it.
+    sandbox = QuerySandbox(default_limits(), generation=lambda: brain.reading.write_generation)
+    lock = threading.Lock()
+    try:
+        with pytest.raises(ToolFailure, match="This query uses SERVICE"):
+            anyio.run(_run_sparql, brain, lock, sandbox, CR_SERVICE)
+        with pytest.raises(ToolFailure) as failure:
+            anyio.run(_run_sparql, brain, lock, sandbox, PAST_UNICODE)
+    finally:
+        sandbox.close()
     assert "names no character" in str(failure.value) and "bug" not in str(failure.value)
 
 

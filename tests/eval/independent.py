@@ -32,12 +32,15 @@ The QUIC corpus (``quicwg/base-drafts``) is read the same way: its six draft ser
 RFCs, their tags ``draft-ietf-quic-<x>-NN`` and the RFC texts ``rfcNNNN.md`` on ``main``. Which
 RFC a draft became, when an RFC was published and what it obsoletes are public facts no
 repository holds: they are read from ``records/<brain>/manifest.toml`` (checked against the
-tags). Beside headings, this module reads:
+tags). The DTLS 1.3 corpus (``tlswg/dtls13-spec``, a held-out corpus the router was not tuned
+on) is read the same way from its manifest: each ``[[draft]]`` with its ``file`` and tags, and
+RFC 9147 at the ``ref`` and ``file`` its ``[[rfc]]`` entry names (the bis draft's first
+revision); its default branch is ``master``. Beside headings, this module reads:
 
 * **bylines**: the ``author:`` entries of a draft's YAML front matter at its last tag (each
   entry's ``name``, else its ``ins``);
 * **threads**: issue and pull request numbers, titles and states from ``archive.json`` (TLS
-  only; its states ``OPEN``, ``CLOSED`` and ``MERGED`` are compared lower-cased), and pull
+  and DTLS; its states ``OPEN``, ``CLOSED`` and ``MERGED`` are compared lower-cased), and pull
   request numbers from the first-parent merge commits of ``main`` ("Merge pull request #N
   from ...") where there is no archive (QUIC);
 * **people**: git authors joined into one person when they share an address or a full name,
@@ -61,12 +64,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLE = REPO.parent / "shared" / "corpus" / "tls13-spec" / "tls13-spec.bundle"
 CLONE = Path("/tmp") / "ratified-eval-independent.git"
 QUIC_BUNDLE = REPO.parent / "shared" / "corpus" / "quic-base-drafts" / "base-drafts.bundle"
 QUIC_CLONE = Path("/tmp") / "ratified-eval-independent-quic.git"
+DTLS_BUNDLE = REPO.parent / "shared" / "corpus" / "tlswg" / "dtls13-spec" / "dtls13-spec.bundle"
+DTLS_CLONE = Path("/tmp") / "ratified-eval-independent-dtls.git"
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,13 @@ class Corpus:
 CORPORA: dict[str, Corpus] = {
     "tls": Corpus("tls", BUNDLE, CLONE, REPO / "records" / "tls13" / "manifest.toml"),
     "quic": Corpus("quic", QUIC_BUNDLE, QUIC_CLONE, REPO / "records" / "quic" / "manifest.toml"),
+    "dtls": Corpus(
+        "dtls",
+        DTLS_BUNDLE,
+        DTLS_CLONE,
+        REPO / "records" / "tlswg" / "dtls13-spec" / "manifest.toml",
+        branch="master",
+    ),
 }
 
 #: Each draft series: (name, file in the repository, first revision, last revision, RFC it became).
@@ -257,10 +270,56 @@ def quic_rfcs() -> dict[int, tuple[str, str]]:
     return table
 
 
+def _entries(corpus: str, key: str) -> list[dict[str, Any]]:
+    """The manifest's ``[[draft]]`` or ``[[rfc]]`` tables."""
+    found = manifest(corpus).get(key, [])
+    return found if isinstance(found, list) else []
+
+
+@cache
+def dtls_series() -> dict[str, tuple[str, int, int, int]]:
+    """The DTLS draft series, as in :data:`SERIES`, from the manifest: each ``[[draft]]`` with
+    its ``file``, its revisions read from the tags (checked to skip none) and the RFC it
+    became (0 for a draft that became none, so no RFC's lineage holds it)."""
+    tags = _tag_numbers("dtls")
+    table: dict[str, tuple[str, int, int, int]] = {}
+    for draft in _entries("dtls", "draft"):
+        name = draft["name"]
+        numbers = tags[name]
+        if numbers != list(range(numbers[0], numbers[-1] + 1)):
+            raise ValueError(f"The tags of {name} skip a revision: {numbers}.")
+        became_rfc = int(draft["became"][3:]) if "became" in draft else 0
+        table[name] = (draft["file"], numbers[0], numbers[-1], became_rfc)
+    return table
+
+
+@cache
+def dtls_rfcs() -> dict[int, tuple[str, str]]:
+    """The DTLS RFCs: (ref, file) of each ``[[rfc]]`` entry of the manifest, checked to exist."""
+    table: dict[int, tuple[str, str]] = {}
+    for entry in _entries("dtls", "rfc"):
+        ref, file = str(entry["ref"]), str(entry["file"])
+        if file not in git("ls-tree", "--name-only", ref, corpus="dtls").split():
+            raise ValueError(f"{ref} holds no {file}.")
+        table[int(entry["number"])] = (ref, file)
+    return table
+
+
+def _in_dtls_manifest(name: str | int) -> bool:
+    """Whether the DTLS manifest names this draft or RFC (read without git)."""
+    if not CORPORA["dtls"].manifest.is_file():
+        return False
+    drafts = {d["name"] for d in _entries("dtls", "draft")}
+    rfcs = {int(r["number"]) for r in _entries("dtls", "rfc")}
+    return name in drafts or name in rfcs
+
+
 def corpus_of(name: str | int) -> str:
     """Which corpus a draft series (by name) or an RFC (by number) belongs to."""
     if name in SERIES or name in RFCS:
         return "tls"
+    if _in_dtls_manifest(name):
+        return "dtls"
     if isinstance(name, str) and name.startswith("draft-") and "-quic-" in name:
         return "quic"
     if name in quic_rfcs():
@@ -270,21 +329,29 @@ def corpus_of(name: str | int) -> str:
 
 def series_row(series: str) -> tuple[str, int, int, int]:
     """(file, first revision, last revision, RFC it became) of a draft series of either corpus."""
-    return SERIES[series] if series in SERIES else quic_series()[series]
+    if series in SERIES:
+        return SERIES[series]
+    return dtls_series()[series] if corpus_of(series) == "dtls" else quic_series()[series]
 
 
 def rfc_row(rfc: int) -> tuple[str, str]:
     """(ref, file) of an RFC's published text, in either corpus."""
-    return RFCS[rfc] if rfc in RFCS else quic_rfcs()[rfc]
+    if rfc in RFCS:
+        return RFCS[rfc]
+    return dtls_rfcs()[rfc] if corpus_of(rfc) == "dtls" else quic_rfcs()[rfc]
 
 
 def all_series(corpus: str) -> dict[str, tuple[str, int, int, int]]:
     """Every draft series of a corpus that became an RFC."""
+    if corpus == "dtls":
+        return {name: row for name, row in dtls_series().items() if row[3]}
     return dict(SERIES) if corpus == "tls" else quic_series()
 
 
 def all_rfcs(corpus: str) -> dict[int, tuple[str, str]]:
     """Every RFC of a corpus."""
+    if corpus == "dtls":
+        return dtls_rfcs()
     return dict(RFCS) if corpus == "tls" else quic_rfcs()
 
 
@@ -420,9 +487,9 @@ def tag_date(tag: str) -> datetime:
 @cache
 def archive(corpus: str = "tls") -> dict[str, list[dict[str, object]]]:
     """The corpus's GitHub archive (``gh-pages:archive.json``); empty where there is none."""
-    if corpus != "tls":
+    if corpus == "quic":
         return {"issues": [], "pulls": []}
-    return json.loads(git("show", "gh-pages:archive.json"))
+    return json.loads(git("show", "gh-pages:archive.json", corpus=corpus))
 
 
 @cache

@@ -42,6 +42,9 @@ person names are written, never corpus text. Recipes::
                                        how many the graph holds (drafts and revisions from the
                                        manifest and the tags, RFCs from the manifest)
 
+``<corpus>`` is ``tls``, ``quic`` or ``dtls`` (``tlswg/dtls13-spec``, the held-out corpus of
+``paraphrase_dtls.toml``); an RFC or draft names its corpus itself.
+
 Run: ``python tests/eval/make_expectations.py [QUESTIONS]``.
 """
 

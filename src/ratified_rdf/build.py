@@ -35,7 +35,13 @@ from ratified_rdf.records.identity import (
     load_overrides,
     resolve_people,
 )
-from ratified_rdf.records.manifest import CORE_SOURCES, Manifest, SourceName, load_manifest
+from ratified_rdf.records.manifest import (
+    CORE_SOURCES,
+    Manifest,
+    SourceName,
+    check_buildable,
+    load_manifest,
+)
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec, spec_commits
 from ratified_rdf.sources.base import ReadContext, Source, registered_sources
@@ -108,6 +114,7 @@ def build(
     batch written is recorded, and a tree head is signed when the build ends.
     """
     manifest, folder = load_manifest(manifest_path)
+    check_buildable(manifest, manifest_path)
     if audit is None:
         return _build(manifest, folder, source, store, cache_dir, progress, None, actor)
     subject: dict[str, JsonValue] = {

@@ -388,6 +388,19 @@ def build_notes(
         for draft in manifest.draft
         if manifest.final_rfc(draft.name) is None
     ]
+    notes += [
+        f"{draft.name} lacks revision(s) {', '.join(draft.missing)}: nothing in the "
+        "repository holds them, so they are recorded as missing (rr:missingRevision) rather "
+        "than read."
+        for draft in manifest.draft
+        if draft.missing
+    ]
+    notes += [
+        f"{', '.join(names)} all became {rfc}, and none is replaced by another: if they were "
+        "one draft renamed, or one replaced another, say so with replaced_by; if they were "
+        "merged, their sections are each followed into it."
+        for rfc, names in manifest.parallel_drafts().items()
+    ]
     if discussion is None:
         return tuple(notes)
     commit_of = {r.name: r.commit for r in records.revisions}

@@ -422,6 +422,15 @@ class Manifest(BaseModel):
         """The RFC a draft's text ended up in, following replacements."""
         return self._final_rfcs[draft_name]
 
+    def parallel_drafts(self) -> dict[str, list[str]]:
+        """RFC name → the drafts (two or more) that say they became it directly: drafts
+        that ran side by side into one RFC, or one draft whose renaming was not recorded."""
+        by_rfc: dict[str, list[str]] = {}
+        for entry in self.draft:
+            if entry.became is not None:
+                by_rfc.setdefault(entry.became, []).append(entry.name)
+        return {rfc: names for rfc, names in by_rfc.items() if len(names) > 1}
+
 
 def load_manifest(path: str | Path) -> tuple[Manifest, Path]:
     """Load ``path`` (a manifest file or a folder holding ``manifest.toml``).
@@ -454,7 +463,7 @@ def check_buildable(manifest: Manifest, path: str | Path) -> None:
     file = path / MANIFEST_NAME if path.is_dir() else path
     lines = file.read_text(encoding="utf-8").splitlines() if file.is_file() else []
     unfilled = [
-        f"line {number}: {line.split('FILL IN:', 1)[1].strip()}"
+        f"line {number}: {_fact(line.split('FILL IN:', 1)[1])}"
         for number, line in enumerate(lines, start=1)
         if _FILL_IN.search(line)
     ]
@@ -477,6 +486,12 @@ def check_buildable(manifest: Manifest, path: str | Path) -> None:
             "repository to the repository's public https URL (build from a local copy with "
             "--source meanwhile)."
         )
+
+
+def _fact(note: str) -> str:
+    """The fact a FILL IN note asks for, its first phrase: the note is wrapped over several
+    comment lines, and only the first carries the marker."""
+    return re.split(r" \(|[.;:] ", note.strip(), maxsplit=1)[0].rstrip(",.")
 
 
 def read_toml_record(

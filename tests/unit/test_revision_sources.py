@@ -5,7 +5,9 @@ None of these working groups existed. The Heron repository keeps one XML file pe
 Kestrel repository has no tags at all: Bob's individual draft names its revision in its
 front matter (``docname``), and its file was renamed to the adopted draft's, whose docname
 then names its own revisions. The Grebe repository tags only revisions -03 and -06 of its
-draft (its docname says ``-latest``, as i-d-template's does).
+draft (its docname says ``-latest``, as i-d-template's does). The Plover repository holds one
+draft's text and nothing naming any of its revisions. In the Tern repository, the draft that
+became RFC 9993 goes on, renamed, as the draft revising it (``…-rfc9993bis``).
 """
 
 from __future__ import annotations
@@ -117,6 +119,33 @@ def make_grebe(folder: Path) -> Path:
         dive.write_text(_md("Diving", "draft-ietf-grebe-dive-latest", f"Grebes dive, {number}."))
         tags = [f"draft-ietf-grebe-dive-{number:02d}"] if number in (3, 6) else []
         _commit(repo, f"dive {number}", *tags)
+    return repo
+
+
+def make_plover(folder: Path) -> Path:
+    """One draft, docname -latest, no tags and no per-revision files."""
+    repo = folder / "plover"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    nest = repo / "draft-ietf-plover-nest.md"
+    nest.write_text(_md("Nests", "draft-ietf-plover-nest-latest", "Plovers nest on sand."))
+    _commit(repo, "nest")
+    return repo
+
+
+def make_tern(folder: Path) -> Path:
+    """draft-ietf-tern-flight -00 and -01 tagged, then its file renamed to the bis draft."""
+    repo = folder / "tern"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    flight = repo / "draft-ietf-tern-flight.md"
+    for number in ("00", "01"):
+        flight.write_text(_md("Flight", "draft-ietf-tern-flight-latest", f"Terns fly, {number}."))
+        _commit(repo, f"flight -{number}", f"draft-ietf-tern-flight-{number}")
+    _git(repo, "mv", flight.name, "draft-ietf-tern-rfc9993bis.md")
+    bis = repo / "draft-ietf-tern-rfc9993bis.md"
+    bis.write_text(_md("Flight", "draft-ietf-tern-rfc9993bis-latest", "Terns fly, 01."))
+    _commit(repo, "start the bis", "draft-ietf-tern-rfc9993bis-00")
     return repo
 
 
@@ -320,3 +349,24 @@ def test_drafts_becoming_one_rfc_side_by_side_are_named_in_the_notes(tmp_path: P
     }
     notes = build_notes(manifest, cast(Any, None), None)
     assert any("draft-ietf-gull-wing, draft-ietf-gull-beak all became rfc9992" in n for n in notes)
+
+
+def test_a_draft_no_revision_of_is_held_gets_an_entry_to_fill_in(tmp_path: Path) -> None:
+    result = init_manifest(GitRepository.open(make_plover(tmp_path)), name="plover")
+    assert '[[draft]]\nname = "draft-ietf-plover-nest"\nfile = "draft-ietf-plover-nest.md"' in (
+        result.text
+    )
+    assert '# revisions = "00-NN"' in result.text
+    assert any("how many revisions draft-ietf-plover-nest had" in i for i in result.to_fill)
+    assert not result.complete
+
+
+def test_a_draft_going_on_as_a_bis_draft_became_that_rfc_and_is_not_replaced(
+    tmp_path: Path,
+) -> None:
+    result = init_manifest(GitRepository.open(make_tern(tmp_path)), name="tern")
+    flight = _drafts(result.text)["draft-ietf-tern-flight"]
+    assert "replaced_by" not in flight
+    assert '# became = "rfc9993"' in result.text
+    flat = " ".join(result.text.replace("\n# ", " ").split())
+    assert "its file went on as draft-ietf-tern-rfc9993bis, which revises RFC 9993" in flat

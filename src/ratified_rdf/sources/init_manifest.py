@@ -38,11 +38,15 @@ from ratified_rdf.sources.revisions import (
     is_document,
     pick,
 )
+from ratified_rdf.sources.revisions.docnames import docname_of, series_of
 from ratified_rdf.sources.rfc_text import parse_rfc_text
 from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 
 _REVISION_TAG = REVISION_NAME
 _LATEST_FILE = re.compile(r"^(draft-[a-z0-9]+(?:-[a-z0-9]+)+)-latest$")
+_DRAFT_STEM = re.compile(r"^draft-[a-z0-9]+(?:-[a-z0-9]+)+$")
+_BIS = re.compile(r"^draft-.*-rfc(\d{3,5})bis$")
+"""A draft revising an RFC: a draft renamed to it had become that RFC, not been replaced."""
 _RFC_FILE = re.compile(r"^rfc(\d{1,5})\.(md|xml|txt)$")
 _ADOPTED = {"ietf", "irtf", "iab", "iesg"}
 """The second word of a draft name that marks a group's document rather than a person's."""
@@ -256,7 +260,8 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
     tags = scan.tags
     bogus = tuple(sorted(t for t in tags if _looks_like_revision_tag(t)))
     other_tags = [t for t in sorted(tags) if not _REVISION_TAG.match(t) and t not in bogus]
-    if not picked:
+    unnumbered = _unnumbered(repo, scan.ref, set(picked) | left_out)
+    if not picked and not unnumbered:
         shown = ", ".join(sorted(tags)[:5]) or "none"
         raise InitError(
             f"{repo.source} holds no draft revision: no tag named draft-<name>-NN (such as "
@@ -293,7 +298,7 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
         bogus_tags=bogus,
         not_series=tuple(not_series),
         duplicates=tuple(_duplicates(series)),
-        without_revisions=tuple(_latest_only(repo, scan.ref, {s.name for s in series})),
+        without_revisions=tuple(unnumbered),
         several_to_one=tuple(_several_to_one(series)),
         working_group=groups.most_common(1)[0][0] if groups else None,
         repository_url=url,
@@ -341,16 +346,23 @@ def _duplicates(series: list[DraftSeries]) -> list[str]:
     return out
 
 
-def _latest_only(repo: GitRepository, ref: str | None, named: set[str]) -> list[tuple[str, str]]:
-    """(draft, file) for each ``draft-x-latest.*`` file on ``ref`` naming a draft no source
-    found a numbered revision of."""
+def _unnumbered(repo: GitRepository, ref: str | None, named: set[str]) -> list[tuple[str, str]]:
+    """(draft, file) for each document on ``ref`` that names a draft no source found a
+    numbered revision of: by its file name (``draft-x-latest.xml``, ``draft-x.md``) or its
+    docname (``draft-x-latest``)."""
     if ref is None:
         return []
+    documents = [p for p in repo.list_files(ref) if is_document(p)]
+    texts = repo.read_texts([(ref, p) for p in documents])
     out: list[tuple[str, str]] = []
-    for path in repo.list_files(ref):
-        match = _LATEST_FILE.match(PurePosixPath(path).stem)
-        if match and is_document(path) and match.group(1) not in named:
-            out.append((match.group(1), path))
+    for path, text in zip(documents, texts, strict=True):
+        stem = PurePosixPath(path).stem
+        numbered = _REVISION_TAG.match(stem) or _LATEST_FILE.match(stem)
+        by_name = numbered.group(1) if numbered else stem if _DRAFT_STEM.match(stem) else None
+        docname = docname_of(text) if text is not None else None
+        draft = series_of(docname) if docname else by_name
+        if draft and draft not in named and draft not in {d for d, _ in out}:
+            out.append((draft, path))
     return out
 
 
@@ -381,6 +393,18 @@ def _follow_renames(series: list[DraftSeries], renames: list[Rename]) -> list[Dr
         while hop is not None and hop.new not in seen:
             reasons.append(hop.because)
             seen.add(hop.new)
+            bis = _BIS.match(hop.new)
+            if bis and not _BIS.match(old.name):
+                # The RFC's text was carried on as its revision's starting point: the draft
+                # became that RFC and the bis draft is a new document, not its replacement.
+                old = old.model_copy(
+                    update={
+                        "became_hint": f"rfc{int(bis.group(1))}",
+                        "became_because": f"its file went on as {hop.new}, which revises "
+                        f"RFC {int(bis.group(1))} ({'; then '.join(reasons)})",
+                    }
+                )
+                break
             if hop.new in present:
                 old = old.model_copy(
                     update={
@@ -500,7 +524,9 @@ def _guess_replacements(repo: GitRepository, series: list[DraftSeries]) -> list[
         later = [
             new
             for new in series
-            if new.name != old.name and new.revisions[0].committed_at >= last.committed_at
+            if new.name != old.name
+            and new.revisions[0].committed_at >= last.committed_at
+            and not _BIS.match(new.name)  # it revises an RFC, and replaces no draft
         ]
         reasons: dict[str, str] = {}
         if old.individual:
@@ -733,6 +759,9 @@ def render_manifest(
     for series in survey.drafts:
         out.append("")
         _render_draft(series, survey, out, fill)
+    for draft, path in survey.without_revisions:
+        out.append("")
+        _render_unnumbered(draft, path, out, fill)
     out.append("")
     if not survey.rfcs:
         say(
@@ -799,11 +828,6 @@ def _render_findings(survey: RepositorySurvey, out: list[str]) -> None:
     notes += [f"Not a draft series: {why}; left out." for _, why in survey.not_series]
     notes += [f"Check: {d}." for d in survey.duplicates]
     notes += [f"Check: {d}." for d in survey.several_to_one]
-    notes += [
-        f"{path} names {draft}, but nothing in the repository holds a numbered revision of "
-        "it (no tag, no per-revision file, no docname naming one): it has no [[draft]] entry."
-        for draft, path in survey.without_revisions
-    ]
     for note in notes:
         out.extend(_wrap(note))
 
@@ -902,6 +926,29 @@ def _render_draft(
             )
         )
         fill.append(f"whether {series.name} became an RFC, and which (became)")
+
+
+def _render_unnumbered(draft: str, path: str, out: list[str], fill: list[str]) -> None:
+    """A draft only a file names, with no numbered revision anywhere in the repository."""
+    out.append("[[draft]]")
+    out.append(f"name = {_value(draft)}")
+    out.append(f"file = {_value(path)}")
+    out.extend(
+        _wrap(
+            f"^ {path} names this draft, but nothing in the repository holds one of its "
+            "numbered revisions (no tag, no per-revision file, no docname naming one)"
+        )
+    )
+    out.append('# revisions = "00-NN"')
+    out.append('# missing = ["00", …, "NN"]')
+    out.extend(
+        _wrap(
+            f"^ FILL IN: the last revision of {draft} (`ratified fetch datatracker {draft}` "
+            "says), with every revision listed as missing: the brain then says which "
+            "revisions it lacks. Or tag each revision's commit and run init again."
+        )
+    )
+    fill.append(f"how many revisions {draft} had (revisions, missing); the repository holds none")
 
 
 def _render_rfc(rfc: RfcText, out: list[str], fill: list[str]) -> None:

@@ -389,9 +389,9 @@ def build_notes(
         if manifest.final_rfc(draft.name) is None
     ]
     notes += [
-        f"{draft.name} lacks revision(s) {', '.join(draft.missing)}: nothing in the "
-        "repository holds them, so they are recorded as missing (rr:missingRevision) rather "
-        "than read."
+        f"{draft.name} lacks revision(s) {', '.join(draft.missing)}: the manifest lists them "
+        "as missing (the repository holds them nowhere, or in no form read), so they are "
+        "recorded as missing (rr:missingRevision) rather than read."
         for draft in manifest.draft
         if draft.missing
     ]

@@ -98,8 +98,9 @@ class DraftEntry(BaseModel):
     :mod:`ratified_rdf.sources.revisions`. A revision found in a file is read from that file,
     not from :attr:`file`."""
     missing: tuple[str, ...] = ()
-    """Revisions in the range that the repository does not hold: the build reads the others
-    and names these as missing instead of refusing."""
+    """Revisions in the range that the repository does not hold (or holds in no form that
+    can be read): the build reads the others, never these, and names these as missing
+    instead of refusing."""
 
     @field_validator("revisions_from")
     @classmethod

@@ -135,8 +135,9 @@ def _found(manifest: Manifest, repo: GitRepository) -> dict[str, list[FoundRevis
 def _entry_revisions(
     entry: DraftEntry, found: dict[str, list[FoundRevision]], repo: GitRepository
 ) -> list[tuple[str, FoundRevision]]:
-    """(number, revision) of ``entry``'s revisions, by number; raises when one it expects is
-    neither found nor listed as missing."""
+    """(number, revision) of ``entry``'s revisions, by number, but those it lists as missing
+    (what a source finds of one is not read: the manifest's word wins); raises when one it
+    expects is neither found nor listed as missing."""
     chosen = pick(entry.name, entry.revisions_from, found)
     absent = [n for n in entry.held_revisions() if n not in chosen]
     if absent:
@@ -146,7 +147,7 @@ def _entry_revisions(
             f"{where}); fix the 'revisions' range in the manifest, list those it lacks in "
             "'missing', or fetch the missing tags."
         )
-    return list(chosen.items())
+    return [(n, r) for n, r in chosen.items() if n not in entry.missing]
 
 
 def _alignments(

@@ -370,3 +370,19 @@ def test_a_draft_going_on_as_a_bis_draft_became_that_rfc_and_is_not_replaced(
     assert '# became = "rfc9993"' in result.text
     flat = " ".join(result.text.replace("\n# ", " ").split())
     assert "its file went on as draft-ietf-tern-rfc9993bis, which revises RFC 9993" in flat
+
+
+def test_a_revision_listed_missing_is_not_read_though_a_source_holds_it(
+    heron: Path, tmp_path: Path
+) -> None:
+    result = init_manifest(GitRepository.open(heron), name="heron")
+    text = result.text.replace(
+        'revisions_from = ["files"]', 'revisions_from = ["files"]\nmissing = ["01"]'
+    )
+    brain, report = _build(text, heron, tmp_path)
+    try:
+        assert report.revisions == 2
+        rows = brain.query(_RR + "SELECT ?n WHERE { ?r rr:revisionNumber ?n } ORDER BY ?n").rows
+        assert [r["n"].value for r in rows] == ["00", "02"]
+    finally:
+        brain.close()

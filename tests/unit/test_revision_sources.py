@@ -213,7 +213,7 @@ def test_init_describes_a_repository_of_per_revision_files(heron: Path) -> None:
     assert "draft-ietf-heron-wading-pre" not in _drafts(result.text)
     flat = " ".join(result.text.replace("\n# ", " ").split())
     assert "Not a draft series: draft-ietf-heron-wading-pre extends" in flat
-    assert "name no draft (a revision tag is <draft-name>-NN), not read: draft-01." in flat
+    assert "are not <draft-name>-NN, not read" in flat and "too): draft-01." in flat
     assert "02: file drafts/draft-ietf-heron-wading-02.xml at commit" in flat
 
 

@@ -45,7 +45,7 @@ from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 _REVISION_TAG = REVISION_NAME
 _LATEST_FILE = re.compile(r"^(draft-[a-z0-9]+(?:-[a-z0-9]+)+)-latest$")
 _DRAFT_STEM = re.compile(r"^draft-[a-z0-9]+(?:-[a-z0-9]+)+$")
-_BIS = re.compile(r"^draft-.*-rfc(\d{3,5})bis$")
+_BIS = re.compile(r"^draft-.*-rfc(\d{3,5})-?bis$")
 """A draft revising an RFC: a draft renamed to it had become that RFC, not been replaced."""
 _RFC_FILE = re.compile(r"^rfc(\d{1,5})\.(md|xml|txt)$")
 _ADOPTED = {"ietf", "irtf", "iab", "iesg"}
@@ -822,8 +822,9 @@ def _render_findings(survey: RepositorySurvey, out: list[str]) -> None:
     notes: list[str] = []
     if survey.bogus_tags:
         notes.append(
-            "Tags that look like a revision's but name no draft (a revision tag is "
-            f"<draft-name>-NN), not read: {', '.join(survey.bogus_tags)}."
+            "Tags that look like a revision's but are not <draft-name>-NN, not read (if one "
+            "marks a revision, tag its commit <draft-name>-NN too): "
+            f"{', '.join(survey.bogus_tags)}."
         )
     notes += [f"Not a draft series: {why}; left out." for _, why in survey.not_series]
     notes += [f"Check: {d}." for d in survey.duplicates]

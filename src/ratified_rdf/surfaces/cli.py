@@ -1185,7 +1185,10 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
             f"  {series.name} {span}{where} in {series.file or '(file unknown)'}{lacks}{extra}"
         )
     for note in (
-        [f"tag {t} looks like a revision's but names no draft: not read" for t in survey.bogus_tags]
+        [
+            f"tag {t} looks like a revision's but is not <draft-name>-NN: not read"
+            for t in survey.bogus_tags
+        ]
         + [why for _, why in survey.not_series]
         + list(survey.duplicates)
         + list(survey.several_to_one)

@@ -35,7 +35,13 @@ from ratified_rdf.records.identity import (
     load_overrides,
     resolve_people,
 )
-from ratified_rdf.records.manifest import CORE_SOURCES, Manifest, SourceName, load_manifest
+from ratified_rdf.records.manifest import (
+    CORE_SOURCES,
+    Manifest,
+    SourceName,
+    check_buildable,
+    load_manifest,
+)
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec, spec_commits
 from ratified_rdf.sources.base import ReadContext, Source, registered_sources
@@ -108,6 +114,7 @@ def build(
     batch written is recorded, and a tree head is signed when the build ends.
     """
     manifest, folder = load_manifest(manifest_path)
+    check_buildable(manifest, manifest_path)
     if audit is None:
         return _build(manifest, folder, source, store, cache_dir, progress, None, actor)
     subject: dict[str, JsonValue] = {
@@ -380,6 +387,19 @@ def build_notes(
         "credited to any RFC section. Add 'became' to its [[draft]] entry when it has one."
         for draft in manifest.draft
         if manifest.final_rfc(draft.name) is None
+    ]
+    notes += [
+        f"{draft.name} lacks revision(s) {', '.join(draft.missing)}: the manifest lists them "
+        "as missing (the repository holds them nowhere, or in no form read), so they are "
+        "recorded as missing (rr:missingRevision) rather than read."
+        for draft in manifest.draft
+        if draft.missing
+    ]
+    notes += [
+        f"{', '.join(names)} all became {rfc}, and none is replaced by another: if they were "
+        "one draft renamed, or one replaced another, say so with replaced_by; if they were "
+        "merged, their sections are each followed into it."
+        for rfc, names in manifest.parallel_drafts().items()
     ]
     if discussion is None:
         return tuple(notes)

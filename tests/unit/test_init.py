@@ -138,6 +138,24 @@ def _block(text: str, name: str) -> str:
     return " ".join(block.replace("\n# ", " ").split())
 
 
+def _filled(text: str, *lines: tuple[str, str]) -> str:
+    """``text`` as a user finishes it: each (old, new) line replaced, the public URL given,
+    and every FILL IN comment (with the commented line it explains) deleted."""
+    for old, new in lines:
+        text = text.replace(old, new, 1)
+    text = text.replace(
+        "https://example.invalid/fill-in-the-public-url", "https://github.com/aviary/drafts"
+    )
+    kept: list[str] = []
+    for line in text.splitlines():
+        if "FILL IN:" in line:
+            if line.startswith("# ^") and kept and kept[-1].startswith("# ") and " = " in kept[-1]:
+                kept.pop()  # the commented placeholder the FILL IN line is about
+            continue
+        kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
 def _drafts(data: dict) -> dict[str, dict]:
     return {d["name"]: d for d in data["draft"]}
 
@@ -190,13 +208,16 @@ def test_a_file_not_named_after_its_draft_is_the_one_changed_and_called_a_guess(
     assert "00: guess: the one document file changed since the revision before" in block
 
 
-def test_an_individual_draft_replaced_by_the_adopted_one_is_a_stated_guess(aviary: Path) -> None:
+def test_an_individual_draft_renamed_to_the_adopted_one_is_read_as_replaced(
+    aviary: Path,
+) -> None:
     text, data = _init(aviary, "aviary")
     alice = _drafts(data)["draft-alice-aviary-sparrow"]
     assert alice["replaced_by"] == "draft-ietf-aviary-sparrow"
     block = _block(text, "draft-alice-aviary-sparrow")
-    assert "guess from matching topic words" in block
-    assert "became" not in block  # its text lives on in the adopted draft
+    assert "read from the repository" in block and "guess" not in block
+    assert "the docname draft-alice-aviary-sparrow-01 became draft-ietf-aviary-sparrow-00" in block
+    assert "became =" not in block  # its text lives on in the adopted draft
     for other in ("draft-ietf-aviary-owl", "draft-ietf-aviary-wren", "draft-ietf-aviary-sparrow"):
         assert "replaced_by" not in _drafts(data)[other]
 
@@ -222,8 +243,11 @@ def test_the_manifest_completed_by_hand_builds_and_reads_the_moved_file(
     aviary: Path, tmp_path: Path
 ) -> None:
     text, _ = _init(aviary, "aviary")
-    text = text.replace('# became = "rfc9990"', 'became = "rfc9990"', 1)
-    text = text.replace('# published = "YYYY-MM"', 'published = "2032-04"', 1)
+    text = _filled(
+        text,
+        ('# became = "rfc9990"', 'became = "rfc9990"'),
+        ('# published = "YYYY-MM"', 'published = "2032-04"'),
+    )
     (tmp_path / "manifest.toml").write_text(text)
     manifest, _ = load_manifest(tmp_path)
     assert manifest.final_rfc("draft-alice-aviary-sparrow") == "rfc9990"
@@ -242,9 +266,9 @@ def test_without_rfc_text_the_chains_still_build_and_it_says_so(
     assert "No archive.json on a gh-pages branch" in result.text
     assert "The default branch (HEAD of the repository) is master." in result.text
     assert "rfc" not in tomllib.loads(result.text)
-    assert "became =" not in result.text
-    assert result.complete
-    (tmp_path / "manifest.toml").write_text(result.text)
+    assert '# became = "rfcNNNN"' in result.text  # asked, though no RFC text is held
+    assert not result.complete
+    (tmp_path / "manifest.toml").write_text(_filled(result.text))
     brain, report = Brain.build(tmp_path, source=str(pelican))
     brain.close()
     assert (report.revisions, report.rfcs, report.alignments) == (2, 0, 0)
@@ -275,7 +299,8 @@ def test_the_command_on_a_repository_without_rfc_text_says_so(
     run = CliRunner().invoke(main, ["init", str(pelican), "--out", str(out), "--name", "pelican"])
     assert run.exit_code == 0, run.output
     assert "No RFC text in the repository" in run.output
-    assert "Build it with: ratified build" in run.output
+    assert "until each FILL IN line is done and deleted" in run.output
+    assert "build it with: ratified build" in run.output
 
 
 def test_mistakes_are_sentences_with_exit_2(tmp_path: Path) -> None:
@@ -287,7 +312,7 @@ def test_mistakes_are_sentences_with_exit_2(tmp_path: Path) -> None:
     runner = CliRunner()
     untagged = runner.invoke(main, ["init", str(empty), "--out", str(tmp_path / "a.toml")])
     assert untagged.exit_code == 2
-    assert "has no draft revision tags" in untagged.output and "its tags are: v1" in untagged.output
+    assert "holds no draft revision" in untagged.output and "its tags are: v1" in untagged.output
     missing = runner.invoke(main, ["init", str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "neither a folder, a file nor a URL" in missing.output
     named = runner.invoke(main, ["init", str(empty), "--name", "Not A Name"])

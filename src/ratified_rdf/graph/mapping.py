@@ -373,6 +373,8 @@ def _records_batch(
         batch.add(iri, "foaf:page", v.draft_url(draft.name))
         if draft.became:
             batch.add(iri, "rr:became", v.document_iri(draft.became))
+        for number in draft.missing_revisions:
+            batch.text(iri, "rr:missingRevision", number)
         if draft.replaced_by:
             batch.add(iri, "dcterms:isReplacedBy", v.document_iri(draft.replaced_by))
             batch.add(v.document_iri(draft.replaced_by), "dcterms:replaces", iri)
@@ -416,14 +418,17 @@ def _revision_batch(
     run: RunContext,
     person_of: Callable[[Author], str | None] | None,
 ) -> Batch:
-    batch = Batch(run.graph("spec"), f"{revision.name} at tag {revision.tag}:{revision.file}")
+    batch = Batch(run.graph("spec"), f"{revision.name} ({revision.provenance}):{revision.file}")
     iri = v.revision_iri(revision.draft, revision.number)
     batch.add(iri, "rdf:type", term("rr:Revision").value)
     batch.add(iri, "rr:revisionOf", v.document_iri(revision.draft))
     batch.text(iri, "rr:revisionNumber", revision.number)
     batch.text(iri, "rdfs:label", revision.name)
     batch.text(iri, "dcterms:title", revision.document.title)
-    batch.text(iri, "rr:tag", revision.tag)
+    if revision.tag is not None:
+        batch.text(iri, "rr:tag", revision.tag)
+    if revision.provenance:
+        batch.text(iri, "rr:revisionProvenance", revision.provenance)
     batch.text(iri, "rr:sourceFile", revision.file)
     batch.typed(iri, "prov:generatedAtTime", revision.commit.committed_at, XSD_DT)
     batch.add(iri, "foaf:page", v.revision_url(revision.draft, revision.number))

@@ -76,7 +76,8 @@ DERIVED_FROM: dict[SourceName, tuple[SourceName, ...]] = {
 
 
 class DraftEntry(BaseModel):
-    """A draft series: ``<name>-NN`` tags in the repository are its revisions."""
+    """A draft series: its revisions are found where :attr:`revisions_from` says (by
+    default ``<name>-NN`` tags in the repository)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -90,6 +91,44 @@ class DraftEntry(BaseModel):
     moved: dict[str, str] = {}
     """Where the document moved to between revisions: ``{"05" = "archive/x.md"}`` says that
     from revision 05 on (until a later entry) the document is ``archive/x.md``."""
+    revisions_from: tuple[str, ...] = ("tags",)
+    """Where the revisions are found, the first source holding a number giving it: ``tags``
+    (``<name>-NN``), ``files`` (one file named ``<name>-NN.xml``/``.txt``/``.md`` per
+    revision), ``docnames`` (the last commit whose docname names ``<name>-NN``); see
+    :mod:`ratified_rdf.sources.revisions`. A revision found in a file is read from that file,
+    not from :attr:`file`."""
+    missing: tuple[str, ...] = ()
+    """Revisions in the range that the repository does not hold (or holds in no form that
+    can be read): the build reads the others, never these, and names these as missing
+    instead of refusing."""
+
+    @field_validator("revisions_from")
+    @classmethod
+    def _revision_sources(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        # Imported here: the sources read repositories, and this module is read first.
+        from ratified_rdf.sources.revisions import revision_source_names
+
+        known = revision_source_names()
+        if not value:
+            raise ValueError(f"revisions_from is empty; name one or more of {', '.join(known)}")
+        for name in value:
+            if name not in known:
+                raise ValueError(
+                    f"revisions_from names {name!r}, which is no revision source; the sources "
+                    f"are {', '.join(known)}"
+                )
+        return value
+
+    @field_validator("missing")
+    @classmethod
+    def _missing(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for number in value:
+            if not re.fullmatch(r"\d{2}", number):
+                raise ValueError(
+                    f"missing names revision {number!r}; write each revision as two digits, "
+                    'as in missing = ["03", "04"]'
+                )
+        return tuple(sorted(set(value)))
 
     @field_validator("name")
     @classmethod
@@ -117,6 +156,12 @@ class DraftEntry(BaseModel):
 
     @model_validator(mode="after")
     def _moves_within_revisions(self) -> DraftEntry:
+        outside = [n for n in self.missing if n not in self.expected_revisions()]
+        if outside:
+            raise ValueError(
+                f"missing names revision(s) {', '.join(outside)}, outside the revisions "
+                f"{self.revisions}; name only revisions within the range"
+            )
         first = self.expected_revisions()[0]
         for revision, path in self.moved.items():
             if revision <= first:
@@ -157,12 +202,16 @@ class DraftEntry(BaseModel):
         return value
 
     def expected_revisions(self) -> list[str]:
-        """The two-digit revision numbers this entry promises, in order."""
+        """The two-digit revision numbers this entry's range names, in order."""
         match = _RANGE.match(self.revisions)
         assert match is not None  # checked by the validator
         first = int(match.group(1))
         last = int(match.group(2) or match.group(1))
         return [f"{n:02d}" for n in range(first, last + 1)]
+
+    def held_revisions(self) -> list[str]:
+        """The revisions of the range the repository holds: all but :attr:`missing`."""
+        return [n for n in self.expected_revisions() if n not in self.missing]
 
 
 def _repository_path(value: str, field: str) -> str:
@@ -374,6 +423,15 @@ class Manifest(BaseModel):
         """The RFC a draft's text ended up in, following replacements."""
         return self._final_rfcs[draft_name]
 
+    def parallel_drafts(self) -> dict[str, list[str]]:
+        """RFC name → the drafts (two or more) that say they became it directly: drafts
+        that ran side by side into one RFC, or one draft whose renaming was not recorded."""
+        by_rfc: dict[str, list[str]] = {}
+        for entry in self.draft:
+            if entry.became is not None:
+                by_rfc.setdefault(entry.became, []).append(entry.name)
+        return {rfc: names for rfc, names in by_rfc.items() if len(names) > 1}
+
 
 def load_manifest(path: str | Path) -> tuple[Manifest, Path]:
     """Load ``path`` (a manifest file or a folder holding ``manifest.toml``).
@@ -388,6 +446,52 @@ def load_manifest(path: str | Path) -> tuple[Manifest, Path]:
             f"holding {MANIFEST_NAME}, such as records/tls13."
         )
     return read_toml_record(file, Manifest, "a brain"), file.parent
+
+
+PLACEHOLDER_HOST = "example.invalid"
+"""The reserved host ``ratified init`` writes as the repository's URL when it read a local
+copy with no public remote (RFC 2606: it names no one's repository)."""
+
+_FILL_IN = re.compile(r"#.*\bFILL IN:")
+
+
+def check_buildable(manifest: Manifest, path: str | Path) -> None:
+    """Raise :class:`ManifestError` if the manifest at ``path`` (a file, or a folder holding
+    ``manifest.toml``) still has a ``FILL IN``
+    line from ``ratified init``, or the repository URL is init's placeholder: a build would
+    mint every link from it, or leave out a fact the user was asked for."""
+    path = Path(path)
+    file = path / MANIFEST_NAME if path.is_dir() else path
+    lines = file.read_text(encoding="utf-8").splitlines() if file.is_file() else []
+    unfilled = [
+        f"line {number}: {_fact(line.split('FILL IN:', 1)[1])}"
+        for number, line in enumerate(lines, start=1)
+        if _FILL_IN.search(line)
+    ]
+    if unfilled:
+        shown = "; ".join(unfilled[:5]) + (
+            f"; and {len(unfilled) - 5} more" if unfilled[5:] else ""
+        )
+        raise ManifestError(
+            f"{file} still has {len(unfilled)} FILL IN line(s) from 'ratified init' ({shown}). "
+            "Fill in each fact (or decide it does not apply), delete the FILL IN line, and "
+            "build again."
+        )
+    host = re.match(r"^[a-z]+://([^/:]+)", manifest.brain.repository)
+    # Only init's own host: fictional corpora name hosts under it (git.example.invalid).
+    if host and host.group(1).lower() == PLACEHOLDER_HOST:
+        raise ManifestError(
+            f"{file} gives the repository as {manifest.brain.repository}, the placeholder "
+            "'ratified init' writes: every commit's link would point nowhere. Set [brain] "
+            "repository to the repository's public https URL (build from a local copy with "
+            "--source meanwhile)."
+        )
+
+
+def _fact(note: str) -> str:
+    """The fact a FILL IN note asks for, its first phrase: the note is wrapped over several
+    comment lines, and only the first carries the marker."""
+    return re.split(r" \(|[.;:] ", note.strip(), maxsplit=1)[0].rstrip(",.")
 
 
 def read_toml_record(

@@ -34,16 +34,22 @@ class DraftRecord(BaseModel):
     title: str | None = None
     became: str | None = None
     replaced_by: str | None = None
+    missing_revisions: tuple[str, ...] = ()
+    """Revisions (two digits) the manifest says the repository does not hold."""
 
 
 class RevisionRecord(BaseModel):
-    """One revision of a draft: the document as it stood at tag ``<draft>-NN``."""
+    """One revision of a draft: the document as it stood at tag ``<draft>-NN``, or where
+    another revision source found it (:attr:`provenance`)."""
 
     model_config = ConfigDict(frozen=True)
 
     draft: str
     number: str
-    tag: str
+    tag: str | None
+    """The tag, for a revision read from one."""
+    provenance: str = ""
+    """Where its text came from (``tag draft-x-03``, ``file draft-x-03.txt at commit …``)."""
     file: str
     commit: CommitRef
     document: ParsedDocument

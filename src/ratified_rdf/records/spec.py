@@ -1,12 +1,13 @@
 """Turn a specification repository plus its manifest into records of truth.
 
-Every tag ``<draft>-NN`` is a revision, dated by its tagged commit; the document at that tag is
-parsed into sections; every section is aligned with the RFC its draft became.
+Each draft's revisions are found where its manifest entry says (``<draft>-NN`` tags by
+default; per-revision files, docnames: :mod:`ratified_rdf.sources.revisions`), each dated by
+its commit; the document there is parsed into sections; every section is aligned with the RFC
+its draft became.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,12 @@ from ratified_rdf.records.models import (
 from ratified_rdf.sources.document import ParsedDocument, ParseError
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, TagInfo
 from ratified_rdf.sources.kramdown import parse_kramdown
+from ratified_rdf.sources.revisions import (
+    FoundRevision,
+    RepositoryScan,
+    find_revisions,
+    pick,
+)
 from ratified_rdf.sources.rfc_text import parse_rfc_text
 from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 
@@ -49,19 +56,21 @@ def read_spec(
 ) -> SpecRecords:
     """Read every revision and RFC the manifest names, and align their sections."""
     step = progress or (lambda _label: None)
-    tags = repo.tags()
+    found = _found(manifest, repo)
     revisions: list[RevisionRecord] = []
     for entry in manifest.draft:
-        for number, tag in _entry_tags(entry, tags, repo):
+        for number, revision in _entry_revisions(entry, found, repo):
             step(f"{entry.name}-{number}")
+            file = revision.path or entry.file_at(number)
             revisions.append(
                 RevisionRecord(
                     draft=entry.name,
                     number=number,
-                    tag=tag.name,
-                    file=entry.file_at(number),
-                    commit=_commit(tag, commit_map),
-                    document=_read(repo, tag, entry.file_at(number)),
+                    tag=revision.tag,
+                    provenance=revision.provenance,
+                    file=file,
+                    commit=_commit(revision, commit_map),
+                    document=_read(repo, revision, file),
                 )
             )
     rfcs: list[RfcRecord] = []
@@ -88,6 +97,7 @@ def read_spec(
             ),
             became=entry.became,
             replaced_by=entry.replaced_by,
+            missing_revisions=entry.missing,
         )
         for entry in manifest.draft
     ]
@@ -106,25 +116,38 @@ def spec_commits(manifest: Manifest, repo: GitRepository) -> list[str]:
     """The commits :func:`read_spec` reads the manifest's revisions and RFCs at, sorted, from
     the repository's tags alone: what a build needs to start reading the documents' history
     before their texts are read. Raises as :func:`read_spec` does for a missing revision."""
-    tags = repo.tags()
-    commits = {tag.commit for entry in manifest.draft for _, tag in _entry_tags(entry, tags, repo)}
+    found = _found(manifest, repo)
+    commits = {
+        revision.commit
+        for entry in manifest.draft
+        for _, revision in _entry_revisions(entry, found, repo)
+    }
     commits.update(repo.resolve(rfc.ref).commit for rfc in manifest.rfc)
     return sorted(commits)
 
 
-def _entry_tags(
-    entry: DraftEntry, tags: dict[str, TagInfo], repo: GitRepository
-) -> list[tuple[str, TagInfo]]:
-    """(number, tag) of ``entry``'s revisions, by number; raises when one it expects is
-    missing."""
-    found = _revision_tags(entry.name, tags)
-    missing = [n for n in entry.expected_revisions() if n not in found]
-    if missing:
+def _found(manifest: Manifest, repo: GitRepository) -> dict[str, list[FoundRevision]]:
+    """Every revision the sources the manifest's drafts name find, by source."""
+    names = list(dict.fromkeys(n for entry in manifest.draft for n in entry.revisions_from))
+    return find_revisions(RepositoryScan(repo), names)
+
+
+def _entry_revisions(
+    entry: DraftEntry, found: dict[str, list[FoundRevision]], repo: GitRepository
+) -> list[tuple[str, FoundRevision]]:
+    """(number, revision) of ``entry``'s revisions, by number, but those it lists as missing
+    (what a source finds of one is not read: the manifest's word wins); raises when one it
+    expects is neither found nor listed as missing."""
+    chosen = pick(entry.name, entry.revisions_from, found)
+    absent = [n for n in entry.held_revisions() if n not in chosen]
+    if absent:
+        where = " or ".join(entry.revisions_from)
         raise SourceError(
-            f"{repo.source} has no tag for {entry.name} revision(s) {', '.join(missing)}; "
-            "fix the 'revisions' range in the manifest or fetch the missing tags."
+            f"{repo.source} holds no revision {', '.join(absent)} of {entry.name} (looked in: "
+            f"{where}); fix the 'revisions' range in the manifest, list those it lacks in "
+            "'missing', or fetch the missing tags."
         )
-    return sorted(found.items())
+    return [(n, r) for n, r in chosen.items() if n not in entry.missing]
 
 
 def _alignments(
@@ -145,29 +168,20 @@ def _alignments(
     return out
 
 
-def _revision_tags(draft: str, tags: dict[str, TagInfo]) -> dict[str, TagInfo]:
-    pattern = re.compile(rf"^{re.escape(draft)}-(\d{{2}})$")
-    found: dict[str, TagInfo] = {}
-    for name, tag in tags.items():
-        match = pattern.match(name)
-        if match:
-            found[match.group(1)] = tag
-    return found
-
-
-def _commit(tag: TagInfo, commit_map: dict[str, str]) -> CommitRef:
+def _commit(at: TagInfo | FoundRevision, commit_map: dict[str, str]) -> CommitRef:
     return CommitRef(
-        commit=tag.commit,
-        public_commit=commit_map.get(tag.commit),
-        committed_at=tag.committed_at,
+        commit=at.commit,
+        public_commit=commit_map.get(at.commit),
+        committed_at=at.committed_at,
     )
 
 
-def _read(repo: GitRepository, tag: TagInfo, path: str) -> ParsedDocument:
-    text = repo.read_text(tag.commit, path)
+def _read(repo: GitRepository, at: TagInfo | FoundRevision, path: str) -> ParsedDocument:
+    label = at.name if isinstance(at, TagInfo) else at.provenance
+    text = repo.read_text(at.commit, path)
     if text is None:
-        raise SourceError(f"{tag.name} has no file {path}; check 'file' in the manifest.")
+        raise SourceError(f"{label} has no file {path}; check 'file' in the manifest.")
     try:
         return parse_document(path, text)
     except ParseError as error:
-        raise ParseError(f"{path} at {tag.name}: {error}") from None
+        raise ParseError(f"{path} ({label}): {error}") from None

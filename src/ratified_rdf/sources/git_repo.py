@@ -40,6 +40,18 @@ class FileChange(BaseModel):
     path: str
     old_path: str | None = None
     """For a rename or copy, the path it came from."""
+    similarity: int | None = None
+    """For a rename or copy, how alike the two files are, in percent (100: unchanged)."""
+
+
+class CommitChanges(BaseModel):
+    """A commit, its date and the files it changed (against its first parent)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    commit: str
+    committed_at: datetime
+    changes: tuple[FileChange, ...]
 
 
 def default_cache_dir() -> Path:
@@ -204,6 +216,79 @@ class GitRepository:
                 changes.append(FileChange(status=status[0], path=fields[index + 1]))
                 index += 2
         return changes
+
+    def history(self, ref: str, *, touching: str | None = None) -> list[CommitChanges]:
+        """Every commit reachable from ``ref``, oldest first, with the files each changed
+        against its first parent (renames found by content). With ``touching`` (a regular
+        expression), only the commits whose diff adds or removes a line matching it."""
+        args = [
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--reverse",
+            "--first-parent",
+            "-M",
+            "--name-status",
+            "--format=%x01%H%x09%cI",
+        ]
+        if touching is not None:
+            args.append(f"-G{touching}")
+        out = self._git(*args, f"{ref}^{{commit}}", "--")
+        commits: list[CommitChanges] = []
+        for block in out.split("\x01")[1:]:
+            lines = block.splitlines()
+            commit, date = lines[0].split("\t")
+            changes: list[FileChange] = []
+            for line in lines[1:]:
+                parts = line.split("\t")
+                if len(parts) == 3 and parts[0][:1] in {"R", "C"}:
+                    score = parts[0][1:]
+                    changes.append(
+                        FileChange(
+                            status=parts[0][0],
+                            path=parts[2],
+                            old_path=parts[1],
+                            similarity=int(score) if score.isdigit() else None,
+                        )
+                    )
+                elif len(parts) == 2 and parts[0]:
+                    changes.append(FileChange(status=parts[0][0], path=parts[1]))
+            commits.append(
+                CommitChanges(
+                    commit=commit,
+                    committed_at=datetime.fromisoformat(date),
+                    changes=tuple(changes),
+                )
+            )
+        return commits
+
+    def read_texts(self, wanted: list[tuple[str, str]]) -> list[str | None]:
+        """The file at each ``(commit, path)``, or None where the commit has no such file:
+        one ``git cat-file`` for them all, so that reading many is not a process each."""
+        usable = [(c, p) for c, p in wanted if "\n" not in p]
+        texts: dict[tuple[str, str], str | None] = dict.fromkeys(wanted)
+        if usable:
+            request = "".join(f"{c}:{p}\n" for c, p in usable).encode("utf-8", "surrogateescape")
+            result = subprocess.run(
+                ["git", "--git-dir", str(self.git_dir), "cat-file", "--batch"],
+                input=request,
+                capture_output=True,
+                check=False,
+            )
+            data, at = result.stdout, 0
+            for key in usable:
+                end = data.find(b"\n", at)
+                if end < 0:
+                    break
+                header = data[at:end].split(b" ")
+                at = end + 1
+                if len(header) != 3 or not header[2].isdigit():
+                    continue  # "<spec> missing" (or ambiguous): no such file
+                size = int(header[2])
+                if header[1] == b"blob":
+                    texts[key] = data[at : at + size].decode("utf-8", errors="replace")
+                at += size + 1
+        return [texts[key] for key in wanted]
 
     def former_paths(self, ref: str, path: str) -> list[str]:
         """The names ``path`` had before, following renames back through its history at

@@ -24,17 +24,30 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.sources.document import ParsedDocument, ParseError
-from ratified_rdf.sources.git_repo import GitRepository, SourceError, TagInfo
+from ratified_rdf.sources.git_repo import GitRepository, SourceError
 from ratified_rdf.sources.kramdown import parse_kramdown
+from ratified_rdf.sources.revisions import (
+    DEFAULT_ORDER,
+    DOCUMENT_SUFFIXES,
+    REVISION_NAME,
+    FoundRevision,
+    Rename,
+    RepositoryScan,
+    find_renames,
+    find_revisions,
+    is_document,
+    pick,
+)
+from ratified_rdf.sources.revisions.docnames import docname_of, series_of
 from ratified_rdf.sources.rfc_text import parse_rfc_text
 from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 
-DOCUMENT_SUFFIXES = (".md", ".mkd", ".markdown", ".xml", ".txt")
-"""Suffixes of files that can hold a draft's text, the preferred (the source) first."""
-
-_REVISION_TAG = re.compile(r"^(draft-[a-z0-9]+(?:-[a-z0-9]+)+)-(\d{2})$")
+_REVISION_TAG = REVISION_NAME
+_LATEST_FILE = re.compile(r"^(draft-[a-z0-9]+(?:-[a-z0-9]+)+)-latest$")
+_DRAFT_STEM = re.compile(r"^draft-[a-z0-9]+(?:-[a-z0-9]+)+$")
+_BIS = re.compile(r"^draft-.*-rfc(\d{3,5})-?bis$")
+"""A draft revising an RFC: a draft renamed to it had become that RFC, not been replaced."""
 _RFC_FILE = re.compile(r"^rfc(\d{1,5})\.(md|xml|txt)$")
-_NOT_DOCUMENTS = ("readme", "contributing", "license", "licence", "changelog", "code_of_conduct")
 _ADOPTED = {"ietf", "irtf", "iab", "iesg"}
 """The second word of a draft name that marks a group's document rather than a person's."""
 _FRONT_MATTER_FIELD = re.compile(r"^(docname|date|obsoletes)\s*:\s*(.*?)\s*$", re.IGNORECASE)
@@ -43,7 +56,7 @@ PLACEHOLDER_URL = "https://example.invalid/fill-in-the-public-url"
 """Written as ``[brain] repository`` when init read a local copy with no public remote: a
 reserved name (RFC 2606), so no link built from it points at anyone's repository."""
 
-FileEvidence = Literal["name", "followed", "only-changed", "only-document", "unknown"]
+FileEvidence = Literal["given", "name", "followed", "only-changed", "only-document", "unknown"]
 
 
 class InitError(SourceError):
@@ -56,15 +69,22 @@ class RevisionFile(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     revision: str
-    tag: str
+    tag: str | None
     commit: str
     committed_at: datetime
     path: str | None
     how: FileEvidence
-    """``name``: the file is named after the draft; ``followed``: the previous revision's file,
-    renamed or moved if it was; ``only-changed``: the one document file changed since the
-    previous revision (a guess); ``only-document``: the one document file in the tree (a
-    guess); ``unknown``: none of these."""
+    """``given``: the revision source names the file (a per-revision file, or the file whose
+    docname names the revision); ``name``: the file is named after the draft; ``followed``:
+    the previous revision's file, renamed or moved if it was; ``only-changed``: the one
+    document file changed since the previous revision (a guess); ``only-document``: the one
+    document file in the tree (a guess); ``unknown``: none of these."""
+    source: str = "tags"
+    """The revision source that found it (:mod:`ratified_rdf.sources.revisions`)."""
+    provenance: str = ""
+    """Where its text came from, as a phrase (``tag draft-x-03``, ``file … at commit …``)."""
+    guess: bool = False
+    """Whether the source inferred the commit (a docname's last commit)."""
 
 
 class DraftSeries(BaseModel):
@@ -81,39 +101,49 @@ class DraftSeries(BaseModel):
     """The RFC (``rfc9000``) this draft probably became, when the repository hints at it."""
     became_because: str | None = None
 
+    replaced_read: bool = False
+    """Whether :attr:`replaced_by` was read from the repository (a file or its docname
+    renamed) rather than guessed."""
+
     @property
     def numbers(self) -> list[str]:
-        """The revision numbers tagged, in order."""
+        """The revision numbers found, in order."""
         return [r.revision for r in self.revisions]
 
     @property
     def promised(self) -> tuple[str, str]:
-        """The first revision and the last of the unbroken run from it: what the manifest's
-        ``revisions`` range promises (the build reads tags past a gap too)."""
-        first = last = int(self.numbers[0])
-        present = {int(n) for n in self.numbers}
-        while last + 1 in present:
-            last += 1
-        return f"{first:02d}", f"{last:02d}"
+        """What the manifest's ``revisions`` range promises: every revision from 00 (each
+        draft starts there) to the last found; :attr:`missing` names those the repository
+        lacks."""
+        return "00", self.numbers[-1]
 
     @property
     def missing(self) -> list[str]:
-        """Revision numbers with no tag between the first tagged and the last."""
+        """Revision numbers from 00 to the last found that nothing in the repository holds."""
         present = {int(n) for n in self.numbers}
-        low, high = min(present), max(present)
-        return [f"{n:02d}" for n in range(low, high + 1) if n not in present]
+        return [f"{n:02d}" for n in range(0, max(present) + 1) if n not in present]
+
+    @property
+    def sources(self) -> list[str]:
+        """The revision sources its revisions came from, in the order they are preferred."""
+        used = {r.source for r in self.revisions}
+        return [name for name in DEFAULT_ORDER if name in used] + sorted(used - set(DEFAULT_ORDER))
 
     @property
     def file(self) -> str | None:
-        """The document at the first revision whose file is known."""
-        return next((r.path for r in self.revisions if r.path), None)
+        """The document at the first tagged revision whose file is known (the build reads a
+        revision whose source names its file from that file), else at the first revision."""
+        tagged = (r.path for r in self.revisions if r.path and r.how != "given")
+        return next(tagged, None) or next((r.path for r in self.revisions if r.path), None)
 
     @property
     def moved(self) -> dict[str, str]:
-        """Revision → path, for each revision whose file differs from the one before."""
+        """Revision → path, for each tagged revision whose file differs from the one before."""
         moves: dict[str, str] = {}
         current = self.file
         for revision in self.revisions:
+            if revision.how == "given":
+                continue
             if revision.path and revision.path != current:
                 moves[revision.revision] = revision.path
                 current = revision.path
@@ -165,6 +195,19 @@ class RepositorySurvey(BaseModel):
     """``gh-pages:archive.json`` when that file is there."""
     other_tags: tuple[str, ...]
     """Tags that are no draft revision (``as-published``): one may hold an RFC's text."""
+    bogus_tags: tuple[str, ...] = ()
+    """Tags that look like a revision's (``draft-01``) but name no draft: not read."""
+    not_series: tuple[tuple[str, str], ...] = ()
+    """(name, why) of names that look like a draft series but are not one of their own
+    (``draft-x-pre-04.xml``, a pre-release of draft-x-04): left out of the manifest."""
+    duplicates: tuple[str, ...] = ()
+    """Sentences naming revisions of different drafts that are one text (one file at one
+    commit): a series under two names."""
+    without_revisions: tuple[tuple[str, str], ...] = ()
+    """(draft, file) of drafts only a ``-latest`` file names: no numbered revision is held."""
+    several_to_one: tuple[str, ...] = ()
+    """Sentences naming drafts, none replacing another, that the repository hints became
+    one RFC."""
     working_group: str | None
     repository_url: str | None
     """The public URL, when the source is one or a clone's origin remote is one."""
@@ -180,7 +223,8 @@ class InitResult(BaseModel):
     to_fill: tuple[str, ...]
     """Each fact the repository could not give, as a sentence saying where it goes."""
     complete: bool
-    """Whether the text is a valid manifest as written (nothing required left to fill in)."""
+    """Whether a build takes the text as written: a valid manifest with nothing left to fill
+    in (a build refuses a manifest with a FILL IN line)."""
 
 
 def brain_name_for(source: str) -> str | None:
@@ -204,28 +248,33 @@ def init_manifest(repo: GitRepository, *, name: str, commit_map: str | None = No
 
 
 def survey_repository(repo: GitRepository) -> RepositorySurvey:
-    """Read the draft series, their files, the RFC texts, the default branch and the GitHub
+    """Read the draft series (from every registered revision source: tags, per-revision
+    files, docnames), their files, renames, the RFC texts, the default branch and the GitHub
     archive of ``repo``."""
-    tags = repo.tags()
-    by_draft: dict[str, dict[str, TagInfo]] = {}
-    other_tags: list[str] = []
-    for tag_name, tag in sorted(tags.items()):
-        match = _REVISION_TAG.match(tag_name)
-        if match:
-            by_draft.setdefault(match.group(1), {})[match.group(2)] = tag
-        else:
-            other_tags.append(tag_name)
-    if not by_draft:
+    scan = RepositoryScan(repo)
+    found = find_revisions(scan)
+    names = sorted({r.draft for revisions in found.values() for r in revisions})
+    not_series = _not_series(names)
+    left_out = {name for name, _ in not_series}
+    picked = {n: pick(n, DEFAULT_ORDER, found) for n in names if n not in left_out}
+    tags = scan.tags
+    bogus = tuple(sorted(t for t in tags if _looks_like_revision_tag(t)))
+    other_tags = [t for t in sorted(tags) if not _REVISION_TAG.match(t) and t not in bogus]
+    unnumbered = _unnumbered(repo, scan.ref, set(picked) | left_out)
+    if not picked and not unnumbered:
         shown = ", ".join(sorted(tags)[:5]) or "none"
         raise InitError(
-            f"{repo.source} has no draft revision tags (draft-<name>-NN, such as "
-            f"draft-ietf-quic-transport-00); its tags are: {shown}. Tag each submitted "
-            "revision in the repository (or fetch the tags), then run 'ratified init' again."
+            f"{repo.source} holds no draft revision: no tag named draft-<name>-NN (such as "
+            f"draft-ietf-quic-transport-00; its tags are: {shown}), no file named after a "
+            "revision (draft-<name>-NN.md, .xml or .txt) and no document whose docname "
+            "names one. Tag each submitted revision in the repository (or fetch the tags), "
+            "then run 'ratified init' again."
         )
     branches = tuple(repo.branches())
     default = repo.default_branch()
-    series = [_series(repo, draft, found) for draft, found in by_draft.items()]
+    series = [_series(repo, draft, revisions) for draft, revisions in picked.items()]
     series.sort(key=lambda s: (s.revisions[0].committed_at, s.name))
+    series = _follow_renames(series, find_renames(scan))
     series = _guess_replacements(repo, series)
     rfcs = _rfc_texts(repo, default, branches)
     series = _became_hints(series, rfcs)
@@ -246,9 +295,128 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
         rfcs=tuple(rfcs),
         github_archive=archive,
         other_tags=tuple(other_tags),
+        bogus_tags=bogus,
+        not_series=tuple(not_series),
+        duplicates=tuple(_duplicates(series)),
+        without_revisions=tuple(unnumbered),
+        several_to_one=tuple(_several_to_one(series)),
         working_group=groups.most_common(1)[0][0] if groups else None,
         repository_url=url,
     )
+
+
+def _looks_like_revision_tag(tag: str) -> bool:
+    """Whether ``tag`` looks meant as a revision's (``draft-01``, ``draft-x-7``) but is not
+    ``<draft-name>-NN``."""
+    return tag.lower().startswith("draft-") and not _REVISION_TAG.match(tag)
+
+
+def _not_series(names: list[str]) -> list[tuple[str, str]]:
+    """Names that extend another draft's name by one word (``draft-x-pre``, from files named
+    ``draft-x-pre-04.xml``): a pre-release or working copy of that draft, not a draft."""
+    out: list[tuple[str, str]] = []
+    for name in names:
+        stem, _, word = name.rpartition("-")
+        if stem in names and not word.isdigit() and stem.count("-") >= 2:
+            out.append(
+                (
+                    name,
+                    f"{name} extends {stem}'s name by '{word}': a working copy of {stem}, "
+                    "not a draft of its own",
+                )
+            )
+    return out
+
+
+def _duplicates(series: list[DraftSeries]) -> list[str]:
+    """Revisions of different drafts that are one file at one commit."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for s in series:
+        for r in s.revisions:
+            if r.path is not None:
+                seen.setdefault((r.commit, r.path), []).append(f"{s.name}-{r.revision}")
+    out: list[str] = []
+    for (commit, path), names in seen.items():
+        drafts = {n.rsplit("-", 1)[0] for n in names}
+        if len(drafts) > 1:
+            out.append(
+                f"{' and '.join(names)} are one text ({path} at commit {commit[:12]}): one "
+                "series under two names, or a tag on the wrong commit; keep the right one"
+            )
+    return out
+
+
+def _unnumbered(repo: GitRepository, ref: str | None, named: set[str]) -> list[tuple[str, str]]:
+    """(draft, file) for each document on ``ref`` that names a draft no source found a
+    numbered revision of: by its file name (``draft-x-latest.xml``, ``draft-x.md``) or its
+    docname (``draft-x-latest``)."""
+    if ref is None:
+        return []
+    documents = [p for p in repo.list_files(ref) if is_document(p)]
+    texts = repo.read_texts([(ref, p) for p in documents])
+    out: list[tuple[str, str]] = []
+    for path, text in zip(documents, texts, strict=True):
+        stem = PurePosixPath(path).stem
+        numbered = _REVISION_TAG.match(stem) or _LATEST_FILE.match(stem)
+        by_name = numbered.group(1) if numbered else stem if _DRAFT_STEM.match(stem) else None
+        docname = docname_of(text) if text is not None else None
+        draft = series_of(docname) if docname else by_name
+        if draft and draft not in named and draft not in {d for d, _ in out}:
+            out.append((draft, path))
+    return out
+
+
+def _several_to_one(series: list[DraftSeries]) -> list[str]:
+    """Drafts, none replacing another, hinted to have become the same RFC."""
+    by_rfc: dict[str, list[str]] = {}
+    for s in series:
+        if s.became_hint and s.replaced_by is None:
+            by_rfc.setdefault(s.became_hint, []).append(s.name)
+    return [
+        f"{', '.join(drafts)} all seem to have become {rfc}: if one replaced another, say so "
+        "with replaced_by; if they were merged, check each became"
+        for rfc, drafts in by_rfc.items()
+        if len(drafts) > 1
+    ]
+
+
+def _follow_renames(series: list[DraftSeries], renames: list[Rename]) -> list[DraftSeries]:
+    """Each draft the repository shows renamed (its file, or the docname in it) is replaced
+    by the draft it was renamed to, following renames through names no revision holds."""
+    present = {s.name for s in series}
+    onward: dict[str, Rename] = {}
+    for rename in renames:
+        onward.setdefault(rename.old, rename)
+    out: list[DraftSeries] = []
+    for old in series:
+        hop, reasons, seen = onward.get(old.name), [], {old.name}
+        while hop is not None and hop.new not in seen:
+            reasons.append(hop.because)
+            seen.add(hop.new)
+            bis = _BIS.match(hop.new)
+            if bis and not _BIS.match(old.name):
+                # The RFC's text was carried on as its revision's starting point: the draft
+                # became that RFC and the bis draft is a new document, not its replacement.
+                old = old.model_copy(
+                    update={
+                        "became_hint": f"rfc{int(bis.group(1))}",
+                        "became_because": f"its file went on as {hop.new}, which revises "
+                        f"RFC {int(bis.group(1))} ({'; then '.join(reasons)})",
+                    }
+                )
+                break
+            if hop.new in present:
+                old = old.model_copy(
+                    update={
+                        "replaced_by": hop.new,
+                        "replaced_because": "read from the repository: " + "; then ".join(reasons),
+                        "replaced_read": True,
+                    }
+                )
+                break
+            hop = onward.get(hop.new)
+        out.append(old)
+    return out
 
 
 def _public_url(location: str) -> str | None:
@@ -263,12 +431,7 @@ def _public_url(location: str) -> str | None:
 
 
 def _is_document(path: str) -> bool:
-    pure = PurePosixPath(path)
-    return (
-        pure.suffix.lower() in DOCUMENT_SUFFIXES
-        and not pure.name.lower().startswith(_NOT_DOCUMENTS)
-        and not path.startswith(".")
-    )
+    return is_document(path)
 
 
 def _preference(path: str) -> tuple[int, int, str]:
@@ -276,53 +439,61 @@ def _preference(path: str) -> tuple[int, int, str]:
     return (DOCUMENT_SUFFIXES.index(pure.suffix.lower()), len(pure.parts), path)
 
 
-def _series(repo: GitRepository, name: str, found: dict[str, TagInfo]) -> DraftSeries:
-    """The draft's file at each tag: named after it, else the previous revision's (followed
+def _series(repo: GitRepository, name: str, found: dict[str, FoundRevision]) -> DraftSeries:
+    """The draft's file at each revision: the one its source names (a per-revision file, a
+    docname's file); for a tag, named after it, else the previous revision's (followed
     through a rename or move), else the one document changed, else the one document there."""
     revisions: list[RevisionFile] = []
     previous: RevisionFile | None = None
-    for number, tag in sorted(found.items()):
-        files = repo.list_files(tag.commit)
-        documents = [f for f in files if _is_document(f)]
-        stems = {name, f"{name}-{number}"}
-        named = [f for f in documents if PurePosixPath(f).stem in stems]
+    for number, revision in sorted(found.items()):
         path: str | None = None
         how: FileEvidence = "unknown"
-        if named:
-            exact = [f for f in named if PurePosixPath(f).stem == name] or named
-            path = previous.path if previous and previous.path in exact else None
-            path, how = path or min(exact, key=_preference), "name"
-        elif previous is not None and previous.path is not None and previous.path in files:
-            path, how = previous.path, "followed"
+        if revision.path is not None:
+            path, how = revision.path, "given"
         else:
-            before = previous.commit if previous else None
-            changes = repo.changed_files(before, tag.commit)
-            renamed = [
-                c.path
-                for c in changes
-                if previous and c.old_path == previous.path and _is_document(c.path)
-            ]
-            changed = sorted({c.path for c in changes if c.status != "D" and c.path in documents})
-            if renamed:
-                path, how = renamed[0], "followed"
-            elif len(changed) == 1:
-                path, how = changed[0], "only-changed"
-            elif len(documents) == 1:
-                path, how = documents[0], "only-document"
+            path, how = _tagged_file(repo, name, number, revision.commit, previous)
         current = RevisionFile(
             revision=number,
-            tag=tag.name,
-            commit=tag.commit,
-            committed_at=tag.committed_at,
+            tag=revision.tag,
+            commit=revision.commit,
+            committed_at=revision.committed_at,
             path=path,
             how=how,
+            source=revision.source,
+            provenance=revision.provenance,
+            guess=revision.guess,
         )
         revisions.append(current)
         if path is not None:
             previous = current
-        elif previous is None:
-            previous = None
     return DraftSeries(name=name, revisions=tuple(revisions))
+
+
+def _tagged_file(
+    repo: GitRepository, name: str, number: str, commit: str, previous: RevisionFile | None
+) -> tuple[str | None, FileEvidence]:
+    files = repo.list_files(commit)
+    documents = [f for f in files if _is_document(f)]
+    stems = {name, f"{name}-{number}"}
+    named = [f for f in documents if PurePosixPath(f).stem in stems]
+    if named:
+        exact = [f for f in named if PurePosixPath(f).stem == name] or named
+        kept = previous.path if previous and previous.path in exact else None
+        return kept or min(exact, key=_preference), "name"
+    if previous is not None and previous.path is not None and previous.path in files:
+        return previous.path, "followed"
+    changes = repo.changed_files(previous.commit if previous else None, commit)
+    renamed = [
+        c.path for c in changes if previous and c.old_path == previous.path and _is_document(c.path)
+    ]
+    changed = sorted({c.path for c in changes if c.status != "D" and c.path in documents})
+    if renamed:
+        return renamed[0], "followed"
+    if len(changed) == 1:
+        return changed[0], "only-changed"
+    if len(documents) == 1:
+        return documents[0], "only-document"
+    return None, "unknown"
 
 
 def _topic(name: str) -> tuple[str | None, str, str]:
@@ -346,11 +517,16 @@ def _guess_replacements(repo: GitRepository, series: list[DraftSeries]) -> list[
     }
     out: list[DraftSeries] = []
     for old in series:
+        if old.replaced_read:
+            out.append(old)
+            continue
         last = old.revisions[-1]
         later = [
             new
             for new in series
-            if new.name != old.name and new.revisions[0].committed_at >= last.committed_at
+            if new.name != old.name
+            and new.revisions[0].committed_at >= last.committed_at
+            and not _BIS.match(new.name)  # it revises an RFC, and replaces no draft
         ]
         reasons: dict[str, str] = {}
         if old.individual:
@@ -374,7 +550,8 @@ def _guess_replacements(repo: GitRepository, series: list[DraftSeries]) -> list[
             if last.path is None or first.path is None or first.path == last.path:
                 continue
             if last.path in formers[new.name]:
-                reason = f"{first.path} at {first.tag} was once {last.path}, {old.name}'s file"
+                at = first.tag or f"commit {first.commit[:12]}"
+                reason = f"{first.path} at {at} was once {last.path}, {old.name}'s file"
                 reasons[new.name] = (
                     f"{reasons[new.name]}; and {reason}"
                     if new.name in reasons
@@ -482,6 +659,17 @@ def _became_hints(series: list[DraftSeries], rfcs: list[RfcText]) -> list[DraftS
     ]
 
 
+def _runs(numbers: list[str]) -> str:
+    """``00-03, 05, 07-08`` for revision numbers (two digits, in order)."""
+    runs: list[list[int]] = []
+    for n in (int(x) for x in numbers):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]:02d}-{r[-1]:02d}" if len(r) > 1 else f"{r[0]:02d}" for r in runs)
+
+
 def _paths(series: DraftSeries) -> set[str]:
     return {r.path for r in series.revisions if r.path}
 
@@ -521,9 +709,10 @@ def render_manifest(
         _wrap(
             f"Written by `ratified init` from {survey.source}. Format: records/README.md. "
             "Lines marked FILL IN are facts no repository holds (which RFC a draft became, "
-            "and when it was published): fill them in by hand or from `ratified fetch "
-            "datatracker <draft>`, then uncomment them. Lines marked guess were inferred "
-            "from names and history: check them."
+            "when it was published, the public URL): fill them in by hand or from `ratified "
+            "fetch datatracker <draft>`, uncomment them and delete the FILL IN line; a build "
+            "refuses a manifest that still has one. Lines marked guess were inferred from "
+            "names and history: check them."
         )
     )
     out.append("")
@@ -566,9 +755,13 @@ def render_manifest(
                 "tag and file = the file holding it."
             )
         )
+    _render_findings(survey, out)
     for series in survey.drafts:
         out.append("")
         _render_draft(series, survey, out, fill)
+    for draft, path in survey.without_revisions:
+        out.append("")
+        _render_unnumbered(draft, path, out, fill)
     out.append("")
     if not survey.rfcs:
         say(
@@ -618,10 +811,26 @@ def render_manifest(
     data = tomllib.loads(text)  # what we write must be TOML, whatever the repository held
     try:
         Manifest.model_validate(data)
-        complete = True
+        complete = not fill
     except ValidationError:
         complete = False
     return InitResult(survey=survey, text=text, to_fill=tuple(fill), complete=complete)
+
+
+def _render_findings(survey: RepositorySurvey, out: list[str]) -> None:
+    """Comments on what looks wrong in the repository's record: not read, or to check."""
+    notes: list[str] = []
+    if survey.bogus_tags:
+        notes.append(
+            "Tags that look like a revision's but are not <draft-name>-NN, not read (if one "
+            "marks a revision, tag its commit <draft-name>-NN too): "
+            f"{', '.join(survey.bogus_tags)}."
+        )
+    notes += [f"Not a draft series: {why}; left out." for _, why in survey.not_series]
+    notes += [f"Check: {d}." for d in survey.duplicates]
+    notes += [f"Check: {d}." for d in survey.several_to_one]
+    for note in notes:
+        out.extend(_wrap(note))
 
 
 def _render_draft(
@@ -640,6 +849,7 @@ def _render_draft(
             why = "named after the draft at every tag"
         else:
             parts = {
+                "given": "the file its revision source names",
                 "name": "named after the draft",
                 "followed": "the previous revision's file (followed through renames)",
                 "only-changed": "guess: the one document file changed since the revision before",
@@ -655,10 +865,19 @@ def _render_draft(
         out.append(f"file = {_value(file)}")
         out.extend(_wrap(f"^ {why}"))
     span = f"{first}-{last}" if first != last else first
-    tags = f"{series.name}-{first}" + (f" … -{last}" if first != last else "")
     start, end = series.revisions[0].committed_at.date(), series.revisions[-1].committed_at.date()
     dates = f"{start} to {end}" if start != end else f"{start}"
-    out.append(f"revisions = {_value(span)}   # tags {_comment(tags)}, {dates}")
+    out.append(f"revisions = {_value(span)}   # {dates}")
+    sources = series.sources
+    if sources != ["tags"]:
+        out.append(f"revisions_from = [{', '.join(_value(s) for s in sources)}]")
+    tagged = [r.revision for r in series.revisions if r.source == "tags"]
+    if tagged:
+        out.extend(_wrap(f"  tags {series.name}-NN: {_runs(tagged)}"))
+    for revision in series.revisions:
+        if revision.source != "tags":
+            mark = " (guess)" if revision.guess else ""
+            out.extend(_wrap(f"  {revision.revision}: {revision.provenance}{mark}"))
     unknown = [r.revision for r in series.revisions if r.path is None]
     if unknown:
         out.extend(
@@ -669,10 +888,11 @@ def _render_draft(
         )
         fill.append(f"which file holds {series.name} revision(s) {', '.join(unknown)} (moved)")
     if series.missing:
+        out.append(f"missing = [{', '.join(_value(n) for n in series.missing)}]")
         out.extend(
             _wrap(
-                f"No tag for revision(s) {', '.join(series.missing)}: the range promises the "
-                "unbroken run from the first; the build still reads every tag after it."
+                "^ revisions nothing in the repository holds (no tag, no per-revision file, "
+                "no docname naming them): the brain names them as missing."
             )
         )
     moved = series.moved
@@ -683,29 +903,53 @@ def _render_draft(
     if series.replaced_by:
         out.append(f"replaced_by = {_value(series.replaced_by)}")
         out.extend(_wrap(f"^ {series.replaced_because}"))
+        return
+    if series.replaced_because:
+        out.extend(_wrap(f"replaced_by: not set, {series.replaced_because}"))
+    rfc = series.became_hint
+    check = f"`ratified fetch datatracker {series.name}`"
+    if rfc:
+        out.append(f"# became = {_value(rfc)}")
+        out.extend(
+            _wrap(
+                f"^ FILL IN: the RFC this draft became, if any. Hint: {series.became_because}. "
+                f"Check with {check}."
+            )
+        )
+        fill.append(f"which RFC {series.name} became (became; the repository hints {rfc})")
     else:
-        if series.replaced_because:
-            out.extend(_wrap(f"replaced_by: not set, {series.replaced_because}"))
-        rfc = series.became_hint
-        if rfc:
-            out.append(f"# became = {_value(rfc)}")
-            out.extend(
-                _wrap(
-                    f"^ FILL IN: the RFC this draft became, if any. Hint: {series.became_because}. "
-                    f"Check with `ratified fetch datatracker {series.name}`."
-                )
+        out.append('# became = "rfcNNNN"')
+        out.extend(
+            _wrap(
+                f"^ FILL IN: the RFC this draft became, if it became one ({check} says "
+                "which), with an [[rfc]] entry saying when it was published; if it became "
+                "none, delete the became line and this note."
             )
-            fill.append(f"which RFC {series.name} became (became; the repository hints {rfc})")
-        elif survey.rfcs:
-            out.append('# became = "rfcNNNN"')
-            out.extend(
-                _wrap(
-                    "^ FILL IN if this draft became an RFC (`ratified fetch datatracker "
-                    f"{series.name}` says which): set became and, if that RFC has no [[rfc]] "
-                    "entry below, add one (a tag may hold its text); else leave it out."
-                )
-            )
-            fill.append(f"whether {series.name} became an RFC (became)")
+        )
+        fill.append(f"whether {series.name} became an RFC, and which (became)")
+
+
+def _render_unnumbered(draft: str, path: str, out: list[str], fill: list[str]) -> None:
+    """A draft only a file names, with no numbered revision anywhere in the repository."""
+    out.append("[[draft]]")
+    out.append(f"name = {_value(draft)}")
+    out.append(f"file = {_value(path)}")
+    out.extend(
+        _wrap(
+            f"^ {path} names this draft, but nothing in the repository holds one of its "
+            "numbered revisions (no tag, no per-revision file, no docname naming one)"
+        )
+    )
+    out.append('# revisions = "00-NN"')
+    out.append('# missing = ["00", …, "NN"]')
+    out.extend(
+        _wrap(
+            f"^ FILL IN: the last revision of {draft} (`ratified fetch datatracker {draft}` "
+            "says), with every revision listed as missing: the brain then says which "
+            "revisions it lacks. Or tag each revision's commit and run init again."
+        )
+    )
+    fill.append(f"how many revisions {draft} had (revisions, missing); the repository holds none")
 
 
 def _render_rfc(rfc: RfcText, out: list[str], fill: list[str]) -> None:

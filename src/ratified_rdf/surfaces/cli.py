@@ -1173,8 +1173,27 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
     for series in survey.drafts:
         first, last = series.promised
         span = f"{first}-{last}" if first != last else first
-        extra = f", replaced by {series.replaced_by} (a guess)" if series.replaced_by else ""
-        click.echo(f"  {series.name} {span} in {series.file or '(file unknown)'}{extra}")
+        extra = (
+            f", replaced by {series.replaced_by}"
+            + (" (read from the repository)" if series.replaced_read else " (a guess)")
+            if series.replaced_by
+            else ""
+        )
+        where = f" from {', '.join(series.sources)}" if series.sources != ["tags"] else ""
+        lacks = f", lacks {', '.join(series.missing)}" if series.missing else ""
+        click.echo(
+            f"  {series.name} {span}{where} in {series.file or '(file unknown)'}{lacks}{extra}"
+        )
+    for note in (
+        [
+            f"tag {t} looks like a revision's but is not <draft-name>-NN: not read"
+            for t in survey.bogus_tags
+        ]
+        + [why for _, why in survey.not_series]
+        + list(survey.duplicates)
+        + list(survey.several_to_one)
+    ):
+        click.echo(f"  Check: {note}.")
     if survey.rfcs:
         click.echo("RFC texts: " + ", ".join(f"{r.name} ({r.ref}:{r.path})" for r in survey.rfcs))
     else:
@@ -1194,6 +1213,11 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
             click.echo(f"  - {item}")
     if result.complete:
         click.echo(f"Build it with: ratified build {target.parent} --source {source}")
+    else:
+        click.echo(
+            "A build refuses the manifest until each FILL IN line is done and deleted; then "
+            f"build it with: ratified build {target.parent} --source {source}"
+        )
 
 
 main.add_command(mcp_command, "mcp")

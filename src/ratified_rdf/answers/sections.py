@@ -290,6 +290,21 @@ def publication(session: Session, rfc: int) -> tuple[DocumentFacts, Evidence] | 
     return facts, Evidence(iri=iri, label=f"RFC {rfc}", url=url, role="rfc")
 
 
+def text_not_held(session: Session, rfc: int) -> str:
+    """The sentence a section card ends with when the records do not hold RFC ``rfc``'s own
+    text (its sections are then those of the last revision of the draft that became it), with
+    a leading space; empty when they hold it."""
+    rows = session.run("rfc_sections_from", rfc=v.document_iri(f"rfc{rfc}"))
+    if not rows:
+        return ""
+    revision = text_of(rows[0], "label") or "its draft's last revision"
+    return (
+        f" The records do not hold RFC {rfc}'s own text: its sections here are those of "
+        f"{revision}, the last revision of the draft that became it, numbered as that "
+        "revision numbers them, and its final text is that revision's."
+    )
+
+
 def section_history(session: Session, question: str, rfc: int | None, section: str) -> Answer:
     """Every revision's number and heading for an RFC section, and where its text differed;
     the posts and commits connected to it while it was changing (as its why card lists
@@ -345,6 +360,7 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
         + _discussed_clause(
             discussed.changing_count, discussed.commit_count, discussed.later_count, LISTED_COMMITS
         )
+        + text_not_held(session, rfc)
     )
     evidence = [
         Evidence(

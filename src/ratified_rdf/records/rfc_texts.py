@@ -1,0 +1,85 @@
+"""Where an RFC's own text is in a repository that the manifest does not say holds it.
+
+An ``[[rfc]]`` entry without ``ref`` and ``file`` is a fact about the RFC (number, title,
+publication); its text may still be in the repository under a name the manifest does not
+give. Two places are looked at, in this order:
+
+- a file named after the RFC (``rfc9147.md``, ``.mkd``, ``.xml`` or ``.txt``, in any folder)
+  on a branch, the default branch first;
+- the first revision of the draft that revises it: at tag ``draft-…-rfc9147bis-00`` the
+  document ``draft-…-rfc9147bis.md`` starts as RFC 9147's text, as working groups start a
+  bis draft from the published RFC.
+
+Where neither holds it, :func:`locate_rfc_text` says so and the build lets the sections of
+the last revision of the draft that became the RFC stand for the RFC's own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from ratified_rdf.sources.git_repo import GitRepository
+
+__all__ = ["FoundRfcText", "locate_rfc_text"]
+
+_SUFFIXES = (".md", ".mkd", ".xml", ".txt")
+
+
+@dataclass(frozen=True)
+class FoundRfcText:
+    """Where a build found an RFC's text that the manifest did not name."""
+
+    ref: str
+    """The branch or tag whose tree holds the text."""
+    file: str
+    """The text's path at ``ref``."""
+    how: str
+    """Why this is the RFC's text, as a clause: "the file named after it on branch main"."""
+
+
+def locate_rfc_text(repo: GitRepository, number: int) -> FoundRfcText | None:
+    """The RFC ``number``'s text in ``repo``, if a branch holds a file named after it or the
+    first revision of its bis draft holds it; None when the repository holds neither."""
+    return _named_file(repo, number) or _bis_first_revision(repo, number)
+
+
+def _named_file(repo: GitRepository, number: int) -> FoundRfcText | None:
+    default = repo.default_branch()
+    branches = repo.branches()
+    ordered = ([default] if default else []) + [b for b in branches if b != default]
+    names = {f"rfc{number}{suffix}" for suffix in _SUFFIXES}
+    for branch in ordered:
+        # Shallowest first: a copy kept in an archive folder is not the one to read.
+        found = sorted(
+            (p for p in repo.list_files(branch) if PurePosixPath(p).name.lower() in names),
+            key=lambda p: (p.count("/"), _SUFFIXES.index(PurePosixPath(p).suffix.lower()), p),
+        )
+        if found:
+            return FoundRfcText(
+                ref=branch, file=found[0], how=f"the file named after it on branch {branch}"
+            )
+    return None
+
+
+def _bis_first_revision(repo: GitRepository, number: int) -> FoundRfcText | None:
+    pattern = re.compile(rf"^(draft-[a-z0-9-]+-rfc{number}bis)-00$")
+    for tag in sorted(repo.tags()):
+        match = pattern.match(tag)
+        if match is None:
+            continue
+        draft = match.group(1)
+        files = repo.list_files(tag)
+        for suffix in _SUFFIXES:
+            candidates = sorted(
+                (p for p in files if PurePosixPath(p).name == f"{draft}{suffix}"),
+                key=lambda p: (p.count("/"), p),
+            )
+            if candidates:
+                return FoundRfcText(
+                    ref=tag,
+                    file=candidates[0],
+                    how=f"the first revision of {draft}, which starts as its text",
+                )
+    return None

@@ -522,7 +522,7 @@ register(
         needs=_nothing,
         uses=0,
         answer=lambda s, q, r: holdings.holdings(s, q),
-        queries=("holdings", "documents"),
+        queries=("holdings", "documents", "gazetteer_threads", "held_gaps"),
         results=(Holding,),
     )
 )

@@ -365,6 +365,8 @@ def _records_batch(
     batch.add(repo, "rdf:type", term("rr:SourceRepository").value)
     batch.add(repo, "foaf:page", records.brain.repository)
     batch.typed(repo, "rr:repositoryUrl", records.brain.repository, XSD_URI)
+    for path in records.unread_files:
+        batch.text(repo, "rr:unreadFile", path)
     for draft in records.drafts:
         iri = v.document_iri(draft.name)
         batch.add(iri, "rdf:type", term("rr:Draft").value)

@@ -125,3 +125,6 @@ class SpecRecords(BaseModel):
     revisions: tuple[RevisionRecord, ...]
     rfcs: tuple[RfcRecord, ...]
     alignments: tuple[AlignmentRecord, ...]
+    unread_files: tuple[str, ...] = ()
+    """Files on the default branch that look like a draft's or an RFC's text but that no
+    entry of the manifest reads (nor the build found an RFC's text in)."""

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from ratified_rdf.sources.git_repo import GitRepository
 
-__all__ = ["FoundRfcText", "locate_rfc_text"]
+__all__ = ["FoundRfcText", "locate_rfc_text", "unread_document_files"]
 
 _SUFFIXES = (".md", ".mkd", ".xml", ".txt")
 
@@ -83,3 +83,25 @@ def _bis_first_revision(repo: GitRepository, number: int) -> FoundRfcText | None
                     how=f"the first revision of {draft}, which starts as its text",
                 )
     return None
+
+
+_LONGEST_PATH = 1000
+_DOCUMENT_FILE = re.compile(r"^(?:draft-[a-z0-9-]+|rfc\d+)(?:\.md|\.mkd|\.xml|\.txt)$", re.I)
+
+
+def unread_document_files(repo: GitRepository, read: set[str]) -> tuple[str, ...]:
+    """The files on the default branch that look like a draft's or an RFC's text
+    (``draft-….md``, ``rfcNNNN.xml``, in any folder) but are not among the paths ``read``:
+    what the brain does not hold although the repository does, for its holdings to list."""
+    branch = repo.default_branch()
+    if branch is None:
+        return ()
+    return tuple(
+        path
+        for path in repo.list_files(branch)
+        if _DOCUMENT_FILE.match(PurePosixPath(path).name)
+        and path not in read
+        # A path the graph could not hold as one line of text is left out, not refused.
+        and path.isprintable()
+        and len(path) <= _LONGEST_PATH
+    )

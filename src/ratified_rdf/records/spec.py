@@ -20,7 +20,7 @@ from ratified_rdf.records.models import (
     RfcRecord,
     SpecRecords,
 )
-from ratified_rdf.records.rfc_texts import locate_rfc_text
+from ratified_rdf.records.rfc_texts import locate_rfc_text, unread_document_files
 from ratified_rdf.sources.document import ParsedDocument, ParseError
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, TagInfo
 from ratified_rdf.sources.kramdown import parse_kramdown
@@ -88,7 +88,15 @@ def read_spec(
         revisions=tuple(revisions),
         rfcs=tuple(rfcs),
         alignments=tuple(_alignments(manifest, revisions, rfcs)),
+        unread_files=unread_document_files(repo, _read_paths(manifest, rfcs)),
     )
+
+
+def _read_paths(manifest: Manifest, rfcs: list[RfcRecord]) -> set[str]:
+    """Every path a draft's revisions or an RFC's own text is read from."""
+    paths = {path for entry in manifest.draft for path in entry.document_files()}
+    paths.update(rfc.file for rfc in rfcs if rfc.text_held and rfc.file is not None)
+    return paths
 
 
 def spec_commits(manifest: Manifest, repo: GitRepository) -> list[str]:

@@ -175,3 +175,22 @@ def test_the_bis_drafts_first_revision_holds_the_rfc_text(tmp_path: Path) -> Non
     assert section.url == v.rfc_section_url("rfc9999", "3.1")
     held = brain.ask("what do you hold?")
     assert "own text is not in the records" not in held.summary
+
+
+def test_a_commit_that_says_it_is_the_rfc_holds_its_text(tmp_path: Path) -> None:
+    """No file is named after the RFC, but a commit titled "RFC final" made the draft's
+    document the RFC's text: that is where it is read from."""
+    repo = make_pigeon_repo(tmp_path / "git")
+    text = (repo / "rfc9999.md").read_text()
+    _git(repo, "rm", "-q", "rfc9999.md")
+    _git(repo, "commit", "-q", "-m", "tidy up", date="2030-04-03T10:00:00+00:00")
+    (repo / "draft-example-pigeon.md").write_text(text)
+    _git(repo, "commit", "-q", "-am", "RFC final", date="2030-04-04T10:00:00+00:00")
+    brain, report = Brain.build(_records(tmp_path), source=str(repo))
+    assert any(
+        "read from draft-example-pigeon.md at " in n and 'subject "RFC final"' in n
+        for n in report.notes
+    ), report.notes
+    history = brain.ask("history of RFC 9999 section 3.1")
+    assert history.verdict is Verdict.ANSWERED, history.summary
+    assert NOT_HELD not in history.summary

@@ -2,13 +2,15 @@
 
 An ``[[rfc]]`` entry without ``ref`` and ``file`` is a fact about the RFC (number, title,
 publication); its text may still be in the repository under a name the manifest does not
-give. Two places are looked at, in this order:
+give. Three places are looked at, in this order:
 
 - a file named after the RFC (``rfc9147.md``, ``.mkd``, ``.xml`` or ``.txt``, in any folder)
   on a branch, the default branch first;
 - the first revision of the draft that revises it: at tag ``draft-…-rfc9147bis-00`` the
   document ``draft-…-rfc9147bis.md`` starts as RFC 9147's text, as working groups start a
-  bis draft from the published RFC.
+  bis draft from the published RFC;
+- the latest commit whose subject says it is the RFC ("RFC final", "as published", "RFC 9147
+  as published"), in the document of a draft that became it at that commit.
 
 Where neither holds it, :func:`locate_rfc_text` says so and the build lets the sections of
 the last revision of the draft that became the RFC stand for the RFC's own.
@@ -17,6 +19,8 @@ the last revision of the draft that became the RFC stand for the RFC's own.
 from __future__ import annotations
 
 import re
+import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -39,10 +43,17 @@ class FoundRfcText:
     """Why this is the RFC's text, as a clause: "the file named after it on branch main"."""
 
 
-def locate_rfc_text(repo: GitRepository, number: int) -> FoundRfcText | None:
-    """The RFC ``number``'s text in ``repo``, if a branch holds a file named after it or the
-    first revision of its bis draft holds it; None when the repository holds neither."""
-    return _named_file(repo, number) or _bis_first_revision(repo, number)
+def locate_rfc_text(
+    repo: GitRepository, number: int, documents: Sequence[str] = ()
+) -> FoundRfcText | None:
+    """The RFC ``number``'s text in ``repo``, if a branch holds a file named after it, the
+    first revision of its bis draft holds it, or a commit says it made one of ``documents``
+    (the paths of the drafts that became it) the RFC's text; None when none of them does."""
+    return (
+        _named_file(repo, number)
+        or _bis_first_revision(repo, number)
+        or _final_commit(repo, number, documents)
+    )
 
 
 def _named_file(repo: GitRepository, number: int) -> FoundRfcText | None:
@@ -105,3 +116,49 @@ def unread_document_files(repo: GitRepository, read: set[str]) -> tuple[str, ...
         and path.isprintable()
         and len(path) <= _LONGEST_PATH
     )
+
+
+def _final_words(number: int) -> re.Pattern[str]:
+    """A commit subject that says the commit is the RFC's text."""
+    return re.compile(
+        rf"\b(?:rfc[ -]?final|final rfc|as published|published as rfc|"
+        rf"rfc[ -]?{number}\b.*\b(?:final|published))\b",
+        re.IGNORECASE,
+    )
+
+
+def _final_commit(
+    repo: GitRepository, number: int, documents: Sequence[str]
+) -> FoundRfcText | None:
+    if not documents:
+        return None
+    # Every commit on any branch that changed a draft's document, newest first.
+    result = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            str(repo.git_dir),
+            "log",
+            "--all",
+            "--format=%H%x09%s",
+            "--",
+            *documents,
+        ],
+        capture_output=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        return None
+    words = _final_words(number)
+    for line in result.stdout.decode("utf-8", errors="replace").splitlines():
+        commit, _, subject = line.partition("\t")
+        if not words.search(subject):
+            continue
+        for path in documents:
+            if repo.read_text(commit, path) is not None:
+                return FoundRfcText(
+                    ref=commit,
+                    file=path,
+                    how=f'commit {commit[:12]}, whose subject "{subject[:80]}" says it is the RFC',
+                )
+    return None

@@ -106,18 +106,26 @@ def spec_commits(manifest: Manifest, repo: GitRepository) -> list[str]:
     tags = repo.tags()
     commits = {tag.commit for entry in manifest.draft for _, tag in _entry_tags(entry, tags, repo)}
     for rfc in manifest.rfc:
-        where = _rfc_text_at(rfc, repo)
+        where = _rfc_text_at(manifest, rfc, repo)
         if where is not None:
             commits.add(repo.resolve(where[0]).commit)
     return sorted(commits)
 
 
-def _rfc_text_at(rfc: RfcEntry, repo: GitRepository) -> tuple[str, str, str | None] | None:
+def _rfc_text_at(
+    manifest: Manifest, rfc: RfcEntry, repo: GitRepository
+) -> tuple[str, str, str | None] | None:
     """(ref, file, how it was found) of the RFC's text: the manifest's, else where
     :func:`locate_rfc_text` finds it; None when the repository does not hold it."""
     if rfc.ref is not None and rfc.file is not None:
         return rfc.ref, rfc.file, None
-    found = locate_rfc_text(repo, rfc.number)
+    documents = [
+        path
+        for entry in manifest.draft
+        if manifest.final_rfc(entry.name) == rfc.name
+        for path in entry.document_files()
+    ]
+    found = locate_rfc_text(repo, rfc.number, documents)
     return None if found is None else (found.ref, found.file, found.how)
 
 
@@ -141,7 +149,7 @@ def _rfc_record(
         commit=None,
         document=ParsedDocument(),
     )
-    where = _rfc_text_at(rfc, repo)
+    where = _rfc_text_at(manifest, rfc, repo)
     if where is not None:
         ref, file, how = where
         tag = repo.resolve(ref)

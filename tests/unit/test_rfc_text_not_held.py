@@ -194,3 +194,24 @@ def test_a_commit_that_says_it_is_the_rfc_holds_its_text(tmp_path: Path) -> None
     history = brain.ask("history of RFC 9999 section 3.1")
     assert history.verdict is Verdict.ANSWERED, history.summary
     assert NOT_HELD not in history.summary
+
+
+def test_an_rfc_held_as_a_fact_alone_says_why_it_has_no_sections(tmp_path: Path) -> None:
+    """An RFC no draft became and whose text nothing holds has no sections: a question about
+    one of them says so, rather than that the RFC has no such section."""
+    repo = make_pigeon_repo(tmp_path / "git")
+    records = _records(tmp_path, rfc_text='ref = "main"\nfile = "rfc9999.md"\n')
+    manifest = records / "manifest.toml"
+    manifest.write_text(
+        manifest.read_text().replace(
+            "[discussion]",
+            '[[rfc]]\nnumber = 9998\ntitle = "Carrier Owls"\npublished = "2029-02"\n\n[discussion]',
+        )
+    )
+    brain, report = Brain.build(records, source=str(repo))
+    assert any("RFC 9998" in n and "fact alone" in n for n in report.notes), report.notes
+    answer = brain.ask("history of RFC 9998 section 1")
+    assert answer.verdict is Verdict.UNKNOWN, answer.summary
+    assert "hold neither RFC 9998's own text nor a revision" in answer.summary
+    held = brain.ask("what do you hold?")
+    assert "RFC 9998's own text is not in the records" in held.summary

@@ -28,6 +28,7 @@ from ratified_rdf.answers.people import contact_calls, contacts_from
 from ratified_rdf.answers.sections import (
     SectionHistory,
     history_of,
+    no_section,
     publication,
     rfc_section_row,
     text_not_held,
@@ -85,7 +86,7 @@ def discussion(
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
     found = rfc_section_row(session, rfc, section, known)
     if not found:
-        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+        return out_of_scope(session, question, no_section(session, section, rfc))
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
     not_held = text_not_held(session, rfc)

@@ -9,7 +9,7 @@ import re
 from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Answer, Count, Evidence, ThreadInfo, Verdict
-from ratified_rdf.answers.sections import rfc_section_row
+from ratified_rdf.answers.sections import no_section, rfc_section_row
 from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph.store import Term
@@ -85,7 +85,7 @@ def thread_list(
     if section and rfc:
         found = rfc_section_row(session, rfc, section, known)
         if not found:
-            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+            return out_of_scope(session, question, no_section(session, section, rfc))
         final = text_of(found[0], "section") or ""
         scope = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
         if changed_only:

@@ -80,18 +80,18 @@ class GitHubSource(Source[GitHubRead]):
             # read, which is no reason to refuse the repository's drafts.
             return GitHubRead(
                 empty,
-                unread=f"{path} at {ref} is empty, so the brain holds no issues or pull "
-                "requests; the rest was built. Point github_archive at a filled archive, or "
-                "remove it from [discussion].",
+                unread=f"{path} at {ref} is empty, so the brain holds no issues, and no pull "
+                "requests but those its merge commits name; the rest was built. Point "
+                "github_archive at a filled archive, or remove it from [discussion].",
             )
         try:
             archive = read_archive(text)
         except ParseError as error:
             return GitHubRead(
                 empty,
-                unread=f"{path} at {ref} was not read, so the brain holds no issues or pull "
-                f"requests; the rest was built. {error} Fix the archive, or remove "
-                "github_archive from [discussion].",
+                unread=f"{path} at {ref} was not read, so the brain holds no issues, and no "
+                "pull requests but those its merge commits name; the rest was built. "
+                f"{error} Fix the archive, or remove github_archive from [discussion].",
             )
         lines = _review_lines(
             repo, archive, context.commit_map, list(context.document_files), context.landing

@@ -215,3 +215,18 @@ def test_an_rfc_held_as_a_fact_alone_says_why_it_has_no_sections(tmp_path: Path)
     assert "hold neither RFC 9998's own text nor a revision" in answer.summary
     held = brain.ask("what do you hold?")
     assert "RFC 9998's own text is not in the records" in held.summary
+
+
+def test_an_unreadable_archive_is_reported_and_the_rest_is_built(tmp_path: Path) -> None:
+    repo = make_pigeon_repo(tmp_path / "git")
+    _git(repo, "checkout", "-q", "gh-pages")
+    (repo / "archive.json").write_text('{"issues": [')
+    _git(repo, "commit", "-q", "-am", "truncated archive", date="2030-06-02T10:00:00+00:00")
+    _git(repo, "checkout", "-q", "main")
+    records = _records(tmp_path, rfc_text='ref = "main"\nfile = "rfc9999.md"\n')
+    brain, report = Brain.build(records, source=str(repo))
+    assert any(
+        "archive.json at gh-pages was not read" in p and "not valid JSON" in p
+        for p in report.problems
+    ), report.problems
+    assert brain.ask("history of RFC 9999 section 3.1").verdict is Verdict.ANSWERED

@@ -401,6 +401,7 @@ def build_notes(
         "merged, their sections are each followed into it."
         for rfc, names in manifest.parallel_drafts().items()
     ]
+    notes += rfc_text_notes(records)
     if discussion is None:
         return tuple(notes)
     commit_of = {r.name: r.commit for r in records.revisions}
@@ -421,6 +422,31 @@ def build_notes(
             "are kept, but not counted as changing a section while it was changing."
         )
     return tuple(notes)
+
+
+def rfc_text_notes(records: SpecRecords) -> list[str]:
+    """What the build says of each RFC whose text the manifest did not say where to find:
+    where it found it, or which revision's sections stand for it, or that it has none."""
+    notes = []
+    for rfc in records.rfcs:
+        if rfc.found is not None:
+            notes.append(
+                f"RFC {rfc.number}'s text was read from {rfc.file} at {rfc.ref} ({rfc.found}). "
+                "Write ref and file in its [[rfc]] entry if that is right."
+            )
+        elif rfc.sections_from is not None:
+            notes.append(
+                f"The repository does not hold RFC {rfc.number}'s own text, so the sections of "
+                f"{rfc.sections_from}, the last revision of the draft that became it, stand for "
+                "its own, and every section card says so. Give its [[rfc]] entry a ref and file "
+                "if a branch or tag holds the text."
+            )
+        elif rfc.commit is None:
+            notes.append(
+                f"The repository does not hold RFC {rfc.number}'s own text and no draft in the "
+                "manifest became it, so it is recorded as a fact alone, without sections."
+            )
+    return notes
 
 
 def _run_batches(
@@ -595,13 +621,16 @@ def _landing(repo: GitRepository, manifest: Manifest, spec: SpecRecords) -> _Lan
         first_in[draft.name] = first_containing(
             repo, [(r.name, r.commit.commit) for r in revisions]
         )
-    for rfc in spec.rfcs:
-        entry = next(e for e in manifest.rfc if e.name == rfc.name)
-        documents_of[PurePosixPath(entry.file).name].append(rfc.name)
+    # An RFC whose text is not held has no text for a change to land in: its sections are
+    # a revision's, whose changes land in that revision.
+    held = [rfc for rfc in spec.rfcs if rfc.text_held]
+    for rfc in held:
+        assert rfc.file is not None and rfc.commit is not None  # what text_held says
+        documents_of[PurePosixPath(rfc.file).name].append(rfc.name)
         first_in[rfc.name] = first_containing(repo, [(rfc.name, rfc.commit.commit)])
     # A change to a draft's document after its last revision, in the history of the text of
     # the RFC it became (the RFC editor's fixes on the draft file), is a change to that text.
-    rfcs = {rfc.name for rfc in spec.rfcs}
+    rfcs = {rfc.name for rfc in held}
     for draft in manifest.draft:
         if draft.became in rfcs:
             for name in draft_files[draft.name]:
@@ -632,13 +661,14 @@ def _text_order(manifest: Manifest, spec: SpecRecords) -> list[tuple[str, str]]:
     Each chain's revisions (a replaced draft's before its replacement's, then by number) are
     followed by the RFC they became; chains come in the manifest's RFC order.
     """
-    commits = {r.name: r.commit.commit for r in spec.rfcs}
+    commits = {r.name: r.commit.commit for r in spec.rfcs if r.commit is not None}
     order: list[tuple[str, str]] = []
     for rfc in manifest.rfc:
         chain = [r for r in spec.revisions if manifest.final_rfc(r.draft) == rfc.name]
         chain.sort(key=lambda r: (-manifest.replacements(r.draft), r.number))
         order += [(r.name, r.commit.commit) for r in chain]
-        order.append((rfc.name, commits[rfc.name]))
+        if rfc.name in commits:
+            order.append((rfc.name, commits[rfc.name]))
     order += [
         (r.name, r.commit.commit) for r in spec.revisions if manifest.final_rfc(r.draft) is None
     ]

@@ -126,6 +126,7 @@ def test_whole_graph_queries_are_marked_in_their_header() -> None:
         "gazetteer_threads",
         "group_officers",
         "headings",
+        "held_gaps",
         "holdings",
         "pull_request_people",
         "pull_requests",

@@ -28,8 +28,10 @@ from ratified_rdf.answers.people import contact_calls, contacts_from
 from ratified_rdf.answers.sections import (
     SectionHistory,
     history_of,
+    no_section,
     publication,
     rfc_section_row,
+    text_not_held,
     which_rfc,
 )
 from ratified_rdf.answers.session import Session, iri_of, is_true, text_of
@@ -84,9 +86,10 @@ def discussion(
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
     found = rfc_section_row(session, rfc, section, known)
     if not found:
-        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+        return out_of_scope(session, question, no_section(session, section, rfc))
     final = text_of(found[0], "section") or ""
     heading = text_of(found[0], "heading") or ""
+    not_held = text_not_held(session, rfc)
     # A counting card draws no timeline: no history, no publication.
     listed = count is None and timeline
 
@@ -148,7 +151,7 @@ def discussion(
         summary = (
             f"The graph doesn't know of any discussion of {title}: no post referred to it and "
             "no commit touched it in the revisions held."
-        )
+        ) + not_held
         return Answer(
             question=question,
             intent="discussion",
@@ -200,6 +203,7 @@ def discussion(
             else ""
         )
         + _coverage(discussed.changing_count, commit_count, len(pulls), people)
+        + not_held
     )
     officers = contacts_from(*contact_rows)
     results: list = [

@@ -13,17 +13,66 @@ from ratified_rdf.answers.wording import counted
 
 
 def holdings(session: Session, question: str) -> Answer:
-    """What the graph holds."""
+    """What the graph holds, and what it does not although its records name it: issues and
+    pull requests when no archive was read, the RFCs whose own text is not held, and the
+    files that look like drafts that no entry reads."""
     results, evidence = _holdings(session)
+    gaps, said = _gaps(session) if results else ([], "")
     return Answer(
         question=question,
         intent="holdings",
         verdict=Verdict.ANSWERED,
-        summary="The graph holds " + _describe(results) + ".",
-        results=list(results),
+        summary="The graph holds " + _describe(results) + "." + said,
+        results=[*results, *gaps],
         evidence=evidence,
         queries=session.queries,
     )
+
+
+UNREAD_NAMED = 10
+"""Unread files the holdings card names at most (it counts them all)."""
+
+
+def _gaps(session: Session) -> tuple[list[Holding], str]:
+    """What the brain does not hold although its repository or records name it, as results
+    and as sentences (each with a leading space)."""
+    threads = session.run("gazetteer_threads")
+    rows = session.run("held_gaps")
+    not_held = [r for r in rows if text_of(r, "rfcNumber") is not None]
+    unread = [text_of(r, "file") or "" for r in rows if text_of(r, "file") is not None]
+    gaps: list[Holding] = []
+    said = ""
+    kinds = {(text_of(r, "kind") or "").rsplit("#", 1)[-1] for r in threads}
+    missing = [
+        n for k, n in (("Issue", "issues"), ("PullRequest", "pull requests")) if k not in kinds
+    ]
+    if missing:
+        what = " or ".join(missing)
+        gaps.extend(Holding(what=n, count=0) for n in missing)
+        said += (
+            f" It holds no {what} at all (no discussion archive was read into it that holds "
+            f"any), so it cannot say which are open."
+        )
+    if not_held:
+        names = [f"RFC {text_of(r, 'rfcNumber')}" for r in not_held]
+        gaps.append(Holding(what="RFC texts not held", count=len(names), names=names))
+        for row, name in zip(not_held, names, strict=True):
+            standing = text_of(row, "standsIn")
+            said += f" {name}'s own text is not in the records" + (
+                f": the sections of {standing}, the last revision of the draft that "
+                "became it, stand for its own."
+                if standing
+                else ", and no revision it holds stands for it: it has no sections."
+            )
+    if unread:
+        gaps.append(Holding(what="unread files", count=len(unread), names=unread))
+        shown = ", ".join(unread[:UNREAD_NAMED])
+        more = f" and {len(unread) - UNREAD_NAMED:,} more" if len(unread) > UNREAD_NAMED else ""
+        said += (
+            f" It does not read {counted(len(unread), 'files')} on the repository's default "
+            f"branch that look like a draft's or an RFC's text: {shown}{more}."
+        )
+    return gaps, said
 
 
 def out_of_scope(session: Session, question: str, reason: str) -> Answer:

@@ -16,7 +16,7 @@ from ratified_rdf.answers.models import (
     SectionActivity,
     Verdict,
 )
-from ratified_rdf.answers.sections import rfc_section_row, which_rfc
+from ratified_rdf.answers.sections import no_section, rfc_section_row, text_not_held, which_rfc
 from ratified_rdf.answers.session import Call, Session, text_of
 from ratified_rdf.answers.wording import activity_counts, drafted_question, plural
 from ratified_rdf.graph.store import Term
@@ -39,7 +39,7 @@ def who_to_ask(
         rfc = int(text_of(holders[0], "rfcNumber") or 0)
     found = rfc_section_row(session, rfc, section, known)
     if not found:
-        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+        return out_of_scope(session, question, no_section(session, section, rfc))
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
     ranked, *contact_rows = session.run_together(
@@ -54,7 +54,8 @@ def who_to_ask(
             intent="who_to_ask",
             verdict=Verdict.UNKNOWN,
             summary=f"The graph doesn't know who to ask about {title}: nobody is recorded "
-            "discussing or changing it, and its drafts list no editors.",
+            "discussing or changing it, and its drafts list no editors."
+            + text_not_held(session, rfc),
             evidence=evidence,
             queries=session.queries,
         )
@@ -68,6 +69,7 @@ def who_to_ask(
         f"{named or 'nobody the graph records'}"
         + (f"; the drafts' editors and group: {officers}" if officers else "")
         + ". Ranked by co-discussion PageRank personalised to this section."
+        + text_not_held(session, rfc)
     )
     drafted = drafted_question(
         question,

@@ -290,6 +290,46 @@ def publication(session: Session, rfc: int) -> tuple[DocumentFacts, Evidence] | 
     return facts, Evidence(iri=iri, label=f"RFC {rfc}", url=url, role="rfc")
 
 
+def no_section(session: Session, section: str, rfc: int | None = None) -> str:
+    """Why the graph has no section ``section`` (of RFC ``rfc``, or of any RFC), for an
+    out-of-scope answer: an RFC held as a fact alone (neither its text nor a revision of a
+    draft that became it) has no sections at all, which is not the same as having no such
+    section."""
+    textless = [
+        text_of(r, "rfcNumber") or ""
+        for r in session.run("held_gaps")
+        if text_of(r, "rfcNumber") is not None and text_of(r, "standsIn") is None
+    ]
+    if rfc is not None:
+        reason = f"it holds no section {section} of RFC {rfc}"
+        if str(rfc) in textless:
+            reason += (
+                f": the records hold neither RFC {rfc}'s own text nor a revision of a draft "
+                "that became it, so it has no sections at all"
+            )
+        return reason
+    reason = f"no RFC it holds has a section {section}"
+    if textless:
+        names = ", ".join(f"RFC {n}" for n in textless)
+        reason += f" (it holds no text of {names}, nor a revision of a draft that became it)"
+    return reason
+
+
+def text_not_held(session: Session, rfc: int) -> str:
+    """The sentence a section card ends with when the records do not hold RFC ``rfc``'s own
+    text (its sections are then those of the last revision of the draft that became it), with
+    a leading space; empty when they hold it."""
+    rows = session.run("rfc_sections_from", rfc=v.document_iri(f"rfc{rfc}"))
+    if not rows:
+        return ""
+    revision = text_of(rows[0], "label") or "its draft's last revision"
+    return (
+        f" The records do not hold RFC {rfc}'s own text: its sections here are those of "
+        f"{revision}, the last revision of the draft that became it, numbered as that "
+        "revision numbers them, and its final text is that revision's."
+    )
+
+
 def section_history(session: Session, question: str, rfc: int | None, section: str) -> Answer:
     """Every revision's number and heading for an RFC section, and where its text differed;
     the posts and commits connected to it while it was changing (as its why card lists
@@ -304,7 +344,7 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
     if history is None:
         holders = session.run("rfc_sections_numbered", sectionNumber=section)
         if not any(text_of(r, "rfcNumber") == str(rfc) for r in holders):
-            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+            return out_of_scope(session, question, no_section(session, section, rfc))
         return out_of_scope(
             session, question, f"no revision's section aligns with RFC {rfc} §{section}"
         )
@@ -345,6 +385,7 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
         + _discussed_clause(
             discussed.changing_count, discussed.commit_count, discussed.later_count, LISTED_COMMITS
         )
+        + text_not_held(session, rfc)
     )
     evidence = [
         Evidence(
@@ -403,7 +444,7 @@ def _discussed_clause(posts: int, commits: int, later: int, listed: int) -> str:
 def which_rfc(session: Session, question: str, section: str) -> Answer:
     holders = session.run("rfc_sections_numbered", sectionNumber=section)
     if not holders:
-        return out_of_scope(session, question, f"no RFC it holds has a section {section}")
+        return out_of_scope(session, question, no_section(session, section))
     alternatives = [
         Alternative(
             question=f"history of RFC {text_of(r, 'rfcNumber')} section {section}",
@@ -538,7 +579,7 @@ def section_at(
         return which_rfc(session, question, section)
     found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
     if not found:
-        return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+        return out_of_scope(session, question, no_section(session, section, rfc))
     final = text_of(found[0], "section") or ""
     title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
     texts = lineage_texts(session, final)

@@ -9,7 +9,7 @@ import re
 from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Answer, Count, Evidence, ThreadInfo, Verdict
-from ratified_rdf.answers.sections import rfc_section_row
+from ratified_rdf.answers.sections import no_section, rfc_section_row
 from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph.store import Term
@@ -50,6 +50,17 @@ def _thread(row: dict[str, Term]) -> ThreadInfo:
     )
 
 
+def _any_held(session: Session, kind: str | None, rows: list[dict[str, Term]] | None) -> bool:
+    """Whether the brain holds any thread of ``kind`` (issues, pull requests, or either),
+    from every thread's ``rows`` when already read."""
+    every = [_thread(r) for r in (rows if rows is not None else session.run(THREADS[0]))]
+    if kind == "issues":
+        return any(not t.is_pull_request for t in every)
+    if kind == "pull requests":
+        return any(t.is_pull_request for t in every)
+    return bool(every)
+
+
 def thread_list(
     session: Session,
     question: str,
@@ -74,7 +85,7 @@ def thread_list(
     if section and rfc:
         found = rfc_section_row(session, rfc, section, known)
         if not found:
-            return out_of_scope(session, question, f"it holds no section {section} of RFC {rfc}")
+            return out_of_scope(session, question, no_section(session, section, rfc))
         final = text_of(found[0], "section") or ""
         scope = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
         if changed_only:
@@ -110,11 +121,19 @@ def thread_list(
     elif kind == "pull requests":
         threads = [t for t in threads if t.is_pull_request]
     everything = threads
+    noun = _KINDS.get(kind, "issue or pull request")
+    nouns = "issues and pull requests" if kind is None else noun + "s"
+    if not everything and not _any_held(session, kind, rows if not section else None):
+        # Nothing to count from: "0 issues are open" would claim a record the brain lacks.
+        return out_of_scope(
+            session,
+            question,
+            f"it holds no {nouns} at all (no discussion archive was read into it that holds "
+            f"any), so it cannot say which {nouns} there are",
+        )
     if state:
         threads = [t for t in threads if t.state == state]
     threads.sort(key=lambda t: (t.created or t.merged or "", t.number), reverse=True)
-    noun = _KINDS.get(kind, "issue or pull request")
-    nouns = "issues and pull requests" if kind is None else noun + "s"
     by_state: dict[str, int] = {}
     for t in everything:
         by_state[t.state or "unknown"] = by_state.get(t.state or "unknown", 0) + 1

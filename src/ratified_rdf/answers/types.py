@@ -340,9 +340,15 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
                 question,
                 f"neither {named[0]} nor {named[1]} holds a text that became RFC {rfc} §{section}",
             )
-        return diffs.section_diff(
+        answer = diffs.section_diff(
             session, question, chosen.draft, chosen.older, chosen.newer, own
-        ).model_copy(update={"note": _DIFF_THROUGH_RFC.format(rfc=rfc, section=section)})
+        )
+        return answer.model_copy(
+            update={
+                "note": _DIFF_THROUGH_RFC.format(rfc=rfc, section=section),
+                "summary": answer.summary + sections.text_not_held(session, rfc),
+            }
+        )
     return diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, section)
 
 
@@ -470,6 +476,7 @@ def _not_held(session: Session, question: str, chosen: Route) -> Answer:
 
 _DISCUSSED = (
     "headings",
+    "rfc_sections_from",
     "section_posts",
     "section_commits",
     "post_authors",
@@ -515,7 +522,7 @@ register(
         needs=_nothing,
         uses=0,
         answer=lambda s, q, r: holdings.holdings(s, q),
-        queries=("holdings", "documents"),
+        queries=("holdings", "documents", "gazetteer_threads", "held_gaps"),
         results=(Holding,),
     )
 )
@@ -561,6 +568,7 @@ register(
             "pull_requests",
             "section_counterpart",
             "section_text",
+            "rfc_sections_from",
         ),
         results=(SectionDiff, CommitChange),
         bind=_bind_diff,
@@ -622,6 +630,7 @@ register(
             "rfc_section",
             "headings",
             "section_group",
+            "rfc_sections_from",
         ),
         results=(Expert, DraftedQuestion),
     )
@@ -752,6 +761,7 @@ register(
             "commit_details",
             "pull_requests",
             "rfc_published",
+            "rfc_sections_from",
         ),
         results=(HistoryEntry, DiscussionPost, CommitChange, DocumentFacts),
     )

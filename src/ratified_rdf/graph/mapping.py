@@ -365,6 +365,8 @@ def _records_batch(
     batch.add(repo, "rdf:type", term("rr:SourceRepository").value)
     batch.add(repo, "foaf:page", records.brain.repository)
     batch.typed(repo, "rr:repositoryUrl", records.brain.repository, XSD_URI)
+    for path in records.unread_files:
+        batch.text(repo, "rr:unreadFile", path)
     for draft in records.drafts:
         iri = v.document_iri(draft.name)
         batch.add(iri, "rdf:type", term("rr:Draft").value)
@@ -402,10 +404,23 @@ def _records_batch(
 
 
 def _rfc_batch(records: SpecRecords, rfc: RfcRecord, run: RunContext) -> Batch:
-    batch = Batch(run.graph("spec"), f"{rfc.name} at {rfc.ref}:{rfc.file}", shared=True)
     iri = v.document_iri(rfc.name)
-    commit = _commit(batch, records, rfc.commit)
-    batch.add(iri, "prov:wasDerivedFrom", commit)
+    if rfc.sections_from is not None:
+        # The repository does not hold the RFC's text: the last revision's sections stand
+        # for its own, numbered and linked as that revision has them, and the graph says so.
+        standing = next(r for r in records.revisions if r.name == rfc.sections_from)
+        batch = Batch(run.graph("spec"), f"{rfc.name} as {standing.name}", shared=True)
+        batch.add(iri, "rr:sectionsFrom", v.revision_iri(standing.draft, standing.number))
+        _sections(
+            batch,
+            iri,
+            rfc.document,
+            lambda n: v.revision_section_url(standing.draft, standing.number, n),
+        )
+        return batch
+    batch = Batch(run.graph("spec"), f"{rfc.name} at {rfc.ref}:{rfc.file}", shared=True)
+    if rfc.commit is not None:
+        batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, rfc.commit))
     batch.text(iri, "rr:sourceFile", rfc.file)
     _sections(batch, iri, rfc.document, lambda n: v.rfc_section_url(rfc.name, n))
     return batch

@@ -82,6 +82,13 @@ def describe(
                 out.add(part, "void:class", row["class"].value)
                 out.typed(part, "void:entities", int(row["count"].value), XSD_INT)
     out.typed(dataset, "void:triples", total, XSD_INT)
+    # What the brain does not hold although its records name it: a reader of the description
+    # should not take an RFC's stand-in sections, or a repository's unread drafts, as held.
+    for row in run_query("held_gaps", sorted(graphs), {}) if graphs else []:
+        if "file" in row:
+            out.text(dataset, "rr:unreadFile", row["file"].value)
+        elif "rfc" in row:
+            out.add(dataset, "rr:textNotHeld", row["rfc"].value)
     for namespace in sorted(vocabularies):
         out.add(dataset, "void:vocabulary", namespace)
     if dump_url:

@@ -228,21 +228,44 @@ def _repository_path(value: str, field: str) -> str:
 
 
 class RfcEntry(BaseModel):
-    """A published RFC and where its text lives in the repository."""
+    """A published RFC and, when the repository holds it, where its text lives.
+
+    Without ``ref`` and ``file`` the RFC is still a fact (its number, title, publication and
+    the draft that became it); a build then looks for its text in the repository, and where
+    none is held the sections of the last revision of the draft that became it stand for its
+    own (see :func:`ratified_rdf.records.rfc_texts.locate_rfc_text`).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     number: int
     title: str
     published: Annotated[str, Field(pattern=r"^\d{4}-\d{2}$")]
-    ref: str
-    file: str
+    ref: str | None = None
+    """The branch, tag or commit whose tree holds the RFC's text (with ``file``)."""
+    file: str | None = None
+    """The RFC's text at ``ref`` (with ``ref``)."""
     obsoletes: tuple[int, ...] = ()
 
     @field_validator("title")
     @classmethod
     def _plain_title(cls, value: str) -> str:
         return _title(value)
+
+    @field_validator("file")
+    @classmethod
+    def _file(cls, value: str | None) -> str | None:
+        return None if value is None else _repository_path(value, "file")
+
+    @model_validator(mode="after")
+    def _text_named_whole(self) -> RfcEntry:
+        if (self.ref is None) != (self.file is None):
+            given, missing = ("ref", "file") if self.file is None else ("file", "ref")
+            raise ValueError(
+                f"rfc{self.number} names its text's {given} but not its {missing}: give both "
+                "to say where the RFC's text is, or neither when the repository does not hold it"
+            )
+        return self
 
     @property
     def name(self) -> str:

@@ -61,18 +61,34 @@ class RevisionRecord(BaseModel):
 
 
 class RfcRecord(BaseModel):
-    """A published RFC and its text as the repository holds it."""
+    """A published RFC and its text as the repository holds it.
+
+    When the repository does not hold the RFC's text, ``sections_from`` names the revision
+    whose sections stand for the RFC's (the last revision of the draft that became it; its
+    ``ref``, ``file``, ``commit`` and ``document`` are that revision's), or the RFC is a fact
+    alone: no text, no sections, no commit.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     number: int
     title: str
     published: str
-    ref: str
-    file: str
-    commit: CommitRef
+    ref: str | None
+    file: str | None
+    commit: CommitRef | None
     obsoletes: tuple[int, ...] = ()
     document: ParsedDocument
+    sections_from: str | None = None
+    """The revision (``draft-ietf-tls-dtls-connection-id-13``) whose sections stand for the
+    RFC's own, whose text the repository does not hold."""
+    found: str | None = None
+    """Where the build found the text the manifest did not name, as a clause."""
+
+    @property
+    def text_held(self) -> bool:
+        """Whether the RFC's own text was read (from where the manifest or the build found)."""
+        return self.sections_from is None and self.commit is not None
 
     @property
     def name(self) -> str:
@@ -115,3 +131,6 @@ class SpecRecords(BaseModel):
     revisions: tuple[RevisionRecord, ...]
     rfcs: tuple[RfcRecord, ...]
     alignments: tuple[AlignmentRecord, ...]
+    unread_files: tuple[str, ...] = ()
+    """Files on the default branch that look like a draft's or an RFC's text but that no
+    entry of the manifest reads (nor the build found an RFC's text in)."""

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ratified_rdf.records.alignment import align_document, forget_texts
-from ratified_rdf.records.manifest import DraftEntry, Manifest
+from ratified_rdf.records.manifest import DraftEntry, Manifest, RfcEntry
 from ratified_rdf.records.models import (
     AlignmentRecord,
     CommitRef,
@@ -21,6 +21,7 @@ from ratified_rdf.records.models import (
     RfcRecord,
     SpecRecords,
 )
+from ratified_rdf.records.rfc_texts import locate_rfc_text, unread_document_files
 from ratified_rdf.sources.document import ParsedDocument, ParseError
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, TagInfo
 from ratified_rdf.sources.kramdown import parse_kramdown
@@ -76,19 +77,7 @@ def read_spec(
     rfcs: list[RfcRecord] = []
     for rfc in manifest.rfc:
         step(rfc.name)
-        tag = repo.resolve(rfc.ref)
-        rfcs.append(
-            RfcRecord(
-                number=rfc.number,
-                title=rfc.title,
-                published=rfc.published,
-                ref=rfc.ref,
-                file=rfc.file,
-                commit=_commit(tag, commit_map),
-                obsoletes=rfc.obsoletes,
-                document=_read(repo, tag, rfc.file),
-            )
-        )
+        rfcs.append(_rfc_record(manifest, rfc, repo, commit_map, revisions))
     drafts = [
         DraftRecord(
             name=entry.name,
@@ -109,7 +98,19 @@ def read_spec(
         revisions=tuple(revisions),
         rfcs=tuple(rfcs),
         alignments=tuple(_alignments(manifest, revisions, rfcs)),
+        unread_files=unread_document_files(repo, _read_paths(manifest, revisions, rfcs)),
     )
+
+
+def _read_paths(
+    manifest: Manifest, revisions: list[RevisionRecord], rfcs: list[RfcRecord]
+) -> set[str]:
+    """Every path a draft's revisions or an RFC's own text is read from (a per-revision
+    file included, which the entry's own file names do not list)."""
+    paths = {path for entry in manifest.draft for path in entry.document_files()}
+    paths.update(revision.file for revision in revisions)
+    paths.update(rfc.file for rfc in rfcs if rfc.text_held and rfc.file is not None)
+    return paths
 
 
 def spec_commits(manifest: Manifest, repo: GitRepository) -> list[str]:
@@ -122,8 +123,81 @@ def spec_commits(manifest: Manifest, repo: GitRepository) -> list[str]:
         for entry in manifest.draft
         for _, revision in _entry_revisions(entry, found, repo)
     }
-    commits.update(repo.resolve(rfc.ref).commit for rfc in manifest.rfc)
+    for rfc in manifest.rfc:
+        where = _rfc_text_at(manifest, rfc, repo)
+        if where is not None:
+            commits.add(repo.resolve(where[0]).commit)
     return sorted(commits)
+
+
+def _rfc_text_at(
+    manifest: Manifest, rfc: RfcEntry, repo: GitRepository
+) -> tuple[str, str, str | None] | None:
+    """(ref, file, how it was found) of the RFC's text: the manifest's, else where
+    :func:`locate_rfc_text` finds it; None when the repository does not hold it."""
+    if rfc.ref is not None and rfc.file is not None:
+        return rfc.ref, rfc.file, None
+    documents = [
+        path
+        for entry in manifest.draft
+        if manifest.final_rfc(entry.name) == rfc.name
+        for path in entry.document_files()
+    ]
+    found = locate_rfc_text(repo, rfc.number, documents)
+    return None if found is None else (found.ref, found.file, found.how)
+
+
+def _rfc_record(
+    manifest: Manifest,
+    rfc: RfcEntry,
+    repo: GitRepository,
+    commit_map: dict[str, str],
+    revisions: list[RevisionRecord],
+) -> RfcRecord:
+    """The RFC with its text where the repository holds it; else with the sections of the
+    last revision of the draft that became it standing for its own; else a fact alone."""
+    # The facts alone: no text, no sections, no commit (what is left when nothing holds it).
+    fact = RfcRecord(
+        number=rfc.number,
+        title=rfc.title,
+        published=rfc.published,
+        obsoletes=rfc.obsoletes,
+        ref=None,
+        file=None,
+        commit=None,
+        document=ParsedDocument(),
+    )
+    where = _rfc_text_at(manifest, rfc, repo)
+    if where is not None:
+        ref, file, how = where
+        tag = repo.resolve(ref)
+        return fact.model_copy(
+            update={
+                "ref": ref,
+                "file": file,
+                "commit": _commit(tag, commit_map),
+                "document": _read(repo, tag, file),
+                "found": how,
+            }
+        )
+    # The chain's revisions in the order the text evolved: a replaced draft's before its
+    # replacement's, then by number; the last is the text the RFC was published from.
+    chain = sorted(
+        (r for r in revisions if manifest.final_rfc(r.draft) == rfc.name),
+        key=lambda r: (-manifest.replacements(r.draft), r.number),
+    )
+    if not chain:
+        return fact
+    last = chain[-1]
+    return fact.model_copy(
+        update={
+            "ref": last.tag,
+            "file": last.file,
+            "commit": last.commit,
+            "document": last.document,
+            "sections_from": last.name,
+        }
+    )
 
 
 def _found(manifest: Manifest, repo: GitRepository) -> dict[str, list[FoundRevision]]:

@@ -29,6 +29,7 @@ from ratified_rdf.records.discussion import (
 )
 from ratified_rdf.records.identity import identities_from_archive, link_evidence_from_prs
 from ratified_rdf.sources.base import PeopleEvidence, ReadContext, Source, register_source
+from ratified_rdf.sources.document import ParseError
 from ratified_rdf.sources.git_history import (
     ChangePlace,
     PullAuthorsFromHistory,
@@ -51,6 +52,9 @@ class GitHubRead:
     review_lines: Mapping[str, tuple[ChangePlace, str]] = field(default_factory=dict)
     """Where each review comment's line sits, and the revision its change landed in, by
     post key."""
+    unread: str | None = None
+    """Why the archive the manifest names was not read (it is empty or not an archive), as
+    a sentence for the build report; the brain then holds no issues or pull requests."""
 
 
 @register_source
@@ -70,11 +74,33 @@ class GitHubSource(Source[GitHubRead]):
         text = repo.read_text(repo.resolve(ref).commit, path)
         if text is None:
             raise SourceError(f"{repo.source} has no {path} at {ref}; fix github_archive.")
-        archive = read_archive(text)
+        empty = GitHubArchive(repository="", timestamp=None, threads=())
+        if not text.strip():
+            # i-d-template leaves an empty archive.json when it never ran: no discussion to
+            # read, which is no reason to refuse the repository's drafts.
+            return GitHubRead(
+                empty,
+                unread=f"{path} at {ref} is empty, so the brain holds no issues, and no pull "
+                "requests but those its merge commits name; the rest was built. Point "
+                "github_archive at a filled archive, or remove it from [discussion].",
+            )
+        try:
+            archive = read_archive(text)
+        except ParseError as error:
+            return GitHubRead(
+                empty,
+                unread=f"{path} at {ref} was not read, so the brain holds no issues, and no "
+                "pull requests but those its merge commits name; the rest was built. "
+                f"{error} Fix the archive, or remove github_archive from [discussion].",
+            )
         lines = _review_lines(
             repo, archive, context.commit_map, list(context.document_files), context.landing
         )
         return GitHubRead(archive, json.loads(text), lines)
+
+    def problems(self, read: GitHubRead) -> tuple[str, ...]:
+        """The archive, when it was empty or could not be read."""
+        return (read.unread,) if read.unread else ()
 
     def people(self, read: GitHubRead, context: ReadContext) -> PeopleEvidence:
         """Every login, and the links pull requests show between a login and an address."""

@@ -64,6 +64,7 @@ class GraphCopies:
             pending = self._pending.get(key)
             if pending is None:
                 pending = self._pending[key] = Future()
+                pending.set_running_or_notify_cancel()  # a waiter giving up cannot cancel it
                 threading.Thread(
                     target=self._copy,
                     args=(store, key, pending, self.generation),

@@ -174,6 +174,8 @@ class _Deadline:
 
     at: float
     loading: bool = False
+    asked: float | None = None
+    """When the query went to the worker (its time is what its client is charged)."""
 
 
 @dataclass
@@ -224,7 +226,7 @@ class QuerySandbox:
         self._all = list(self._free)
         self._lock = threading.Lock()
         self._busy: dict[str, int] = {}
-        self._lanes = {"general": 0, "quick": 0}
+        self._quick_held = 0  # slots taken in the quick lane; every other one is general
         self._usage: dict[str, tuple[float, float]] = {}
         self._growth: dict[int, int] = {}
         self._waiting: list[_Waiter] = []
@@ -265,13 +267,12 @@ class QuerySandbox:
     def _lane(self, client: str, now: float) -> str | None:
         """The lane ``client`` may take a worker in now, if any (lock held)."""
         limits = self.limits
-        if sum(self._busy.values()) >= limits.workers:
+        held = sum(self._busy.values())
+        if held >= limits.workers or self._busy.get(client, 0) >= limits.per_client:
             return None
-        if self._busy.get(client, 0) >= limits.per_client:
-            return None
-        if self._lanes["general"] < limits.workers - limits.quick:
+        if held - self._quick_held < limits.workers - limits.quick:
             return "general"
-        if self._lanes["quick"] < limits.quick and self._used(client, now) < limits.quick_s / 2:
+        if self._quick_held < limits.quick and self._used(client, now) < limits.quick_s / 2:
             return "quick"
         return None
 
@@ -280,7 +281,7 @@ class QuerySandbox:
 
     def _take(self, client: str, lane: str) -> None:
         self._busy[client] = self._busy.get(client, 0) + 1
-        self._lanes[lane] += 1
+        self._quick_held += lane == "quick"
         self.granted.append((client, lane))
 
     async def _acquire(self, client: str, deadline: float) -> str:
@@ -323,8 +324,7 @@ class QuerySandbox:
             self._busy[client] -= 1
             if not self._busy[client]:
                 del self._busy[client]
-            if lane is not None:
-                self._lanes[lane] -= 1
+            self._quick_held -= lane == "quick"
             now = time.monotonic()
             for waiter in sorted(self._waiting, key=lambda w: (self._used(w.client, now), w.order)):
                 granted = self._lane(waiter.client, now)
@@ -359,7 +359,6 @@ class QuerySandbox:
         lane = await self._acquire(client, deadline)
         with self._lock:
             worker = self._pick(lane)
-        held = time.monotonic()
         clock = _Deadline(deadline)
 
         def exchange() -> QueryReply:
@@ -376,7 +375,8 @@ class QuerySandbox:
             finally:
                 with self._lock:
                     self._free.append(worker)
-                self._charge(client, max(used, time.monotonic() - held))
+                if clock.asked is not None:
+                    self._charge(client, max(used, time.monotonic() - clock.asked))
                 self._release(client, lane)
 
         task = asyncio.ensure_future(asyncio.to_thread(exchange))
@@ -480,6 +480,7 @@ class QuerySandbox:
     ) -> QueryReply:
         self._warm(worker, request.graphs, export, clock)
         assert worker.conn is not None
+        clock.asked = time.monotonic()
         worker.conn.send(
             (
                 "query",

@@ -28,6 +28,9 @@ The report is Markdown on stdout and in ``benchmarks/out/load.md`` (with ``--rec
 from __future__ import annotations
 
 import argparse
+import contextlib
+import multiprocessing
+import queue
 import socket
 import statistics
 import sys
@@ -160,6 +163,27 @@ ATTACKS: dict[str, Callable[[], list[Attacker]]] = {
 """Each attack of ``--hostile``: its name, and the clients it runs beside the normal ones."""
 
 
+def _attack(
+    attack: str | None, base: str, stop: float, calls: multiprocessing.Queue[tuple[str, float, int]]
+) -> None:
+    """The attacking clients of ``attack``, each on a thread, until ``stop``; every call is
+    put on ``calls``."""
+
+    def record(kind: str, elapsed: float, code: int) -> None:
+        calls.put((kind, elapsed, code))
+
+    threads = [
+        threading.Thread(target=attacker, args=(base, stop, record), daemon=True)
+        for attacker in (ATTACKS[attack]() if attack else [])
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(max(0.0, stop - time.monotonic()) + 130)
+    calls.close()
+    calls.join_thread()
+
+
 def rss_mib(pid: int) -> float:
     """Resident memory of the server and its query workers, MiB."""
     return report.rss_mib(pid, children=True) or 0.0
@@ -203,23 +227,34 @@ def run(
                     if response.status_code != expected:
                         wrong[kind] += 1
 
+    # The attackers run in a process of their own, so their threads do not compete for this
+    # process's interpreter lock with the clients whose times are measured.
+    calls: multiprocessing.Queue[tuple[str, float, int]] = multiprocessing.Queue()
+    attackers = multiprocessing.get_context("fork").Process(
+        target=_attack, args=(attack, base, stop, calls), daemon=True
+    )
+    if attack:
+        attackers.start()
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
+    for thread in threads:
+        thread.start()
     hostile_times: dict[str, list[float]] = defaultdict(list)
     hostile_codes: dict[str, Counter[int]] = defaultdict(Counter)
 
-    def record(kind: str, elapsed: float, code: int) -> None:
-        with lock:
-            hostile_times[kind].append(elapsed)
-            hostile_codes[kind][code] += 1
+    def drain() -> None:
+        # Read as they come: a full pipe would keep the attackers' process from ending.
+        with contextlib.suppress(queue.Empty):
+            while True:
+                kind, elapsed, code = calls.get(timeout=0.01)
+                hostile_times[kind].append(elapsed)
+                hostile_codes[kind][code] += 1
 
-    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
-    for attacker in ATTACKS[attack]() if attack else []:
-        threads.append(threading.Thread(target=attacker, args=(base, stop, record), daemon=True))
-    for thread in threads:
-        thread.start()
-    while any(t.is_alive() for t in threads):
+    while any(t.is_alive() for t in threads) or attackers.is_alive():
         time.sleep(1)
+        drain()
         memory.append(rss_mib(pid))
         log(f"{sum(len(v) for v in times.values())} requests, server RSS {memory[-1]:.0f} MiB")
+    drain()
     total = sum(len(v) for v in times.values())
     errors = sum(n for c in codes.values() for code, n in c.items() if code >= 500)
     rows = [

@@ -22,18 +22,21 @@ reader's graphs into a worker counts against the query's deadline: past it the c
 to retry while the load goes on, so the retry finds them loaded.
 
 Slots are shared fairly, with no estimate of what a query costs: one client (a token, or an
-address) holds at most ``per_client`` of them; each client's worker time is remembered (and
-forgotten by half every :data:`USAGE_HALF_LIFE_S`), and a freed worker goes to the waiting
-client that has used the least. ``quick_workers`` of the workers are kept for *light* clients
-(recent worker time under ``quick_s``) once the others are all taken, and a query may run
-there ``quick_s`` at most: a client sending heavy queries from many addresses can take each
-of them once, for that long, and then waits for the other workers with everyone heavy.
+address) holds at most ``per_client`` of them; how long each client's queries ran is
+remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`), and a freed
+worker goes to the waiting client whose queries ran the shortest. ``quick_workers`` of the
+workers are kept for *light* clients (whose queries ran under half of ``quick_s`` lately; a
+client with no finished query yet is not one) once the others are all taken, and a query may
+run there ``quick_s`` at most (an ended query counts as a whole ``timeout_s``): a client
+sending heavy queries from many addresses waits for the other workers with everyone heavy,
+and one that turns heavy takes the kept worker once, for that long.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import socket
 import subprocess
@@ -50,7 +53,10 @@ from typing import Any, Final
 from ratified_rdf._errors import QueryFailed
 
 USAGE_HALF_LIFE_S: Final = 60.0
-"""A client's worker time counts half as much this many seconds later."""
+"""How long a client's queries ran counts half as much this many seconds later."""
+_LATEST: Final = 0.3
+"""The weight of a client's latest query in the running average of how long its queries
+run: a client that sent one heavy query is heavy for several more."""
 QUICK_NICE: Final = 5
 GENERAL_NICE: Final = 15
 """How much lower than the server's a worker's scheduling priority is (a quick worker's, and
@@ -85,8 +91,8 @@ class SandboxLimits:
     """Workers kept for light clients once the others are taken (default: one when there are
     two workers or more, else none)."""
     quick_s: float = 1.0
-    """A client is light while its recent worker time is under this many seconds; a query on a
-    quick worker may run this long."""
+    """A client is light while its queries lately ran under half this many seconds; a query on
+    a quick worker may run this long."""
     total_memory_mib: int | None = None
     """How far all workers together may grow past their loaded graphs (default:
     ``memory_mib``); past it the largest query is ended."""
@@ -251,15 +257,17 @@ class QuerySandbox:
     # slots ------------------------------------------------------------------------------------
 
     def _used(self, client: str, now: float) -> float:
-        """``client``'s worker seconds, each counting half as much every half-life."""
+        """How long ``client``'s queries have run lately: a running average of their seconds
+        (the latest counting for :data:`_LATEST`), halved every half-life since the last."""
         used, at = self._usage.get(client, (0.0, now))
         return used * 0.5 ** ((now - at) / USAGE_HALF_LIFE_S)
 
     def _charge(self, client: str, seconds: float) -> None:
-        """Count ``seconds`` of worker time against ``client``."""
+        """Count a query of ``seconds`` against ``client``."""
         now = time.monotonic()
         with self._lock:
-            self._usage[client] = (self._used(client, now) + seconds, now)
+            before = self._used(client, now) if client in self._usage else seconds
+            self._usage[client] = (before + _LATEST * (seconds - before), now)
             if len(self._usage) > 10_000:  # forget the lightest, so addresses cannot grow it
                 for name in sorted(self._usage, key=lambda c: self._used(c, now))[:5_000]:
                     del self._usage[name]
@@ -272,9 +280,14 @@ class QuerySandbox:
             return None
         if held - self._quick_held < limits.workers - limits.quick:
             return "general"
-        if self._quick_held < limits.quick and self._used(client, now) < limits.quick_s / 2:
+        if self._quick_held < limits.quick and self._light(client, now):
             return "quick"
         return None
+
+    def _light(self, client: str, now: float) -> bool:
+        """Whether ``client`` is known to send quick queries: one it has not seen finish a
+        query yet (a new address, perhaps one of many) waits for the other workers."""
+        return client in self._usage and self._used(client, now) < self.limits.quick_s / 2
 
     def _may_take(self, client: str) -> bool:
         return self._lane(client, time.monotonic()) is not None
@@ -373,6 +386,11 @@ class QuerySandbox:
                     used = self.limits.timeout_s
                 raise
             finally:
+                if not worker.alive():
+                    # Ended or dead: its replacement starts now, on this query's slot, so the
+                    # next query (perhaps another client's small one) does not wait for it.
+                    with contextlib.suppress(Exception):
+                        self._warm(worker, request.graphs, export, _Deadline(math.inf))
                 with self._lock:
                     self._free.append(worker)
                 if clock.asked is not None:
@@ -398,10 +416,27 @@ class QuerySandbox:
                     reason="loading",
                 )
 
+    async def warm(self, graphs: Sequence[str], export: Exporter) -> None:
+        """Start every worker and load ``graphs`` into it, as queries do (so they wait for a
+        worker meanwhile): what a server does before its first query comes."""
+        request = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
+        names = [f"warm-up:{n}" for n in range(self.limits.workers)]
+        for name in names:
+            self._charge(name, 0.0)  # known to be light, so the kept worker is warmed too
+        far = time.monotonic() + WARM_UP_S
+        await asyncio.gather(
+            *(self.run(name, request, export, deadline=far) for name in names),
+            return_exceptions=True,
+        )
+        with self._lock:
+            for name in names:
+                self._usage.pop(name, None)
+
     def _pick(self, lane: str) -> _Worker:
-        """A free worker of ``lane``'s kind if there is one, else any free worker."""
-        for at, worker in enumerate(self._free):
-            if worker.quick == (lane == "quick"):
+        """A free worker of ``lane``'s kind if there is one, else any free worker: the one
+        freed last, which is the likeliest to be started and loaded already."""
+        for at in range(len(self._free) - 1, -1, -1):
+            if self._free[at].quick == (lane == "quick"):
                 return self._free.pop(at)
         return self._free.pop()
 

@@ -1062,22 +1062,8 @@ def warm_query_workers(app: Starlette) -> threading.Thread:
     thread of its own (returned), so the first queries find them loaded instead of spending
     their time on it. Queries that come meanwhile wait for a worker as usual."""
     brain: Brain = app.state.brain
-    sandbox = _sandbox_of(app)
-    json_results = _RESULTS["application/json"][0]
-    request = QueryRequest("ASK {}", tuple(brain.read_graphs), json_results, None)
-
-    async def warm_all() -> None:
-        far = time.monotonic() + 300.0
-        # One pretend client per worker, so the fair share hands each its own.
-        await asyncio.gather(
-            *(
-                sandbox.run(f"warm-up:{n}", request, brain.reading.export, deadline=far)
-                for n in range(sandbox.limits.workers)
-            ),
-            return_exceptions=True,
-        )
-
-    thread = threading.Thread(target=asyncio.run, args=(warm_all(),), name="ratified-warm")
+    warming = _sandbox_of(app).warm(brain.read_graphs, brain.reading.export)
+    thread = threading.Thread(target=asyncio.run, args=(warming,), name="ratified-warm")
     thread.daemon = True
     thread.start()
     return thread

@@ -14,8 +14,8 @@ Bounds of ``/sparql``: every reader query runs in a worker process of the query 
 (:mod:`ratified_rdf.queries.sandbox`), sealed off the network, checked by its parse tree, and
 ended (killed and replaced) past its deadline or its memory ceiling, so an expensive query
 costs the server one worker for at most ``--query-timeout`` seconds and never the server's own
-memory. One client holds at most ``--per-client`` workers at a time, and a client that has
-used little worker time lately finds one kept for it when heavy clients hold the rest; all
+memory. One client holds at most ``--per-client`` workers at a time, and a client known to
+send quick queries finds one kept for it when heavy clients hold the rest; all
 workers together grow by at most ``--query-memory-total``. Request bodies are capped (413), and
 so are questions. Answer cards run in the server process, on its own hand-written queries, at a
 higher priority than the workers. A reader's first request waits for its graphs to be copied

@@ -256,3 +256,27 @@ def test_copying_a_readers_graphs_counts_against_its_deadline(
         _until(lambda: bool(brain.reading.copies.copies), "the copy is made")
         again = client.get("/api/ask", params=question)
         assert again.status_code == 200, again.text
+
+
+# Every triple against every other, sorted: the engine holds the whole join before a row.
+SORTED_JOIN = "SELECT ?a ?d WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?a ?d ?c ?f"
+
+
+def test_the_memory_ceiling_holds_for_all_queries_together(
+    pigeon_brain: Brain, serve: Serve
+) -> None:
+    # One query may grow by a GiB here, but all of them together by 32 MiB: the sorted join
+    # outgrows the total alone, so it is ended as the largest.
+    app = create_app(
+        pigeon_brain,
+        query_timeout_s=60,
+        query_memory_mib=1_024,
+        query_memory_total_mib=32,
+        max_rows=10**9,
+    )
+    with serve(app) as base, httpx.Client(base_url=base, timeout=90) as http:
+        response = http.get("/sparql", params={"query": SORTED_JOIN})
+        assert response.status_code == 503, response.text[:300]
+        assert "more than the 32 MiB of memory all of them together" in response.text
+        assert app.state.sandbox.ended == 1 and app.state.sandbox.busy == 0
+        assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200

@@ -386,6 +386,7 @@ class QuerySandbox:
                     used = self.limits.timeout_s
                 raise
             finally:
+                ran = time.monotonic() - clock.asked if clock.asked is not None else None
                 if not worker.alive():
                     # Ended or dead: its replacement starts now, on this query's slot, so the
                     # next query (perhaps another client's small one) does not wait for it.
@@ -393,15 +394,17 @@ class QuerySandbox:
                         self._warm(worker, request.graphs, export, _Deadline(math.inf))
                 with self._lock:
                     self._free.append(worker)
-                if clock.asked is not None:
-                    self._charge(client, max(used, time.monotonic() - clock.asked))
+                if ran is not None:
+                    self._charge(client, max(used, ran))
                 self._release(client, lane)
 
         task = asyncio.ensure_future(asyncio.to_thread(exchange))
         task.add_done_callback(_retrieved)
         while True:
+            # Past the deadline the thread may still be restarting an ended worker: look again
+            # now and then rather than spin.
             left = clock.at + _GRACE_S - time.monotonic()
-            done, _ = await asyncio.wait({task}, timeout=max(0.0, left))
+            done, _ = await asyncio.wait({task}, timeout=max(0.1, left))
             if done:
                 return task.result()
             if clock.loading and time.monotonic() > clock.at + _GRACE_S:

@@ -252,6 +252,8 @@ def test_copying_a_readers_graphs_counts_against_its_deadline(
         assert first.headers["retry-after"] == "5"
         streamed = client.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES})
         assert streamed.status_code == 503 and "copying your graphs" in streamed.text
+        described = client.get("/doc/doc/rfc9999", headers={"Accept": "text/turtle"})
+        assert described.status_code == 503 and "copying your graphs" in described.text
         held_copy.set()
         _until(lambda: bool(brain.reading.copies.copies), "the copy is made")
         again = client.get("/api/ask", params=question)

@@ -338,6 +338,14 @@ async def _copied(brain: Brain, deadline: float) -> None:
         return  # a copy that failed: the read that follows tries again, or says why not
 
 
+async def _ready(request: Request) -> Brain:
+    """The reader ``request`` reads as (:func:`_reader`), once its graphs are copied into
+    memory: within the query timeout, else 503 saying to retry (:func:`_copied`)."""
+    brain = _reader(request)
+    await _copied(brain, time.monotonic() + request.app.state.limits.timeout_s)
+    return brain
+
+
 def _sandbox_for(request: Request, brain: Brain) -> QuerySandbox:
     """The query workers for ``brain``'s store, started on first use."""
     return _sandbox_of(request.app)
@@ -575,8 +583,7 @@ async def api_ask(request: Request) -> Response:
     drawing = request.query_params.get("timeline")
     if drawing not in (None, "svg"):
         return _api_error(400, "The timeline is drawn as SVG: add &timeline=svg, or leave it out.")
-    brain = _reader(request)
-    await _copied(brain, time.monotonic() + request.app.state.limits.timeout_s)
+    brain = await _ready(request)
     answer = await run_in_threadpool(brain.ask, question)
     body = answer.model_dump(mode="json")
     if drawing and answer.timeline is not None:
@@ -586,8 +593,7 @@ async def api_ask(request: Request) -> Response:
 
 async def api_holdings(request: Request) -> Response:
     """``GET /api/holdings``: what the graph holds, as an answer card in JSON."""
-    brain = _reader(request)
-    await _copied(brain, time.monotonic() + request.app.state.limits.timeout_s)
+    brain = await _ready(request)
     answer = await run_in_threadpool(brain.holdings)
     return JSONResponse(answer.model_dump(mode="json"))
 
@@ -644,7 +650,7 @@ async def resource(request: Request) -> Response:
     """
     rest = _rest_of(request, "/id/")
     try:
-        await run_in_threadpool(_resource, _reader(request), rest)
+        await run_in_threadpool(_resource, await _ready(request), rest)
     except EndpointError as error:
         return _page_or_text_error(request, error)
     target = "/doc/" + rest + (f"?{request.url.query}" if request.url.query else "")
@@ -659,7 +665,7 @@ async def document(request: Request) -> Response:
         chosen = _choose(_DOCS, _DOC_NAMES, request.headers.get("accept"), formats)
         if chosen is None:
             raise _not_acceptable("resource description", _DOCS.values())
-        found = await run_in_threadpool(_resource, _reader(request), rest)
+        found = await run_in_threadpool(_resource, await _ready(request), rest)
     except EndpointError as error:
         return _page_or_text_error(request, error)
     media, rdf_format = chosen

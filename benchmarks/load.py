@@ -293,7 +293,7 @@ def run(
                 ),
             ]
         ),
-        dict(times),
+        {kind: values for kind, values in times.items() if values},
         max(memory),
     )
 
@@ -343,7 +343,7 @@ def load(args: argparse.Namespace) -> int:
                 rows = [
                     Row(kind, [percentile(alone[kind], 99), percentile(under[kind], 99)])
                     for kind in alone
-                    if under.get(kind)
+                    if alone[kind] and under.get(kind)
                 ]
                 ratios = report.side_by_side("call", ["p99 alone", f"p99 under {attack}"], rows)
                 sections += [attacked, f"### Each call's p99, alone and under {attack}\n\n{ratios}"]

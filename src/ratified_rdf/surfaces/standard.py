@@ -996,6 +996,8 @@ __all__ = [
     "MAX_PATTERN_CHARS",
     "MAX_STREAM_ROWS",
     "STREAM_DEADLINE_S",
+    "STREAM_MIN_BYTES_S",
+    "STREAM_WINDOW_S",
     "TriplePattern",
     "before_query",
     "graph_store",

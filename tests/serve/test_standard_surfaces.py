@@ -514,7 +514,9 @@ def test_every_ontology_term_the_brain_uses_is_in_the_ontology_document(site: Si
 
 @pytest.mark.corpus
 def test_the_tls_brain_through_the_standard_surfaces(tls_brain: Brain, serve: Serve) -> None:
-    with serve(create_app(tls_brain)) as base:
+    # Loading the TLS graphs into a worker counts against a query's time: this test is about
+    # what is answered, so its queries may wait for that.
+    with serve(create_app(tls_brain, query_timeout_s=300)) as base:
         answer = curl(f"{base}/sparql", "-H", "Accept: text/turtle")
         assert answer.status == 200
         description = _parse(answer.body, "text/turtle")

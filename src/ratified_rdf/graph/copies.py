@@ -3,12 +3,17 @@ readers read (for a brain opened ``in_memory``), and the count of writes that ma
 
 Other layers keep things derived from a store's graphs (the answers' heading index and kept
 rows); they register a callback here, so one write forgets them all together.
+
+A copy is made on a thread of its own (:meth:`GraphCopies.prepare`), so a caller with a
+deadline (the server) waits for it at most that long, and readers whose copy exists already
+never wait for another reader's.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 
 from ratified_rdf.graph.memory import MemoryDataset
 from ratified_rdf.graph.store import OxigraphStore, Queryable, TripleStore
@@ -30,8 +35,9 @@ class GraphCopies:
         """The opening of a shared store the copies were made from."""
         self._on_write: list[Callable[[], None]] = []
         self._on_reopen: list[Callable[[], None]] = []
-        # The server answers on several threads: one copy per graph set, and a write's
-        # ``wrote`` waits for a copy being made, so no copy outlives the write.
+        self._pending: dict[tuple[str, ...], Future[Queryable]] = {}
+        # The server answers on several threads: one copy per graph set at a time, made
+        # outside the lock; a copy finished after a write is dropped, not kept (see _copy).
         self._copying = threading.Lock()
 
     def when_written(self, forget: Callable[[], None], *, reopened: bool = False) -> None:
@@ -42,15 +48,60 @@ class GraphCopies:
     def reads(self, store: TripleStore, graphs: Sequence[str]) -> Queryable:
         """Where to read ``graphs`` from: their copy in memory when copies are kept (made now
         if missing), otherwise the store itself."""
+        return self.prepare(store, graphs).result()
+
+    def prepare(self, store: TripleStore, graphs: Sequence[str]) -> Future[Queryable]:
+        """Where to read ``graphs`` from, as a future: done at once when no copy is kept or
+        the copy exists, otherwise done when the copy being made (started now if it is not
+        under way) is ready. A caller with a deadline waits for it at most that long; the copy
+        goes on being made for the next call."""
         if not self.in_memory or not isinstance(store, OxigraphStore) or not graphs:
-            return store
+            return _done(store)
         key = tuple(sorted(graphs))
         with self._copying:
-            if key not in self.copies:
-                while len(self.copies) >= self.MAX_COPIES:
-                    self.copies.pop(next(iter(self.copies))).close()
-                self.copies[key] = MemoryDataset(store, key)
-            return self.copies[key]
+            if key in self.copies:
+                return _done(self.copies[key])
+            pending = self._pending.get(key)
+            if pending is None:
+                pending = self._pending[key] = Future()
+                pending.set_running_or_notify_cancel()  # a waiter giving up cannot cancel it
+                threading.Thread(
+                    target=self._copy,
+                    args=(store, key, pending, self.generation),
+                    name="ratified-copy-start",
+                    daemon=True,
+                ).start()
+            return pending
+
+    def _copy(
+        self,
+        store: OxigraphStore,
+        key: tuple[str, ...],
+        pending: Future[Queryable],
+        generation: int,
+    ) -> None:
+        """Make the copy of ``key`` and keep it, unless the store was written meanwhile: then
+        the callers waiting read the store itself (current by definition) and nothing stale
+        is kept."""
+        try:
+            copy = MemoryDataset(store, key)
+        except BaseException as error:
+            with self._copying:
+                if self._pending.get(key) is pending:
+                    del self._pending[key]
+            pending.set_exception(error)
+            return
+        with self._copying:
+            if self._pending.get(key) is pending:
+                del self._pending[key]
+            if generation != self.generation:
+                copy.close()
+                pending.set_result(store)
+                return
+            while len(self.copies) >= self.MAX_COPIES:
+                self.copies.pop(next(iter(self.copies))).close()
+            self.copies[key] = copy
+        pending.set_result(copy)
 
     def follow(self, store_generation: int) -> None:
         """Forget what was copied or derived from the store before it was opened afresh
@@ -68,6 +119,7 @@ class GraphCopies:
         graphs afresh."""
         with self._copying:
             self.generation += 1
+            self._pending.clear()  # copies under way finish and are dropped (see _copy)
             self.drop()
             for forget in self._on_write:
                 forget()
@@ -77,3 +129,9 @@ class GraphCopies:
         one finish first)."""
         while self.copies:
             self.copies.popitem()[1].close()
+
+
+def _done(where: Queryable) -> Future[Queryable]:
+    done: Future[Queryable] = Future()
+    done.set_result(where)
+    return done

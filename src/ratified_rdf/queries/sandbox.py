@@ -7,25 +7,38 @@ processes instead. Each worker:
 - is sealed off the network before it loads anything (:func:`~ratified_rdf.queries.offline.
   forbid_network`, for the whole process), so no query text can make it fetch a URL;
 - runs at a lower scheduling priority than the server, so answer cards keep their CPU while a
-  heavy query grinds;
+  heavy query grinds (a quick worker, below, less low than the others);
 - holds its own in-memory copy of the graphs queries have named (sent by the server once per
   graph, and again after a write), so it needs nothing of the server's store;
 - parses and checks every text itself (:mod:`ratified_rdf.queries.guard`) and evaluates it,
   pulling rows under the row limit, and sends back the serialised result.
 
 The server waits for the reply while watching the worker: past the query's deadline, or once
-the worker's memory has grown by more than the ceiling, the worker is killed (the query is
-*ended*, its CPU and memory are returned at once) and a fresh one takes its place. A worker
-that dies on its own (the kernel's OOM killer, a crash in the engine) is replaced the same
-way, and so is a worker whose caller stops waiting (a cancelled task): its query is ended at
-once, not at its deadline. Slots are shared fairly: one client (a token, or an address) holds
-at most ``per_client`` of them, so one client cannot hold every worker.
+the worker's memory has grown by more than the ceiling, or all workers' together by more than
+the total ceiling (then the largest goes), the worker is killed (the query is *ended*, its CPU
+and memory are returned at once) and a fresh one takes its place. A worker that dies on its
+own (the kernel's OOM killer, a crash in the engine) is replaced the same way, and so is a
+worker whose caller stops waiting (a cancelled task): its query is ended at once, not at its
+deadline. Loading a
+reader's graphs into a worker counts against the query's deadline: past it the client is told
+to retry while the load goes on, so the retry finds them loaded.
+
+Slots are shared fairly, with no estimate of what a query costs: one client (a token, or an
+address) holds at most ``per_client`` of them; how long each client's queries ran is
+remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`), and a freed
+worker goes to the waiting client whose queries ran the shortest. ``quick_workers`` of the
+workers are kept for *light* clients (whose queries ran under half of ``quick_s`` lately; a
+client with no finished query yet is not one) once the others are all taken, and a query may
+run there ``quick_s`` at most (an ended query counts as a whole ``timeout_s``): a client
+sending heavy queries from many addresses waits for the other workers with everyone heavy,
+and one that turns heavy takes the kept worker once, for that long.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import socket
 import subprocess
@@ -41,11 +54,22 @@ from typing import Any, Final
 
 from ratified_rdf._errors import QueryFailed
 
+USAGE_HALF_LIFE_S: Final = 60.0
+"""How long a client's queries ran counts half as much this many seconds later."""
+_LATEST: Final = 0.3
+"""The weight of a client's latest query in the running average of how long its queries
+run: a client that sent one heavy query is heavy for several more."""
+QUICK_NICE: Final = 5
+GENERAL_NICE: Final = 15
+"""How much lower than the server's a worker's scheduling priority is (a quick worker's, and
+the others'): the quick one gets several times the CPU of one grinding a heavy query."""
 IDLE_EXIT_S: Final = 600.0
 """A worker left idle this long exits by itself (the next query starts a fresh one)."""
 WARM_UP_S: Final = 300.0
 """How long a worker may take to start and load the graphs a query names."""
 _WATCH_S: Final = 0.02
+_GRACE_S: Final = 1.0
+"""How long past a deadline the server waits for a worker that is ending a query itself."""
 Exporter = Callable[[Sequence[str]], bytes]
 """Graphs as N-Quads, from the reader whose query needs them."""
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -65,12 +89,37 @@ class SandboxLimits:
     """Worker processes, so queries that may run at once."""
     per_client: int = 1
     """Workers one client may hold at once; its further queries wait for its own turn."""
+    quick_workers: int | None = None
+    """Workers kept for light clients once the others are taken (default: one when there are
+    two workers or more, else none)."""
+    quick_s: float = 1.0
+    """A client is light while its queries lately ran under half this many seconds; a query on
+    a quick worker may run this long."""
+    total_memory_mib: int | None = None
+    """How far all workers together may grow past their loaded graphs (default:
+    ``memory_mib``); past it the largest query is ended."""
 
     def __post_init__(self) -> None:
-        if self.timeout_s <= 0:
-            raise ValueError("timeout_s must be a positive number of seconds.")
+        if self.timeout_s <= 0 or self.quick_s <= 0:
+            raise ValueError("timeout_s and quick_s must be positive numbers of seconds.")
         if self.max_rows < 1 or self.workers < 1 or self.per_client < 1 or self.memory_mib < 1:
             raise ValueError("max_rows, workers, per_client and memory_mib must be at least 1.")
+        if self.quick_workers is not None and not 0 <= self.quick_workers < self.workers:
+            raise ValueError("quick_workers must leave at least one of the workers for others.")
+        if self.total_memory_mib is not None and self.total_memory_mib < 1:
+            raise ValueError("total_memory_mib must be at least 1.")
+
+    @property
+    def quick(self) -> int:
+        """How many workers are kept for light clients."""
+        if self.quick_workers is not None:
+            return self.quick_workers
+        return 1 if self.workers >= 2 else 0
+
+    @property
+    def total_memory(self) -> int:
+        """MiB all workers together may grow by."""
+        return self.total_memory_mib if self.total_memory_mib is not None else self.memory_mib
 
 
 @dataclass(frozen=True)
@@ -115,7 +164,31 @@ class SandboxError(QueryFailed):
 
 
 @dataclass
+class _Waiter:
+    """A query waiting for a worker; ``lane`` is set (under the sandbox's lock) when one is
+    given to it."""
+
+    client: str
+    loop: asyncio.AbstractEventLoop
+    turn: asyncio.Future[None]
+    order: int
+    lane: str | None = None
+
+
+@dataclass
+class _Deadline:
+    """A query's deadline, moved by the thread that runs it while a worker starts (the
+    server's cost), and whether it is loading the reader's graphs (the query's)."""
+
+    at: float
+    loading: bool = False
+    asked: float | None = None
+    """When the query went to the worker (its time is what its client is charged)."""
+
+
+@dataclass
 class _Worker:
+    quick: bool = False
     process: subprocess.Popen[bytes] | None = None
     conn: Connection | None = None
     loaded: dict[str, int] = field(default_factory=dict)
@@ -159,11 +232,18 @@ class QuerySandbox:
     def __init__(self, limits: SandboxLimits, generation: Callable[[], int] = lambda: 0) -> None:
         self.limits = limits
         self._generation = generation
-        self._free: list[_Worker] = [_Worker() for _ in range(limits.workers)]
+        self._free: list[_Worker] = [_Worker(quick=n < limits.quick) for n in range(limits.workers)]
         self._all = list(self._free)
         self._lock = threading.Lock()
         self._busy: dict[str, int] = {}
-        self._waiting: deque[tuple[str, asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
+        self._quick_held = 0  # slots taken in the quick lane; every other one is general
+        self._usage: dict[str, tuple[float, float]] = {}
+        self._growth: dict[int, int] = {}
+        self._waiting: list[_Waiter] = []
+        self._arrivals = 0
+        self.granted: deque[tuple[str, str]] = deque(maxlen=64)
+        """The latest grants of a worker, oldest first: (client, lane), lane ``general`` or
+        ``quick``."""
         self.ended = 0
         """Queries ended by the sandbox (deadline or memory) since it started."""
         self._finalizer = weakref.finalize(self, _stop_all, self._all)
@@ -180,39 +260,79 @@ class QuerySandbox:
 
     # slots ------------------------------------------------------------------------------------
 
-    def _may_take(self, client: str) -> bool:
-        return (
-            sum(self._busy.values()) < self.limits.workers
-            and self._busy.get(client, 0) < self.limits.per_client
-        )
+    def _used(self, client: str, now: float) -> float:
+        """How long ``client``'s queries have run lately: a running average of their seconds
+        (the latest counting for :data:`_LATEST`), halved every half-life since the last."""
+        used, at = self._usage.get(client, (0.0, now))
+        return used * 0.5 ** ((now - at) / USAGE_HALF_LIFE_S)
 
-    async def _acquire(self, client: str, deadline: float) -> None:
+    def _charge(self, client: str, seconds: float) -> None:
+        """Count a query of ``seconds`` against ``client``."""
+        now = time.monotonic()
+        with self._lock:
+            before = self._used(client, now) if client in self._usage else seconds
+            self._usage[client] = (before + _LATEST * (seconds - before), now)
+            if len(self._usage) > 10_000:  # forget the lightest, so addresses cannot grow it
+                for name in sorted(self._usage, key=lambda c: self._used(c, now))[:5_000]:
+                    del self._usage[name]
+
+    def _lane(self, client: str, now: float) -> str | None:
+        """The lane ``client`` may take a worker in now, if any (lock held)."""
+        limits = self.limits
+        held = sum(self._busy.values())
+        if held >= limits.workers or self._busy.get(client, 0) >= limits.per_client:
+            return None
+        if held - self._quick_held < limits.workers - limits.quick:
+            return "general"
+        if self._quick_held < limits.quick and self._light(client, now):
+            return "quick"
+        return None
+
+    def _light(self, client: str, now: float) -> bool:
+        """Whether ``client`` is known to send quick queries: one it has not seen finish a
+        query yet (a new address, perhaps one of many) waits for the other workers."""
+        return client in self._usage and self._used(client, now) < self.limits.quick_s / 2
+
+    def _may_take(self, client: str) -> bool:
+        return self._lane(client, time.monotonic()) is not None
+
+    def _take(self, client: str, lane: str) -> None:
+        self._busy[client] = self._busy.get(client, 0) + 1
+        self._quick_held += lane == "quick"
+        self.granted.append((client, lane))
+
+    async def _acquire(self, client: str, deadline: float) -> str:
+        """Wait for a worker slot until ``deadline``; the lane it is in."""
         loop = asyncio.get_running_loop()
         with self._lock:
-            if self._may_take(client):
-                self._busy[client] = self._busy.get(client, 0) + 1
-                return
-            turn: asyncio.Future[None] = loop.create_future()
-            entry = (client, loop, turn)
-            self._waiting.append(entry)
+            lane = self._lane(client, time.monotonic())
+            if lane is not None:
+                self._take(client, lane)
+                return lane
+            self._arrivals += 1
+            waiter = _Waiter(client, loop, loop.create_future(), self._arrivals)
+            self._waiting.append(waiter)
         try:
-            await asyncio.wait_for(asyncio.shield(turn), max(0.0, deadline - time.monotonic()))
+            await asyncio.wait_for(
+                asyncio.shield(waiter.turn), max(0.0, deadline - time.monotonic())
+            )
         except asyncio.CancelledError:
             # The caller gave up waiting: leave the queue, or give back a turn granted just
             # now, so the slot is not held for a query nobody runs.
             with self._lock:
-                granted = entry not in self._waiting
-                if not granted:
-                    self._waiting.remove(entry)
-            if granted:
-                self._release(client)
+                granted = waiter.lane
+                if granted is None:
+                    self._waiting.remove(waiter)
+            if granted is not None:
+                self._release(client, granted)
             raise
         except TimeoutError:
             with self._lock:
-                if entry not in self._waiting:
-                    return  # granted just as the wait ran out
-                self._waiting.remove(entry)
-            raise self._busy_error() from None
+                if waiter.lane is None:
+                    self._waiting.remove(waiter)
+                    raise self._busy_error() from None
+        assert waiter.lane is not None  # granted (perhaps just as the wait ran out)
+        return waiter.lane
 
     def _busy_error(self) -> SandboxError:
         return SandboxError(
@@ -224,72 +344,143 @@ class QuerySandbox:
             reason="busy",
         )
 
-    def _release(self, client: str) -> None:
+    def _release(self, client: str, lane: str | None = None) -> None:
+        """Give back ``client``'s slot in ``lane``, and hand free slots to the waiting
+        clients that have used the least worker time (the earliest first among equals)."""
         with self._lock:
             self._busy[client] -= 1
             if not self._busy[client]:
                 del self._busy[client]
-            for entry in list(self._waiting):
-                waiter, loop, turn = entry
-                if not self._may_take(waiter):
+            self._quick_held -= lane == "quick"
+            now = time.monotonic()
+            for waiter in sorted(self._waiting, key=lambda w: (self._used(w.client, now), w.order)):
+                granted = self._lane(waiter.client, now)
+                if granted is None:
                     continue
-                self._waiting.remove(entry)
+                waiter.lane = granted  # before the waiter can wake and read it
                 try:
-                    loop.call_soon_threadsafe(_grant, turn)
+                    waiter.loop.call_soon_threadsafe(_grant, waiter.turn)
                 except RuntimeError:  # that waiter's loop has closed
+                    waiter.lane = None
                     continue
-                self._busy[waiter] = self._busy.get(waiter, 0) + 1
+                self._waiting.remove(waiter)
+                self._take(waiter.client, granted)
 
     # running ----------------------------------------------------------------------------------
 
-    async def run(self, client: str, request: QueryRequest, export: Exporter) -> QueryReply:
+    async def run(
+        self,
+        client: str,
+        request: QueryRequest,
+        export: Exporter,
+        *,
+        deadline: float | None = None,
+    ) -> QueryReply:
         """Run ``request`` for ``client`` (a token digest or an address) on a worker, sending
         it graphs it lacks through ``export``; raise :class:`SandboxError` when the query is
-        refused, fails, or is ended."""
-        deadline = time.monotonic() + self.limits.timeout_s
-        await self._acquire(client, deadline)
+        refused, fails, or is ended. ``deadline`` (``time.monotonic()`` seconds) is when the
+        query must be answered, by default ``timeout_s`` from now: a caller that spent some
+        of the query's time already (copying the reader's graphs) passes its own."""
+        if deadline is None:
+            deadline = time.monotonic() + self.limits.timeout_s
+        lane = await self._acquire(client, deadline)
         with self._lock:
-            worker = self._free.pop()
+            worker = self._pick(lane)
         worker.abandoned.clear()
-        handed_off = False
-        try:
-            if time.monotonic() >= deadline:  # the slot came as the time ran out
-                raise self._busy_error()
-            exchange = asyncio.ensure_future(
-                asyncio.to_thread(self._exchange, worker, request, export, deadline)
-            )
+        clock = _Deadline(deadline)
+
+        def exchange() -> QueryReply:
+            used = 0.0
             try:
-                return await asyncio.shield(exchange)
-            except asyncio.CancelledError:
-                # The caller stopped waiting (a client's cancellation, a closing server): the
-                # thread ends the query at once instead of at its deadline, and the worker
-                # goes back to the pool only once that thread has let go of it.
-                worker.abandoned.set()
-                handed_off = True
-                exchange.add_done_callback(lambda done: self._hand_back(worker, client, done))
+                if time.monotonic() >= clock.at:  # the slot came as the time ran out
+                    raise self._busy_error()
+                return self._exchange(worker, request, export, clock, lane == "quick")
+            except SandboxError as error:
+                if error.reason in ("timeout", "memory"):
+                    # An ended query would have gone on: it counts as a whole query's time.
+                    used = self.limits.timeout_s
                 raise
-        finally:
-            if not handed_off:
+            finally:
+                ran = time.monotonic() - clock.asked if clock.asked is not None else None
+                if not worker.alive():
+                    # Ended or dead: its replacement starts now, on this query's slot, so the
+                    # next query (perhaps another client's small one) does not wait for it.
+                    worker.abandoned.clear()  # the cancelled query is over; the load is not
+                    with contextlib.suppress(Exception):
+                        self._warm(worker, request.graphs, export, _Deadline(math.inf))
                 with self._lock:
                     self._free.append(worker)
-                self._release(client)
+                if ran is not None:
+                    self._charge(client, max(used, ran))
+                self._release(client, lane)
 
-    def _hand_back(self, worker: _Worker, client: str, done: asyncio.Future[QueryReply]) -> None:
-        """Return an abandoned query's worker and slot once its thread has finished."""
-        if not done.cancelled():
-            done.exception()  # nobody awaits it any more: read, so it is not reported
+        task = asyncio.ensure_future(asyncio.to_thread(exchange))
+        task.add_done_callback(_retrieved)
+        while True:
+            # Past the deadline the thread may still be restarting an ended worker: look again
+            # now and then rather than spin.
+            left = clock.at + _GRACE_S - time.monotonic()
+            try:
+                done, _ = await asyncio.wait({task}, timeout=max(0.1, left))
+            except asyncio.CancelledError:
+                # The caller stopped waiting (a client's cancellation, a closing server): the
+                # thread ends the query at once instead of at its deadline, and gives the
+                # worker and the slot back once it has let go of them.
+                worker.abandoned.set()
+                raise
+            if done:
+                return task.result()
+            if clock.loading and time.monotonic() > clock.at + _GRACE_S:
+                # The load goes on (and keeps the slot) so that the retry finds it done.
+                raise SandboxError(
+                    503,
+                    "A query worker is still loading your graphs, which took longer than the "
+                    f"{self.limits.timeout_s:g} s a query may take here (it happens once, when "
+                    "a reader's graphs are new or changed); send the query again in a few "
+                    "seconds.",
+                    {"Retry-After": "5"},
+                    reason="loading",
+                )
+
+    async def warm(self, graphs: Sequence[str], export: Exporter) -> None:
+        """Start every worker and load ``graphs`` into it, as queries do (so they wait for a
+        worker meanwhile): what a server does before its first query comes."""
+        request = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
+        names = [f"warm-up:{n}" for n in range(self.limits.workers)]
+        for name in names:
+            self._charge(name, 0.0)  # known to be light, so the kept worker is warmed too
+        far = time.monotonic() + WARM_UP_S
+        await asyncio.gather(
+            *(self.run(name, request, export, deadline=far) for name in names),
+            return_exceptions=True,
+        )
         with self._lock:
-            self._free.append(worker)
-        self._release(client)
+            for name in names:
+                self._usage.pop(name, None)
+
+    def _pick(self, lane: str) -> _Worker:
+        """A free worker of ``lane``'s kind if there is one, else any free worker: the one
+        freed last, which is the likeliest to be started and loaded already."""
+        for at in range(len(self._free) - 1, -1, -1):
+            if self._free[at].quick == (lane == "quick"):
+                return self._free.pop(at)
+        return self._free.pop()
 
     def _start(self, worker: _Worker) -> None:
         """A fresh worker: ``python -m ratified_rdf.queries.sandbox`` on one end of a socket
         pair (a plain subprocess, so it never re-imports the caller's main module)."""
         worker.stop()
         ours, theirs = socket.socketpair()
+        nice = QUICK_NICE if worker.quick else GENERAL_NICE
         with ours, theirs:
             process = subprocess.Popen(
-                [sys.executable, "-m", "ratified_rdf.queries.sandbox", str(theirs.fileno())],
+                [
+                    sys.executable,
+                    "-m",
+                    "ratified_rdf.queries.sandbox",
+                    str(theirs.fileno()),
+                    str(nice),
+                ],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 # Not the server's stdout: for ``ratified mcp`` that is the protocol channel,
@@ -299,33 +490,61 @@ class QuerySandbox:
             worker.conn = Connection(os.dup(ours.fileno()))
         worker.process = process
 
-    def _warm(self, worker: _Worker, graphs: Sequence[str], export: Exporter) -> None:
-        """Start ``worker`` if it is not running and send it the graphs it lacks."""
+    def _warm(
+        self, worker: _Worker, graphs: Sequence[str], export: Exporter, clock: _Deadline
+    ) -> None:
+        """Start ``worker`` if it is not running (its start moves ``clock``: it is the
+        server's cost) and send it the graphs it lacks (their load is the query's)."""
         if not worker.alive():
+            starting = time.monotonic()
             self._start(worker)
+            assert worker.conn is not None
+            worker.conn.send(("load", (), b""))
+            self._loaded(worker, time.monotonic() + WARM_UP_S)
+            clock.at += time.monotonic() - starting
+            assert worker.process is not None
+            worker.base_rss = _rss(worker.process.pid)
         generation = self._generation()
         missing = [g for g in graphs if worker.loaded.get(g) != generation]
-        if not missing and worker.base_rss:
+        if not missing:
             return
         assert worker.conn is not None and worker.process is not None
-        data = export(missing) if missing else b""
-        worker.conn.send(("load", tuple(missing), data))
-        reply = self._receive(worker, time.monotonic() + WARM_UP_S, watch_memory=False)
+        clock.loading = True
+        try:
+            worker.conn.send(("load", tuple(missing), export(missing)))
+            self._loaded(worker, time.monotonic() + WARM_UP_S)
+        finally:
+            clock.loading = False
+        worker.loaded.update(dict.fromkeys(missing, generation))
+        worker.base_rss = _rss(worker.process.pid)
+        if time.monotonic() > clock.at:
+            raise SandboxError(
+                503,
+                "A query worker took longer than this query may run to load your graphs "
+                "(it happens once, when a reader's graphs are new or changed); they are loaded "
+                "now: send the query again.",
+                {"Retry-After": "1"},
+                reason="loading",
+            )
+
+    def _loaded(self, worker: _Worker, deadline: float) -> None:
+        reply = self._receive(worker, deadline, watch_memory=False)
         if reply[0] != "loaded":
             worker.stop()
             # An error reply is ("error", status, message, reason): say its message.
             raise SandboxError(500, f"A query worker could not load the graphs: {reply[2]}")
-        worker.loaded.update(dict.fromkeys(missing, generation))
-        worker.base_rss = _rss(worker.process.pid)
 
     def _exchange(
-        self, worker: _Worker, request: QueryRequest, export: Exporter, deadline: float
+        self,
+        worker: _Worker,
+        request: QueryRequest,
+        export: Exporter,
+        clock: _Deadline,
+        quick: bool = False,
     ) -> QueryReply:
-        warming = time.monotonic()
-        self._warm(worker, request.graphs, export)
-        # Starting a worker and loading graphs is the server's cost, not the query's.
-        deadline += time.monotonic() - warming
+        self._warm(worker, request.graphs, export, clock)
         assert worker.conn is not None
+        clock.asked = time.monotonic()
         worker.conn.send(
             (
                 "query",
@@ -336,16 +555,29 @@ class QuerySandbox:
                 self.limits.max_rows,
             )
         )
-        reply = self._receive(worker, deadline)
+        lane_end = time.monotonic() + self.limits.quick_s if quick else clock.at
+        reply = self._receive(worker, min(clock.at, lane_end), quick=lane_end < clock.at)
         if reply[0] == "ok":
             return QueryReply(body=reply[1], media_type=reply[2], rows=reply[3])
         raise SandboxError(reply[1], reply[2], reason=reply[3] if len(reply) > 3 else "")
 
-    def _receive(self, worker: _Worker, deadline: float, watch_memory: bool = True) -> Any:
+    def _receive(
+        self, worker: _Worker, deadline: float, watch_memory: bool = True, quick: bool = False
+    ) -> Any:
         """The worker's reply, or :class:`SandboxError` once the worker has been ended for
-        running past ``deadline`` or over its memory ceiling, or has died."""
+        running past ``deadline`` (``quick``: the quick lane's), or over its memory ceiling or
+        its share of the total one, or has died."""
+        try:
+            return self._watch(worker, deadline, watch_memory, quick)
+        finally:
+            with self._lock:
+                self._growth.pop(id(worker), None)
+
+    def _watch(self, worker: _Worker, deadline: float, watch_memory: bool, quick: bool) -> Any:
         assert worker.conn is not None and worker.process is not None
-        ceiling = worker.base_rss + self.limits.memory_mib * 1024 * 1024
+        mib = 1024 * 1024
+        ceiling = self.limits.memory_mib * mib
+        total_ceiling = self.limits.total_memory * mib
         pid = worker.process.pid
         while True:
             try:
@@ -372,6 +604,16 @@ class QuerySandbox:
             if time.monotonic() > deadline:
                 worker.stop()
                 self.ended += 1
+                if quick:
+                    raise SandboxError(
+                        503,
+                        f"The query ran past the {self.limits.quick_s:g} s a query may take on "
+                        "the worker kept for quick queries (the others were all busy) and was "
+                        "ended. Send it again: it will wait for one of the other workers, up "
+                        f"to {self.limits.timeout_s:g} s.",
+                        {"Retry-After": "1"},
+                        reason="timeout",
+                    )
                 raise SandboxError(
                     503,
                     f"The query ran longer than the {self.limits.timeout_s:g} s this endpoint "
@@ -381,14 +623,29 @@ class QuerySandbox:
                     {"Retry-After": "1"},
                     reason="timeout",
                 )
-            if watch_memory and worker.base_rss and _rss(pid) > ceiling:
+            if not watch_memory or not worker.base_rss:
+                continue
+            grown = max(0, _rss(pid) - worker.base_rss)
+            with self._lock:
+                self._growth[id(worker)] = grown
+                together = sum(self._growth.values())
+                largest = grown >= max(self._growth.values())
+            if grown > ceiling or (together > total_ceiling and largest):
                 worker.stop()
                 self.ended += 1
+                alone = grown > ceiling
                 raise SandboxError(
                     503,
-                    f"The query needed more than the {self.limits.memory_mib:,} MiB of memory "
-                    "one query may use here and was ended. Make it more selective (an ORDER "
-                    "BY or GROUP BY over a large join holds all of it at once).",
+                    (
+                        f"The query needed more than the {self.limits.memory_mib:,} MiB of "
+                        "memory one query may use here and was ended."
+                        if alone
+                        else "The queries running here needed more than the "
+                        f"{self.limits.total_memory:,} MiB of memory all of them together may "
+                        "use, and this one, the largest, was ended."
+                    )
+                    + " Make it more selective (an ORDER BY or GROUP BY over a large join holds "
+                    "all of it at once).",
                     {"Retry-After": "1"},
                     reason="memory",
                 )
@@ -397,6 +654,13 @@ class QuerySandbox:
 def _grant(turn: asyncio.Future[None]) -> None:
     if not turn.done():
         turn.set_result(None)
+
+
+def _retrieved(task: asyncio.Future[QueryReply]) -> None:
+    """Read a finished query's outcome, so one its caller stopped waiting for (a load that
+    ran out of time) is not reported as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _stop_all(workers: list[_Worker]) -> None:
@@ -412,13 +676,14 @@ _Reply = tuple[Any, ...]
 ``("error", status, message, reason)``."""
 
 
-def _worker_main(conn: Connection) -> None:
-    """A worker process: sealed, niced, answering ``load`` and ``query`` messages."""
+def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
+    """A worker process: sealed, niced by ``nice``, answering ``load`` and ``query``
+    messages."""
     from ratified_rdf.queries.offline import forbid_network
 
     forbid_network()
     with contextlib.suppress(OSError):
-        os.nice(10)
+        os.nice(nice)
     from pyoxigraph import Store
 
     from ratified_rdf.queries.guard import check_reader_query
@@ -559,4 +824,4 @@ def _too_many(max_rows: int, what: str) -> _Reply:
 __all__ = ["QueryReply", "QueryRequest", "QuerySandbox", "SandboxError", "SandboxLimits"]
 
 if __name__ == "__main__":
-    _worker_main(Connection(int(sys.argv[1])))
+    _worker_main(Connection(int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else 10)

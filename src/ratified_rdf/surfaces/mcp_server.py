@@ -186,13 +186,15 @@ def default_limits(
     workers: int = QUERY_WORKERS,
 ) -> SandboxLimits:
     """What one ``sparql`` query may use, and how many run at once. Every call comes from the
-    one client that started the server, so that client may hold every worker."""
+    one client that started the server, so that client may hold every worker, and none is
+    kept for quick queries (which would end that client's second query after ``quick_s``)."""
     return SandboxLimits(
         timeout_s=timeout_s,
         max_rows=READ_ROWS,
         memory_mib=memory_mib,
         workers=workers,
         per_client=workers,
+        quick_workers=0,
     )
 
 

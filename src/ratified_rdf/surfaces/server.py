@@ -14,9 +14,13 @@ Bounds of ``/sparql``: every reader query runs in a worker process of the query 
 (:mod:`ratified_rdf.queries.sandbox`), sealed off the network, checked by its parse tree, and
 ended (killed and replaced) past its deadline or its memory ceiling, so an expensive query
 costs the server one worker for at most ``--query-timeout`` seconds and never the server's own
-memory. One client holds at most ``--per-client`` workers at a time; request bodies are capped
-(413), and so are questions. Answer cards run in the server process, on its own hand-written
-queries, at a higher priority than the workers.
+memory. One client holds at most ``--per-client`` workers at a time, and a client known to
+send quick queries finds one kept for it when heavy clients hold the rest; all
+workers together grow by at most ``--query-memory-total``. Request bodies are capped (413), and
+so are questions. Answer cards run in the server process, on its own hand-written queries, at a
+higher priority than the workers. A reader's first request waits for its graphs to be copied
+into memory (for a token reader) or loaded into a worker at most its deadline, then gets 503
+with a sentence to retry; the copy goes on.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import html
 import os
 import re
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,9 +315,46 @@ def _client_key(request: Request) -> str:
     return "address:" + (request.client.host if request.client else "unknown")
 
 
+async def _copied(brain: Brain, deadline: float) -> None:
+    """Wait until ``brain``'s graphs are copied into memory (started now on a reader's first
+    request, or after a write; at once when the copy exists or none is kept), until
+    ``deadline`` (``time.monotonic()`` seconds) at most: then 503, saying to retry, while the
+    copy goes on for the next request."""
+    reading = brain.reading
+    pending = reading.copies.prepare(reading.store, brain.read_graphs)
+    if pending.done():
+        return
+    waiting = asyncio.wrap_future(pending)
+    try:
+        await asyncio.wait_for(asyncio.shield(waiting), max(0.0, deadline - time.monotonic()))
+    except TimeoutError:
+        raise EndpointError(
+            503,
+            "This server is still copying your graphs into memory (it does so once, on a "
+            "reader's first request and after the brain changes), and that took longer than a "
+            "request may wait here; try again in a few seconds.",
+            {"Retry-After": "5"},
+        ) from None
+    except Exception:
+        return  # a copy that failed: the read that follows tries again, or says why not
+
+
+async def _ready(request: Request) -> Brain:
+    """The reader ``request`` reads as (:func:`_reader`), once its graphs are copied into
+    memory: within the query timeout, else 503 saying to retry (:func:`_copied`)."""
+    brain = _reader(request)
+    await _copied(brain, time.monotonic() + request.app.state.limits.timeout_s)
+    return brain
+
+
 def _sandbox_for(request: Request, brain: Brain) -> QuerySandbox:
     """The query workers for ``brain``'s store, started on first use."""
-    state = request.app.state
+    return _sandbox_of(request.app)
+
+
+def _sandbox_of(app: Starlette) -> QuerySandbox:
+    """``app``'s query workers, made on first use."""
+    state = app.state
     with state.sandbox_lock:
         if state.sandbox is None:
             state.sandbox = QuerySandbox(
@@ -324,7 +366,7 @@ def _sandbox_for(request: Request, brain: Brain) -> QuerySandbox:
 
 
 async def _audited_evaluation(
-    request: Request, brain: Brain, sparql: str, choice: _Choice
+    request: Request, brain: Brain, sparql: str, choice: _Choice, deadline: float | None = None
 ) -> QueryReply:
     """Evaluate ``sparql`` for ``brain``'s reader in the query sandbox, audited as
     ``Brain.query`` is: the record is written before anything runs (no record, no query),
@@ -358,7 +400,7 @@ async def _audited_evaluation(
     )
     try:
         reply = await _sandbox_for(request, brain).run(
-            _client_key(request), query, brain.reading.export
+            _client_key(request), query, brain.reading.export, deadline=deadline
         )
     except BaseException as error:
         if not await asyncio.to_thread(stack.__exit__, type(error), error, error.__traceback__):
@@ -489,6 +531,7 @@ async def sparql_endpoint(request: Request) -> Response:
     (:mod:`ratified_rdf.surfaces.standard`)."""
     from ratified_rdf.surfaces import standard
 
+    deadline = time.monotonic() + request.app.state.limits.timeout_s
     surface = await standard.before_query(request)
     if surface is not None:
         return surface
@@ -508,7 +551,7 @@ async def sparql_endpoint(request: Request) -> Response:
         if streamed is not None:
             return streamed
         try:
-            reply = await _audited_evaluation(request, brain, sparql, choice)
+            reply = await _audited_evaluation(request, brain, sparql, choice, deadline)
         except SandboxError as error:
             raise _sandbox_refusal(error) from None
         except AuditError as error:
@@ -541,7 +584,7 @@ async def api_ask(request: Request) -> Response:
     drawing = request.query_params.get("timeline")
     if drawing not in (None, "svg"):
         return _api_error(400, "The timeline is drawn as SVG: add &timeline=svg, or leave it out.")
-    brain = _reader(request)
+    brain = await _ready(request)
     answer = await run_in_threadpool(brain.ask, question)
     body = answer.model_dump(mode="json")
     if drawing and answer.timeline is not None:
@@ -551,7 +594,7 @@ async def api_ask(request: Request) -> Response:
 
 async def api_holdings(request: Request) -> Response:
     """``GET /api/holdings``: what the graph holds, as an answer card in JSON."""
-    brain = _reader(request)
+    brain = await _ready(request)
     answer = await run_in_threadpool(brain.holdings)
     return JSONResponse(answer.model_dump(mode="json"))
 
@@ -608,7 +651,7 @@ async def resource(request: Request) -> Response:
     """
     rest = _rest_of(request, "/id/")
     try:
-        await run_in_threadpool(_resource, _reader(request), rest)
+        await run_in_threadpool(_resource, await _ready(request), rest)
     except EndpointError as error:
         return _page_or_text_error(request, error)
     target = "/doc/" + rest + (f"?{request.url.query}" if request.url.query else "")
@@ -623,7 +666,7 @@ async def document(request: Request) -> Response:
         chosen = _choose(_DOCS, _DOC_NAMES, request.headers.get("accept"), formats)
         if chosen is None:
             raise _not_acceptable("resource description", _DOCS.values())
-        found = await run_in_threadpool(_resource, _reader(request), rest)
+        found = await run_in_threadpool(_resource, await _ready(request), rest)
     except EndpointError as error:
         return _page_or_text_error(request, error)
     media, rdf_format = chosen
@@ -948,6 +991,10 @@ def create_app(
     query_memory_mib: int = 1_024,
     access: AccessList | AccessFile | None = None,
     max_stream_rows: int = 1_000_000,
+    query_memory_total_mib: int | None = None,
+    stream_deadline_s: float = 300.0,
+    stream_min_bytes_s: float = 4_096,
+    stream_window_s: float = 10.0,
 ) -> Starlette:
     """The ASGI app serving ``brain``: run it with uvicorn.
 
@@ -958,8 +1005,13 @@ def create_app(
     queries wait for its own turn, so one client never holds more than its share).
     ``access`` maps bearer tokens to readers (an :class:`AccessFile` is read again when it
     changes); without a token a request reads as ``brain``.
+    ``query_memory_total_mib`` is how far all workers together may grow (default
+    ``query_memory_mib``: the largest query is ended past it).
     ``max_stream_rows`` bounds what streams past ``max_rows`` instead (a whole graph from the
     graph store protocol, a triple pattern's rows): see :mod:`ratified_rdf.surfaces.standard`.
+    A stream ends ``stream_deadline_s`` after it started, and once it has waited
+    ``stream_window_s`` on a client reading less than ``stream_min_bytes_s`` bytes a second;
+    a client (a token, else an address) streams one answer at a time.
     """
     from ratified_rdf.surfaces import standard
 
@@ -976,6 +1028,7 @@ def create_app(
         memory_mib=query_memory_mib,
         workers=workers,
         per_client=per_client if per_client is not None else 1,
+        total_memory_mib=query_memory_total_mib,
     )
     app = Starlette(
         routes=[
@@ -1002,8 +1055,26 @@ def create_app(
     app.state.sandbox = None
     app.state.sandbox_limits = limits
     app.state.sandbox_lock = threading.Lock()
-    standard.install(app, max_stream_rows=max_stream_rows)
+    standard.install(
+        app,
+        max_stream_rows=max_stream_rows,
+        deadline_s=stream_deadline_s,
+        min_bytes_s=stream_min_bytes_s,
+        window_s=stream_window_s,
+    )
     return app
+
+
+def warm_query_workers(app: Starlette) -> threading.Thread:
+    """Start ``app``'s query workers now, each loading the anonymous reader's graphs, on a
+    thread of its own (returned), so the first queries find them loaded instead of spending
+    their time on it. Queries that come meanwhile wait for a worker as usual."""
+    brain: Brain = app.state.brain
+    warming = _sandbox_of(app).warm(brain.read_graphs, brain.reading.export)
+    thread = threading.Thread(target=asyncio.run, args=(warming,), name="ratified-warm")
+    thread.daemon = True
+    thread.start()
+    return thread
 
 
 def settle_for_serving(brain: Brain) -> None:
@@ -1068,6 +1139,12 @@ def settle_for_serving(brain: Brain) -> None:
     help="MiB a /sparql query's worker may grow by; past that it is ended with 503.",
 )
 @click.option(
+    "--query-memory-total",
+    type=click.IntRange(min=16),
+    help="MiB all /sparql workers together may grow by; past it the largest query is ended "
+    "with 503 [default: --query-memory].",
+)
+@click.option(
     "--query-workers",
     type=click.IntRange(min=1),
     help="Worker processes for /sparql queries [default: two per CPU, at least four].",
@@ -1100,6 +1177,7 @@ def serve_command(
     max_rows: int,
     max_stream_rows: int,
     query_memory: int,
+    query_memory_total: int | None,
     query_workers: int | None,
     per_client: int | None,
     access: Path | None,
@@ -1123,12 +1201,14 @@ def serve_command(
             max_rows=max_rows,
             max_stream_rows=max_stream_rows,
             query_memory_mib=query_memory,
+            query_memory_total_mib=query_memory_total,
             query_workers=query_workers,
             per_client=per_client,
             access=grants,
         )
         click.echo("Building the heading index …", err=True)
         settle_for_serving(brain)
+        warm_query_workers(app)
         where = "a copy in memory" if in_memory else "the store on disk"
         click.echo(
             f"Serving brain '{brain.brain_id}' from {store} at http://{host}:{port}/ "
@@ -1148,6 +1228,7 @@ __all__ = [
     "default_query_workers",
     "serve_command",
     "settle_for_serving",
+    "warm_query_workers",
 ]
 
 if __name__ == "__main__":

@@ -15,8 +15,10 @@ Bounds: a streamed answer (a graph, or a triple pattern's rows) is produced by a
 own, sealed off the network, into a queue of at most :data:`QUEUE_CHUNKS` chunks of
 :data:`CHUNK_BYTES`, so it never holds more than about a MiB however large the graph; it is
 counted before it starts and refused with 422 past ``max_stream_rows``; it ends at
-:data:`STREAM_DEADLINE_S` seconds whatever the client does; and at most as many streams run
-at once as there are query workers, ``per_client`` of them for one client. What is streamed
+:data:`STREAM_DEADLINE_S` seconds whatever the client does, and sooner when the client reads
+slower than :data:`STREAM_MIN_BYTES_S` for :data:`STREAM_WINDOW_S` seconds of the producer
+waiting on it; and at most as many streams run at once as there are query workers, one of
+them for one client (a token, else an address, however many connections it opens). What is streamed
 is never the client's text: a triple pattern is recognised on rdflib's parse tree (one basic
 graph pattern of one triple, plain variables, IRIs and literals, nothing else) and the query
 that runs is rewritten from those terms alone. Everything else goes to the query sandbox.
@@ -81,6 +83,10 @@ MAX_STREAM_ROWS: Final = 1_000_000
 """Most rows (or triples) a streamed answer holds by default; more is refused with 422."""
 STREAM_DEADLINE_S: Final = 300.0
 """A streamed answer ends this many seconds after it started, read to the end or not."""
+STREAM_MIN_BYTES_S: Final = 4_096
+"""A client reading a stream slower than this (bytes a second) is cut off..."""
+STREAM_WINDOW_S: Final = 10.0
+"""...once the stream has waited on it this many seconds reading less."""
 CHUNK_BYTES: Final = 64 * 1024
 QUEUE_CHUNKS: Final = 16
 """Chunks a stream keeps ready for a slow client; its producer waits once they are full."""
@@ -140,19 +146,20 @@ class _Described:
 class _State:
     max_stream_rows: int
     max_streams: int
-    per_client: int
     wait_s: float
+    deadline_s: float = STREAM_DEADLINE_S
+    min_bytes_s: float = STREAM_MIN_BYTES_S
+    window_s: float = STREAM_WINDOW_S
     lock: threading.Lock = field(default_factory=threading.Lock)
     busy: dict[str, int] = field(default_factory=dict)
 
     def take(self, client: str) -> bool:
-        """Take a stream slot for ``client`` if one is free."""
+        """Take a stream slot for ``client`` if one is free: one per client, since a client
+        that opens more connections is no more clients."""
         with self.lock:
-            if sum(self.busy.values()) >= self.max_streams:
+            if sum(self.busy.values()) >= self.max_streams or client in self.busy:
                 return False
-            if self.busy.get(client, 0) >= self.per_client:
-                return False
-            self.busy[client] = self.busy.get(client, 0) + 1
+            self.busy[client] = 1
             return True
 
     def give_back(self, client: str) -> None:
@@ -165,18 +172,31 @@ class _State:
                 self.busy.pop(client, None)
 
 
-def install(app: Starlette, *, max_stream_rows: int = MAX_STREAM_ROWS) -> None:
+def install(
+    app: Starlette,
+    *,
+    max_stream_rows: int = MAX_STREAM_ROWS,
+    deadline_s: float = STREAM_DEADLINE_S,
+    min_bytes_s: float = STREAM_MIN_BYTES_S,
+    window_s: float = STREAM_WINDOW_S,
+) -> None:
     """Give ``app`` (made by :func:`~ratified_rdf.surfaces.server.create_app`) what these
     surfaces keep: the descriptions computed per reader scope, and the stream slots (as many
-    as query workers, ``per_client`` of them per client)."""
+    as query workers, one per client) with their bounds: a stream ends ``deadline_s`` after
+    it started, and once it has waited ``window_s`` on a client reading less than
+    ``min_bytes_s`` a second."""
     if max_stream_rows < 1:
         raise ValueError("max_stream_rows must be at least 1.")
+    if deadline_s <= 0 or window_s <= 0 or min_bytes_s < 0:
+        raise ValueError("A stream's deadline and window must be positive, its rate not negative.")
     limits = app.state.limits
     app.state.standard = _State(
         max_stream_rows=max_stream_rows,
         max_streams=limits.workers,
-        per_client=limits.per_client,
         wait_s=limits.timeout_s,
+        deadline_s=deadline_s,
+        min_bytes_s=min_bytes_s,
+        window_s=window_s,
     )
 
 
@@ -450,13 +470,26 @@ _DONE: Final = object()
 
 class _Stream:
     """A file-like the serialiser writes into, on the producer thread, and the response
-    reads from: at most :data:`QUEUE_CHUNKS` chunks wait in between."""
+    reads from: at most :data:`QUEUE_CHUNKS` chunks wait in between. The producer is stopped
+    at ``deadline`` and, while it waits on a full queue, once it has waited ``window_s`` over
+    which the client took fewer than ``min_bytes_s`` bytes a second."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(
+        self,
+        deadline: float,
+        min_bytes_s: float = STREAM_MIN_BYTES_S,
+        window_s: float = STREAM_WINDOW_S,
+    ) -> None:
         self.deadline = deadline
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CHUNKS)
         self.stopped = threading.Event()
+        self.why = ""
+        """Why the producer stopped early, for the response to say."""
         self._buffer = bytearray()
+        self._floor, self._window = min_bytes_s, window_s
+        self._taken = 0  # bytes the response has taken
+        self._waited = 0.0  # seconds the producer waited on the client in this window
+        self._taken_before = 0  # what had been taken when the window began
 
     def write(self, data: bytes) -> int:
         """Take serialised bytes; pass them on a chunk at a time."""
@@ -493,22 +526,48 @@ class _Stream:
     def _put(self, item: object) -> None:
         while True:
             if self.stopped.is_set():
-                raise _Ended("the client stopped reading")
+                raise _Ended(self.why or "the client stopped reading")
             if time.monotonic() > self.deadline:
-                raise _Ended(f"the stream ran past its {STREAM_DEADLINE_S:g} s")
+                self._stop("the stream ran past its deadline")
+            started = time.monotonic()
             try:
                 self.queue.put(item, timeout=0.1)
                 return
             except queue.Full:
-                continue
+                self._waited_on_client(time.monotonic() - started)
+
+    def _waited_on_client(self, seconds: float) -> None:
+        """Count ``seconds`` the producer waited for the client to take a chunk; stop the
+        stream when, over a whole window of such waiting, it took less than the floor."""
+        self._waited += seconds
+        if self._waited < self._window:
+            return
+        taken = self._taken - self._taken_before
+        if taken < self._floor * self._window:
+            self._stop(
+                f"the client read {taken:,} bytes in {self._window:g} s, slower than the "
+                f"{self._floor:,g} bytes a second a stream must be read at"
+            )
+        self._waited, self._taken_before = 0.0, self._taken
+
+    def _stop(self, why: str) -> None:
+        self.why = why
+        self.stopped.set()
+        raise _Ended(why)
 
     def get(self) -> object:
-        """The next item, waiting at most until the deadline."""
-        left = self.deadline - time.monotonic()
-        try:
-            return self.queue.get(timeout=max(0.0, left) + 1.0)
-        except queue.Empty:
-            return _Ended(f"the stream ran past its {STREAM_DEADLINE_S:g} s")
+        """The next item, waiting at most until the deadline, or until the producer has
+        stopped and nothing is left."""
+        while True:
+            try:
+                item = self.queue.get(timeout=0.1)
+            except queue.Empty:
+                if self.stopped.is_set() or time.monotonic() > self.deadline + 1.0:
+                    return _Ended(self.why or "the stream ran past its deadline")
+                continue
+            if isinstance(item, bytes):
+                self._taken += len(item)
+            return item
 
 
 def _produce(
@@ -577,19 +636,21 @@ async def _streamed(
     byte become the usual refusals."""
     state = _state(request)
     client = s._client_key(request)
-    # Like a query waiting for a worker, a stream waits its turn up to the query timeout.
+    # Like a query waiting for a worker, a stream waits its turn up to the query timeout,
+    # copying the reader's graphs into memory included.
     waited_until = time.monotonic() + state.wait_s
+    await s._copied(brain, waited_until)
     while not state.take(client):
         if time.monotonic() > waited_until:
             raise s.EndpointError(
                 503,
                 f"Every streaming slot was taken for {state.wait_s:g} s (a client streams "
-                f"{state.per_client} graph or triple pattern at a time, the server "
-                f"{state.max_streams}); try again when your other download ends.",
+                f"one graph or triple pattern at a time, the server {state.max_streams}); try "
+                "again when your other download ends.",
                 {"Retry-After": "1"},
             )
         await asyncio.sleep(0.05)
-    stream = _Stream(time.monotonic() + STREAM_DEADLINE_S)
+    stream = _Stream(time.monotonic() + state.deadline_s, state.min_bytes_s, state.window_s)
     threading.Thread(
         target=_produce,
         args=(stream, brain, kind, subject, job, lambda: state.give_back(client)),
@@ -937,6 +998,8 @@ __all__ = [
     "MAX_PATTERN_CHARS",
     "MAX_STREAM_ROWS",
     "STREAM_DEADLINE_S",
+    "STREAM_MIN_BYTES_S",
+    "STREAM_WINDOW_S",
     "TriplePattern",
     "before_query",
     "graph_store",

@@ -1,0 +1,284 @@
+"""Bounded for everyone (issue 50): a client that reads a stream slowly, opens many
+connections, sends heavy queries or is the first to read a set of graphs costs the others
+nothing past their own deadlines.
+
+Every deadline here is a setting the test chooses (a tiny byte-rate window, a short query
+timeout) or a hook it holds (a copy that waits for the test's word); nothing asserts how long
+anything took.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from ratified_rdf import Brain
+from ratified_rdf.graph import copies
+from ratified_rdf.surfaces import standard
+from ratified_rdf.surfaces.server import create_app
+
+Serve = Callable[[Starlette], AbstractContextManager[str]]
+NTRIPLES = "application/n-triples"
+WHOLE_GRAPH = "/sparql?default"
+
+
+@pytest.fixture()
+def small_buffers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small chunks and a short queue, so the pigeon graph is more than what waits between
+    the producer and a client that reads nothing: the producer comes to wait on it."""
+    monkeypatch.setattr(standard, "CHUNK_BYTES", 1024)
+    monkeypatch.setattr(standard, "QUEUE_CHUNKS", 2)
+
+
+@contextmanager
+def _serving_small(app: Starlette) -> Iterator[str]:
+    """``app`` served as the ``serve`` fixture does, on a listener whose connections have a
+    small send buffer: what the server's kernel holds for a client that reads nothing is
+    small too, so the pigeon graph is more than all the buffers on the way."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    _until(lambda: server.started, "the server starts")
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        listener.close()
+
+
+def _stalled_stream(base: str) -> socket.socket:
+    """A client on 127.0.0.1 that asks for the whole graph and reads nothing (a tiny receive
+    window, so the kernel holds little of it either)."""
+    url = urlsplit(base)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.connect((url.hostname, url.port))
+    sock.sendall(
+        f"GET {WHOLE_GRAPH} HTTP/1.1\r\nHost: {url.netloc}\r\nAccept: {NTRIPLES}\r\n\r\n".encode()
+    )
+    return sock
+
+
+def _read_to_the_end(sock: socket.socket) -> bytes:
+    sock.settimeout(60)
+    data = bytearray()
+    with sock:
+        while chunk := sock.recv(65536):
+            data += chunk
+    return bytes(data)
+
+
+def _until(condition: Callable[[], bool], what: str) -> None:
+    """Wait for something the server does on another thread (bounded in steps, not timed)."""
+    for _ in range(3000):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def _from(address: str, base: str) -> httpx.Client:
+    """A client whose connections come from ``address`` (another user, to the server)."""
+    transport = httpx.HTTPTransport(local_address=address)
+    return httpx.Client(base_url=base, timeout=120, transport=transport)
+
+
+def test_a_slow_reader_is_cut_off_and_another_client_streams(
+    pigeon_brain: Brain, small_buffers: None
+) -> None:
+    # One stream slot. The slow reader takes it; past a window of the producer waiting on it
+    # with less than the floor read, its stream is stopped and the slot is another's.
+    app = create_app(
+        pigeon_brain,
+        query_workers=1,
+        query_timeout_s=20,
+        stream_min_bytes_s=1_000,
+        stream_window_s=0.3,
+    )
+    state = app.state.standard
+    with _serving_small(app) as base:
+        slow = _stalled_stream(base)
+        _until(lambda: "address:127.0.0.1" in state.busy, "the slow reader holds the slot")
+        with _from("127.0.0.2", base) as other:
+            answer = other.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES})
+        assert answer.status_code == 200, answer.text
+        lines = [line for line in answer.text.splitlines() if line.strip()]
+        assert len(lines) > 0
+        cut = _read_to_the_end(slow)
+    # The slow reader's download was broken off: no chunked body's last, empty chunk.
+    assert cut.startswith(b"HTTP/1.1 200")
+    assert not cut.endswith(b"0\r\n\r\n")
+    assert state.busy == {}
+
+
+def test_many_connections_from_one_address_hold_one_stream_slot(
+    pigeon_brain: Brain, small_buffers: None
+) -> None:
+    # Two slots, and --per-client 2 for the query workers; yet one address streams one answer
+    # at a time, so its second connection waits and another address gets the other slot.
+    app = create_app(
+        pigeon_brain, query_workers=2, per_client=2, query_timeout_s=20, stream_window_s=60
+    )
+    state = app.state.standard
+    with _serving_small(app) as base:
+        first = _stalled_stream(base)
+        _until(lambda: "address:127.0.0.1" in state.busy, "the first connection streams")
+        second = _stalled_stream(base)
+        with _from("127.0.0.2", base) as other:
+            answer = other.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES})
+            assert answer.status_code == 200, answer.text
+            assert state.busy == {"address:127.0.0.1": 1}
+        for sock in (first, second):
+            sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+
+def test_a_heavy_client_does_not_starve_a_light_clients_query(
+    pigeon_brain: Brain, serve: Serve
+) -> None:
+    # Two workers: one general, one kept for light clients. The general one is held (directly,
+    # so no query's clock races another's) and a second client has used a lot of worker time
+    # lately; its query waits, while a light client's is admitted to the kept worker.
+    app = create_app(pigeon_brain, query_workers=2, query_timeout_s=30)
+    ask = {"query": "ASK { ?s ?p ?o }"}
+    with serve(app) as base:
+        with _from("127.0.0.2", base) as light:
+            assert light.get("/sparql", params=ask).status_code == 200  # workers started
+        sandbox = app.state.sandbox
+        with sandbox._lock:
+            sandbox._busy["address:a-heavy-one"] = 1
+        sandbox._charge("address:127.0.0.3", 100.0)
+        replies: list[httpx.Response] = []
+
+        def heavy() -> None:
+            with _from("127.0.0.3", base) as client:
+                replies.append(client.get("/sparql", params=ask))
+
+        waiting = threading.Thread(target=heavy, daemon=True)
+        waiting.start()
+        _until(lambda: bool(sandbox._waiting), "the heavy client waits")
+        with _from("127.0.0.2", base) as light:
+            answered = light.get("/sparql", params=ask)
+        assert answered.status_code == 200, answered.text
+        assert [w.client for w in sandbox._waiting] == ["address:127.0.0.3"]
+        assert sandbox.granted[-1] == ("address:127.0.0.2", "quick")
+        # Once the general worker is free, the heavy client's query has it.
+        sandbox._release("address:a-heavy-one")
+        waiting.join(60)
+        assert [r.status_code for r in replies] == [200]
+        assert sandbox.granted[-1] == ("address:127.0.0.3", "general")
+
+
+def test_a_freed_worker_goes_to_the_client_that_used_the_least(
+    pigeon_brain: Brain, serve: Serve
+) -> None:
+    # One worker, held; a heavy client asks first and a light one after: the light one is
+    # served first when the worker comes free.
+    app = create_app(pigeon_brain, query_workers=1, query_timeout_s=30)
+    ask = {"query": "ASK { ?s ?p ?o }"}
+    with serve(app) as base:
+        with _from("127.0.0.4", base) as warm:
+            assert warm.get("/sparql", params=ask).status_code == 200
+        sandbox = app.state.sandbox
+        with sandbox._lock:
+            sandbox._busy["address:a-heavy-one"] = 1
+        sandbox._charge("address:127.0.0.3", 100.0)
+        replies: dict[str, httpx.Response] = {}
+
+        def client(address: str) -> None:
+            with _from(address, base) as http:
+                replies[address] = http.get("/sparql", params=ask)
+
+        threads = [threading.Thread(target=client, args=(a,), daemon=True) for a in ("127.0.0.3",)]
+        threads[0].start()
+        _until(lambda: len(sandbox._waiting) == 1, "the heavy client waits")
+        threads.append(threading.Thread(target=client, args=("127.0.0.2",), daemon=True))
+        threads[1].start()
+        _until(lambda: len(sandbox._waiting) == 2, "the light client waits too")
+        sandbox._release("address:a-heavy-one")
+        for thread in threads:
+            thread.join(60)
+        assert {a: r.status_code for a, r in replies.items()} == {
+            "127.0.0.2": 200,
+            "127.0.0.3": 200,
+        }
+        order = [client for client, _ in sandbox.granted][-2:]
+        assert order == ["address:127.0.0.2", "address:127.0.0.3"]
+
+
+@pytest.fixture()
+def held_copy(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Copies of graphs wait for the test's word before they are made."""
+    go = threading.Event()
+    real = copies.MemoryDataset
+
+    def held(store: object, graphs: object) -> object:
+        go.wait(30)  # the word, or (on code that waits for the copy) half a minute
+        return real(store, graphs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(copies, "MemoryDataset", held)
+    yield go
+    go.set()
+
+
+def test_copying_a_readers_graphs_counts_against_its_deadline(
+    pigeon_brain: Brain, held_copy: threading.Event
+) -> None:
+    # A reader of a brain answered from memory, whose graphs are not copied yet: its first
+    # request waits at most the query timeout for the copy, then is told to retry; the copy
+    # goes on, and once it is made the retry is answered.
+    brain = Brain.from_store(pigeon_brain.reading.store, in_memory=True)
+    app = create_app(brain, query_timeout_s=0.2)
+    question = {"q": "what does the graph hold?"}
+    with TestClient(app) as client:
+        first = client.get("/api/ask", params=question)
+        assert first.status_code == 503, first.text
+        assert "copying your graphs" in first.json()["error"]
+        assert "try again" in first.json()["error"]
+        assert first.headers["retry-after"] == "5"
+        streamed = client.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES})
+        assert streamed.status_code == 503 and "copying your graphs" in streamed.text
+        described = client.get("/doc/doc/rfc9999", headers={"Accept": "text/turtle"})
+        assert described.status_code == 503 and "copying your graphs" in described.text
+        held_copy.set()
+        _until(lambda: bool(brain.reading.copies.copies), "the copy is made")
+        again = client.get("/api/ask", params=question)
+        assert again.status_code == 200, again.text
+
+
+# Every triple against every other, sorted: the engine holds the whole join before a row.
+SORTED_JOIN = "SELECT ?a ?d WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?a ?d ?c ?f"
+
+
+def test_the_memory_ceiling_holds_for_all_queries_together(
+    pigeon_brain: Brain, serve: Serve
+) -> None:
+    # One query may grow by a GiB here, but all of them together by 32 MiB: the sorted join
+    # outgrows the total alone, so it is ended as the largest.
+    app = create_app(
+        pigeon_brain,
+        query_timeout_s=60,
+        query_memory_mib=1_024,
+        query_memory_total_mib=32,
+        max_rows=10**9,
+    )
+    with serve(app) as base, httpx.Client(base_url=base, timeout=90) as http:
+        response = http.get("/sparql", params={"query": SORTED_JOIN})
+        assert response.status_code == 503, response.text[:300]
+        assert "more than the 32 MiB of memory all of them together" in response.text
+        assert app.state.sandbox.ended == 1 and app.state.sandbox.busy == 0
+        assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200

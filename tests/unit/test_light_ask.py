@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
 import ratified_rdf
@@ -95,3 +96,34 @@ def test_the_root_imports_its_names_on_first_use_and_gives_every_one() -> None:
     assert found["Brain"] == "type" and found["__version__"] == "str"
     with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
         ratified_rdf.Nothing  # noqa: B018
+
+
+def test_the_list_of_commands_imports_neither_server() -> None:
+    code = (
+        "import sys\n"
+        "from ratified_rdf.surfaces import cli\n"
+        "try:\n"
+        "    cli.main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "watched = ('starlette', 'mcp', 'ratified_rdf.surfaces.')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(watched)))"
+    )
+    source = str(Path(ratified_rdf.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
+    ).stdout
+    listing, loaded = out.rsplit("\n", 2)[0], out.rsplit("\n", 2)[1]
+    assert "serve " in listing and "mcp " in listing
+    assert "server" not in loaded and "mcp" not in loaded and "starlette" not in loaded, loaded
+
+
+@pytest.mark.parametrize("limit", [30, 45, 80, 200])
+def test_a_lazy_commands_listed_help_is_its_own(limit: int) -> None:
+    from ratified_rdf.surfaces import cli
+
+    for name, (_module, _attr, kept) in cli._LAZY_COMMANDS.items():
+        command = cli.main.get_command(click.Context(cli.main), name)
+        assert command is not None
+        assert cli._short(kept, limit) == command.get_short_help_str(limit), name

@@ -180,11 +180,21 @@ as_of_option = click.option(
 
 
 _LAZY_COMMANDS = {
-    "mcp": ("ratified_rdf.surfaces.mcp_server", "mcp_command"),
-    "serve": ("ratified_rdf.surfaces.server", "serve_command"),
+    "mcp": (
+        "ratified_rdf.surfaces.mcp_server",
+        "mcp_command",
+        "Serve the brain to an MCP client (an agent) over stdin and stdout.",
+    ),
+    "serve": (
+        "ratified_rdf.surfaces.server",
+        "serve_command",
+        "Serve the brain over HTTP: a SPARQL endpoint, the answer API, resource pages and a "
+        "question page.",
+    ),
 }
 """Commands defined beside the stack they start (Starlette, MCP), by name: each is imported
-when it is named or listed, not by every command."""
+when it is named, not by every command; ``ratified --help`` lists it with the first sentence
+of its help kept here (a test holds the two the same)."""
 
 
 class _Group(click.Group):
@@ -198,9 +208,26 @@ class _Group(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command ``cmd_name``, imported first when it is one of :data:`_LAZY_COMMANDS`."""
         if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
-            module, name = _LAZY_COMMANDS[cmd_name]
+            module, name, _ = _LAZY_COMMANDS[cmd_name]
             self.add_command(getattr(import_module(module), name), cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands, a lazily loaded one by the help kept for it, unimported."""
+        listed = [
+            (name, None if name in _LAZY_COMMANDS else self.get_command(ctx, name))
+            for name in self.list_commands(ctx)
+        ]
+        shown = [(name, c) for name, c in listed if c is None or not c.hidden]
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+        rows = [
+            (name, c.get_short_help_str(limit) if c else _short(_LAZY_COMMANDS[name][2], limit))
+            for name, c in shown
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -225,6 +252,11 @@ class _Group(click.Group):
             ctx.exit(2)
         except Exception as error:
             _bug(ctx, error)
+
+
+def _short(text: str, limit: int) -> str:
+    """``text`` as click shortens a command's help for the list of commands."""
+    return click.Command("-", help=text).get_short_help_str(limit)
 
 
 def _bug(ctx: click.Context, error: Exception) -> NoReturn:

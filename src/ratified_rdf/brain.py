@@ -12,6 +12,7 @@ from typing import IO
 
 from pyoxigraph import RdfFormat, Triple
 
+from ratified_rdf._build_report import BuildReport
 from ratified_rdf._reading import Reading, build_store, closed_on_error, open_store, share
 from ratified_rdf.answers import asking, holdings, reviewing
 from ratified_rdf.answers.lookups import Lookups
@@ -19,7 +20,6 @@ from ratified_rdf.answers.models import Answer, Trust
 from ratified_rdf.answers.router import Intent
 from ratified_rdf.answers.trust import card_title
 from ratified_rdf.audit import AuditLog, audit_folder
-from ratified_rdf.build import BuildReport, build
 from ratified_rdf.graph import publish, reviews
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.copies import GraphCopies
@@ -113,6 +113,10 @@ class Brain:
         """Build the brain a manifest describes into ``path`` (in memory when ``None``; an
         Oxigraph server when a URL), audited in ``audit`` or the log beside the store. The
         brain returned reads as ``reader``, by default :meth:`Reader.builder`."""
+        # What a build runs (sources, mapping, the SHACL gate) is imported when one does:
+        # opening a brain to read it costs none of it.
+        from ratified_rdf.build import build
+
         reader = reader or Reader.builder()
         log = audit or (None if path is None else AuditLog.open(audit_folder(path)))
         store = build_store(path)

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, JsonValue
 from tqdm import tqdm
 
+from ratified_rdf._build_report import BuildReport
 from ratified_rdf._forked import Forked
 from ratified_rdf._memory import collections_spared, give_back
 from ratified_rdf.audit import AuditLog, DetailSidecar, capture
@@ -64,36 +65,6 @@ from ratified_rdf.sources.online.datatracker import (
     read_facts_record,
 )
 from ratified_rdf.trust import Clearance
-
-
-class BuildReport(BaseModel):
-    """What a build did, for the CLI and the benchmarks."""
-
-    model_config = ConfigDict(frozen=True)
-
-    brain_id: str
-    tenant: str
-    run_id: str
-    source: str
-    revisions: int
-    rfcs: int
-    sections: int
-    alignments: int
-    batches: int
-    triples: int
-    """Distinct triples written (a commit shared by two batches counts once)."""
-    gate: str = ""
-    """The SHACL engine that gated the run ("pyshacl-turbo 0.6.5"; a cross-checked run names
-    both)."""
-    problems: tuple[str, ...] = ()
-    """Records reported and skipped (a malformed mail message, say), as sentences."""
-    notes: tuple[str, ...] = ()
-    """What the build decided that a reader of its answers should know, as sentences: dates
-    that ran backwards along a chain, drafts whose sections cannot be followed into an RFC,
-    changes made after publication."""
-    read_seconds: float
-    write_seconds: float
-    total_seconds: float
 
 
 def build(

@@ -17,10 +17,12 @@ from ratified_rdf import Answer, Brain, RatifiedError, Reader
 
 
 def _public_names() -> list[str]:
+    # dir(), not vars(): the root binds most names on first use (PEP 562), and dir lists them.
     return [
         name
-        for name, value in vars(ratified_rdf).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        for name in dir(ratified_rdf)
+        if not name.startswith("_")
+        and not isinstance(getattr(ratified_rdf, name), types.ModuleType)
     ]
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
 from ratified_rdf.audit.anchor import ConsistencyProver, Receipt
 from ratified_rdf.audit.errors import AnchorRejected, AnchorUnreachable, AuditError
 from ratified_rdf.audit.records import canonical_bytes, canonical_json
 from ratified_rdf.audit.signing import SignedTreeHead
+
+if TYPE_CHECKING:
+    # httpx is imported when a tree head is posted: every reader imports the audit package.
+    import httpx
 
 
 class HttpTransparencyAnchor:
@@ -38,6 +42,8 @@ class HttpTransparencyAnchor:
 
     def submit(self, sth: SignedTreeHead, prove: ConsistencyProver) -> Receipt:
         """POST ``sth`` and return the service's receipt (``prove`` is not needed here)."""
+        import httpx
+
         try:
             with httpx.Client(transport=self._transport, timeout=self._timeout) as client:
                 response = client.post(

@@ -16,7 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 from json.encoder import encode_basestring
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 
@@ -32,8 +32,12 @@ from ratified_rdf.records.models import (
     SpecRecords,
 )
 from ratified_rdf.sources.document import Author, ParsedDocument, normalise_heading
-from ratified_rdf.sources.online.datatracker import DraftFacts
 from ratified_rdf.trust import TenantId
+
+if TYPE_CHECKING:
+    # The online sources bring httpx: a reader imports this module (through the writer's
+    # run records) and never fetches.
+    from ratified_rdf.sources.online.datatracker import DraftFacts
 
 A = term("rdf:type")
 XSD_INT = NamedNode(v.XSD + "integer")

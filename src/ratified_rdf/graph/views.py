@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
 
@@ -40,8 +41,10 @@ from ratified_rdf.graph.vocab import RR, term
 from ratified_rdf.queries.files import QueryError, load_query, view_queries
 from ratified_rdf.queries.packed import pack_row, pack_rows
 from ratified_rdf.queries.run import POSTS, read_sources, reads_graph, source_of
-from ratified_rdf.queries.template import ConstructTemplate, Statement, construct_template
 from ratified_rdf.trust import Clearance
+
+if TYPE_CHECKING:
+    from ratified_rdf.queries.template import ConstructTemplate, Statement
 
 VIEW = "view"
 """The source name of every view graph (``…/<run>/view-spec`` holds source ``view``)."""
@@ -182,6 +185,10 @@ def view_batches(
     are yielded once its query has run, to be staged before the next runs. Staging them may
     move the run to another store (from memory to disk), which is why the store is asked
     for afresh for each view."""
+    # rdflib parses the templates: imported by a build, which derives the view, never by a
+    # reader, who only asks which views it may use (usable_views).
+    from ratified_rdf.queries.template import construct_template
+
     graphs = set(written)
     for view in VIEWS:
         for source in _sources_of(view):

@@ -4,12 +4,27 @@ words a person can act on."""
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import rdflib
 from pydantic import BaseModel, ConfigDict
 
-SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+if TYPE_CHECKING:
+    import rdflib
+
+    SH: rdflib.Namespace
+
+SHACL: Final = "http://www.w3.org/ns/shacl#"
+
+
+def __getattr__(name: str) -> object:
+    """``SH``, the SHACL namespace as rdflib's, made on first use: a reader imports this module
+    for :class:`Violation`, and never rdflib."""
+    if name == "SH":
+        import rdflib
+
+        return rdflib.Namespace(SHACL)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 SHOWN_VALUE_CHARS: Final = 200
 """How much of a refused value a violation's sentence shows."""
@@ -63,6 +78,9 @@ class PreparedBatch(BaseModel):
 
 def violations_of(results: rdflib.Graph, source: str) -> list[Violation]:
     """The violations (not warnings) of a SHACL validation report, sorted."""
+    import rdflib
+
+    SH = rdflib.Namespace(SHACL)
     out: list[Violation] = []
     for result in results.subjects(rdflib.RDF.type, SH.ValidationResult):
         if results.value(result, SH.resultSeverity) != SH.Violation:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 from pyoxigraph import NamedNode, Triple
@@ -31,8 +32,6 @@ from ratified_rdf._temporary import clear_abandoned
 from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog, capture
 from ratified_rdf.graph import vocab as v
-from ratified_rdf.graph.gate import EarlyCheck, ShaclGate, StagedBatch, StagedRun
-from ratified_rdf.graph.gate_context import GateContext
 from ratified_rdf.graph.mapping import XSD_DT, Batch, RunContext
 from ratified_rdf.graph.spool import Spool
 from ratified_rdf.graph.store import (
@@ -45,6 +44,12 @@ from ratified_rdf.graph.store import (
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.queries.run import run_query, source_of
 from ratified_rdf.trust import Clearance, TenantId
+
+if TYPE_CHECKING:
+    # The gate (pyshacl, rdflib) is imported where a run is staged: reading a brain's runs
+    # (read_runs) must not cost a reader the SHACL engine.
+    from ratified_rdf.graph.gate import EarlyCheck, ShaclGate, StagedBatch
+    from ratified_rdf.graph.gate_context import GateContext
 
 
 class MappingChanged(StoreError):
@@ -237,6 +242,9 @@ class Writer:
             # batches are then prepared from it, neither mapped a second time nor read back
             # from the staged run (slow once that is on disk). Let go of with this call's frame
             # (a recorded run keeps it, to check it again).
+            from ratified_rdf.graph.gate import StagedRun
+            from ratified_rdf.graph.gate_context import GateContext
+
             context = GateContext(self.gate)
 
             def outside() -> Iterator[tuple[str, Sequence[Triple], bytes]]:
@@ -376,6 +384,8 @@ class Writer:
         At ×100 the view keeps one core busy for most of its ten minutes, and the gate's
         workers had both cores for three minutes after it; now they use the core the view
         leaves."""
+        from ratified_rdf.graph.gate import StagedRun
+
         if store.path is None or not self.gate.checks_early():
             return None
         checkpoint = context.checkpoint()

@@ -48,10 +48,10 @@ from ratified_rdf.sources.document import (
 from ratified_rdf.sources.git_history import ChangePlace, CommitRecord
 from ratified_rdf.sources.github_archive import GitHubArchive, GitHubThread
 from ratified_rdf.sources.mail import MailMessage
-from ratified_rdf.sources.online.datatracker import DraftFacts
 
 if TYPE_CHECKING:
     from ratified_rdf.sources.base import ReadContext
+    from ratified_rdf.sources.online.datatracker import DraftFacts  # httpx: a build's alone
 
 CitationRule = Literal[
     "explicit-revision", "current-revision", "named-rfc", "anchor", "review-line"

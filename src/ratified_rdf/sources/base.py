@@ -36,7 +36,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -48,8 +48,10 @@ from ratified_rdf.records.identity import Identity, LinkEvidence
 from ratified_rdf.records.manifest import CORE_SOURCES, Manifest
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.sources.git_repo import GitRepository
-from ratified_rdf.sources.online.datatracker import DraftFacts
 from ratified_rdf.trust import Clearance
+
+if TYPE_CHECKING:
+    from ratified_rdf.sources.online.datatracker import DraftFacts  # httpx: a build's alone
 
 __all__ = [
     "BUILT_IN",

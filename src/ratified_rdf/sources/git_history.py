@@ -26,7 +26,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ratified_rdf._forked import Forked
 from ratified_rdf.sources.document import SectionKey, outline_keys
 from ratified_rdf.sources.git_repo import GitRepository, SourceError
 from ratified_rdf.sources.kramdown import OutlineHeading, heading_of, outline_and_breaks
@@ -615,6 +614,8 @@ def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
     ordered = sorted(blobs)
     if len(ordered) < 2 * TEXTS_PER_READ:
         return _read_outlines(repo, ordered)
+    from ratified_rdf._forked import Forked  # multiprocessing: a build's, never a reader's
+
     middle = len(ordered) // 2
     second = ordered[middle:]
     other = Forked(lambda: _read_outlines(repo, second), "reading the texts' outlines")

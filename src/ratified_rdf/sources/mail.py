@@ -35,7 +35,6 @@ import base64
 import codecs
 import gzip
 import hashlib
-import mailbox
 import os
 import re
 import tempfile
@@ -348,6 +347,8 @@ def _mbox_entries(data: bytes, path: Path | None) -> list[bytes]:
 
 
 def _split_mbox(path: Path) -> list[bytes]:
+    import mailbox  # with email.generator: a build reads mail, a reader never
+
     box = mailbox.mbox(path, create=False)
     try:
         return [box.get_bytes(key) for key in box.iterkeys()]

@@ -11,12 +11,12 @@ import os
 import sys
 from collections.abc import Callable
 from datetime import datetime
+from importlib import import_module
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 from urllib.parse import urlsplit
 
 import click
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pyoxigraph import RdfFormat, serialize
 
 from ratified_rdf._errors import RatifiedError
@@ -52,21 +52,19 @@ from ratified_rdf.audit import (
     verify_log,
 )
 from ratified_rdf.brain import Brain
-from ratified_rdf.graph.gate import workers_start_afresh
 from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.files import ParamValue, QueryError, parse_query_file
-from ratified_rdf.sources.git_repo import default_cache_dir
-from ratified_rdf.sources.online import (
-    DatatrackerClient,
-    PoliteClient,
-    download_mbox,
-    extract_mboxes,
-    write_facts_record,
-)
 from ratified_rdf.surfaces import section_text, timeline_svg
-from ratified_rdf.surfaces.mcp_server import mcp_command
-from ratified_rdf.surfaces.server import serve_command
 from ratified_rdf.trust import Reader
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from ratified_rdf.sources.online import PoliteClient
+
+# What only some commands use is imported in them (the SHACL gate by build, the fetchers by
+# fetch, the web and MCP stacks by serve and mcp: see _LAZY_COMMANDS), so that `ratified ask`
+# starts without them.
 
 DEFAULT_STORE = "brain"
 _EXPECTED = (RatifiedError, FileNotFoundError)
@@ -181,8 +179,55 @@ as_of_option = click.option(
 )
 
 
+_LAZY_COMMANDS = {
+    "mcp": (
+        "ratified_rdf.surfaces.mcp_server",
+        "mcp_command",
+        "Serve the brain to an MCP client (an agent) over stdin and stdout.",
+    ),
+    "serve": (
+        "ratified_rdf.surfaces.server",
+        "serve_command",
+        "Serve the brain over HTTP: a SPARQL endpoint, the answer API, resource pages and a "
+        "question page.",
+    ),
+}
+"""Commands defined beside the stack they start (Starlette, MCP), by name: each is imported
+when it is named, not by every command; ``ratified --help`` lists it with the first sentence
+of its help kept here (a test holds the two the same)."""
+
+
 class _Group(click.Group):
-    """Turns the library's expected errors into one readable line and exit code 2."""
+    """Turns the library's expected errors into one readable line and exit code 2, and loads
+    the commands of :data:`_LAZY_COMMANDS` when they are asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, the lazily loaded ones too."""
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, imported first when it is one of :data:`_LAZY_COMMANDS`."""
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, name, _ = _LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands, a lazily loaded one by the help kept for it, unimported."""
+        listed = [
+            (name, None if name in _LAZY_COMMANDS else self.get_command(ctx, name))
+            for name in self.list_commands(ctx)
+        ]
+        shown = [(name, c) for name, c in listed if c is None or not c.hidden]
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+        rows = [
+            (name, c.get_short_help_str(limit) if c else _short(_LAZY_COMMANDS[name][2], limit))
+            for name, c in shown
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -207,6 +252,11 @@ class _Group(click.Group):
             ctx.exit(2)
         except Exception as error:
             _bug(ctx, error)
+
+
+def _short(text: str, limit: int) -> str:
+    """``text`` as click shortens a command's help for the list of commands."""
+    return click.Command("-", help=text).get_short_help_str(limit)
 
 
 def _bug(ctx: click.Context, error: Exception) -> NoReturn:
@@ -248,6 +298,8 @@ def build_command(manifest: Path, source: str | None, store: Path | str, quiet: 
     """Build (or rebuild) the brain a manifest describes."""
     # The CLI's script is guarded, so the gate's workers may start afresh: each then holds
     # what it reads, not pages of the whole build (RATIFIED_GATE_FRESH_WORKERS=0 forks).
+    from ratified_rdf.graph.gate import workers_start_afresh
+
     with workers_start_afresh():
         brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
     brain.close()
@@ -1058,6 +1110,9 @@ def fetch_group() -> None:
 
 
 def _client(cache: Path | None, offline: bool) -> PoliteClient:
+    from ratified_rdf.sources.git_repo import default_cache_dir
+    from ratified_rdf.sources.online import PoliteClient
+
     folder = cache or default_cache_dir().parent / "http"
     return PoliteClient(cache_dir=folder, offline=offline)
 
@@ -1085,6 +1140,8 @@ def fetch_datatracker(
 ) -> None:
     """Fetch each draft's revisions and dates, became-RFC and replaces relations, group chairs
     and area directors from the IETF Datatracker, and write them as records."""
+    from ratified_rdf.sources.online import DatatrackerClient, write_facts_record
+
     with _client(cache, offline) as client:
         tracker = DatatrackerClient(client)
         for draft in drafts:
@@ -1119,6 +1176,8 @@ def fetch_mail(
     offline: bool,
 ) -> None:
     """Download a list's mbox export from the IETF mail archive for a date range."""
+    from ratified_rdf.sources.online import download_mbox, extract_mboxes
+
     with _client(cache, offline) as client:
         archive = download_mbox(client, list_name, since.date(), until.date(), folder)
     for mbox in extract_mboxes(archive, folder / "mbox"):
@@ -1219,8 +1278,5 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
             f"build it with: ratified build {target.parent} --source {source}"
         )
 
-
-main.add_command(mcp_command, "mcp")
-main.add_command(serve_command, "serve")
 
 __all__ = ["main", "render_card"]

@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -162,10 +163,17 @@ def _where(text: str, at: int) -> str:
     return f"line {len(ends) + 1}, column {column}"
 
 
+RDFLIB_PARSING: Final = threading.Lock()
+"""Held around every use of rdflib's SPARQL parser in this process. Its pyparsing grammar keeps
+state while it parses, so two threads parsing at once break each other's parse (a TypeError
+from a parse action, not a syntax error): a server reads queries on many threads."""
+
+
 @functools.lru_cache(maxsize=512)
 def _checked(sparql: str) -> QueryForm:
     try:
-        tree = parseQuery(sparql)
+        with RDFLIB_PARSING:
+            tree = parseQuery(sparql)
     except ParseException as error:
         if _is_update(sparql):
             raise QueryRefused(
@@ -221,7 +229,8 @@ def audited_text(sparql: str) -> dict[str, JsonValue]:
 
 def _is_update(sparql: str) -> bool:
     try:
-        parseUpdate(sparql)
+        with RDFLIB_PARSING:
+            parseUpdate(sparql)
     except (ParseException, RecursionError):
         return False
     return True
@@ -248,6 +257,7 @@ def _nodes(value: object) -> Iterator[CompValue]:
 __all__ = [
     "AUDITED_TEXT_CHARS",
     "MAX_QUERY_CHARS",
+    "RDFLIB_PARSING",
     "QueryForm",
     "QueryRefused",
     "ReaderQuery",

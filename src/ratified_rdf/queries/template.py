@@ -28,6 +28,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from ratified_rdf.graph.store import Term
 from ratified_rdf.queries.files import QueryError, load_query
+from ratified_rdf.queries.guard import RDFLIB_PARSING
 
 TemplatePart = Term | int
 """A part of a compiled template: a constant, a template blank node, or the index of a
@@ -98,7 +99,8 @@ def template_of(name: str, text: str) -> ConstructTemplate:
             "be one."
         )
     end = _closing_brace(text, found.end() - 1)
-    algebra = prepareQuery(text).algebra
+    with RDFLIB_PARSING:  # rdflib's parser is not safe to share between threads
+        algebra = prepareQuery(text).algebra
     patterns = algebra.template
     names = sorted(
         {str(part) for pattern in patterns for part in pattern if isinstance(part, RdflibVariable)}

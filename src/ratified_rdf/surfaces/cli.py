@@ -641,8 +641,11 @@ def _not_a_query(file: Path, text: str, error: SyntaxError) -> str:
     from pyparsing import ParseException
     from rdflib.plugins.sparql.parser import parseUpdate
 
+    from ratified_rdf.queries.guard import RDFLIB_PARSING
+
     try:
-        parseUpdate(text)
+        with RDFLIB_PARSING:
+            parseUpdate(text)
     except (ParseException, RecursionError):
         return (
             f"{file} is not a SPARQL query the engine can read ({error}). Fix the query "

@@ -68,7 +68,12 @@ from ratified_rdf.audit import AuditError, DetailSidecar, capture
 from ratified_rdf.audit.records import Kind
 from ratified_rdf.brain import Brain
 from ratified_rdf.graph import vocab as v
-from ratified_rdf.queries.guard import QueryRefused, audited_text, check_reader_query
+from ratified_rdf.queries.guard import (
+    RDFLIB_PARSING,
+    QueryRefused,
+    audited_text,
+    check_reader_query,
+)
 from ratified_rdf.queries.offline import forbid_network
 from ratified_rdf.resources import resource_dir
 from ratified_rdf.surfaces import server as s
@@ -778,7 +783,8 @@ def triple_pattern(sparql: str) -> TriplePattern | None:
         checked = check_reader_query(sparql)
         if checked.form != "SELECT":
             return None
-        algebra = translateQuery(parseQuery(checked.text)).algebra
+        with RDFLIB_PARSING:
+            algebra = translateQuery(parseQuery(checked.text)).algebra
     except Exception:  # the sandbox gives the proper refusal for anything unreadable
         return None
     node = algebra.p

@@ -328,6 +328,7 @@ class HeadingIndex:
         self._rfc_headings: dict[tuple[int, str], HeadingEntry] | None = None
         self._holders: dict[str, tuple[int, ...]] | None = None
         self._places = places
+        self._documents: dict[str, frozenset[str]] | None = None
         self._frequencies = tuple(Counter(a.terms) for a in analyses)
         count = len(headings)
         lengths = [len(a.terms) for a in analyses]
@@ -388,6 +389,17 @@ class HeadingIndex:
         (None for an unnumbered section), as ``section_places.rq`` gives them; None when the
         index does not hold the section."""
         return self._places.get(section)
+
+    def numbers(self, document: str) -> frozenset[str]:
+        """The section numbers ``document`` (an RFC as "RFC 8446", or a revision by name)
+        holds with a heading."""
+        if self._documents is None:
+            held: dict[str, set[str]] = defaultdict(set)
+            for label, number in self._places.values():
+                if number:
+                    held[label].add(number)
+            self._documents = {label: frozenset(numbers) for label, numbers in held.items()}
+        return self._documents.get(document, frozenset())
 
     def rfc_section(self, rfc: int, number: str) -> HeadingEntry | None:
         """Section ``number`` of RFC ``rfc`` as the index holds it (IRI, heading, link), or

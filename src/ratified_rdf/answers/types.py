@@ -94,6 +94,22 @@ class Target:
 def target(session: Session, question: str, chosen: Route, asking: str) -> Target | Answer:
     """The section ``chosen`` is about, or the "doesn't know" answer when its words find no
     RFC section heading. ``asking`` words the alternatives ("who discussed")."""
+    if chosen.section and _numbered_in_revision(chosen):
+        # "I'm reading draft-20 and section 4.2.10.2 ...": the number is that revision's own;
+        # the card is about the RFC section it became.
+        assert chosen.draft and chosen.revision
+        name = f"{chosen.draft}-{chosen.revision}"
+        final = sections.final_section(session, chosen.draft, chosen.revision, chosen.section)
+        if final is None:
+            return holdings.out_of_scope(
+                session,
+                question,
+                f"section {chosen.section} of {name} has no counterpart in an RFC it holds",
+            )
+        final_rfc, final_number = final
+        known = session.from_index(lambda index: index.rfc_section(final_rfc, final_number))
+        lead = f"Section {chosen.section} of {name} became RFC {final_rfc} §{final_number}. "
+        return Target(final_rfc, final_number, known, lead)
     if chosen.section:
         rfc, number = chosen.rfc, chosen.section
         known = None
@@ -146,6 +162,19 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
         for hit in hits[1:2]
     ]
     return Target(rfc, best.entry.number or "", best.entry, lead, alternatives, best.matched)
+
+
+def _numbered_in_revision(chosen: Route) -> bool:
+    """Whether the section number of ``chosen`` is written beside a revision, not an RFC:
+    it is numbered as that revision numbers it."""
+    mentions = chosen.mentions
+    return bool(
+        chosen.draft
+        and chosen.revision
+        and chosen.section
+        and chosen.section not in mentions.rfc_sections
+        and not mentions.days
+    )
 
 
 def _on_section(
@@ -230,9 +259,25 @@ _NOT_HELD = re.compile(
     r"weather|stock price|lunch|dinner|which implementations|implementations? (?:support|"
     r"status|list|report)|interop\w*|openssl|boringssl|nss|wolfssl|chrome|firefox|nginx|"
     r"cloudflare|vendors?|market share|deployment stats?|errata|last call|directorates?|secdir|"
-    r"genart|opsdir|shepherd\w*)\b",
+    r"genart|opsdir|shepherd\w*|"
+    # Implementations and deployments: who wrote code for a protocol is not in its record.
+    # "Mandatory-to-implement" and "implementation notes" are what a document says, not this.
+    # "I am implementing QPACK" asks about the spec; "who implemented it" about the world.
+    r"(?:who|which|first to|anyone|anybody|been|has|have|had)\b[^.?]{0,40}?\bimplement(?:s|ed|"
+    r"ing)?|implement(?:ers|ors)|implementations? (?:of|that|which|exist\w*|are|"
+    r"were|support\w*|ha(?:ve|d))|(?:tls |quic |crypto |ssl |http )?librar(?:y|ies)|"
+    r"browsers?|deploy(?:s|ed|ing|ments?)|adoption|usage (?:data|numbers|statistics)|"
+    r"how widely|in production|"
+    # Meetings, hums and last calls: none of their records is ingested.
+    r"meetings?|ietf ?-?\d{2,3}|hum(?:s|med)?|bofs?|wglc|working group last call)\b",
     re.IGNORECASE,
 )
+_MAIL = re.compile(
+    r"\b(?:mailing[- ]lists?|(?:on|to|the|tls|quic) list|list archives?|e-?mails?|mails?|"
+    r"mail threads?|messages? (?:on|to) the list)\b",
+    re.IGNORECASE,
+)
+"""What a mailing list said: never ingested when the brain holds no list archive."""
 
 
 def _bind_count(chosen: Route, mentions: Mentions, reading: Reading) -> Route:
@@ -456,14 +501,80 @@ def _out_of_scope(session: Session, question: str, chosen: Route) -> Answer:
 
 
 def _not_held(session: Session, question: str, chosen: Route) -> Answer:
-    said = _NOT_HELD.search(question)
-    what = said.group(0) if said else "that"
-    return holdings.out_of_scope(
+    said = _NOT_HELD.search(question) or _MAIL.search(question)
+    what = said.group(0).lower() if said else "issues" if _ISSUES.search(question) else "that"
+    what = next((kind for stem, kind in _KINDS if stem in what), what)
+    reason = (
+        f"it never ingested records of {what} (it reads drafts, RFCs, git history and "
+        "the discussion sources its manifest names)"
+    )
+    mentions = chosen.mentions
+    named = [
+        *(f"RFC {n}" for n in mentions.rfcs),
+        *(f"{d}-{n}" for d, n in mentions.revisions),
+        *(d for d in mentions.drafts if all(d != r for r, _ in mentions.revisions)),
+    ]
+    if not named:
+        return holdings.out_of_scope(session, question, reason)
+    # The question names a document the brain holds: say what it can show about it.
+    about = ", ".join(dict.fromkeys(named))
+    answer = holdings.out_of_scope(
         session,
         question,
-        f"it never ingested records of {what.lower()} (it reads drafts, RFCs, git history and "
-        "the discussion sources its manifest names)",
+        f"{reason}; about {about} it holds the text of its revisions and sections, how each "
+        "section became the RFC's, and the commits and discussion the manifest's sources "
+        "connect to them",
     )
+    return answer.model_copy(
+        update={
+            "alternatives": [
+                Alternative(question=f"tell me about {name}", reason=f"the card of {name}")
+                for name in dict.fromkeys(named)
+            ]
+        }
+    )
+
+
+_KINDS = (
+    ("implement", "implementations"),
+    ("librar", "implementations"),
+    ("browser", "implementations"),
+    ("deploy", "deployments"),
+    ("adoption", "deployments"),
+    ("usage", "deployments"),
+    ("widely", "deployments"),
+    ("production", "deployments"),
+    ("meeting", "meetings"),
+    ("bof", "meetings"),
+    ("ietf", "meetings"),
+    ("hum", "hums"),
+    ("wglc", "last calls"),
+    ("last call", "last calls"),
+    ("mail", "a mailing list"),
+    ("list", "a mailing list"),
+)
+"""The kind of record a never-ingested question's words ask for, to name it in the card."""
+
+
+def _never_ingested(mentions: Mentions, reading: Reading) -> bool:
+    """Whether the question asks about a kind of record the brain never ingested: one no
+    brain holds, or what a mailing list said when it holds no list archive."""
+    if _NOT_HELD.search(reading.text):
+        return True
+    gazetteer = reading.gazetteer
+    if gazetteer is None or gazetteer.permissive:
+        return False
+    if not gazetteer.mail and _MAIL.search(reading.text):
+        return True
+    return not gazetteer.issues and _ISSUES.search(reading.text) is not None
+
+
+_ISSUES = re.compile(
+    rf"\b(?:(?:still )?{_STATES}|which|what|list|show|any|all)(?: me)?(?: the| of the)? issues\b|"
+    rf"\bissues (?:are|were|still) (?:still )?{_STATES}\b",
+    re.IGNORECASE,
+)
+"""A question asking for issues, which a brain without any answers with "doesn't know"."""
 
 
 # ------------------------------------------------------------------------------ registrations
@@ -487,8 +598,8 @@ register(
     QuestionType(
         intent=Intent.NOT_HELD,
         answers="Says the graph doesn't know about kinds of record it never ingests.",
-        cues=(cue(_NOT_HELD.pattern, 6),),
-        needs=_nothing,
+        cues=(cue(_NOT_HELD.pattern, 6), cue(_MAIL.pattern, 6), cue(_ISSUES.pattern, 6)),
+        needs=_never_ingested,
         uses=0,
         answer=_not_held,
         queries=("holdings", "documents"),
@@ -575,6 +686,7 @@ register(
             cue(
                 r"\b(?:becom\w*|became|end(?:ed|s)? up|turn(?:ed|s)? into|in the rfc|final\w*|"
                 r"where did (?:it|that|this)|where is (?:it|that) now|now|map(?:s|ped)? to|"
+                r"(?:numbered|number|called|named) in (?:the )?(?:rfc|final)|"
                 r"correspond\w*|what happened to|fate)\b",
                 3,
             ),
@@ -955,6 +1067,14 @@ def question_type(intent: Intent | str) -> QuestionType:
     return router.question_type(intent)
 
 
+_NEVER_AMBIGUOUS = frozenset({Intent.OUT_OF_SCOPE, Intent.NOT_HELD, Intent.HOLDINGS})
+
+
 def answer(session: Session, question: str, chosen: Route) -> Answer:
-    """The card of the type ``chosen`` names."""
+    """The card of the type ``chosen`` names; a revision written short that several drafts
+    hold gets the card that asks which, never one of their answers."""
+    mentions = chosen.mentions
+    if mentions.ambiguous and not mentions.revisions and chosen.intent not in _NEVER_AMBIGUOUS:
+        number, drafts = mentions.ambiguous[0]
+        return sections.which_series(session, question, str(chosen.intent), number, drafts)
     return question_type(chosen.intent).answer(session, question, chosen)

@@ -1,0 +1,162 @@
+"""Reading what people write (issue 53): drafts by their short names, a revision number that
+several drafts hold, section numbers read in the document they are written beside, days in
+words, and "the graph doesn't know" for what was never ingested, on fictional gazetteers and
+the Pigeon brain."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratified_rdf import Brain
+from ratified_rdf.answers.entities import Gazetteer
+from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
+from ratified_rdf.answers.models import Verdict
+from ratified_rdf.answers.router import Intent, route
+from tests.pigeon import build_pigeon, make_pigeon_repo
+
+
+def _revision_section(draft: str, revision: str, number: str, heading: str) -> HeadingEntry:
+    return HeadingEntry(
+        section=f"urn:s:{draft}-{revision}:{number}",
+        heading=heading,
+        number=number,
+        document=f"{draft}-{revision}",
+        is_rfc=False,
+        final=None,
+    )
+
+
+OWLS = Gazetteer(
+    drafts={
+        "draft-ietf-owl-perch": ["24", "25", "26"],
+        "draft-ietf-owl-moulting": ["24", "25"],
+        "draft-ietf-owl-rfc9990bis": ["09", "10"],
+        "draft-tawny-owl-rfc9990-bis": ["00"],
+        "draft-ietf-owl-owl2": ["10"],
+    },
+    became={"draft-ietf-owl-perch": 9990, "draft-ietf-owl-moulting": 9991},
+    rfcs={9990: "2030-01", 9991: "2030-02"},
+    people=[],
+    threads=[7],
+    headings=HeadingIndex.build(
+        [
+            _revision_section("draft-ietf-owl-perch", "25", "5.2", "Branch Grip"),
+            _revision_section("draft-ietf-owl-moulting", "25", "5.2", "Feather Loss"),
+            _revision_section("draft-ietf-owl-moulting", "24", "6.1", "Down Growth"),
+        ]
+    ),
+    groups={"owl"},
+    subject_words={"owl"},
+    mail=False,
+    issues=False,
+)
+"""Fictional owl drafts: two series share revisions 24 and 25."""
+
+
+@pytest.mark.parametrize(
+    ("question", "revision"),
+    [
+        ("in owl-moulting draft 25, what is section 5.2 in the final RFC?", "moulting-25"),
+        ("moulting draft 25 section 5.2", "moulting-25"),
+        ("what did section 5.2 of the moulting draft -25 become?", "moulting-25"),
+        ("section 5.2 of draft 25 of owl-moulting", "moulting-25"),
+        ("the 9990bis draft 10: what is section 4.2.1?", "rfc9990bis-10"),
+        ("rfc9990bis draft 09 section 2", "rfc9990bis-09"),
+        ("owl2-10 section 3", "owl2-10"),
+    ],
+)
+def test_a_draft_is_reached_by_its_short_names(question: str, revision: str) -> None:
+    # Before, "draft 25" went to the series that became the earliest RFC (perch), and
+    # "9990bis" was not read at all.
+    mentions = OWLS.read(question)
+    draft, number = revision.rsplit("-", 1)
+    assert mentions.revisions[:1] == ((f"draft-ietf-owl-{draft}", number),)
+    assert mentions.ambiguous == ()
+
+
+def test_a_short_name_without_a_revision_names_the_draft_beside_draft() -> None:
+    assert OWLS.read("list all versions of the 9990bis draft with dates").drafts == (
+        "draft-ietf-owl-rfc9990bis",
+    )
+    chosen = route("list all versions of the 9990bis draft with dates", OWLS)
+    assert (chosen.intent, chosen.draft) == (Intent.REVISIONS, "draft-ietf-owl-rfc9990bis")
+    # A plain word names a draft only beside "draft" or a number: "perch" alone is a word.
+    assert OWLS.read("how do owls perch at night?").drafts == ()
+
+
+def test_a_revision_number_several_drafts_hold_is_ambiguous() -> None:
+    mentions = OWLS.read("what did section 7 of draft 25 become?")
+    assert mentions.revisions == ()
+    assert mentions.ambiguous == (("25", ("draft-ietf-owl-perch", "draft-ietf-owl-moulting")),)
+    # A section number that only one of their revisions holds picks that one.
+    assert OWLS.read("what did section 6.1 of draft 24 become?").revisions == (
+        ("draft-ietf-owl-moulting", "24"),
+    )
+    # So does the RFC the question names.
+    assert OWLS.read("draft 25 of RFC 9991 section 4").revisions == (
+        ("draft-ietf-owl-moulting", "25"),
+    )
+
+
+def test_a_bare_number_beside_a_section_is_the_rfc_it_names() -> None:
+    mentions = OWLS.read("diff of 9991 section 6.2.1 between moulting-24 and moulting-25")
+    assert mentions.rfcs == (9991,)
+    assert mentions.rfc_sections == ("6.2.1",)
+    assert OWLS.read("section 6.2.1 of 1234").rfcs == ()  # not an RFC the brain holds
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("what did RFC 9990 section 2 say as of March 15 2017?", "2017-03-15"),
+        ("RFC 9990 section 2 on the 15th of March, 2017", "2017-03-15"),
+        ("RFC 9990 section 2 on Sept. 3, 2018", "2018-09-03"),
+        ("RFC 9990 section 2 on 2017/03/15", "2017-03-15"),
+        ("RFC 9990 section 2 on 15/03/2017", "2017-03-15"),
+    ],
+)
+def test_days_are_read_in_words_and_numbers(question: str, day: str) -> None:
+    assert OWLS.read(question).days == (day,)
+
+
+def test_a_day_in_words_is_read_and_one_whose_order_is_not_plain_is_not_guessed() -> None:
+    mentions = OWLS.read("RFC 9990 section 2 on 03/04/2017, or was it April 3rd 2017?")
+    assert mentions.days == ("2017-04-03",)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which owl libraries were first to implement RFC 9990?",
+        "has anyone implemented draft-ietf-owl-perch-25?",
+        "how widely deployed is RFC 9991?",
+        "what happened at the IETF 110 meeting about RFC 9990?",
+        "what did the list say during WGLC of draft-ietf-owl-perch-26?",
+        "what did the mailing list say about RFC 9990?",
+        "which issues are still open about perching?",
+    ],
+)
+def test_what_was_never_ingested_is_not_held_even_beside_a_document(question: str) -> None:
+    # Before, a question naming a document got that document's card, marked answered.
+    assert route(question, OWLS).intent == Intent.NOT_HELD
+
+
+@pytest.fixture(scope="module")
+def pigeon(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Brain:
+    repo = make_pigeon_repo(tmp_path_factory.mktemp("git"))
+    return build_pigeon(repo, "embedded", request)[0]
+
+
+def test_a_never_ingested_question_says_what_is_held_about_its_document(pigeon: Brain) -> None:
+    card = pigeon.ask("which pigeon libraries were first to implement RFC 9999?")
+    assert card.verdict is Verdict.UNKNOWN
+    assert "never ingested records of implementations" in card.summary
+    assert "about RFC 9999 it holds" in card.summary
+    assert [a.question for a in card.alternatives] == ["tell me about RFC 9999"]
+    # Both ways: implementing a protocol is what its reader does (the question is about the
+    # spec), and the Pigeon brain holds its list's archive, so what the list said is held.
+    for held in [
+        "I am implementing RFC 9999 section 3.1, who should I ask?",
+        "what did the mailing list say about RFC 9999 section 3.1?",
+    ]:
+        assert pigeon.ask(held).verdict is not Verdict.UNKNOWN, held

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Answer,
@@ -12,6 +14,8 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.answers.wording import plural
+
+_MERGED_BY = re.compile(r"\bwho merged\b|\bmerged by\b|\bmerger\b|\bwho (?:did|hit) merge\b", re.I)
 
 
 def thread_lookup(session: Session, question: str, number: int) -> Answer:
@@ -60,6 +64,15 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         if touched
         else ""
     )
+    if is_pull and _MERGED_BY.search(question):
+        # Asked who merged it: the graph records when, never who, so say so, not nothing.
+        when = f" on {thread.merged[:10]}" if thread.merged else ""
+        summary += (
+            f" Who merged it the graph doesn't know: it records that it was merged{when}, not "
+            "by whom."
+            if thread.merged or thread.state.lower() == "merged"
+            else " It was not merged."
+        )
     evidence = [
         Evidence(
             iri=text_of(row, "thread") or "",

@@ -25,7 +25,7 @@ from ratified_rdf.answers import (
     where,
 )
 from ratified_rdf.answers.entities import Mentions
-from ratified_rdf.answers.heading_search import HeadingEntry
+from ratified_rdf.answers.heading_search import HeadingEntry, runner_ups
 from ratified_rdf.answers.models import (
     Alternative,
     Answer,
@@ -159,7 +159,7 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
                 + ")"
             ),
         )
-        for hit in hits[1:2]
+        for hit in runner_ups(hits)[:1]
     ]
     return Target(rfc, best.entry.number or "", best.entry, lead, alternatives, best.matched)
 
@@ -373,7 +373,13 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
         return holdings.out_of_scope(session, question, "it names no two revisions of one draft")
     section = chosen.section or ""
     rfc = chosen.mentions.rfcs[0] if chosen.mentions.rfcs else None
-    if rfc is not None and _numbered_in_rfc(chosen.mentions):
+    lead = ""
+    if not chosen.section:
+        found = target(session, question, chosen, "what changed between the revisions in")
+        if isinstance(found, Answer):
+            return found
+        rfc, section, lead = found.rfc, found.number, found.lead
+    if rfc is not None and (not chosen.section or _numbered_in_rfc(chosen.mentions)):
         # "RFC 8446 section 4.2.10 between -20 and -21": follow the RFC section back to its
         # number in those revisions (it was §4.2.9 there), never read 4.2.10 as theirs.
         named = (f"{chosen.draft}-{chosen.older}", f"{chosen.draft}-{chosen.newer}")
@@ -385,9 +391,13 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
                 question,
                 f"neither {named[0]} nor {named[1]} holds a text that became RFC {rfc} §{section}",
             )
-        return diffs.section_diff(
-            session, question, chosen.draft, chosen.older, chosen.newer, own
-        ).model_copy(update={"note": _DIFF_THROUGH_RFC.format(rfc=rfc, section=section)})
+        card = diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, own)
+        return card.model_copy(
+            update={
+                "summary": lead + card.summary,
+                "note": _DIFF_THROUGH_RFC.format(rfc=rfc, section=section),
+            }
+        )
     return diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, section)
 
 
@@ -663,7 +673,9 @@ register(
             cue(r"\bfrom\b.*\bto\b", 2),
             cue(r"\bchang\w*\b", 1),
         ),
-        needs=lambda m, r: bool(m.sections and len(m.revisions) >= 2),
+        # A section by number, or by its heading's words ("what changed in key share between
+        # draft 17 and draft 18"): followed back to its numbers in the two revisions.
+        needs=lambda m, r: len(m.revisions) >= 2 and r.has_section,
         uses=3,
         answer=_diff,
         queries=(
@@ -843,7 +855,11 @@ register(
                 r"\b(?:history|evolv\w*|evolution|over time|renumber\w*|lineage|timeline|trace)\b",
                 3,
             ),
-            cue(r"\b(?:earlier|previous|older|past) (?:texts?|versions?|revisions?|numbers?)\b", 3),
+            cue(
+                r"\b(?:earlier|previous|older|past|former|other) (?:section )?(?:texts?|versions?|"
+                r"revisions?|numbers?|numberings?|names?|headings?)\b",
+                3,
+            ),
             cue(r"\b(?:revisions?|versions?) of (?:rfc|section|sec\.?|§)", 3),
             cue(r"\bhow (?:did|has|have) .{0,80}\bchang\w*\b", 2),
             cue(r"\b(?:was|were|been) (?:it |this |that )?(?:renamed|moved|numbered|called)\b", 2),

@@ -460,11 +460,11 @@ class HeadingIndex:
     @cached_property
     def _joined(self) -> dict[str, str]:
         """Two to four consecutive words of a heading run together, lower case, to those words
-        spaced ("helloretryrequest" → "Hello Retry Request"): how people type a message's
-        name without its capitals. A run that is itself a heading's term is left alone."""
+        spaced ("helloretryrequest" → "Hello Retry Request", "maxstreams" → "MAX STREAMS"):
+        how people type a message's or frame's name without its capitals or underscores. A run that is itself a heading's term is left alone."""
         joined: dict[str, str] = {}
         for heading in self._headings:
-            words = [w for w in _CAMEL.sub(" ", heading).split() if w.isalnum()]
+            words = [w for w in re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", heading)) if w]
             for size in range(2, 5):
                 for start in range(len(words) - size + 1):
                     run = words[start : start + size]
@@ -529,7 +529,7 @@ def _no_more_distinctive(
     distinctive (held by no fewer headings) than the rarest they share: "cookie extension"
     adds the common "extension" to §4.2.2 Cookie, "exporter independence" adds a word only
     §E.1.4 Exporter Independence holds to §7.5 Exporters."""
-    mine, theirs = _terms_of(appendix.matched), _terms_of(body.matched)
+    mine, theirs = _hit_terms(appendix), _hit_terms(body)
     extra, shared = mine - theirs, mine & theirs
     if not extra:
         return True
@@ -572,17 +572,23 @@ def runner_ups(hits: Sequence[HeadingHit]) -> list[HeadingHit]:
     if not hits:
         return []
     best = hits[0]
-    wanted = len(_terms_of(best.matched))
+    wanted = len(_hit_terms(best))
     return [
         hit
         for hit in hits[1:]
-        if hit.entry.section != best.entry.section and 2 * len(_terms_of(hit.matched)) >= wanted
+        if hit.entry.section != best.entry.section and 2 * len(_hit_terms(hit)) >= wanted
     ]
 
 
 def _terms_of(words: Iterable[str]) -> frozenset[str]:
-    """The search terms of the words a hit matched."""
+    """The search terms of ``words``."""
     return frozenset(heading_terms(" ".join(words)))
+
+
+def _hit_terms(hit: HeadingHit) -> frozenset[str]:
+    """The terms a hit matched: of the words it matched, those its heading holds (one word
+    "HelloRetryRequest" is three terms, of which "Certificate Request" holds one)."""
+    return _terms_of(hit.matched) & _terms_of([hit.matched_heading])
 
 
 def _group(key: str, members: list[HeadingEntry], position: Mapping[str, int]) -> _Group:

@@ -160,3 +160,103 @@ def test_a_never_ingested_question_says_what_is_held_about_its_document(pigeon: 
         "what did the mailing list say about RFC 9999 section 3.1?",
     ]:
         assert pigeon.ask(held).verdict is not Verdict.UNKNOWN, held
+
+
+def _rfc_section(number: str, heading: str) -> HeadingEntry:
+    return HeadingEntry(
+        section=f"urn:rfc9990:{number}",
+        heading=heading,
+        number=number,
+        document="RFC 9990",
+        is_rfc=True,
+        final=f"urn:rfc9990:{number}",
+    )
+
+
+PERCHED = Gazetteer(
+    drafts={"draft-ietf-owl-perch": ["24", "25"]},
+    became={"draft-ietf-owl-perch": 9990},
+    rfcs={9990: "2030-01"},
+    people=[],
+    threads=[],
+    headings=HeadingIndex.build(
+        [
+            _rfc_section("4.1", "Roost Return Request"),
+            _rfc_section("4.2", "Seed Request"),
+            _rfc_section("4.3", "Perch"),
+            _rfc_section("4.4", "Talon Extension"),
+            _rfc_section("4.5", "Wing Extension"),
+            _rfc_section("4.6", "Beak Extension"),
+            _rfc_section("7.5", "Feathers"),
+            _rfc_section("12.4", "Frames and Frame Types"),
+            _rfc_section("19.1", "HOME_LOFT Frames"),
+            _rfc_section("19.2", "PADDING Frames"),
+            _rfc_section("B.1", "Perch Extension"),
+            _rfc_section("E.1", "Feather Independence"),
+        ]
+    ),
+    subject_words={"owl"},
+)
+"""A fictional RFC whose headings run together, share common words and restate each other."""
+
+
+@pytest.mark.parametrize(
+    ("question", "number"),
+    [
+        ("where's the roost return request?", "4.1"),
+        ("roostreturnrequest: which section?", "4.1"),
+        ("where is the homeloft frame?", "19.1"),
+        # The appendix matched a word only it holds: it is what the question names.
+        ("where is feather independence covered?", "E.1"),
+    ],
+)
+def test_where_is_reads_everyday_spelling_and_ranks_by_distinctive_words(
+    question: str, number: str
+) -> None:
+    chosen = route(question, PERCHED)
+    assert chosen.intent == Intent.WHERE_IS
+    assert _best(question) == number
+
+
+def _best(question: str) -> str | None:
+    assert PERCHED.headings is not None
+    return PERCHED.headings.rfc_hits(PERCHED.headings.search(question))[0].entry.number
+
+
+def test_an_appendix_goes_first_only_for_a_word_rarer_than_those_it_shares() -> None:
+    # Both ways: "independence" is held by one heading only, "extension" by four; the body
+    # section specifies what an appendix restates with a common word added.
+    assert (_best("feather independence"), _best("perch extension")) == ("E.1", "4.3")
+
+
+def test_a_runner_up_shares_at_least_half_of_what_the_best_matched() -> None:
+    from ratified_rdf.answers.heading_search import runner_ups
+
+    assert PERCHED.headings is not None
+    index = PERCHED.headings
+    # "Seed Request" shares only "request" with Roost Return Request: no other reading.
+    assert runner_ups(index.rfc_hits(index.search("RoostReturnRequest"))) == []
+    offered = runner_ups(index.rfc_hits(index.search("feather independence")))
+    assert [hit.entry.number for hit in offered] == ["7.5"]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("what changed in perch between draft 24 and draft 25?", Intent.SECTION_DIFF),
+        ("what were the earlier section numbers of RFC 9990 section 4.3?", Intent.SECTION_HISTORY),
+        ("what were its former section numbers, RFC 9990 section 4.3?", None),
+    ],
+)
+def test_the_same_question_in_other_words_gets_the_same_type(
+    question: str, intent: Intent | None
+) -> None:
+    chosen = route(question, PERCHED)
+    assert chosen.intent == (intent or Intent.SECTION_HISTORY)
+
+
+def test_who_merged_a_pull_request_is_said_not_held_not_left_out(pigeon: Brain) -> None:
+    card = pigeon.ask("who merged PR 2?")
+    assert card.verdict is Verdict.ANSWERED
+    assert "Who merged it the graph doesn't know" in card.summary
+    assert "merged on 2029-03-02" in card.summary

@@ -461,7 +461,8 @@ class HeadingIndex:
     def _joined(self) -> dict[str, str]:
         """Two to four consecutive words of a heading run together, lower case, to those words
         spaced ("helloretryrequest" → "Hello Retry Request", "maxstreams" → "MAX STREAMS"):
-        how people type a message's or frame's name without its capitals or underscores. A run that is itself a heading's term is left alone."""
+        how people type a message's or frame's name without its capitals or underscores. A
+        run that is itself a heading's term is left alone."""
         joined: dict[str, str] = {}
         for heading in self._headings:
             words = [w for w in re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", heading)) if w]

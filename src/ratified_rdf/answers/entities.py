@@ -372,7 +372,6 @@ class SeriesName(NamedTuple):
     """A short name of a draft series, as people write it ("quic-recovery", "8446bis")."""
 
     said: str
-    pattern: re.Pattern[str]
     draft: str
     distinctive: bool
     """Whether the name alone names the series (it holds a digit or joins two words):
@@ -410,10 +409,8 @@ def _series_names(drafts: Iterable[str], excluded: frozenset[str]) -> list[Serie
         group = {d for d in held if d.startswith("draft-ietf-")} or held
         if len(group) != 1 or form in excluded or len(form) < 3 or form.isdigit():
             continue
-        # Whole words only, a revision number may follow a hyphen ("quic-recovery-25").
-        pattern = re.compile(rf"(?<![\w./-]){re.escape(form)}(?![\w/]|-(?!\d))", re.IGNORECASE)
         distinctive = bool(re.search(r"\d|-", form))
-        names.append(SeriesName(form, pattern, next(iter(group)), distinctive))
+        names.append(SeriesName(form, next(iter(group)), distinctive))
     return names
 
 
@@ -458,7 +455,20 @@ class Gazetteer:
         self.threads = frozenset(threads)
         self.headings = headings
         self._called = _called_names(rfc_titles or {}, self.drafts, self.became, self.subject_words)
-        self._series = _series_names(self.drafts, self.groups | self.subject_words | _COMMON)
+        series = _series_names(self.drafts, self.groups | self.subject_words | _COMMON)
+        self._series = {name.said: name for name in series}
+        # One pattern for every short name, the longest first ("quic-recovery" before
+        # "recovery"), so a question is scanned once whatever the number of series: whole
+        # words, a revision number may follow a hyphen ("quic-recovery-25").
+        forms = sorted(self._series, key=lambda form: (-len(form), form))
+        self._series_pattern = (
+            re.compile(
+                rf"(?<![\w./-])({'|'.join(map(re.escape, forms))})(?![\w/]|-(?!\d))",
+                re.IGNORECASE,
+            )
+            if forms
+            else None
+        )
         self.names: dict[str, list[tuple[str, str]]] = {}
         """Lower-case name or alias → (IRI, name) of every person it may mean."""
         self._longest = 1
@@ -579,7 +589,8 @@ class Gazetteer:
             # A document called by its title's name ("HTTP/3 draft 20") puts its draft in play.
             called_rfcs, called_drafts, _ = self.documents_named(text)
             in_play = [*called_drafts, *(d for d, rfc in self.became.items() if rfc in called_rfcs)]
-        numbered = [n for n in self._sections(text)[0] if "." in n or n[:1].isdigit()]
+        sections, rfc_sections = self._sections(text)
+        numbered = [n for n in sections if "." in n or n[:1].isdigit()]
         for match in shorts:
             for number in (match.group(1), match.group(2)):
                 if number is None:
@@ -590,7 +601,6 @@ class Gazetteer:
                 elif isinstance(found, list) and not revisions:
                     ambiguous.append((number.zfill(2), tuple(found)))
         drafts = list(dict.fromkeys([*named, *(d for d, _ in revisions)]))
-        sections, rfc_sections = self._sections(text)
         threads, unknown_threads = self._threads(text)
         return Mentions(
             rfcs=tuple(rfcs),
@@ -656,27 +666,27 @@ class Gazetteer:
         """Add the drafts and revisions written by a series' short name ("quic-recovery
         draft 25", "the 8446bis draft", "qpack draft 10"): a distinctive name anywhere, a plain
         word only beside "draft" or a revision number."""
+        if self._series_pattern is None:
+            return
         short_revision = _SHORT_REVISION.search(text) is not None
-        for name in self._series:
-            for match in islice(name.pattern.finditer(text), MOST):
-                revision = _SERIES_REVISION.match(text, match.end())
-                if revision is None:
-                    # Without a revision, "the 8446bis draft" names the draft, and so does a
-                    # name beside a revision written short ("draft 25 of quic-recovery"); the
-                    # name alone ("what is tls13?", "the qpack drafts") is read as people call
-                    # a document, the RFC it became first (see documents_named).
-                    if _SERIES_DRAFT.match(text, match.end()) or (
-                        name.distinctive and short_revision
-                    ):
-                        named.append(name.draft)
-                    continue
-                named.append(name.draft)
-                number = revision.group(1).zfill(2)
-                if number in self.drafts.get(name.draft, ()):
-                    if (name.draft, number) not in revisions:
-                        revisions.append((name.draft, number))
-                else:
-                    unknown_drafts.append(f"{name.draft}-{number}")
+        for match in islice(self._series_pattern.finditer(text), MOST):
+            name = self._series[match.group(1).casefold()]
+            revision = _SERIES_REVISION.match(text, match.end())
+            if revision is None:
+                # Without a revision, "the 8446bis draft" names the draft, and so does a
+                # name beside a revision written short ("draft 25 of quic-recovery"); the
+                # name alone ("what is tls13?", "the qpack drafts") is read as people call
+                # a document, the RFC it became first (see documents_named).
+                if _SERIES_DRAFT.match(text, match.end()) or (name.distinctive and short_revision):
+                    named.append(name.draft)
+                continue
+            named.append(name.draft)
+            number = revision.group(1).zfill(2)
+            if number in self.drafts.get(name.draft, ()):
+                if (name.draft, number) not in revisions:
+                    revisions.append((name.draft, number))
+            else:
+                unknown_drafts.append(f"{name.draft}-{number}")
 
     def _short_revision(
         self, number: str, in_play: Sequence[str], sections: Sequence[str] = ()

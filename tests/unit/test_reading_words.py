@@ -139,6 +139,10 @@ def test_a_day_in_words_is_read_and_one_whose_order_is_not_plain_is_not_guessed(
 def test_what_was_never_ingested_is_not_held_even_beside_a_document(question: str) -> None:
     # Before, a question naming a document got that document's card, marked answered.
     assert route(question, OWLS).intent == Intent.NOT_HELD
+    # Both ways: the same document asked about with words of what the brain holds.
+    assert route("show me the list of revisions of draft-ietf-owl-perch", OWLS).intent == (
+        Intent.REVISIONS
+    )
 
 
 @pytest.fixture(scope="module")

@@ -273,8 +273,9 @@ _NOT_HELD = re.compile(
     re.IGNORECASE,
 )
 _MAIL = re.compile(
-    r"\b(?:mailing[- ]lists?|(?:on|to|the|tls|quic) list|list archives?|e-?mails?|mails?|"
-    r"mail threads?|messages? (?:on|to) the list)\b",
+    # "the list" is the mailing list, "the list of revisions" is not.
+    r"\b(?:mailing[- ]lists?|(?:on|to|the|tls|quic) list(?!\s+of\b)|list archives?|"
+    r"e-?mails?|mails?|mail threads?|messages? (?:on|to) the list)\b",
     re.IGNORECASE,
 )
 """What a mailing list said: never ingested when the brain holds no list archive."""

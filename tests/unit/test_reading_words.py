@@ -264,3 +264,19 @@ def test_who_merged_a_pull_request_is_said_not_held_not_left_out(pigeon: Brain) 
     assert card.verdict is Verdict.ANSWERED
     assert "Who merged it the graph doesn't know" in card.summary
     assert "merged on 2029-03-02" in card.summary
+
+
+def test_revisions_written_short_together_belong_to_one_draft() -> None:
+    # Only perch holds both 25 and 26; both series hold 24 and 25, and nothing picks one,
+    # unless a section number only one of their revisions holds does.
+    assert OWLS.read("what changed between draft 25 and draft 26?").revisions == (
+        ("draft-ietf-owl-perch", "25"),
+        ("draft-ietf-owl-perch", "26"),
+    )
+    between = OWLS.read("what changed between draft 24 and draft 25?")
+    assert between.revisions == ()
+    assert between.ambiguous[0] == ("24", ("draft-ietf-owl-perch", "draft-ietf-owl-moulting"))
+    assert OWLS.read("section 6.1 between draft 24 and draft 25").revisions == (
+        ("draft-ietf-owl-moulting", "24"),
+        ("draft-ietf-owl-moulting", "25"),
+    )

@@ -591,15 +591,27 @@ class Gazetteer:
             in_play = [*called_drafts, *(d for d, rfc in self.became.items() if rfc in called_rfcs)]
         sections, rfc_sections = self._sections(text)
         numbered = [n for n in sections if "." in n or n[:1].isdigit()]
-        for match in shorts:
-            for number in (match.group(1), match.group(2)):
-                if number is None:
-                    continue
-                found = self._short_revision(number.zfill(2), in_play, numbered)
-                if isinstance(found, tuple) and found not in revisions:
-                    revisions.append(found)
-                elif isinstance(found, list) and not revisions:
-                    ambiguous.append((number.zfill(2), tuple(found)))
+        numbers = [
+            number.zfill(2)
+            for match in shorts
+            for number in (match.group(1), match.group(2))
+            if number is not None
+        ]
+        # The revisions a question writes short belong to one draft ("between draft-20 and
+        # 21"): the drafts holding all of them are its candidates, read together.
+        together = self._short_revisions(numbers, in_play, numbered)
+        for number in numbers:
+            found: tuple[str, str] | list[str] | None
+            if isinstance(together, str):
+                found = (together, number)
+            elif together is not None:
+                found = together
+            else:
+                found = self._short_revision(number, in_play, numbered)
+            if isinstance(found, tuple) and found not in revisions:
+                revisions.append(found)
+            elif isinstance(found, list) and not revisions:
+                ambiguous.append((number, tuple(found)))
         drafts = list(dict.fromkeys([*named, *(d for d, _ in revisions)]))
         threads, unknown_threads = self._threads(text)
         return Mentions(
@@ -687,6 +699,29 @@ class Gazetteer:
                     revisions.append((name.draft, number))
             else:
                 unknown_drafts.append(f"{name.draft}-{number}")
+
+    def _short_revisions(
+        self, numbers: Sequence[str], in_play: Sequence[str], sections: Sequence[str]
+    ) -> str | list[str] | None:
+        """The one draft holding every revision of ``numbers`` when none is in play (the
+        drafts, when several do and none is picked), or None to read them one by one."""
+        if len(set(numbers)) < 2 or in_play or self.permissive:
+            return None
+        candidates = sorted(
+            (d for d, held in self.drafts.items() if set(numbers) <= set(held)),
+            key=self.draft_order,
+        )
+        if len(candidates) > 1 and sections and self.headings is not None:
+            index = self.headings
+            holding = [
+                d
+                for d in candidates
+                if any(n in index.numbers(f"{d}-{r}") for n in sections for r in numbers)
+            ]
+            candidates = holding or candidates
+        if not candidates:
+            return None
+        return candidates[0] if len(candidates) == 1 else candidates
 
     def _short_revision(
         self, number: str, in_play: Sequence[str], sections: Sequence[str] = ()

@@ -33,6 +33,7 @@ OWLS = Gazetteer(
         "draft-ietf-owl-rfc9990bis": ["09", "10"],
         "draft-tawny-owl-rfc9990-bis": ["00"],
         "draft-ietf-owl-owl2": ["10"],
+        "draft-ietf-owl-deployment-notes": ["03"],
     },
     became={"draft-ietf-owl-perch": 9990, "draft-ietf-owl-moulting": 9991},
     rfcs={9990: "2030-01", 9991: "2030-02"},
@@ -139,10 +140,12 @@ def test_a_day_in_words_is_read_and_one_whose_order_is_not_plain_is_not_guessed(
 def test_what_was_never_ingested_is_not_held_even_beside_a_document(question: str) -> None:
     # Before, a question naming a document got that document's card, marked answered.
     assert route(question, OWLS).intent == Intent.NOT_HELD
-    # Both ways: the same document asked about with words of what the brain holds.
+    # Both ways: the same document asked about with words of what the brain holds, and a
+    # draft whose name holds such a word.
     assert route("show me the list of revisions of draft-ietf-owl-perch", OWLS).intent == (
         Intent.REVISIONS
     )
+    assert route("revisions of draft-ietf-owl-deployment-notes", OWLS).intent == (Intent.REVISIONS)
 
 
 @pytest.fixture(scope="module")
@@ -280,3 +283,16 @@ def test_revisions_written_short_together_belong_to_one_draft() -> None:
         ("draft-ietf-owl-moulting", "24"),
         ("draft-ietf-owl-moulting", "25"),
     )
+
+
+def test_the_first_rule_is_kept_where_the_card_is_made(pigeon: Brain) -> None:
+    from ratified_rdf.answers import types
+    from ratified_rdf.answers.router import Route
+
+    # A document card chosen for a question about implementations (as a type of one's own or
+    # a drawn route might choose it) still says the graph doesn't know.
+    question = "which pigeon libraries were first to implement RFC 9999?"
+    chosen = Route(intent=Intent.DOCUMENT, rfc=9999, mentions=OWLS.read("RFC 9990"))
+    card = types.answer(pigeon.reading.session(), question, chosen)
+    assert card.verdict is Verdict.UNKNOWN
+    assert "never ingested records of implementations" in card.summary

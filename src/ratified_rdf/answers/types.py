@@ -252,7 +252,8 @@ _THREAD_WORDS = frozenset(
 _THREAD_KIND = re.compile(r"\b(issues?|prs?|pull requests?|threads?)\b", re.IGNORECASE)
 
 _NOT_HELD = re.compile(
-    r"\b(?:iesg|ballots?|vot(?:e|es|ed|ing)|telechat|meeting minutes|minutes of|agendas?|"
+    # Whole words outside names: "draft-ietf-x-deployment-guide" is a draft, not a deployment.
+    r"(?<![\w-])(?:iesg|ballots?|vot(?:e|es|ed|ing)|telechat|meeting minutes|minutes of|agendas?|"
     r"interims?|blue ?sheets?|jabber|slack|zulip|xmpp|meetecho|(?:meeting|session|video) "
     r"recordings?|recordings of|slide decks?|presentation slides|ipr|patents?|salar(?:y|ies)|"
     r"earns?|earnings|paid|wages?|budgets?|funding|revenue|"
@@ -269,13 +270,13 @@ _NOT_HELD = re.compile(
     r"browsers?|deploy(?:s|ed|ing|ments?)|adoption|usage (?:data|numbers|statistics)|"
     r"how widely|in production|"
     # Meetings, hums and last calls: none of their records is ingested.
-    r"meetings?|ietf ?-?\d{2,3}|hum(?:s|med)?|bofs?|wglc|working group last call)\b",
+    r"meetings?|ietf ?-?\d{2,3}|hum(?:s|med)?|bofs?|wglc|working group last call)(?![\w-])",
     re.IGNORECASE,
 )
 _MAIL = re.compile(
     # "the list" is the mailing list, "the list of revisions" is not.
-    r"\b(?:mailing[- ]lists?|(?:on|to|the|tls|quic) list(?!\s+of\b)|list archives?|"
-    r"e-?mails?|mails?|mail threads?|messages? (?:on|to) the list)\b",
+    r"(?<![\w-])(?:mailing[- ]lists?|(?:on|to|the|tls|quic) list(?!\s+of\b)|list archives?|"
+    r"e-?mails?|mails?|mail threads?|messages? (?:on|to) the list)(?![\w-])",
     re.IGNORECASE,
 )
 """What a mailing list said: never ingested when the brain holds no list archive."""
@@ -1088,9 +1089,14 @@ _NEVER_AMBIGUOUS = frozenset({Intent.OUT_OF_SCOPE, Intent.NOT_HELD, Intent.HOLDI
 
 
 def answer(session: Session, question: str, chosen: Route) -> Answer:
-    """The card of the type ``chosen`` names; a revision written short that several drafts
+    """The card of the type ``chosen`` names; a question about a kind of record never
+    ingested gets "the graph doesn't know", and a revision written short that several drafts
     hold gets the card that asks which, never one of their answers."""
     mentions = chosen.mentions
+    if chosen.intent not in _NEVER_AMBIGUOUS and _NOT_HELD.search(question):
+        # The first rule, kept where the card is made: whatever chose this type, a question
+        # about a kind of record no brain ingests gets "the graph doesn't know".
+        return _not_held(session, question, chosen)
     if mentions.ambiguous and not mentions.revisions and chosen.intent not in _NEVER_AMBIGUOUS:
         number, drafts = mentions.ambiguous[0]
         return sections.which_series(session, question, str(chosen.intent), number, drafts)

@@ -34,6 +34,7 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         created=text_of(row, "created") or "",
         is_pull_request=is_pull,
         merged=text_of(row, "merged"),
+        merged_by=text_of(row, "merger"),
         merge_commit=text_of(row, "mergePage"),
     )
     changes = session.run("thread_changes", thread=text_of(row, "thread") or "") if is_pull else []
@@ -65,14 +66,17 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         else ""
     )
     if is_pull and _MERGED_BY.search(question):
-        # Asked who merged it: the graph records when, never who, so say so, not nothing.
+        # Asked who merged it: say who, or that the graph records when but not who.
         when = f" on {thread.merged[:10]}" if thread.merged else ""
-        summary += (
-            f" Who merged it the graph doesn't know: it records that it was merged{when}, not "
-            "by whom."
-            if thread.merged or thread.state.lower() == "merged"
-            else " It was not merged."
-        )
+        if thread.merged_by:
+            summary += f" It was merged by {thread.merged_by}{when}."
+        elif thread.merged or thread.state.lower() == "merged":
+            summary += (
+                f" Who merged it the graph doesn't know: it records that it was merged{when}, "
+                "not by whom."
+            )
+        else:
+            summary += " It was not merged."
     evidence = [
         Evidence(
             iri=text_of(row, "thread") or "",

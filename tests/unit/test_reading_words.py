@@ -86,6 +86,8 @@ def test_a_short_name_without_a_revision_names_the_draft_beside_draft() -> None:
 
 
 def test_a_revision_number_several_drafts_hold_is_ambiguous() -> None:
+    # Asked with no type's cue, it is still the revisions' question, not "doesn't know".
+    assert route("what did draft 25 change?", OWLS).intent == Intent.ENTITY
     mentions = OWLS.read("what did section 7 of draft 25 become?")
     assert mentions.revisions == ()
     assert mentions.ambiguous == (("25", ("draft-ietf-owl-perch", "draft-ietf-owl-moulting")),)

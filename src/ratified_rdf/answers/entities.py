@@ -292,6 +292,7 @@ class Mentions(BaseModel):
             or self.sections
             or self.people
             or self.threads
+            or self.ambiguous
         )
 
     @property

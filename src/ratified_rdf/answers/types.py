@@ -515,7 +515,7 @@ def _out_of_scope(session: Session, question: str, chosen: Route) -> Answer:
 def _not_held(session: Session, question: str, chosen: Route) -> Answer:
     said = _NOT_HELD.search(question) or _MAIL.search(question)
     what = said.group(0).lower() if said else "issues" if _ISSUES.search(question) else "that"
-    what = next((kind for stem, kind in _KINDS if stem in what), what)
+    what = next((kind or what for stem, kind in _KINDS if stem in what), what)
     reason = (
         f"it never ingested records of {what} (it reads drafts, RFCs, git history and "
         "the discussion sources its manifest names)"
@@ -547,7 +547,11 @@ def _not_held(session: Session, question: str, chosen: Route) -> Answer:
     )
 
 
-_KINDS = (
+_KINDS: tuple[tuple[str, str | None], ...] = (
+    # Kinds named as they were asked ("meeting minutes", "interim"): kept as written.
+    ("minutes", None),
+    ("recording", None),
+    ("interim", None),
     ("implement", "implementations"),
     ("librar", "implementations"),
     ("browser", "implementations"),

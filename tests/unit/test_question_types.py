@@ -101,7 +101,14 @@ FICTION = Gazetteer(
     ("question", "expected"),
     [
         ("what changed between draft-20 and draft-21?", {"revisions": ()}),
-        ("draft-01 section 2.1", {"revisions": (("draft-example-owl", "01"),)}),
+        # Two series hold revision 01 and nothing picks one: the question must say which.
+        (
+            "draft-01 section 2.1",
+            {
+                "revisions": (),
+                "ambiguous": (("01", ("draft-example-owl", "draft-example-owl-bis")),),
+            },
+        ),
         (
             "diff between -00 and -01 of draft-example-owl-bis section 3",
             {"revisions": (("draft-example-owl-bis", "00"), ("draft-example-owl-bis", "01"))},
@@ -267,7 +274,9 @@ def test_an_rfc_or_draft_named_by_its_title_or_nickname_gets_its_card(
 ) -> None:
     # Asked by the name people call it, not its number: before, "doesn't know".
     chosen = route(question, NAMED)
-    assert chosen.intent == "entity"
+    # A draft's short name beside "draft" is read with the other names of what it asks, so
+    # "what is" picks the document's card: the same card the fallback draws.
+    assert chosen.intent == ("document" if drafts else "entity")
     assert (chosen.mentions.rfcs, chosen.mentions.drafts) == (rfcs, drafts)
 
 

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import islice
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -75,6 +76,46 @@ _THREAD = re.compile(
     re.IGNORECASE,
 )
 _DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_BARE_RFC = re.compile(
+    # "9002 section 6.2.1", "section 6.2.1 of 9002": an RFC's number without "RFC".
+    r"(?<![\w.#/-])(\d{4,5})(?=(?:'s)?\s*(?:sections?\b|sec\.|§|appendix\b))|"
+    r"(?<=\b(?:of|in) )(\d{4,5})\b(?![\w.-])",
+    re.IGNORECASE,
+)
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ORDINAL = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_WORDED_DAY = re.compile(
+    # "March 15 2017", "March 15th, 2017", "15 March 2017", "the 15th of March, 2017".
+    rf"\b(?:{_MONTH}\s+{_ORDINAL}|{_ORDINAL.replace('day', 'd2')}\s+(?:of\s+)?"
+    rf"{_MONTH.replace('month', 'm2')}),?\s+(?P<year>(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+_NUMBERED_DAY = re.compile(
+    # "2017/03/15", "2017.03.15", "15/03/2017" and "3/15/2017" when only one order is a day.
+    r"(?<![\w./-])(?:(?P<year>(?:19|20)\d\d)[/.](?P<month>\d{1,2})[/.](?P<day>\d{1,2})|"
+    r"(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y2>(?:19|20)\d\d))(?![\w/-]|\.\d)"
+)
 _WORD = re.compile(r"[\w@.+'-]+")
 _COMMON = frozenset(
     {
@@ -234,7 +275,12 @@ class Mentions(BaseModel):
     threads: tuple[int, ...] = ()
     unknown_threads: tuple[int, ...] = ()
     days: tuple[str, ...] = ()
-    """ISO days named, as written (a day that does not exist is kept: the answer says so)."""
+    """ISO days named, as written or in words ("March 15 2017"), as ISO days (a day that
+    does not exist is kept: the answer says so)."""
+    ambiguous: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(revision number, the drafts holding it) for a revision written short that several
+    drafts hold when nothing in the question picks one ("draft 25" in a brain of six
+    series): the answer asks which is meant, never answers from one of them."""
 
     @property
     def held(self) -> bool:
@@ -246,6 +292,7 @@ class Mentions(BaseModel):
             or self.sections
             or self.people
             or self.threads
+            or self.ambiguous
         )
 
     @property
@@ -280,6 +327,8 @@ def _called_names(
         match = re.match(r"draft-[a-z0-9]+-[a-z0-9]+-([a-z0-9-]+)$", draft)
         if match:
             called.setdefault(match.group(1).replace("-", " "), set()).add(draft)
+            if re.match(r"rfc\d{3,5}[a-z]", match.group(1)):  # "8446bis"
+                called.setdefault(match.group(1)[3:].replace("-", ""), set()).add(draft)
     found: list[tuple[str, re.Pattern[str], int | str, str | None]] = []
     for name, named in sorted(called.items()):
         words = re.findall(r"[a-z0-9]+", name)
@@ -298,6 +347,74 @@ def _called_names(
     return found
 
 
+def _days(text: str) -> list[str]:
+    """The days ``text`` names, as ISO days in the order written: ISO days as written (a
+    day that does not exist is kept, for the answer to say so), days in words ("March 15
+    2017") and numbered days whose order is plain ("2017/03/15", "15/03/2017")."""
+    found: list[tuple[int, str]] = [(m.start(), m.group(1)) for m in _DAY.finditer(text)]
+    for match in islice(_WORDED_DAY.finditer(text), MOST):
+        month = _MONTHS[(match.group("month") or match.group("m2")).casefold()]
+        day = int(match.group("day") or match.group("d2"))
+        found.append((match.start(), f"{match.group('year')}-{month:02d}-{day:02d}"))
+    for match in islice(_NUMBERED_DAY.finditer(text), MOST):
+        if match.group("year"):
+            year, month, day = match.group("year"), int(match["month"]), int(match["day"])
+        else:
+            first, second = int(match["a"]), int(match["b"])
+            if (first <= 12) == (second <= 12):
+                continue  # "03/04/2017" is two days: neither is read
+            year = match.group("y2")
+            month, day = (first, second) if first <= 12 else (second, first)
+        found.append((match.start(), f"{year}-{month:02d}-{day:02d}"))
+    return [day for _, day in sorted(found)][:MOST]
+
+
+class SeriesName(NamedTuple):
+    """A short name of a draft series, as people write it ("quic-recovery", "8446bis")."""
+
+    said: str
+    draft: str
+    distinctive: bool
+    """Whether the name alone names the series (it holds a digit or joins two words):
+    "8446bis" does, "recovery" names it only beside "draft" or a revision number."""
+
+
+_SERIES_REVISION = re.compile(
+    r"\s*(?:'s\s*)?(?:(?:drafts?|revisions?|rev\.?|versions?)\s*(?:number\s*|no\.?\s*)?)?"
+    r"[-#]?\s*(\d{1,2})\b(?!\.\d)",
+    re.IGNORECASE,
+)
+_SERIES_DRAFT = re.compile(r"\s*(?:-\s*)?draft\b(?!s)", re.IGNORECASE)
+
+
+def _series_names(drafts: Iterable[str], excluded: frozenset[str]) -> list[SeriesName]:
+    """The short names of each draft series, built from the drafts' own names: the end of
+    the name after the working group ("recovery", "rfc8446bis"), that end with the group
+    before it ("quic-recovery"), an RFC number's end without "rfc" ("8446bis") and the end
+    run together ("rfc8446bis" for "rfc8446-bis"). A name two series share names the working
+    group's draft, else neither; a name that is the group's or the subject's names none."""
+    owners: dict[str, set[str]] = {}
+    for draft in drafts:
+        match = re.match(r"draft-[a-z0-9]+-([a-z0-9]+)-([a-z0-9-]+)$", draft)
+        if not match:
+            continue
+        group, rest = match.groups()
+        forms = {rest, f"{group}-{rest}", rest.replace("-", "")}
+        for form in list(forms):
+            if re.match(r"rfc\d{3,5}[a-z]", form):
+                forms.add(form[3:])
+        for form in forms:
+            owners.setdefault(form, set()).add(draft)
+    names: list[SeriesName] = []
+    for form, held in sorted(owners.items()):
+        group = {d for d in held if d.startswith("draft-ietf-")} or held
+        if len(group) != 1 or form in excluded or len(form) < 3 or form.isdigit():
+            continue
+        distinctive = bool(re.search(r"\d|-", form))
+        names.append(SeriesName(form, next(iter(group)), distinctive))
+    return names
+
+
 class Gazetteer:
     """What a brain holds, by the names questions use for it (see the module docstring)."""
 
@@ -314,6 +431,8 @@ class Gazetteer:
         groups: Iterable[str] = (),
         permissive: bool = False,
         rfc_titles: Mapping[int, str] | None = None,
+        mail: bool = True,
+        issues: bool = True,
     ) -> None:
         """``drafts``: each draft's revision numbers; ``became``: the RFC number each draft
         became; ``rfcs``: each RFC's publication month; ``people``: (IRI, name, aliases);
@@ -322,8 +441,12 @@ class Gazetteer:
         own subject (the words most of its RFCs' titles share: "TLS", "QUIC"), which alone find
         no section; ``permissive``: hold every RFC, draft and thread a question names (the
         router's reading when it has no brain at hand); ``rfc_titles``: each RFC's title, for
-        the names people call it by (:meth:`documents_named`)."""
+        the names people call it by (:meth:`documents_named`); ``mail``: whether it holds a
+        mailing list's archive (what a list said is never ingested without one); ``issues``:
+        whether it holds any issue (a brain may know pull requests from merge commits alone)."""
         self.permissive = permissive
+        self.mail = mail
+        self.issues = issues
         self.groups = frozenset(g.casefold() for g in groups)
         """The working groups whose record the brain holds ("tls")."""
         self.subject_words = frozenset(w.casefold() for w in subject_words)
@@ -333,6 +456,20 @@ class Gazetteer:
         self.threads = frozenset(threads)
         self.headings = headings
         self._called = _called_names(rfc_titles or {}, self.drafts, self.became, self.subject_words)
+        series = _series_names(self.drafts, self.groups | self.subject_words | _COMMON)
+        self._series = {name.said: name for name in series}
+        # One pattern for every short name, the longest first ("quic-recovery" before
+        # "recovery"), so a question is scanned once whatever the number of series: whole
+        # words, a revision number may follow a hyphen ("quic-recovery-25").
+        forms = sorted(self._series, key=lambda form: (-len(form), form))
+        self._series_pattern = (
+            re.compile(
+                rf"(?<![\w./-])({'|'.join(map(re.escape, forms))})(?![\w/]|-(?!\d))",
+                re.IGNORECASE,
+            )
+            if forms
+            else None
+        )
         self.names: dict[str, list[tuple[str, str]]] = {}
         """Lower-case name or alias → (IRI, name) of every person it may mean."""
         self._longest = 1
@@ -415,6 +552,8 @@ class Gazetteer:
     def read(self, question: str) -> Mentions:
         """The things ``question`` names (see the module docstring)."""
         text = " ".join(question.split())
+        if not self.permissive:
+            text = _BARE_RFC.sub(self._called_rfc, text)
         rfcs, unknown_rfcs = self._rfcs(text)
         revisions: list[tuple[str, str]] = []
         named: list[str] = []
@@ -437,20 +576,44 @@ class Gazetteer:
             ):
                 unknown_drafts.append(draft)
         self._nicknamed(text, revisions, named, unknown_drafts)
+        self._series_named(text, revisions, named, unknown_drafts)
         named = list(dict.fromkeys(named))
         in_play = named or [d for d, rfc in self.became.items() if rfc in rfcs]
         spans = [m.span() for m in islice(_DRAFT.finditer(text), MOST)]
-        for match in islice(_SHORT_REVISION.finditer(text), MOST):
-            if any(start <= match.start() < end for start, end in spans):
-                continue
-            for number in (match.group(1), match.group(2)):
-                if number is None:
-                    continue
-                found = self._short_revision(number.zfill(2), in_play)
-                if found and found not in revisions:
-                    revisions.append(found)
-        drafts = list(dict.fromkeys([*named, *(d for d, _ in revisions)]))
+        ambiguous: list[tuple[str, tuple[str, ...]]] = []
+        shorts = [
+            match
+            for match in islice(_SHORT_REVISION.finditer(text), MOST)
+            if not any(start <= match.start() < end for start, end in spans)
+        ]
+        if shorts and not in_play and not self.permissive:
+            # A document called by its title's name ("HTTP/3 draft 20") puts its draft in play.
+            called_rfcs, called_drafts, _ = self.documents_named(text)
+            in_play = [*called_drafts, *(d for d, rfc in self.became.items() if rfc in called_rfcs)]
         sections, rfc_sections = self._sections(text)
+        numbered = [n for n in sections if "." in n or n[:1].isdigit()]
+        numbers = [
+            number.zfill(2)
+            for match in shorts
+            for number in (match.group(1), match.group(2))
+            if number is not None
+        ]
+        # The revisions a question writes short belong to one draft ("between draft-20 and
+        # 21"): the drafts holding all of them are its candidates, read together.
+        together = self._short_revisions(numbers, in_play, numbered)
+        for number in numbers:
+            found: tuple[str, str] | list[str] | None
+            if isinstance(together, str):
+                found = (together, number)
+            elif together is not None:
+                found = together
+            else:
+                found = self._short_revision(number, in_play, numbered)
+            if isinstance(found, tuple) and found not in revisions:
+                revisions.append(found)
+            elif isinstance(found, list) and not revisions:
+                ambiguous.append((number, tuple(found)))
+        drafts = list(dict.fromkeys([*named, *(d for d, _ in revisions)]))
         threads, unknown_threads = self._threads(text)
         return Mentions(
             rfcs=tuple(rfcs),
@@ -464,8 +627,14 @@ class Gazetteer:
             people=tuple(self._people(text)),
             threads=tuple(threads),
             unknown_threads=tuple(unknown_threads),
-            days=tuple(m.group(1) for m in islice(_DAY.finditer(text), MOST)),
+            days=tuple(_days(text)),
+            ambiguous=tuple(dict.fromkeys(ambiguous)) if not revisions else (),
         )
+
+    def _called_rfc(self, match: re.Match[str]) -> str:
+        """A bare number beside a section read as the RFC it is, when the brain holds it."""
+        number = match.group(1) or match.group(2)
+        return f"RFC {number}" if int(number) in self.rfcs else match.group(0)
 
     def _rfcs(self, text: str) -> tuple[list[int], list[int]]:
         held: list[int] = []
@@ -500,13 +669,83 @@ class Gazetteer:
             elif len(ends) == 1 and not holding:
                 unknown_drafts.append(f"{ends[0]}-{number}")
 
-    def _short_revision(self, number: str, in_play: Sequence[str]) -> tuple[str, str] | None:
+    def _series_named(
+        self,
+        text: str,
+        revisions: list[tuple[str, str]],
+        named: list[str],
+        unknown_drafts: list[str],
+    ) -> None:
+        """Add the drafts and revisions written by a series' short name ("quic-recovery
+        draft 25", "the 8446bis draft", "qpack draft 10"): a distinctive name anywhere, a plain
+        word only beside "draft" or a revision number."""
+        if self._series_pattern is None:
+            return
+        short_revision = _SHORT_REVISION.search(text) is not None
+        for match in islice(self._series_pattern.finditer(text), MOST):
+            name = self._series[match.group(1).casefold()]
+            revision = _SERIES_REVISION.match(text, match.end())
+            if revision is None:
+                # Without a revision, "the 8446bis draft" names the draft, and so does a
+                # name beside a revision written short ("draft 25 of quic-recovery"); the
+                # name alone ("what is tls13?", "the qpack drafts") is read as people call
+                # a document, the RFC it became first (see documents_named).
+                if _SERIES_DRAFT.match(text, match.end()) or (name.distinctive and short_revision):
+                    named.append(name.draft)
+                continue
+            named.append(name.draft)
+            number = revision.group(1).zfill(2)
+            if number in self.drafts.get(name.draft, ()):
+                if (name.draft, number) not in revisions:
+                    revisions.append((name.draft, number))
+            else:
+                unknown_drafts.append(f"{name.draft}-{number}")
+
+    def _short_revisions(
+        self, numbers: Sequence[str], in_play: Sequence[str], sections: Sequence[str]
+    ) -> str | list[str] | None:
+        """The one draft holding every revision of ``numbers`` when none is in play (the
+        drafts, when several do and none is picked), or None to read them one by one."""
+        if len(set(numbers)) < 2 or in_play or self.permissive:
+            return None
+        candidates = sorted(
+            (d for d, held in self.drafts.items() if set(numbers) <= set(held)),
+            key=self.draft_order,
+        )
+        if len(candidates) > 1 and sections and self.headings is not None:
+            index = self.headings
+            holding = [
+                d
+                for d in candidates
+                if any(n in index.numbers(f"{d}-{r}") for n in sections for r in numbers)
+            ]
+            candidates = holding or candidates
+        if not candidates:
+            return None
+        return candidates[0] if len(candidates) == 1 else candidates
+
+    def _short_revision(
+        self, number: str, in_play: Sequence[str], sections: Sequence[str] = ()
+    ) -> tuple[str, str] | list[str] | None:
+        """The revision ``number`` of the draft in play, or else the drafts holding it: one
+        is the answer, several are returned for the question to say which (unless its
+        section number is held by one of their revisions only)."""
         candidates = [d for d in in_play if number in self.drafts.get(d, ())]
-        if not candidates and not in_play:
-            candidates = sorted(
-                (d for d, numbers in self.drafts.items() if number in numbers),
-                key=self.draft_order,
-            )
+        if candidates:
+            return (candidates[0], number)
+        if in_play:
+            return None
+        candidates = sorted(
+            (d for d, numbers in self.drafts.items() if number in numbers), key=self.draft_order
+        )
+        if len(candidates) > 1 and sections and self.headings is not None:
+            index = self.headings
+            holding = [
+                d for d in candidates if any(n in index.numbers(f"{d}-{number}") for n in sections)
+            ]
+            candidates = holding or candidates
+        if len(candidates) > 1 and not self.permissive:
+            return candidates
         return (candidates[0], number) if candidates else None
 
     def _sections(self, text: str) -> tuple[list[str], list[str]]:

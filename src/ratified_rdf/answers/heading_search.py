@@ -35,9 +35,9 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import snowballstemmer
 from pydantic import BaseModel, ConfigDict
@@ -114,6 +114,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 # "[A-Z0-9]*[A-Z][A-Z0-9]*s", without its quadratic backtracking on a long capitalised word.
 _ACRONYM_PLURAL = re.compile(r"[0-9]*+[A-Z][A-Z0-9]*+s")
 _STEMMER = snowballstemmer.stemmer("english")
+_ALNUM = re.compile(r"(?<![A-Za-z0-9])[a-z0-9]{6,}(?![A-Za-z0-9])")
 
 
 # The stemmer is pure Python and questions repeat the same few hundred words; bounded because a
@@ -328,6 +329,7 @@ class HeadingIndex:
         self._rfc_headings: dict[tuple[int, str], HeadingEntry] | None = None
         self._holders: dict[str, tuple[int, ...]] | None = None
         self._places = places
+        self._documents: dict[str, frozenset[str]] | None = None
         self._frequencies = tuple(Counter(a.terms) for a in analyses)
         count = len(headings)
         lengths = [len(a.terms) for a in analyses]
@@ -389,6 +391,17 @@ class HeadingIndex:
         index does not hold the section."""
         return self._places.get(section)
 
+    def numbers(self, document: str) -> frozenset[str]:
+        """The section numbers ``document`` (an RFC as "RFC 8446", or a revision by name)
+        holds with a heading."""
+        if self._documents is None:
+            held: dict[str, set[str]] = defaultdict(set)
+            for label, number in self._places.values():
+                if number:
+                    held[label].add(number)
+            self._documents = {label: frozenset(numbers) for label, numbers in held.items()}
+        return self._documents.get(document, frozenset())
+
     def rfc_section(self, rfc: int, number: str) -> HeadingEntry | None:
         """Section ``number`` of RFC ``rfc`` as the index holds it (IRI, heading, link), or
         None when no such section carries a heading."""
@@ -419,7 +432,11 @@ class HeadingIndex:
                 hit = hit.model_copy(update={"entry": same})
             if all(h.entry.section != hit.entry.section for h in hits):
                 hits.append(hit)
-        return _body_first(hits)
+        return _body_first(hits, self.frequency)
+
+    def frequency(self, term: str) -> int:
+        """How many distinct headings hold search term ``term``."""
+        return len(self._gains.get(term, ()))
 
     def _by_heading(self) -> dict[tuple[int, str], HeadingEntry]:
         if self._rfc_headings is None:
@@ -440,9 +457,32 @@ class HeadingIndex:
         word reads as a topic, never as a person's login."""
         return any(term in self._gains for term in heading_terms(word))
 
+    @cached_property
+    def _joined(self) -> dict[str, str]:
+        """Two to four consecutive words of a heading run together, lower case, to those words
+        spaced ("helloretryrequest" → "Hello Retry Request", "maxstreams" → "MAX STREAMS"):
+        how people type a message's or frame's name without its capitals or underscores. A
+        run that is itself a heading's term is left alone."""
+        joined: dict[str, str] = {}
+        for heading in self._headings:
+            words = [w for w in re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", heading)) if w]
+            for size in range(2, 5):
+                for start in range(len(words) - size + 1):
+                    run = words[start : start + size]
+                    key = "".join(run).casefold()
+                    if len(key) >= 6:
+                        joined.setdefault(key, " ".join(run))
+        # A heading's own word is searched as it is (CamelCase headings are split already).
+        return {key: spaced for key, spaced in joined.items() if _stem(key) not in self._gains}
+
+    def unjoin(self, text: str) -> str:
+        """``text`` with each word that is a heading's words run together spaced out."""
+        joined = self._joined
+        return _ALNUM.sub(lambda m: joined.get(m.group(0).casefold(), m.group(0)), text)
+
     def search(self, question: str, *, limit: int = 10) -> SearchResult:
         """The concepts whose headings share a term with ``question``, best first."""
-        analysis = _analyse(question)
+        analysis = _analyse(self.unjoin(question))
         query = _query_terms(analysis)
         scores: dict[int, float] = {}
         # Sorted so the floating-point sum is the same whatever order the question used.
@@ -483,12 +523,29 @@ class HeadingIndex:
         return SearchResult(question=question, query_terms=query, hits=tuple(hits))
 
 
-def _body_first(hits: list[HeadingHit]) -> list[HeadingHit]:
+def _no_more_distinctive(
+    appendix: HeadingHit, body: HeadingHit, frequency: Callable[[str], int]
+) -> bool:
+    """Whether the words ``appendix`` matched beyond those ``body`` matched are no more
+    distinctive (held by no fewer headings) than the rarest they share: "cookie extension"
+    adds the common "extension" to §4.2.2 Cookie, "exporter independence" adds a word only
+    §E.1.4 Exporter Independence holds to §7.5 Exporters."""
+    mine, theirs = _hit_terms(appendix), _hit_terms(body)
+    extra, shared = mine - theirs, mine & theirs
+    if not extra:
+        return True
+    if not shared:
+        return False
+    return min(map(frequency, extra)) >= min(map(frequency, shared))
+
+
+def _body_first(hits: list[HeadingHit], frequency: Callable[[str], int]) -> list[HeadingHit]:
     """The hits with an appendix section put after a body section that restates it: an RFC's
     appendices repeat the body's subjects ("Cookie Extension" for §4.2.2 "Cookie", "Replay
     Attacks on 0-RTT" beside §8 "0-RTT and Anti-Replay"), and the body is where a thing is
     specified. A body section of the same RFC goes first when its heading's terms are all in
-    the appendix hit's heading, or when it matched every word the appendix hit matched."""
+    the appendix hit's heading, or when it matched every word the appendix hit matched; never
+    when the appendix matched a more distinctive word besides (:func:`_no_more_distinctive`)."""
     if not hits or not hits[0].entry.number or not hits[0].entry.number[0].isalpha():
         return hits
     top = hits[0]
@@ -499,6 +556,7 @@ def _body_first(hits: list[HeadingHit]) -> list[HeadingHit]:
             hit.entry.document == top.entry.document
             and number[:1].isdigit()
             and hit.matched
+            and _no_more_distinctive(top, hit, frequency)
             and (
                 set(heading_terms(hit.entry.heading)) <= wanted
                 or {w.casefold() for w in top.matched} <= {w.casefold() for w in hit.matched}
@@ -506,6 +564,32 @@ def _body_first(hits: list[HeadingHit]) -> list[HeadingHit]:
         ):
             return [hit, *hits[:position], *hits[position + 1 :]]
     return hits
+
+
+def runner_ups(hits: Sequence[HeadingHit]) -> list[HeadingHit]:
+    """The hits after the first worth offering as another reading: another section, matching
+    at least half the terms the best hit matched ("Certificate Request" shares only "request"
+    with "HelloRetryRequest" and is no other reading of it)."""
+    if not hits:
+        return []
+    best = hits[0]
+    wanted = len(_hit_terms(best))
+    return [
+        hit
+        for hit in hits[1:]
+        if hit.entry.section != best.entry.section and 2 * len(_hit_terms(hit)) >= wanted
+    ]
+
+
+def _terms_of(words: Iterable[str]) -> frozenset[str]:
+    """The search terms of ``words``."""
+    return frozenset(heading_terms(" ".join(words)))
+
+
+def _hit_terms(hit: HeadingHit) -> frozenset[str]:
+    """The terms a hit matched: of the words it matched, those its heading holds (one word
+    "HelloRetryRequest" is three terms, of which "Certificate Request" holds one)."""
+    return _terms_of(hit.matched) & _terms_of([hit.matched_heading])
 
 
 def _group(key: str, members: list[HeadingEntry], position: Mapping[str, int]) -> _Group:

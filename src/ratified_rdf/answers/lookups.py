@@ -108,12 +108,15 @@ class Lookups:
             entry = people.setdefault(iri, (row["name"].value, []))
             if "alias" in row and row["alias"].value:
                 entry[1].append(row["alias"].value)
+        threads = rows("gazetteer_threads")
         found = Gazetteer(
             drafts=drafts,
             became=became,
             rfcs=rfcs,
             people=[(iri, name, aliases) for iri, (name, aliases) in people.items()],
-            threads=(int(row["number"].value) for row in rows("gazetteer_threads")),
+            threads=(int(row["number"].value) for row in threads),
+            mail=bool(rows("gazetteer_mail")),
+            issues=any(row["kind"].value.endswith("#Issue") for row in threads),
             headings=index,
             subject_words=_shared_words([_words(title) for title in titles.values()]),
             rfc_titles=titles,

@@ -249,6 +249,8 @@ class ThreadInfo(BaseModel):
     """When it was opened; empty for a pull request known only from its merge commit."""
     is_pull_request: bool
     merged: str | None = None
+    merged_by: str | None = None
+    """The login that merged a pull request, when the GitHub archive records it."""
     merge_commit: str | None = None
     """The merge commit's page, for a pull request read from the history alone."""
 

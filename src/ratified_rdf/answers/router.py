@@ -219,7 +219,9 @@ class Reading:
         if self.gazetteer is None:
             return frozenset(heading_terms(self.text))
         subject = set(heading_terms(" ".join(self.gazetteer.subject_words)))
-        return frozenset(heading_terms(self.text)) - subject
+        headings = self.gazetteer.headings
+        text = headings.unjoin(self.text) if headings is not None else self.text
+        return frozenset(heading_terms(text)) - subject
 
     @property
     def names_heading_wholly(self) -> bool:
@@ -282,6 +284,7 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     # A question is read up to its first READ_AT_MOST characters: past a paragraph it is not a
     # question, and the reading stays linear and bounded whatever is sent.
     said = " ".join(question[: 2 * READ_AT_MOST].split())[:READ_AT_MOST]
+    said = _CONTRACTION.sub(_expanded, said)
     reader = gazetteer or Gazetteer.permissive_reader()
     # One-letter typos are mended against the cue and heading words first ("requst").
     text = reader.speller.mend(said) if gazetteer is not None else said
@@ -354,6 +357,25 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     score, _, kind, words = best
     chosen = _bind(Route(intent=kind.intent, mentions=mentions, score=score, cue=words), reading)
     return kind.bind(chosen, mentions, reading) if kind.bind else chosen
+
+
+_CONTRACTION = re.compile(
+    r"\b(where|what|who|how|when|which|why|that|there|it|here)['’]s\b|"
+    r"\b(is|are|was|were|do|does|did|has|have|had|could|should|would)n['’]t\b|"
+    r"\b(where|what|who|how|when|which|why|they|you|we)['’](re|ve|d|ll)\b",
+    re.IGNORECASE,
+)
+_SPELLED = {"re": "are", "ve": "have", "d": "did", "ll": "will"}
+
+
+def _expanded(match: re.Match[str]) -> str:
+    """A contraction written out ("where's" → "where is"), so cues read it as they read the
+    words spelled out; a name's possessive ("ekr's") is left alone."""
+    if match.group(1):
+        return f"{match.group(1)} is"
+    if match.group(2):
+        return f"{match.group(2)} not"
+    return f"{match.group(3)} {_SPELLED[match.group(4).casefold()]}"
 
 
 _OVERVIEW_WORDS = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -506,6 +507,35 @@ def which_revision(session: Session, question: str, section: str, draft: str | N
     )
 
 
+def which_series(
+    session: Session, question: str, intent: str, number: str, drafts: Sequence[str]
+) -> Answer:
+    """A revision written short ("draft 25") that several drafts hold, with nothing in the
+    question to pick one: the card asks which, each reading offered as a question."""
+    said = re.compile(rf"(?:\b(?:draft|revision|rev\.?)\s*-?\s*|(?<![\w.-])-)0?{int(number)}\b")
+    alternatives = [
+        Alternative(
+            question=said.sub(f"{draft}-{number}", question, count=1)
+            if said.search(question)
+            else f"{question} ({draft}-{number})",
+            reason=f"{draft}-{number} is a revision the graph holds",
+        )
+        for draft in drafts
+    ]
+    names = ", ".join(f"{draft}-{number}" for draft in drafts)
+    return Answer(
+        question=question,
+        intent=intent,
+        verdict=Verdict.AMBIGUOUS,
+        summary=(
+            f"Revision {number} is a revision of {plural(len(drafts), 'draft')} ({names}); say "
+            "which draft you mean, by its name or a short name such as the end of its name."
+        ),
+        alternatives=alternatives,
+        queries=session.queries,
+    )
+
+
 def _chain_role(step: ChainStep) -> str:
     """A chain's steps are revisions until the last, which is the RFC they became."""
     return "rfc" if step.iri.rsplit("/", 1)[-1].startswith("rfc") else "revision"
@@ -668,6 +698,23 @@ def lineage_texts(session: Session, final: str) -> list[tuple[datetime, dict[str
                 if text_of(back, "section") != older
             )
     return sorted(((_appeared(row), row) for row in [*earlier, *rows]), key=lambda p: p[0])
+
+
+def final_section(
+    session: Session, draft: str, revision: str, section: str
+) -> tuple[int, str] | None:
+    """(RFC number, section number) that section ``section`` of ``draft``-``revision``
+    became, or None when it has no counterpart in an RFC (or the revision has no such
+    section)."""
+    rows = session.run(
+        "section_became", revision=v.revision_iri(draft, revision), sectionNumber=section
+    )
+    for row in rows:
+        rfc = (text_of(row, "rfc") or "").rsplit("rfc", 1)[-1]
+        number = text_of(row, "finalNumber")
+        if rfc.isdigit() and number:
+            return int(rfc), number
+    return None
 
 
 def revision_numbers(

@@ -1,11 +1,12 @@
 """One-letter typos mended before a question is routed: "pull requst 1169", "revisons of".
 
 A word is mended only when all of these hold: it has five letters or more; it is not itself a
-word the router knows (a cue word, a heading word, a stop word) nor a person's name or login;
-and exactly one known word is one edit away (a letter added, dropped, changed, or two
-neighbours swapped). The known words are the routers' cue words and every word of the brain's
-section headings. Lookups use the symmetric-delete index: each known word is filed under
-itself and every string one deletion away, so mending a word costs a few dictionary lookups.
+word the router knows (a cue word, a heading word, a stop word) nor a person's name or login,
+nor a known word's plural ("numbers" is no typo of "number"); and exactly one known word is
+one edit away (a letter added, dropped, changed, or two neighbours swapped). The known words
+are the routers' cue words and every word of the brain's section headings. Lookups use the
+symmetric-delete index: each known word is filed under itself and every string one deletion
+away, so mending a word costs a few dictionary lookups.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class Speller:
         lower = word.casefold()
         if len(lower) < 5 or lower in self.known or lower in self.protected:
             return word
+        if lower.endswith("s") and lower[:-1] in self.known:
+            return word  # a plural ("numbers") is the word it is one letter from, not a typo
         found: set[str] = set(self._index.get(lower, ()))
         for key in _deletes(lower):
             found |= self._index.get(key, set())

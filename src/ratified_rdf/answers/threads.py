@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Answer,
@@ -12,6 +14,8 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.answers.wording import plural
+
+_MERGED_BY = re.compile(r"\bwho merged\b|\bmerged by\b|\bmerger\b|\bwho (?:did|hit) merge\b", re.I)
 
 
 def thread_lookup(session: Session, question: str, number: int) -> Answer:
@@ -30,6 +34,7 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         created=text_of(row, "created") or "",
         is_pull_request=is_pull,
         merged=text_of(row, "merged"),
+        merged_by=text_of(row, "merger"),
         merge_commit=text_of(row, "mergePage"),
     )
     changes = session.run("thread_changes", thread=text_of(row, "thread") or "") if is_pull else []
@@ -60,6 +65,18 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         if touched
         else ""
     )
+    if is_pull and _MERGED_BY.search(question):
+        # Asked who merged it: say who, or that the graph records when but not who.
+        when = f" on {thread.merged[:10]}" if thread.merged else ""
+        if thread.merged_by:
+            summary += f" It was merged by {thread.merged_by}{when}."
+        elif thread.merged or thread.state.lower() == "merged":
+            summary += (
+                f" Who merged it the graph doesn't know: it records that it was merged{when}, "
+                "not by whom."
+            )
+        else:
+            summary += " It was not merged."
     evidence = [
         Evidence(
             iri=text_of(row, "thread") or "",

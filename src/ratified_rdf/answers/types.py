@@ -25,7 +25,7 @@ from ratified_rdf.answers import (
     where,
 )
 from ratified_rdf.answers.entities import Mentions
-from ratified_rdf.answers.heading_search import HeadingEntry
+from ratified_rdf.answers.heading_search import HeadingEntry, runner_ups
 from ratified_rdf.answers.models import (
     Alternative,
     Answer,
@@ -94,6 +94,22 @@ class Target:
 def target(session: Session, question: str, chosen: Route, asking: str) -> Target | Answer:
     """The section ``chosen`` is about, or the "doesn't know" answer when its words find no
     RFC section heading. ``asking`` words the alternatives ("who discussed")."""
+    if chosen.section and _numbered_in_revision(chosen):
+        # "I'm reading draft-20 and section 4.2.10.2 ...": the number is that revision's own;
+        # the card is about the RFC section it became.
+        assert chosen.draft and chosen.revision
+        name = f"{chosen.draft}-{chosen.revision}"
+        final = sections.final_section(session, chosen.draft, chosen.revision, chosen.section)
+        if final is None:
+            return holdings.out_of_scope(
+                session,
+                question,
+                f"section {chosen.section} of {name} has no counterpart in an RFC it holds",
+            )
+        final_rfc, final_number = final
+        known = session.from_index(lambda index: index.rfc_section(final_rfc, final_number))
+        lead = f"Section {chosen.section} of {name} became RFC {final_rfc} §{final_number}. "
+        return Target(final_rfc, final_number, known, lead)
     if chosen.section:
         rfc, number = chosen.rfc, chosen.section
         known = None
@@ -143,9 +159,22 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
                 + ")"
             ),
         )
-        for hit in hits[1:2]
+        for hit in runner_ups(hits)[:1]
     ]
     return Target(rfc, best.entry.number or "", best.entry, lead, alternatives, best.matched)
+
+
+def _numbered_in_revision(chosen: Route) -> bool:
+    """Whether the section number of ``chosen`` is written beside a revision, not an RFC:
+    it is numbered as that revision numbers it."""
+    mentions = chosen.mentions
+    return bool(
+        chosen.draft
+        and chosen.revision
+        and chosen.section
+        and chosen.section not in mentions.rfc_sections
+        and not mentions.days
+    )
 
 
 def _on_section(
@@ -223,16 +252,34 @@ _THREAD_WORDS = frozenset(
 _THREAD_KIND = re.compile(r"\b(issues?|prs?|pull requests?|threads?)\b", re.IGNORECASE)
 
 _NOT_HELD = re.compile(
-    r"\b(?:iesg|ballots?|vot(?:e|es|ed|ing)|telechat|meeting minutes|minutes of|agendas?|"
+    # Whole words outside names: "draft-ietf-x-deployment-guide" is a draft, not a deployment.
+    r"(?<![\w-])(?:iesg|ballots?|vot(?:e|es|ed|ing)|telechat|meeting minutes|minutes of|agendas?|"
     r"interims?|blue ?sheets?|jabber|slack|zulip|xmpp|meetecho|(?:meeting|session|video) "
     r"recordings?|recordings of|slide decks?|presentation slides|ipr|patents?|salar(?:y|ies)|"
     r"earns?|earnings|paid|wages?|budgets?|funding|revenue|"
     r"weather|stock price|lunch|dinner|which implementations|implementations? (?:support|"
     r"status|list|report)|interop\w*|openssl|boringssl|nss|wolfssl|chrome|firefox|nginx|"
     r"cloudflare|vendors?|market share|deployment stats?|errata|last call|directorates?|secdir|"
-    r"genart|opsdir|shepherd\w*)\b",
+    r"genart|opsdir|shepherd\w*|"
+    # Implementations and deployments: who wrote code for a protocol is not in its record.
+    # "Mandatory-to-implement" and "implementation notes" are what a document says, not this.
+    # "I am implementing QPACK" asks about the spec; "who implemented it" about the world.
+    r"(?:who|which|first to|anyone|anybody|been|has|have|had)\b[^.?]{0,40}?\bimplement(?:s|ed|"
+    r"ing)?|implement(?:ers|ors)|implementations? (?:of|that|which|exist\w*|are|"
+    r"were|support\w*|ha(?:ve|d))|(?:tls |quic |crypto |ssl |http )?librar(?:y|ies)|"
+    r"browsers?|deploy(?:s|ed|ing|ments?)|adoption|usage (?:data|numbers|statistics)|"
+    r"how widely|in production|"
+    # Meetings, hums and last calls: none of their records is ingested.
+    r"meetings?|ietf ?-?\d{2,3}|hum(?:s|med)?|bofs?|wglc|working group last call)(?![\w-])",
     re.IGNORECASE,
 )
+_MAIL = re.compile(
+    # "the list" is the mailing list, "the list of revisions" is not.
+    r"(?<![\w-])(?:mailing[- ]lists?|(?:on|to|the|tls|quic) list(?!\s+of\b)|list archives?|"
+    r"e-?mails?|mails?|mail threads?|messages? (?:on|to) the list)(?![\w-])",
+    re.IGNORECASE,
+)
+"""What a mailing list said: never ingested when the brain holds no list archive."""
 
 
 def _bind_count(chosen: Route, mentions: Mentions, reading: Reading) -> Route:
@@ -328,7 +375,13 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
         return holdings.out_of_scope(session, question, "it names no two revisions of one draft")
     section = chosen.section or ""
     rfc = chosen.mentions.rfcs[0] if chosen.mentions.rfcs else None
-    if rfc is not None and _numbered_in_rfc(chosen.mentions):
+    lead = ""
+    if not chosen.section:
+        found = target(session, question, chosen, "what changed between the revisions in")
+        if isinstance(found, Answer):
+            return found
+        rfc, section, lead = found.rfc, found.number, found.lead
+    if rfc is not None and (not chosen.section or _numbered_in_rfc(chosen.mentions)):
         # "RFC 8446 section 4.2.10 between -20 and -21": follow the RFC section back to its
         # number in those revisions (it was §4.2.9 there), never read 4.2.10 as theirs.
         named = (f"{chosen.draft}-{chosen.older}", f"{chosen.draft}-{chosen.newer}")
@@ -340,13 +393,11 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
                 question,
                 f"neither {named[0]} nor {named[1]} holds a text that became RFC {rfc} §{section}",
             )
-        answer = diffs.section_diff(
-            session, question, chosen.draft, chosen.older, chosen.newer, own
-        )
-        return answer.model_copy(
+        card = diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, own)
+        return card.model_copy(
             update={
+                "summary": lead + card.summary + sections.text_not_held(session, rfc),
                 "note": _DIFF_THROUGH_RFC.format(rfc=rfc, section=section),
-                "summary": answer.summary + sections.text_not_held(session, rfc),
             }
         )
     return diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, section)
@@ -462,14 +513,84 @@ def _out_of_scope(session: Session, question: str, chosen: Route) -> Answer:
 
 
 def _not_held(session: Session, question: str, chosen: Route) -> Answer:
-    said = _NOT_HELD.search(question)
-    what = said.group(0) if said else "that"
-    return holdings.out_of_scope(
+    said = _NOT_HELD.search(question) or _MAIL.search(question)
+    what = said.group(0).lower() if said else "issues" if _ISSUES.search(question) else "that"
+    what = next((kind or what for stem, kind in _KINDS if stem in what), what)
+    reason = (
+        f"it never ingested records of {what} (it reads drafts, RFCs, git history and "
+        "the discussion sources its manifest names)"
+    )
+    mentions = chosen.mentions
+    named = [
+        *(f"RFC {n}" for n in mentions.rfcs),
+        *(f"{d}-{n}" for d, n in mentions.revisions),
+        *(d for d in mentions.drafts if all(d != r for r, _ in mentions.revisions)),
+    ]
+    if not named:
+        return holdings.out_of_scope(session, question, reason)
+    # The question names a document the brain holds: say what it can show about it.
+    about = ", ".join(dict.fromkeys(named))
+    answer = holdings.out_of_scope(
         session,
         question,
-        f"it never ingested records of {what.lower()} (it reads drafts, RFCs, git history and "
-        "the discussion sources its manifest names)",
+        f"{reason}; about {about} it holds the text of its revisions and sections, how each "
+        "section became the RFC's, and the commits and discussion the manifest's sources "
+        "connect to them",
     )
+    return answer.model_copy(
+        update={
+            "alternatives": [
+                Alternative(question=f"tell me about {name}", reason=f"the card of {name}")
+                for name in dict.fromkeys(named)
+            ]
+        }
+    )
+
+
+_KINDS: tuple[tuple[str, str | None], ...] = (
+    # Kinds named as they were asked ("meeting minutes", "interim"): kept as written.
+    ("minutes", None),
+    ("recording", None),
+    ("interim", None),
+    ("implement", "implementations"),
+    ("librar", "implementations"),
+    ("browser", "implementations"),
+    ("deploy", "deployments"),
+    ("adoption", "deployments"),
+    ("usage", "deployments"),
+    ("widely", "deployments"),
+    ("production", "deployments"),
+    ("meeting", "meetings"),
+    ("bof", "meetings"),
+    ("ietf", "meetings"),
+    ("hum", "hums"),
+    ("wglc", "last calls"),
+    ("last call", "last calls"),
+    ("mail", "a mailing list"),
+    ("list", "a mailing list"),
+)
+"""The kind of record a never-ingested question's words ask for, to name it in the card."""
+
+
+def _never_ingested(mentions: Mentions, reading: Reading) -> bool:
+    """Whether the question asks about a kind of record the brain never ingested: one no
+    brain holds, or what a mailing list said when it holds no list archive."""
+    if _NOT_HELD.search(reading.text):
+        return True
+    gazetteer = reading.gazetteer
+    if gazetteer is None or gazetteer.permissive:
+        return False
+    if not gazetteer.mail and _MAIL.search(reading.text):
+        return True
+    return not gazetteer.issues and _ISSUES.search(reading.text) is not None
+
+
+_ISSUES = re.compile(
+    rf"\b(?:(?:still )?{_STATES}|which|what|list|show|any|all)(?: me)?(?: the| of the)? issues\b|"
+    rf"\bissues (?:are|were|still) (?:still )?{_STATES}\b",
+    re.IGNORECASE,
+)
+"""A question asking for issues, which a brain without any answers with "doesn't know"."""
 
 
 # ------------------------------------------------------------------------------ registrations
@@ -494,8 +615,8 @@ register(
     QuestionType(
         intent=Intent.NOT_HELD,
         answers="Says the graph doesn't know about kinds of record it never ingests.",
-        cues=(cue(_NOT_HELD.pattern, 6),),
-        needs=_nothing,
+        cues=(cue(_NOT_HELD.pattern, 6), cue(_MAIL.pattern, 6), cue(_ISSUES.pattern, 6)),
+        needs=_never_ingested,
         uses=0,
         answer=_not_held,
         queries=("holdings", "documents"),
@@ -559,7 +680,9 @@ register(
             cue(r"\bfrom\b.*\bto\b", 2),
             cue(r"\bchang\w*\b", 1),
         ),
-        needs=lambda m, r: bool(m.sections and len(m.revisions) >= 2),
+        # A section by number, or by its heading's words ("what changed in key share between
+        # draft 17 and draft 18"): followed back to its numbers in the two revisions.
+        needs=lambda m, r: len(m.revisions) >= 2 and r.has_section,
         uses=3,
         answer=_diff,
         queries=(
@@ -583,6 +706,7 @@ register(
             cue(
                 r"\b(?:becom\w*|became|end(?:ed|s)? up|turn(?:ed|s)? into|in the rfc|final\w*|"
                 r"where did (?:it|that|this)|where is (?:it|that) now|now|map(?:s|ped)? to|"
+                r"(?:numbered|number|called|named) in (?:the )?(?:rfc|final)|"
                 r"correspond\w*|what happened to|fate)\b",
                 3,
             ),
@@ -740,7 +864,11 @@ register(
                 r"\b(?:history|evolv\w*|evolution|over time|renumber\w*|lineage|timeline|trace)\b",
                 3,
             ),
-            cue(r"\b(?:earlier|previous|older|past) (?:texts?|versions?|revisions?|numbers?)\b", 3),
+            cue(
+                r"\b(?:earlier|previous|older|past|former|other) (?:section )?(?:texts?|versions?|"
+                r"revisions?|numbers?|numberings?|names?|headings?)\b",
+                3,
+            ),
             cue(r"\b(?:revisions?|versions?) of (?:rfc|section|sec\.?|§)", 3),
             cue(r"\bhow (?:did|has|have) .{0,80}\bchang\w*\b", 2),
             cue(r"\b(?:was|were|been) (?:it |this |that )?(?:renamed|moved|numbered|called)\b", 2),
@@ -965,6 +1093,19 @@ def question_type(intent: Intent | str) -> QuestionType:
     return router.question_type(intent)
 
 
+_NEVER_AMBIGUOUS = frozenset({Intent.OUT_OF_SCOPE, Intent.NOT_HELD, Intent.HOLDINGS})
+
+
 def answer(session: Session, question: str, chosen: Route) -> Answer:
-    """The card of the type ``chosen`` names."""
+    """The card of the type ``chosen`` names; a question about a kind of record never
+    ingested gets "the graph doesn't know", and a revision written short that several drafts
+    hold gets the card that asks which, never one of their answers."""
+    mentions = chosen.mentions
+    if chosen.intent not in _NEVER_AMBIGUOUS and _NOT_HELD.search(question):
+        # The first rule, kept where the card is made: whatever chose this type, a question
+        # about a kind of record no brain ingests gets "the graph doesn't know".
+        return _not_held(session, question, chosen)
+    if mentions.ambiguous and not mentions.revisions and chosen.intent not in _NEVER_AMBIGUOUS:
+        number, drafts = mentions.ambiguous[0]
+        return sections.which_series(session, question, str(chosen.intent), number, drafts)
     return question_type(chosen.intent).answer(session, question, chosen)

@@ -3,7 +3,7 @@ link, and the runner-up."""
 
 from __future__ import annotations
 
-from ratified_rdf.answers.heading_search import HeadingIndex
+from ratified_rdf.answers.heading_search import HeadingIndex, runner_ups
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Alternative, Answer, Evidence, HistoryEntry, Verdict
 from ratified_rdf.answers.session import Session
@@ -33,7 +33,7 @@ def where_is(session: Session, question: str, rfc: int | None, index: HeadingInd
         )
         + "."
     )
-    runner = next((h for h in hits[1:] if h.entry.section != entry.section), None)
+    runner = next(iter(runner_ups(hits)), None)
     if runner is not None:
         summary += (
             f" Next best: {runner.entry.document} §{runner.entry.number} {runner.entry.heading}."

@@ -196,6 +196,8 @@ def github_batches(archive: GitHubArchive, context: MapContext) -> Iterator[Batc
                 batch.text(iri, "rr:githubLabel", label)
             if thread.merged:
                 batch.typed(iri, "rr:mergedAt", thread.merged, XSD_DT)
+            if thread.merged_by:
+                batch.add(iri, "rr:mergedBy", _account(batch, thread.merged_by, people))
             if thread.author:
                 batch.add(iri, "sioc:has_creator", _account(batch, thread.author, people))
             for issue in thread.fixes:

@@ -65,6 +65,8 @@ class GitHubThread(BaseModel):
     created: datetime
     closed: datetime | None = None
     merged: datetime | None = None
+    merged_by: str | None = None
+    """The login that merged a pull request (``mergedBy``)."""
     merge_commit: str | None = None
     head_commit: str | None = None
     base_commit: str | None = None
@@ -263,6 +265,7 @@ def _thread(kind: str, item: object) -> GitHubThread:
         created=_date(item["createdAt"]),
         closed=_date(item["closedAt"]) if item.get("closedAt") else None,
         merged=_date(item["mergedAt"]) if item.get("mergedAt") else None,
+        merged_by=item["mergedBy"] if isinstance(item.get("mergedBy"), str) else None,
         merge_commit=merge.get("oid"),
         head_commit=item.get("headRefOid"),
         base_commit=item.get("baseRefOid"),

@@ -39,6 +39,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Final
 
 from ratified_rdf._errors import QueryFailed
+from ratified_rdf._forked import start_module
 
 IDLE_EXIT_S: Final = 600.0
 """A worker left idle this long exits by itself (the next query starts a fresh one)."""
@@ -248,12 +249,14 @@ class QuerySandbox:
 
     def _start(self, worker: _Worker) -> None:
         """A fresh worker: ``python -m ratified_rdf.queries.sandbox`` on one end of a socket
-        pair (a plain subprocess, so it never re-imports the caller's main module)."""
+        pair (a plain subprocess, so it never re-imports the caller's main module), which
+        dies with the server, also when the server is killed mid-query."""
         worker.stop()
         ours, theirs = socket.socketpair()
         with ours, theirs:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "ratified_rdf.queries.sandbox", str(theirs.fileno())],
+            process = start_module(
+                "ratified_rdf.queries.sandbox",
+                [str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
             )

@@ -29,6 +29,7 @@ from ratified_rdf.surfaces.access import AccessList, ReaderGrant, token_digest
 from ratified_rdf.surfaces.server import create_app
 from ratified_rdf.surfaces.standard import could_be_pattern, triple_pattern
 from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.serve.deadlines import GENEROUS_S
 
 SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
 VOID = Namespace("http://rdfs.org/ns/void#")
@@ -96,7 +97,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, serve: Serve) -> Iterator[Sit
     access = AccessList(
         reader=(ReaderGrant(name="Rita", token_sha256=token_digest(RITA), clearance="restricted"),)
     )
-    app = create_app(public, access=access, max_rows=MAX_ROWS, query_timeout_s=5)
+    app = create_app(public, access=access, max_rows=MAX_ROWS, query_timeout_s=GENEROUS_S)
     with serve(app) as base:
         yield Site(base, built, public, restricted, mail)
 

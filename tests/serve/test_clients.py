@@ -224,7 +224,7 @@ def test_card_queries_over_http_equal_the_embedded_store(
 ) -> None:
     queries = {q.sparql: q.name for question in EXAMPLES for q in tls_brain.ask(question).queries}
     assert len(queries) >= 10
-    with serve(create_app(tls_brain, max_rows=100_000)) as base:
+    with serve(create_app(tls_brain, max_rows=100_000, query_timeout_s=GENEROUS_S)) as base:
         store = rdflib.Graph(store=SPARQLStore(f"{base}/sparql"))
         for sparql, name in queries.items():
             expected = embedded(tls_brain, sparql)

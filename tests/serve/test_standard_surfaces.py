@@ -507,7 +507,7 @@ def test_every_ontology_term_the_brain_uses_is_in_the_ontology_document(site: Si
 
 @pytest.mark.corpus
 def test_the_tls_brain_through_the_standard_surfaces(tls_brain: Brain, serve: Serve) -> None:
-    with serve(create_app(tls_brain)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         answer = curl(f"{base}/sparql", "-H", "Accept: text/turtle")
         assert answer.status == 200
         description = _parse(answer.body, "text/turtle")

@@ -137,6 +137,11 @@ def run_bound() -> None:
 FORK_SERVER_PARENT = "RATIFIED_FORK_SERVER_PARENT"
 """The variable a fork server started by :func:`ensure_fork_server` reads its parent from."""
 
+_STARTED_BY = os.environ.pop(FORK_SERVER_PARENT, "")
+"""In a fork server :func:`ensure_fork_server` started, the process that started it. Taken out
+of the environment at once in every process, so that no process started later inherits it:
+a fork server started by one of those, read it, would bind itself to the wrong parent."""
+
 _FORK_SERVER: int | None = None
 """In a fork server bound by :mod:`ratified_rdf._fork_server`, and in the processes it
 forks, the fork server's process id."""
@@ -165,8 +170,7 @@ def bind_fork_server() -> None:
     :data:`FORK_SERVER_PARENT`; a fork server started otherwise, with this process's parent),
     and note this process as the parent of the workers it will fork."""
     global _FORK_SERVER
-    named = os.environ.pop(FORK_SERVER_PARENT, "")
-    die_with(int(named) if named.isdigit() else os.getppid())
+    die_with(int(_STARTED_BY) if _STARTED_BY.isdigit() else os.getppid())
     _FORK_SERVER = os.getpid()
 
 

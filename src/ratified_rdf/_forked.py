@@ -7,6 +7,14 @@ work returns, pickled: streamed to a file in a private temporary folder, read ba
 child has ended. Sent through the pool's pipe, the whole pickle was one bytes object in the
 child and another in the parent, on top of the records in both: at scale, seconds well above
 the build's peak (benchmarks/RESULTS.md, 2026-12-05).
+
+Every child process dies with the process that started it, also when that one is killed with
+SIGKILL and runs no code of its own again: a child asks the kernel for a parent-death signal
+(:func:`die_with`). The kernel sends it when the *thread* that started the child ends, not the
+process, so children whose parent would outlive the thread that happened to start them (the
+query workers, started from a pool thread; multiprocessing's fork server, started by whichever
+thread first asks for a fresh gate worker) are started from a thread that lives as long as the
+process (:func:`on_lasting_thread`).
 """
 
 from __future__ import annotations
@@ -17,13 +25,18 @@ import gc
 import multiprocessing
 import os
 import pickle
+import queue
+import runpy
 import shutil
 import signal
-from collections.abc import Callable
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ratified_rdf._errors import RatifiedError
 from ratified_rdf._memory import thaw
@@ -39,14 +52,126 @@ class ChildDied(RatifiedError, RuntimeError):
 
 
 def die_with(parent: int | None) -> None:
-    """Make this forked process die when the process that forked it does (``parent``; None:
-    whichever did, a fork server, which itself ends with the program). A fork inherits the
-    build's open store and audit log, locks included; a child outliving a killed build would
-    hold them, and the next build could not open the store."""
+    """Make this child process die when the process that started it does (``parent``; None:
+    whichever did, a fork server). A fork inherits the build's open store and audit log,
+    locks included; a child outliving a killed build would hold them, and the next build
+    could not open the store. A parent that died before the signal was asked for sent none:
+    then this process ends here."""
+    if parent is None:
+        parent = _FORK_SERVER  # this process was forked by a fork server bound below
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if parent is not None and os.getppid() != parent:  # it died before the line above acted
         os._exit(1)
+
+
+# --- a thread that lives as long as the process -----------------------------------------------
+
+_Call = tuple[Callable[[], Any], "Future[Any]"]
+_LASTING: list[tuple[threading.Thread, queue.SimpleQueue[_Call]]] = []
+_LASTING_LOCK = threading.Lock()
+
+
+def on_lasting_thread(call: Callable[[], T]) -> T:
+    """``call()`` run on a thread of this module's that lives as long as the process; returns
+    what it returned, raises what it raised. Start a child that calls :func:`die_with` here,
+    so that its parent-death signal comes with the end of the process, not of a pool thread."""
+    with _LASTING_LOCK:
+        if not _LASTING or not _LASTING[0][0].is_alive():
+            calls: queue.SimpleQueue[_Call] = queue.SimpleQueue()
+            thread = threading.Thread(
+                target=_serve_calls, args=(calls,), name="ratified-lasting", daemon=True
+            )
+            thread.start()
+            _LASTING[:] = [(thread, calls)]
+        thread, calls = _LASTING[0]
+    if threading.current_thread() is thread:
+        return call()
+    answer: Future[T] = Future()
+    calls.put((call, answer))
+    return answer.result()
+
+
+def _serve_calls(calls: queue.SimpleQueue[_Call]) -> None:
+    while True:
+        call, answer = calls.get()
+        try:
+            answer.set_result(call())
+        except BaseException as error:  # handed to the caller, on its own thread
+            answer.set_exception(error)
+
+
+def _forget_lasting() -> None:
+    # A forked child has none of its parent's threads: it starts its own when it needs one.
+    _LASTING.clear()
+
+
+os.register_at_fork(after_in_child=_forget_lasting)
+
+
+# --- Python children started by this process --------------------------------------------------
+
+
+def start_module(module: str, args: Sequence[str], **popen: Any) -> subprocess.Popen[bytes]:
+    """``python -m module *args`` as a child that dies with this process (``popen``: what
+    :class:`subprocess.Popen` takes besides the command). The child runs :func:`die_with`
+    before the module, and is started from the lasting thread."""
+    command = [sys.executable, "-c", _BOUND, str(os.getpid()), module, *args]
+    return on_lasting_thread(lambda: subprocess.Popen(command, **popen))
+
+
+_BOUND = "from ratified_rdf._forked import run_bound; run_bound()"
+
+
+def run_bound() -> None:
+    """The start of a child :func:`start_module` started: ``sys.argv`` holds the parent's
+    process id, the module, and the module's arguments."""
+    parent, module, *args = sys.argv[1:]
+    die_with(int(parent))
+    sys.argv = [module, *args]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+# --- multiprocessing's fork server ------------------------------------------------------------
+
+FORK_SERVER_PARENT = "RATIFIED_FORK_SERVER_PARENT"
+"""The variable a fork server started by :func:`ensure_fork_server` reads its parent from."""
+
+_STARTED_BY = os.environ.pop(FORK_SERVER_PARENT, "")
+"""In a fork server :func:`ensure_fork_server` started, the process that started it. Taken out
+of the environment at once in every process, so that no process started later inherits it:
+a fork server started by one of those, read it, would bind itself to the wrong parent."""
+
+_FORK_SERVER: int | None = None
+"""In a fork server bound by :mod:`ratified_rdf._fork_server`, and in the processes it
+forks, the fork server's process id."""
+
+
+def ensure_fork_server(preload: Sequence[str]) -> None:
+    """Start multiprocessing's fork server unless it runs, bound to die with this process,
+    importing the modules ``preload`` names (as ``set_forkserver_preload`` does). It is
+    started once for the whole process, and its children die with it (:func:`die_with`)."""
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload(["ratified_rdf._fork_server", *preload])
+
+    def start() -> None:
+        os.environ[FORK_SERVER_PARENT] = str(os.getpid())
+        try:
+            forkserver.ensure_running()
+        finally:
+            os.environ.pop(FORK_SERVER_PARENT, None)
+
+    on_lasting_thread(start)
+
+
+def bind_fork_server() -> None:
+    """In a starting fork server: die with the process that started it (read from
+    :data:`FORK_SERVER_PARENT`; a fork server started otherwise, with this process's parent),
+    and note this process as the parent of the workers it will fork."""
+    global _FORK_SERVER
+    die_with(int(_STARTED_BY) if _STARTED_BY.isdigit() else os.getppid())
+    _FORK_SERVER = os.getpid()
 
 
 _WORK: Callable[[], object] | None = None

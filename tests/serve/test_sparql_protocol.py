@@ -28,21 +28,17 @@ from ratified_rdf import Brain, BrainError
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.surfaces import server
 from ratified_rdf.surfaces.server import create_app
+from tests.serve.deadlines import FOREVER_COUNT, FOREVER_ROWS, GENEROUS_S, tight_budget
 
 LITERALS = "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(isLiteral(?o)) } ORDER BY ?s ?p ?o"
 LABELS = (
     "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
     "SELECT ?s ?label WHERE { ?s rdfs:label ?label } ORDER BY ?s ?label"
 )
-# Every triple of the brain against every other, three times over: ~7 * 10^8 rows, streamed.
-CARTESIAN = "SELECT ?a WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
-# A count over ~1.5 * 10^7 combinations: no row comes out until the engine has counted them
-# all (a few seconds here), so only the server's clock, not the row loop, can stop waiting.
-BLOCKING = (
-    "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . VALUES ?k { "
-    + " ".join(str(i) for i in range(20))
-    + " } }"
-)
+# Queries that run forever, streamed and counted (tests/serve/deadlines.py): a test that needs
+# a query ended gives it alone a tight budget, and every query that must succeed a generous one.
+CARTESIAN = FOREVER_ROWS
+BLOCKING = FOREVER_COUNT
 
 
 @pytest.fixture(scope="module")
@@ -372,9 +368,10 @@ def test_results_over_the_row_limit_are_refused(pigeon_brain: Brain) -> None:
 
 
 def test_a_streaming_query_past_its_deadline_is_ended(pigeon_brain: Brain) -> None:
-    app = create_app(pigeon_brain, query_timeout_s=0.5, max_rows=10**9)
+    app = create_app(pigeon_brain, query_timeout_s=GENEROUS_S, max_rows=10**9)
     with TestClient(app) as slow:
-        response = slow.get("/sparql", params={"query": CARTESIAN})
+        with tight_budget(app, 0.5):
+            response = slow.get("/sparql", params={"query": CARTESIAN})
         assert response.status_code == 503
         assert "longer than the 0.5 s this endpoint allows" in response.text
         assert "was ended" in response.text
@@ -387,9 +384,10 @@ def test_a_blocking_query_is_ended_and_the_server_keeps_serving(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> None:
     # BLOCKING yields no row until it has counted everything: only killing its worker stops it.
-    app = create_app(pigeon_brain, query_timeout_s=0.3, query_workers=2)
+    app = create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=2)
     with serve(app) as base, httpx.Client(base_url=base, timeout=30) as http:
-        response = http.get("/sparql", params={"query": BLOCKING})
+        with tight_budget(app, 0.3):
+            response = http.get("/sparql", params={"query": BLOCKING})
         assert response.status_code == 503
         sandbox = app.state.sandbox
         assert sandbox.busy == 0 and sandbox.ended == 1
@@ -408,13 +406,14 @@ def test_a_query_that_waited_out_its_time_is_refused_as_busy(
     # its whole time budget for it and is refused with Retry-After, without ever running.
     # (The slot is held directly rather than by a second timed query, whose deadline would
     # race the first one's: the first one's worker can come free before the second's runs out.)
-    app = create_app(pigeon_brain, query_timeout_s=1.0, query_workers=1)
+    app = create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=1)
     with serve(app) as base, httpx.Client(base_url=base, timeout=30) as http:
         http.get("/sparql", params={"query": "ASK {}"})  # start the worker
         sandbox = app.state.sandbox
         with sandbox._lock:
             sandbox._busy["token:someone-else"] = 1
-        refused = http.get("/sparql", params={"query": BLOCKING})
+        with tight_budget(app, 1.0):
+            refused = http.get("/sparql", params={"query": BLOCKING})
         assert refused.status_code == 503 and "busy" in refused.text, refused.text
         assert refused.headers["retry-after"] == "5"
         assert sandbox.ended == 0 and not sandbox._waiting
@@ -432,7 +431,8 @@ def test_a_query_that_waited_out_its_time_is_refused_as_busy(
         assert [r.status_code for r in replies] == [200]
         assert sandbox.busy == 0
         # A query that gets its worker and outruns its time is ended, not refused as busy.
-        ended = http.get("/sparql", params={"query": BLOCKING})
+        with tight_budget(app, 1.0):
+            ended = http.get("/sparql", params={"query": BLOCKING})
         assert ended.status_code == 503 and "was ended" in ended.text, ended.text
         assert sandbox.ended == 1
         assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200

@@ -29,6 +29,7 @@ from ratified_rdf.surfaces.access import AccessList, ReaderGrant, token_digest
 from ratified_rdf.surfaces.server import create_app
 from ratified_rdf.surfaces.standard import could_be_pattern, triple_pattern
 from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.serve.deadlines import GENEROUS_S
 
 SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
 VOID = Namespace("http://rdfs.org/ns/void#")
@@ -96,7 +97,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, serve: Serve) -> Iterator[Sit
     access = AccessList(
         reader=(ReaderGrant(name="Rita", token_sha256=token_digest(RITA), clearance="restricted"),)
     )
-    app = create_app(public, access=access, max_rows=MAX_ROWS, query_timeout_s=5)
+    app = create_app(public, access=access, max_rows=MAX_ROWS, query_timeout_s=GENEROUS_S)
     with serve(app) as base:
         yield Site(base, built, public, restricted, mail)
 
@@ -514,9 +515,7 @@ def test_every_ontology_term_the_brain_uses_is_in_the_ontology_document(site: Si
 
 @pytest.mark.corpus
 def test_the_tls_brain_through_the_standard_surfaces(tls_brain: Brain, serve: Serve) -> None:
-    # Loading the TLS graphs into a worker counts against a query's time: this test is about
-    # what is answered, so its queries may wait for that.
-    with serve(create_app(tls_brain, query_timeout_s=300)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         answer = curl(f"{base}/sparql", "-H", "Accept: text/turtle")
         assert answer.status == 200
         description = _parse(answer.body, "text/turtle")

@@ -70,3 +70,42 @@ def test_the_answer_comes_through_a_private_file_read_after_the_child_ends(
     with pytest.raises(ValueError, match="broken"):
         Forked(lambda: int("broken"), "reading the archive").result()
     assert list(tmp_path.glob(f"{RESULT_PREFIX}*")) == []
+
+
+def test_a_child_outlives_the_thread_that_started_it_and_not_the_process() -> None:
+    """A child asks the kernel to kill it when its parent goes, and the kernel means the
+    parent *thread*: a child started from a pool thread was killed when that thread ended.
+    Started through ``start_module``, from whatever thread, it runs while this process does."""
+    import socket
+    import subprocess
+    import threading
+    from multiprocessing.connection import Connection
+
+    from ratified_rdf._forked import start_module
+
+    ours, theirs = socket.socketpair()
+    conn = Connection(os.dup(ours.fileno()))
+    ours.close()
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start_and_ask() -> None:
+        child = start_module(
+            "ratified_rdf.queries.sandbox",
+            [str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+        )
+        started.append(child)
+        conn.send(("load", (), b""))
+        conn.recv()  # it runs, so it has asked for its parent-death signal
+
+    thread = threading.Thread(target=start_and_ask)
+    thread.start()
+    thread.join()  # the thread that started the child has ended
+    theirs.close()
+    (child,) = started
+    with conn:
+        conn.send(("load", (), b""))
+        assert conn.poll(60), "the child stopped answering"
+        assert conn.recv() == ("loaded", "")  # not killed with the thread
+    assert child.wait(timeout=60) == 0  # and it ends when this side closes

@@ -38,7 +38,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, seriali
 from pyshacl import validate
 
 from ratified_rdf._errors import InputError, StoreError
-from ratified_rdf._forked import die_with
+from ratified_rdf._forked import die_with, ensure_fork_server
 from ratified_rdf._memory import thaw
 from ratified_rdf.graph.gate_context import (
     Checkpoint,
@@ -441,8 +441,9 @@ class ShaclGate:
             context: multiprocessing.context.BaseContext = multiprocessing.get_context(FRESH_START)
             # Only what a worker needs is imported into the server once, for every worker it
             # starts: not the program's main module (a script without a main guard would
-            # run again in it).
-            context.set_forkserver_preload([__name__])
+            # run again in it). The server is started here, bound to die with this process,
+            # rather than by the pool on whichever thread runs this check.
+            ensure_fork_server([__name__])
         else:
             context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(
@@ -683,8 +684,8 @@ def _init_worker(
     prepare: Callable[[StagedBatch], PreparedBatch] | ContextFiles | None,
     niceness: int = 0,
 ) -> None:
-    """Set a gate worker up: die with the process that started it (``parent``, or whichever
-    it is: a fork server, which ends with the build), lower its priority by ``niceness``,
+    """Set a gate worker up: die with the process that started it (``parent``, or the fork
+    server, which dies with the build), lower its priority by ``niceness``,
     build its engine, keep how it prepares."""
     global _WORKER_ENGINE, _WORKER_PREPARE
     die_with(parent)

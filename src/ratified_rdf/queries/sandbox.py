@@ -53,6 +53,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Final
 
 from ratified_rdf._errors import QueryFailed
+from ratified_rdf._forked import start_module
 
 USAGE_HALF_LIFE_S: Final = 60.0
 """How long a client's queries ran counts half as much this many seconds later."""
@@ -468,19 +469,15 @@ class QuerySandbox:
 
     def _start(self, worker: _Worker) -> None:
         """A fresh worker: ``python -m ratified_rdf.queries.sandbox`` on one end of a socket
-        pair (a plain subprocess, so it never re-imports the caller's main module)."""
+        pair (a plain subprocess, so it never re-imports the caller's main module), which
+        dies with the server, also when the server is killed mid-query."""
         worker.stop()
         ours, theirs = socket.socketpair()
         nice = QUICK_NICE if worker.quick else GENERAL_NICE
         with ours, theirs:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "ratified_rdf.queries.sandbox",
-                    str(theirs.fileno()),
-                    str(nice),
-                ],
+            process = start_module(
+                "ratified_rdf.queries.sandbox",
+                [str(theirs.fileno()), str(nice)],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 # Not the server's stdout: for ``ratified mcp`` that is the protocol channel,

@@ -1,0 +1,49 @@
+"""Time budgets for the server tests, so that they hold on a busy machine.
+
+A query that must succeed gets :data:`GENEROUS_S`: at load 10 a query worker (niced below the
+server) took more than half a second for an ``ASK``, and a test that gave it 0.5 s failed
+with a 503 it never got on an idle machine. A query that must be ended runs forever on the
+Pigeon brain (:data:`FOREVER_ROWS`, :data:`FOREVER_COUNT`), and only it is given a tight
+budget (:func:`tight_budget`): it is ended at that budget however loaded the machine is,
+because no machine finishes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from starlette.applications import Starlette
+
+GENEROUS_S = 300.0
+"""The query budget of a server whose queries must succeed: far above what any of them takes,
+so it is never what a test meets."""
+
+_FOUR_TIMES = "?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l"
+FOREVER_ROWS = f"SELECT ?a WHERE {{ {_FOUR_TIMES} }}"
+"""Every triple of the brain against every other, four times over: about 10^11 rows,
+streamed from the first one on, so a query that is never done sending."""
+FOREVER_COUNT = f"SELECT (COUNT(*) AS ?n) WHERE {{ {_FOUR_TIMES} }}"
+"""The same combinations counted: no row comes out until all are counted, so only the
+server's deadline, not the row loop, can end it."""
+
+
+@contextmanager
+def tight_budget(app: Starlette, seconds: float) -> Iterator[None]:
+    """Within this block, a query sent to ``app`` (made by ``create_app``) may run ``seconds``
+    (waiting for a free worker included); before and after it, what ``app`` was made with.
+    For a query that must be ended or refused, never for one that must succeed."""
+    state = app.state
+    made_with = state.sandbox_limits
+    tight = dataclasses.replace(made_with, timeout_s=seconds)
+    # The sandbox is made at the first query, from the app's limits.
+    state.sandbox_limits = tight
+    if state.sandbox is not None:
+        state.sandbox.limits = tight
+    try:
+        yield
+    finally:
+        state.sandbox_limits = made_with
+        if state.sandbox is not None:
+            state.sandbox.limits = made_with

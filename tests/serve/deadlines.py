@@ -37,13 +37,14 @@ def tight_budget(app: Starlette, seconds: float) -> Iterator[None]:
     state = app.state
     made_with = state.sandbox_limits
     tight = dataclasses.replace(made_with, timeout_s=seconds)
-    # The sandbox is made at the first query, from the app's limits.
-    state.sandbox_limits = tight
+    # The sandbox is made at the first query, from the app's limits; the endpoint reads a
+    # query's deadline from ``limits`` (the same limits, under the name the routes use).
+    state.sandbox_limits = state.limits = tight
     if state.sandbox is not None:
         state.sandbox.limits = tight
     try:
         yield
     finally:
-        state.sandbox_limits = made_with
+        state.sandbox_limits = state.limits = made_with
         if state.sandbox is not None:
             state.sandbox.limits = made_with

@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -61,6 +61,27 @@ class ParsedDocument(BaseModel):
     docname: str | None = None
     authors: tuple[Author, ...] = ()
     sections: tuple[ParsedSection, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What the reader could not resolve and left out, as sentences (an external entity it
+    did not fetch, say): the document is read, but a reader of it should know."""
+
+
+class OutlineHeading(NamedTuple):
+    """A section heading of a text and the line it stands on: what change attribution places
+    a diff's lines by (every format's reader gives the same kind of outline)."""
+
+    line: int
+    """0-based index of the heading's line in the text."""
+    level: int
+    """The heading's level as written (number of ``#``, nesting of ``<section>``)."""
+    heading: str
+    appendix: bool
+    """Whether it is in the back matter."""
+
+
+Outline = tuple[list[OutlineHeading], list[int]]
+"""A text's headings, in order, and the 0-based lines where a section ends without another
+starting (a kramdown ``--- back`` marker, a ``</section>`` followed by no section)."""
 
 
 @dataclass

@@ -5,10 +5,19 @@ the appendices (lettered), while ``<references>`` in ``<back>`` are numbered on 
 middle section, as xml2rfc renders them (in RFC 9846, ``12. References`` comes right before
 ``Appendix A``).
 
-The XML comes from outside, so the parser refuses entity declarations instead of expanding
-them: an internal DTD subset can make expat expand entities exponentially or pull in files.
+The XML comes from outside, and most older drafts declare entities in their DOCTYPE
+(``<!ENTITY MAY "<bcp14>MAY</bcp14>">``, ``&ID-VERSION;``, the v2 template's
+``<!ENTITY RFC2119 SYSTEM "http://xml2rfc…">``). expat is never left to expand them: the
+internal subset is read here, every internal entity's expansion is measured before any is
+made (a document whose entities would expand past :data:`ENTITY_EXPANSION_LIMIT` characters,
+the "billion laughs", is refused), and the references are replaced in the text before expat
+sees it, the subset blanked so that every line keeps its number. Nothing is fetched: an external
+(``SYSTEM``) entity is left out and noted in :attr:`ParsedDocument.notes`, and parameter entities
+are never read. Undeclared names of the XHTML entity sets that xml2rfc's DTD includes
+(``&nbsp;``, ``&mdash;``) become their characters.
 Only the stdlib is used: expat drives an :class:`xml.etree.ElementTree.TreeBuilder` directly so
-that its DOCTYPE and entity events can be intercepted before anything is expanded.
+that its DOCTYPE and entity events can be intercepted; an entity declaration that reaches expat
+(none can, once the subset is blanked) is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import re
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from typing import NamedTuple
 from xml.parsers import expat
 
 from ratified_rdf.sources.document import (
@@ -26,6 +36,7 @@ from ratified_rdf.sources.document import (
     RawHeading,
     assemble_sections,
 )
+from ratified_rdf.sources.xml_entities import expand_entities
 
 __all__ = ["parse_xml2rfc"]
 
@@ -51,7 +62,7 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
     ``<rfc>``, any DTD entity declaration, elements nested more than :data:`DEPTH_LIMIT` deep,
     text that cannot be encoded (a lone surrogate) or an encoding the parser cannot use.
     """
-    root = _parse_safely(text)
+    root, notes, _lines = _parse_safely(text)
     if root.tag != "rfc":
         raise ParseError(f"The XML root element is <{root.tag}>, not <rfc>; this is not xml2rfc.")
     front = root.find("front")
@@ -86,12 +97,38 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
             if child.tag == "section":
                 _collect(child, 1, appendix=True, out=headings)
     return ParsedDocument(
-        title=title, docname=docname, authors=authors, sections=assemble_sections(headings)
+        title=title,
+        docname=docname,
+        authors=authors,
+        sections=assemble_sections(headings),
+        notes=notes,
     )
 
 
-def _parse_safely(text: str | bytes) -> ET.Element:
-    """Parse with expat, refusing entity declarations and never loading external DTDs."""
+class _Parsed(NamedTuple):
+    """A parsed document: its root, the reader's notes, and the first and last 0-based lines
+    of every ``<section>`` and ``<references>`` element."""
+
+    root: ET.Element
+    notes: tuple[str, ...]
+    lines: dict[ET.Element, tuple[int, int]]
+
+
+# Whether a text may name an entity expat would not expand itself (or declare one).
+_ENTITY_TEXT = re.compile(r"<!ENTITY|&(?!(?:amp|lt|gt|quot|apos);)[A-Za-z_:]")
+_ENTITY_BYTES = re.compile(rb"<!ENTITY|&(?!(?:amp|lt|gt|quot|apos);)[A-Za-z_:]")
+_DECLARED_ENCODING = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._\-]+)["']""")
+_SECTIONS = frozenset({"section", "references"})
+
+
+def _parse_safely(text: str | bytes) -> _Parsed:
+    """Parse with expat, entities expanded beforehand (:func:`expand_entities`) and no
+    external DTD or entity ever loaded."""
+    notes: tuple[str, ...] = ()
+    if isinstance(text, bytes) and _ENTITY_BYTES.search(text):
+        text = _decoded(text)
+    if isinstance(text, str) and _ENTITY_TEXT.search(text):
+        text, notes = expand_entities(text)
     if isinstance(text, str):
         # expat reads text as UTF-8 whatever the XML declaration says; encode it here, as
         # pyexpat would, so that a lone surrogate is a ParseError instead of escaping.
@@ -121,6 +158,8 @@ def _parse_safely(text: str | bytes) -> ET.Element:
     def refuse_external(*_: object) -> bool:
         raise ParseError("The XML refers to an external entity; external entities are refused.")
 
+    lines: dict[ET.Element, tuple[int, int]] = {}
+
     def start(tag: str, attributes: dict[str, str]) -> None:
         nonlocal depth
         depth += 1
@@ -129,12 +168,16 @@ def _parse_safely(text: str | bytes) -> ET.Element:
                 f"The XML nests elements more than {DEPTH_LIMIT} deep (at <{tag[:40]}>); "
                 "xml2rfc documents nest far less, so this is not one."
             )
-        builder.start(tag, attributes)
+        element = builder.start(tag, attributes)
+        if tag in _SECTIONS:
+            lines[element] = (parser.CurrentLineNumber - 1, -1)
 
     def end(tag: str) -> None:
         nonlocal depth
         depth -= 1
-        builder.end(tag)
+        element = builder.end(tag)
+        if tag in _SECTIONS:
+            lines[element] = (lines[element][0], parser.CurrentLineNumber - 1)
 
     parser.EntityDeclHandler = refuse_entity
     parser.UnparsedEntityDeclHandler = refuse_entity
@@ -155,7 +198,24 @@ def _parse_safely(text: str | bytes) -> ET.Element:
             f"The XML declares an encoding the XML parser cannot use ({exc}); "
             "save the document as UTF-8."
         ) from None
-    return builder.close()
+    return _Parsed(builder.close(), notes, lines)
+
+
+def _decoded(data: bytes) -> str:
+    """XML bytes as text, in the encoding their declaration names (UTF-8 when none), so that
+    their entities can be expanded before expat reads them."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    declared = _DECLARED_ENCODING.match(data)
+    codec = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        text = data.decode(codec)
+    except (LookupError, UnicodeError, ValueError) as exc:
+        raise ParseError(
+            f"The XML declares an encoding the XML parser cannot use ({exc}); "
+            "save the document as UTF-8."
+        ) from None
+    return text
 
 
 def _author(el: ET.Element) -> Author | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 from ratified_rdf.records.alignment import align_document, forget_texts
 from ratified_rdf.records.manifest import DraftEntry, Manifest
@@ -21,24 +20,10 @@ from ratified_rdf.records.models import (
     SpecRecords,
 )
 from ratified_rdf.sources.document import ParsedDocument, ParseError
+from ratified_rdf.sources.formats import format_of, parse_document
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, TagInfo
-from ratified_rdf.sources.kramdown import parse_kramdown
-from ratified_rdf.sources.rfc_text import parse_rfc_text
-from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 
 Progress = Callable[[str], None]
-
-
-def parse_document(path: str, text: str) -> ParsedDocument:
-    """Parse ``text`` with the reader its file name calls for."""
-    suffix = Path(path).suffix.lower()
-    if suffix in {".md", ".mkd", ".markdown"}:
-        return parse_kramdown(text)
-    if suffix == ".txt":
-        return parse_rfc_text(text)
-    if suffix == ".xml":
-        return parse_xml2rfc(text)
-    raise ParseError(f"{path}: no reader for '{suffix}' files (markdown, .txt and .xml are read)")
 
 
 def read_spec(
@@ -61,7 +46,7 @@ def read_spec(
                     tag=tag.name,
                     file=entry.file_at(number),
                     commit=_commit(tag, commit_map),
-                    document=_read(repo, tag, entry.file_at(number)),
+                    document=_read(repo, tag, entry.file_at(number), gap=True),
                 )
             )
     rfcs: list[RfcRecord] = []
@@ -163,11 +148,16 @@ def _commit(tag: TagInfo, commit_map: dict[str, str]) -> CommitRef:
     )
 
 
-def _read(repo: GitRepository, tag: TagInfo, path: str) -> ParsedDocument:
+def _read(repo: GitRepository, tag: TagInfo, path: str, *, gap: bool = False) -> ParsedDocument:
+    """The document ``path`` holds at ``tag``. With ``gap``, a text its reader cannot read is
+    a document with no sections saying why (a gap the build notes) instead of an error: one
+    unreadable revision of a long history leaves the rest worth building."""
     text = repo.read_text(tag.commit, path)
     if text is None:
         raise SourceError(f"{tag.name} has no file {path}; check 'file' in the manifest.")
     try:
         return parse_document(path, text)
     except ParseError as error:
+        if gap and format_of(path) is not None:
+            return ParsedDocument(gap=f"{path} at {tag.name} could not be read: {error}")
         raise ParseError(f"{path} at {tag.name}: {error}") from None

@@ -64,6 +64,9 @@ class ParsedDocument(BaseModel):
     notes: tuple[str, ...] = ()
     """What the reader could not resolve and left out, as sentences (an external entity it
     did not fetch, say): the document is read, but a reader of it should know."""
+    gap: str | None = None
+    """Why the document could not be read at all, as a sentence; it then has no sections.
+    A revision that is a gap is kept as one instead of failing the build."""
 
 
 class OutlineHeading(NamedTuple):
@@ -79,9 +82,19 @@ class OutlineHeading(NamedTuple):
     """Whether it is in the back matter."""
 
 
-Outline = tuple[list[OutlineHeading], list[int]]
-"""A text's headings, in order, and the 0-based lines where a section ends without another
-starting (a kramdown ``--- back`` marker, a ``</section>`` followed by no section)."""
+class Outline(NamedTuple):
+    """A text's section headings with their lines: what change attribution places a commit's
+    diff lines in (each format's reader gives one, :mod:`ratified_rdf.sources.formats`)."""
+
+    headings: list[OutlineHeading]
+    """In order of their lines."""
+    breaks: Sequence[int] = ()
+    """0-based lines where a section ends without another starting (a kramdown ``--- back``
+    marker, the line after a ``</section>`` that no section follows)."""
+    fixed: bool = True
+    """Whether only lines holding the format's outline marks can change this outline (then a
+    commit that changes no such line leaves it as it was, moved); False when other lines can
+    (a setext heading's title line, any line of plain text)."""
 
 
 @dataclass

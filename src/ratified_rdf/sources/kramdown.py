@@ -17,6 +17,7 @@ import yaml
 
 from ratified_rdf.sources.document import (
     Author,
+    Outline,
     OutlineHeading,
     ParsedDocument,
     ParseError,
@@ -126,7 +127,7 @@ def heading_outline(text: str) -> list[OutlineHeading]:
     return outline_and_breaks(text)[0]
 
 
-def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
+def outline_and_breaks(text: str) -> Outline:
     """Every heading :func:`parse_kramdown` makes a section of, with its line, in order; and
     the 0-based lines of the part markers after the front matter (``--- back`` and the like),
     where the section above ends without another starting.
@@ -135,7 +136,8 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
     code fences are skipped the same way), without reading the YAML metadata or any section's
     body, and looking only at the lines that can matter (headings, part markers, fences,
     comment marks): fast enough to run on the text of every commit, to place a diff's lines in
-    the sections of the text *at that commit*."""
+    the sections of the text *at that commit*. The outline is not :attr:`Outline.fixed` when
+    the body has a setext underline (its title line is no marked line)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     starts: set[int] = set()
@@ -161,12 +163,13 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
     if first is not None and first.strip() == "---":
         body_start = next((i for i in sorted(lines) if i > 0 and lines[i].startswith("---")), 0)
         if body_start == 0:
-            return [], []
+            return Outline([])
     fenced = _fenced_lines(lines)
     part = "middle" if body_start == 0 else "front"
     in_comment = False
     found: list[OutlineHeading] = []
     breaks: list[int] = []
+    underlined = False
     for index in sorted(lines):
         if index < body_start or index in fenced:
             continue
@@ -183,6 +186,7 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
         if part == "front" or not line:
             continue
         if line[0] in "=-":
+            underlined = underlined or _UNDERLINE.match(line) is not None
             setext = _outline_setext(text, index, line_starts[index], body_start) if index else None
             if setext is not None:
                 found.append(OutlineHeading(index - 1, *setext, part == "back"))
@@ -192,7 +196,7 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
         heading = _outline_heading(line)
         if heading is not None:
             found.append(OutlineHeading(index, heading[0], heading[1], part == "back"))
-    return found, breaks
+    return Outline(found, breaks, fixed=not underlined)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -300,6 +304,18 @@ def _setext_boundary(before: str | None) -> bool:
         or _PART.match(before) is not None
         or _UNDERLINE.match(before) is not None
         or _IAL_LINE.match(before) is not None
+    )
+
+
+def outline_line(line: str) -> bool:
+    """Whether a line, added or removed, can change a text's outline: the lines
+    :func:`outline_and_breaks` looks at (a heading, part marker or underline at the start; a
+    fence or comment mark anywhere), or a carriage return it would read as a line break. A
+    setext title line is none of these: an outline with underlines is not fixed."""
+    return (
+        line.startswith(("#", "%", "---"))
+        or _UNDERLINE.match(line) is not None
+        or any(mark in line for mark in ("~~~", "```", "<!--", "-->", "\r"))
     )
 
 

@@ -31,6 +31,8 @@ from xml.parsers import expat
 
 from ratified_rdf.sources.document import (
     Author,
+    Outline,
+    OutlineHeading,
     ParsedDocument,
     ParseError,
     RawHeading,
@@ -38,7 +40,7 @@ from ratified_rdf.sources.document import (
 )
 from ratified_rdf.sources.xml_entities import expand_entities
 
-__all__ = ["parse_xml2rfc"]
+__all__ = ["outline_line", "parse_xml2rfc", "xml2rfc_outline"]
 
 _WS = re.compile(r"\s+")
 # Flowing text: collapsed to one line per paragraph.
@@ -46,6 +48,10 @@ _PARAGRAPHS = frozenset({"t", "blockquote", "aside", "li", "dt", "dd"})
 _LISTS = frozenset({"ul", "ol", "dl"})
 # Preformatted text: line structure is the content, so it is kept as written.
 _PREFORMATTED = frozenset({"artwork", "sourcecode"})
+
+# xml2rfc gathers several top-level <references> of <back> under one section of this name
+# (the v2 vocabulary has no other way to write "References", "Normative References" …).
+_REFERENCES = "References"
 
 DEPTH_LIMIT = 100
 """How deeply elements may nest. RFC XML nests a few dozen levels at most; the reader walks the
@@ -58,9 +64,10 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
 
     Returns the title, docname (``docName`` attribute, Internet-Draft ``seriesInfo`` or
     ``rfc<number>``), the ``<front>`` authors and every section of ``<middle>`` and ``<back>``
-    in document order.  Raises :class:`ParseError` for malformed XML, a root other than
-    ``<rfc>``, any DTD entity declaration, elements nested more than :data:`DEPTH_LIMIT` deep,
-    text that cannot be encoded (a lone surrogate) or an encoding the parser cannot use.
+    in document order, with notes on what was left unresolved (:func:`expand_entities`).
+    Raises :class:`ParseError` for malformed XML, a root other than ``<rfc>``, entities that
+    cannot be expanded safely, elements nested more than :data:`DEPTH_LIMIT` deep, text that
+    cannot be encoded (a lone surrogate) or an encoding the parser cannot use.
     """
     root, notes, _lines = _parse_safely(text)
     if root.tag != "rfc":
@@ -90,9 +97,11 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
     back = root.find("back")
     if back is not None:
         # xml2rfc numbers all references before any appendix, whatever their order in <back>.
-        for child in back:
-            if child.tag == "references":
-                _collect(child, 1, appendix=False, out=headings)
+        references = [child for child in back if child.tag == "references"]
+        if len(references) > 1:
+            headings.append(RawHeading(1, _REFERENCES, None, False, True, ""))
+        for child in references:
+            _collect(child, 1 + (len(references) > 1), appendix=False, out=headings)
         for child in back:
             if child.tag == "section":
                 _collect(child, 1, appendix=True, out=headings)
@@ -103,6 +112,70 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
         sections=assemble_sections(headings),
         notes=notes,
     )
+
+
+def xml2rfc_outline(text: str) -> Outline:
+    """Every section :func:`parse_xml2rfc` makes, on the line its ``<section>`` (or
+    ``<references>``) tag opens, in document order; and the line after each one's closing
+    tag, where its text ends (a parent's own text ends at its first subsection, as in every
+    format). An XML text that cannot be read has an empty outline."""
+    try:
+        root, _notes, lines = _parse_safely(text)
+    except ParseError:
+        return Outline([])
+    found: list[OutlineHeading] = []
+    breaks: list[int] = []
+
+    def walk(el: ET.Element, level: int, appendix: bool) -> None:
+        first, last = lines[el]
+        found.append(OutlineHeading(first, level, _heading(el), appendix))
+        breaks.append(last + 1)
+        for child in el:
+            if child.tag in _SECTIONS:
+                walk(child, level + 1, appendix)
+
+    if root.tag == "rfc":
+        for part in root:
+            if part.tag not in {"middle", "back"}:
+                continue
+            references = [child for child in part if child.tag == "references"]
+            grouped = part.tag == "back" and len(references) > 1
+            for child in part:
+                if child.tag == "section":
+                    walk(child, 1, part.tag == "back")
+                elif part.tag == "back" and child.tag == "references":
+                    # Numbered on from the middle, not lettered; several are grouped under a
+                    # "References" section of no text of its own (on its first one's line).
+                    if grouped and child is references[0]:
+                        found.append(OutlineHeading(lines[child][0], 1, _REFERENCES, False))
+                    walk(child, 1 + grouped, False)
+    found.sort(key=lambda heading: heading.line)
+    return Outline(found, breaks)
+
+
+# What a line that can change the outline holds: a section's tags, name or title, the parts
+# sections sit in, and what can hide or reveal markup (comments, CDATA, the DOCTYPE, entities).
+_OUTLINE_MARKS = (
+    "section",
+    "references",
+    "name",
+    "title",
+    "middle",
+    "back",
+    "front",
+    "rfc",
+    "<!",
+    "]]>",
+    "-->",
+    "&",
+    "\r",
+)
+
+
+def outline_line(line: str) -> bool:
+    """Whether a line, added or removed, can change an XML text's outline
+    (:func:`xml2rfc_outline`); a line of a paragraph's text cannot."""
+    return any(mark in line for mark in _OUTLINE_MARKS)
 
 
 class _Parsed(NamedTuple):
@@ -236,13 +309,10 @@ def _author(el: ET.Element) -> Author | None:
 
 def _collect(el: ET.Element, level: int, *, appendix: bool, out: list[RawHeading]) -> None:
     """Append ``el`` and its subsections (``section`` or nested ``references``) in order."""
-    name_el = el.find("name")
-    heading = _collapse(_text(name_el)) if name_el is not None else ""
-    heading = heading or _collapse(el.get("title", ""))
     out.append(
         RawHeading(
             level=level,
-            heading=heading,
+            heading=_heading(el),
             anchor=el.get("anchor"),
             appendix=appendix,
             numbered=el.get("numbered", "true").lower() not in {"false", "no"},
@@ -252,6 +322,13 @@ def _collect(el: ET.Element, level: int, *, appendix: bool, out: list[RawHeading
     for child in el:
         if child.tag in {"section", "references"}:
             _collect(child, level + 1, appendix=appendix, out=out)
+
+
+def _heading(el: ET.Element) -> str:
+    """A section's heading: its ``<name>`` (v3), else its ``title`` attribute (v2)."""
+    name_el = el.find("name")
+    heading = _collapse(_text(name_el)) if name_el is not None else ""
+    return heading or _collapse(el.get("title", ""))
 
 
 def _body(section: ET.Element) -> str:

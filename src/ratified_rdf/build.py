@@ -39,6 +39,7 @@ from ratified_rdf.records.manifest import CORE_SOURCES, Manifest, SourceName, lo
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec, spec_commits
 from ratified_rdf.sources.base import ReadContext, Source, registered_sources
+from ratified_rdf.sources.document import ParsedDocument
 from ratified_rdf.sources.git_history import (
     BranchCommits,
     commit_parents,
@@ -379,6 +380,7 @@ def build_notes(
         for draft in manifest.draft
         if manifest.final_rfc(draft.name) is None
     ]
+    notes += document_notes(records)
     if discussion is None:
         return tuple(notes)
     commit_of = {r.name: r.commit for r in records.revisions}
@@ -399,6 +401,29 @@ def build_notes(
             "are kept, but not counted as changing a section while it was changing."
         )
     return tuple(notes)
+
+
+def document_notes(records: SpecRecords) -> list[str]:
+    """What the readers said of the documents: each revision that could not be read (a gap,
+    built without sections), and each note a reader left (a note shared by several
+    revisions is said once, naming them)."""
+    notes = [
+        f"{revision.name} is a gap: {revision.document.gap.rstrip('.')}. It is built as a "
+        "revision without sections and the build went on; fix the file at that revision to "
+        "fill the gap."
+        for revision in records.revisions
+        if revision.document.gap is not None
+    ]
+    said: dict[str, list[str]] = {}
+    read: list[tuple[str, ParsedDocument]] = [
+        *((r.name, r.document) for r in records.revisions),
+        *((r.name, r.document) for r in records.rfcs),
+    ]
+    for name, document in read:
+        for note in document.notes:
+            said.setdefault(note, []).append(name)
+    notes += [f"{', '.join(names)}: {note}" for note, names in said.items()]
+    return notes
 
 
 def _run_batches(

@@ -425,6 +425,7 @@ def _revision_batch(
     batch.text(iri, "dcterms:title", revision.document.title)
     batch.text(iri, "rr:tag", revision.tag)
     batch.text(iri, "rr:sourceFile", revision.file)
+    batch.text(iri, "rr:readingGap", revision.document.gap)
     batch.typed(iri, "prov:generatedAtTime", revision.commit.committed_at, XSD_DT)
     batch.add(iri, "foaf:page", v.revision_url(revision.draft, revision.number))
     batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, revision.commit))

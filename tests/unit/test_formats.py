@@ -190,3 +190,62 @@ def test_an_unreadable_revision_is_a_noted_gap_not_a_failed_build(
     unfetched = [note for note in report.notes if "&RFC2119;" in note]
     assert len(unfetched) == 1
     assert "draft-example-quail-transport-00" in unfetched[0]
+
+
+def _places(repo: Path, file: str) -> dict[str, list[tuple[str, ...]]]:
+    """Commit subject -> the heading paths of the sections its change was placed in."""
+    from ratified_rdf.sources.git_history import place_changes, read_history
+    from ratified_rdf.sources.git_repo import GitRepository
+
+    opened = GitRepository.open(repo, cache_dir=repo.parent / "cache")
+    commits = read_history(opened, ["main"], [file])
+    places = place_changes(opened, commits)
+    return {c.subject: [p.key[1] for p in places[c.commit]] for c in commits}
+
+
+def test_a_setext_title_line_edited_alone_is_read_not_carried(tmp_path: Path) -> None:
+    """A setext title line holds no mark, so a commit editing only it (or only a body) cannot
+    be placed in its parent's outline moved: the text is read, and the new title's section is
+    the one credited."""
+    repo = tmp_path / "quail"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    text = QUAIL["kramdown"].read_text(encoding="utf-8")
+    path = repo / "draft.md"
+
+    def commit(new: str, message: str) -> str:
+        path.write_text(new, encoding="utf-8")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", message)
+        return new
+
+    text = commit(text, "first")
+    text = commit(text.replace("Pickup\n------", "Collection\n------"), "Rename pickup")
+    text = commit(text.replace("at the coop door", "at the coop gate"), "Gate, not door")
+    places = _places(repo, "draft.md")
+    # The title line removed was in the old text's Pickup, the one added is in Collection.
+    assert sorted(places["Rename pickup"]) == [
+        ("courier rules", "collection"),
+        ("courier rules", "pickup"),
+    ]
+    assert places["Gate, not door"] == [("courier rules", "collection")]
+
+
+def test_a_commit_to_a_plain_text_draft_is_placed_by_position(tmp_path: Path) -> None:
+    repo = tmp_path / "quail"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    text = QUAIL["text"].read_text(encoding="utf-8")
+    path = repo / "draft.txt"
+    for old, new, message in [
+        ("", "", "first"),
+        ("opens outward.", "opens inward.", "Inward"),
+        ("Quails peck.", "Quails peck hard.", "Peck hard"),
+    ]:
+        text = text.replace(old, new) if old else text
+        path.write_text(text, encoding="utf-8")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", message)
+    places = _places(repo, "draft.txt")
+    assert places["Inward"] == [("coop layout", "doors")]
+    assert places["Peck hard"] == [("security considerations",)]

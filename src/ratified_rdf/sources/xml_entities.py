@@ -170,7 +170,9 @@ class _Expansion:
                 f"The entity &{first}; refers to {self.external[first]}, which was not fetched; "
                 "it stands in the document as an unresolved reference."
             )
-        names = ", ".join(f"&{n};" for n in self.unfetched)
+        names = ", ".join(f"&{n};" for n in self.unfetched[:3])
+        if len(self.unfetched) > 3:
+            names += f" and {len(self.unfetched) - 3} more"
         return (
             f"{len(self.unfetched)} external entities ({names}) refer to files that were "
             f"not fetched (such as {self.external[first]}); each stands in the document as an "

@@ -32,8 +32,9 @@ _FENCE = re.compile(r"^\s*(~{3,}|`{3,})")
 # Any blank after the hashes, a no-break space included: an editor that types one writes a
 # heading all the same, and dropping it would renumber every later section.
 _HEADING_START = re.compile(r"(?:%%)?(#{1,6})\s")
-# A setext heading's underline: a run of "=" (level 1) or "-" (level 2) from column 0.
-_UNDERLINE = re.compile(r"^(?:=+|-+)[ \t]*$")
+# A setext heading's underline: a run of "=" (level 1) or of two "-" or more (level 2; a lone
+# "-" is taken for an empty list item) from column 0.
+_UNDERLINE = re.compile(r"^(?:=+|-{2,})[ \t]*$")
 _IAL_LINE = re.compile(r"^\{:(.*)\}\s*$")
 # (?<!\s): a match never starts inside a run of blanks (the leftmost one starts where the run
 # does), so a long run is not re-scanned from each of its positions.
@@ -228,7 +229,7 @@ def _outline_setext(text: str, index: int, start: int, body_start: int) -> tuple
 # Every line that can change the outline holds one of these: a heading, a part marker or a
 # setext underline starts a line; fences and comment marks may be indented (any line holding
 # one is looked at).
-_OUTLINE_MARKS = ("\n#", "\n%", "\n-", "\n=", "~~~", "```", "<!--", "-->")
+_OUTLINE_MARKS = ("\n#", "\n%", "\n--", "\n=", "~~~", "```", "<!--", "-->")
 
 
 def _fenced_lines(lines: dict[int, str]) -> set[int]:

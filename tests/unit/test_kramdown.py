@@ -440,6 +440,11 @@ Introduction
 ============
 
 Pigeons carry notes.
+
+<<<<<<< HEAD
+=======
+A merge conflict committed as it was makes no heading.
+>>>>>>> flight
 A line over a rule is a paragraph's last line, not a title:
 ---
 

@@ -293,7 +293,13 @@ def _setext(before: str | None, line: str, underline: str) -> tuple[int, str] | 
     title = line.strip()
     if not title or line.startswith(("    ", "\t")) or _marked(line) or _IAL_LINE.match(line):
         return None
+    if title.startswith(_CONFLICT_MARKERS):  # a merge conflict committed as it was
+        return None
     return (1 if underline[0] == "=" else 2), title
+
+
+# git's conflict markers: "<<<<<<< HEAD" over an empty side's "=======" is no heading.
+_CONFLICT_MARKERS = ("<<<<<<<", ">>>>>>>", "|||||||")
 
 
 def _setext_boundary(before: str | None) -> bool:

@@ -186,6 +186,11 @@ def test_an_unreadable_revision_is_a_noted_gap_not_a_failed_build(
     assert _changed(brain, v.revision_iri("draft-example-quail-transport", "03"))[
         "quail 03, mended"
     ] == {"A"}
+    # The brain's holdings say it too.
+    holdings = {h.what: h.count for h in brain.holdings().results}  # type: ignore[union-attr]
+    assert holdings["revisions"] == 4
+    assert holdings["revisions that could not be read"] == 1
+    assert "1 revision that could not be read" in brain.holdings().summary
     # The external references are noted once, naming every revision that has them.
     unfetched = [note for note in report.notes if "&RFC2119;" in note]
     assert len(unfetched) == 1

@@ -38,8 +38,6 @@ _DOCTYPE_HEAD = re.compile(r"""<!DOCTYPE\s(?:"[^"]*"|'[^']*'|[^"'\[>])*([\[>])""
 _SUBSET_TOKEN = re.compile(
     r"""
     (?P<blank>\s+)
-    | (?P<comment><!--.*?-->)
-    | (?P<pi><\?.*?\?>)
     | (?P<entity><!ENTITY\s+(?P<parameter>%\s+)?(?P<name>[^\s%;&<>"']+)\s+
         (?:"(?P<double>[^"]*)"|'(?P<single>[^']*)'
         |(?P<external>(?:SYSTEM|PUBLIC)(?:\s+(?:"[^"]*"|'[^']*'))+)(?:\s+NDATA\s+\S+)?)\s*>)
@@ -50,9 +48,10 @@ _SUBSET_TOKEN = re.compile(
     re.DOTALL | re.VERBOSE,
 )
 _QUOTED = re.compile(r"""["']([^"']*)["']\s*$""")
-# What a general entity reference can be in the document: skipped inside comments and CDATA,
-# where XML does not expand them either.
-_BODY_TOKEN = re.compile(rf"<!--.*?-->|<!\[CDATA\[.*?\]\]>|&({_NAME});", re.DOTALL)
+# Where a general entity reference, or a comment or CDATA section (inside which XML expands
+# none), starts in the document. Each comment or section is skipped with one search for its
+# end, so that a text of unclosed ones is not searched to its end from each of them.
+_BODY_TOKEN = re.compile(rf"(<!--)|(<!\[CDATA\[)|&({_NAME});")
 _REFERENCE = re.compile(rf"&({_NAME});")
 _ANCHOR = re.compile(r"[A-Za-z_][\w.\-]*")
 
@@ -90,14 +89,20 @@ def expand_entities(text: str) -> tuple[str, tuple[str, ...]]:
         return text, tuple(notes)
     expansion = _Expansion(internal, external, notes)
     pieces = [text[:start]]
-    at = start
-    for token in _BODY_TOKEN.finditer(text, start):
-        name = token.group(1)
-        if name is None or name in _PREDEFINED:
+    at = copied = start
+    while (token := _BODY_TOKEN.search(text, at)) is not None:
+        if token.group(3) is None:  # a comment or CDATA section: nothing in it is expanded
+            end = text.find("-->" if token.group(1) else "]]>", token.end())
+            if end < 0:
+                break  # never closed: expat says so
+            at = end + 3
             continue
-        pieces += [text[at : token.start()], expansion.of(name, 0).replace("\n", " ")]
         at = token.end()
-    pieces.append(text[at:])
+        if token.group(3) in _PREDEFINED:
+            continue
+        pieces += [text[copied : token.start()], expansion.of(token.group(3), 0).replace("\n", " ")]
+        copied = at
+    pieces.append(text[copied:])
     unfetched = expansion.unfetched_note()
     if unfetched is not None:
         notes.setdefault(unfetched)
@@ -113,15 +118,17 @@ def _read_subset(
 ) -> int:
     """Read the internal subset from ``start`` (just after its ``[``) into ``internal`` and
     ``external``; return where its closing ``]`` is. The first declaration of a name holds, as
-    XML says."""
+    XML says. A comment or processing instruction is skipped with one search for its end."""
     at = start
     while at < len(text):
+        skipped = _skipped(text, at)
+        if skipped is not None:
+            at = skipped
+            continue
         token = _SUBSET_TOKEN.match(text, at)
         if token is None:
             raise ParseError(
-                _unreadable(
-                    text, at, "its DOCTYPE's internal subset holds something that is no declaration"
-                )
+                _unreadable(text, at, "its DOCTYPE holds something that is no declaration")
             )
         if token.group("end") is not None:
             return token.start()
@@ -132,10 +139,8 @@ def _read_subset(
                 f"The DOCTYPE names the parameter entity {token.group('reference')}, which was "
                 "not read: parameter entities are never read."
             )
-        elif name is None:
-            continue
-        elif token.group("parameter"):
-            continue  # declared for the DTD alone, and never read
+        elif name is None or token.group("parameter"):
+            continue  # another declaration, or a parameter entity's: for the DTD alone
         elif token.group("external") is not None:
             address = _QUOTED.search(token.group("external"))
             external.setdefault(name, address.group(1) if address else token.group("external"))
@@ -143,6 +148,17 @@ def _read_subset(
             value = token.group("double")
             internal.setdefault(name, value if value is not None else token.group("single"))
     raise ParseError(_unreadable(text, start, "its DOCTYPE's internal subset never ends"))
+
+
+def _skipped(text: str, at: int) -> int | None:
+    """Where the comment or processing instruction at ``at`` ends (None if none starts there)."""
+    for opening, closing in (("<!--", "-->"), ("<?", "?>")):
+        if text.startswith(opening, at):
+            end = text.find(closing, at + len(opening))
+            if end < 0:
+                raise ParseError(_unreadable(text, at, f"a {opening} in its DOCTYPE never ends"))
+            return end + len(closing)
+    return None
 
 
 class _Expansion:

@@ -214,3 +214,12 @@ def test_text_with_a_lone_surrogate_is_refused() -> None:
 def test_an_encoding_the_parser_cannot_use_is_refused(codec: str) -> None:
     with pytest.raises(ParseError, match="encoding the XML parser cannot use"):
         parse_xml2rfc(f'<?xml version="1.0" encoding="{codec}"?><rfc/>'.encode())
+
+
+@pytest.mark.parametrize("piece", ["<!--", "<![CDATA[", "<!-- -->&nbsp;"])
+def test_a_text_of_unclosed_comments_is_read_in_linear_time(piece: str) -> None:
+    from tests.fuzz.harness import within_bound
+
+    text = "<rfc>&nbsp;" + piece * (100_000 // len(piece))
+    with within_bound(len(text)), pytest.raises(ParseError, match="not well-formed"):
+        parse_xml2rfc(text)

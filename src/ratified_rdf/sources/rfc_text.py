@@ -6,7 +6,8 @@ RFC 9846) and the older paginated v2 text, whose form feeds, running page header
 removed before anything else looks at the lines.
 
 Plain text carries no markup, so headings are recognised by shape: a section number, a dot,
-two spaces and the title, starting at column 0, after the Table of Contents.  ASCII art can put
+two spaces or more (a title written with a no-break space before it is rendered with three)
+and the title, starting at column 0, after the Table of Contents.  ASCII art can put
 arbitrary text at column 0, so the shape is strict and the numbers the text prints are checked
 against the numbering :func:`assemble_sections` computes; a disagreement is a parse error rather
 than a silently wrong section tree.
@@ -31,7 +32,7 @@ __all__ = ["parse_rfc_text", "rfc_text_outline"]
 
 _NUMBERED = re.compile(
     r"^(?P<appendix>Appendix )?(?P<number>(?:\d+|[A-Z]{1,2})(?:\.\d+)*)\."
-    r"  (?P<title>[A-Za-z0-9].*)$"
+    r"  +(?P<title>[A-Za-z0-9(\"'].*)$"
 )
 _FOOTER = re.compile(r"^\S.*\s\[Page \d+\]\s*$")
 # Running header of a paginated document: three columns separated by wide gaps.

@@ -503,3 +503,25 @@ def test_the_outline_finds_setext_headings_on_their_title_lines() -> None:
         "Seeds",
         "Flight Logs",
     ]
+
+
+@pytest.mark.parametrize("references", ["normative:\n  RFC2119:\n", ""])
+def test_back_matter_opening_with_a_subheading_nests_in_no_middle_section(
+    references: str,
+) -> None:
+    from ratified_rdf.sources.document import outline_keys, section_keys
+    from ratified_rdf.sources.kramdown import heading_outline
+
+    text = (
+        f"---\ntitle: t\n{references}---\n\n--- middle\n\n# Flight\n\n## Wings\n\nFlap.\n\n"
+        "--- back\n\n## Acknowledgments\n\nThanks.\n\n### Lofts\n\nHome.\n"
+    )
+    doc = parse_kramdown(text)
+    back = [(s.number, s.heading, s.parent) for s in doc.sections if s.appendix]
+    thanks = next(s.position for s in doc.sections if s.heading == "Acknowledgments")
+    assert back == [("A", "Acknowledgments", None), ("A.1", "Lofts", thanks)]
+    # The outline finds each back-matter section under the key the parsed revision has it.
+    keys = section_keys(doc.sections)
+    by_position = {s.position: s.heading for s in doc.sections}
+    placed = [by_position[keys[key]] for key in outline_keys(heading_outline(text))]
+    assert placed == ["Flight", "Wings", "Acknowledgments", "Lofts"]

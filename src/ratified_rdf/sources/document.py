@@ -113,7 +113,9 @@ def assemble_sections(headings: Iterable[RawHeading]) -> tuple[ParsedSection, ..
     """Number headings the way xml2rfc does and link each to its parent.
 
     A heading deeper than one level below its parent (``#`` followed by ``###``) is treated as
-    one level below, as xml2rfc nests it. Appendix top-level sections get letters.
+    one level below, as xml2rfc nests it. Appendix top-level sections get letters. The back
+    matter never nests in the middle's sections (``<back>`` is an element of its own): the
+    first back-matter heading starts from the top, whatever its level.
     """
     sections: list[ParsedSection] = []
     # stack of (level, position, number-parts or None when unnumbered)
@@ -121,7 +123,11 @@ def assemble_sections(headings: Iterable[RawHeading]) -> tuple[ParsedSection, ..
     counters: dict[tuple[str, ...], int] = {}
     appendix_letters = 0
     middle_top = 0
+    in_back = False
     for position, raw in enumerate(headings):
+        if raw.appendix and not in_back:
+            stack.clear()
+        in_back = in_back or raw.appendix
         while stack and stack[-1][0] >= raw.level:
             stack.pop()
         parent = stack[-1] if stack else None
@@ -192,7 +198,11 @@ def outline_keys(headings: Sequence[_Headed]) -> list[SectionKey]:
     keys: list[SectionKey] = []
     stack: list[tuple[int, str]] = []
     seen: dict[tuple[bool, tuple[str, ...]], int] = {}
+    in_back = False
     for heading in headings:
+        if heading.appendix and not in_back:  # as assemble_sections starts the back matter
+            stack.clear()
+        in_back = in_back or heading.appendix
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
         stack.append((heading.level, normalise_heading(heading.heading)))

@@ -11,6 +11,7 @@ position, to the section the revision holds. A new format is one more module and
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -70,8 +71,10 @@ FORMATS: dict[str, DocumentFormat] = {
 """Every format read, by name."""
 
 
+@functools.lru_cache(maxsize=1024)
 def format_of(path: str) -> DocumentFormat | None:
-    """The format a file is in, by its name's ending; None when no reader reads it."""
+    """The format a file is in, by its name's ending; None when no reader reads it (asked for
+    every line of a history's diffs, so the answer is kept)."""
     suffix = PurePosixPath(path).suffix.lower()
     return next((f for f in FORMATS.values() if suffix in f.suffixes), None)
 

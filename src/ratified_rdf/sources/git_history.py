@@ -360,7 +360,7 @@ def place_changes(
     found) get no places: their ``touched`` headings stand in."""
     # A text whose change touched no outline line has its parent text's outline, moved: only
     # the others are read and parsed (in history order, so a parent comes first).
-    derived: dict[str, tuple[str, tuple[Hunk, ...]]] = {}
+    derived: dict[str, tuple[str, tuple[Hunk, ...], DocumentFormat]] = {}
     wanted: dict[str, DocumentFormat] = {}
     for commit in commits:
         for change in commit.changes:
@@ -377,19 +377,19 @@ def place_changes(
                 and change.hunks
                 and not any(h.outline or h.new_start <= 1 for h in change.hunks)
             ):
-                derived[new] = (old, change.hunks)
+                derived[new] = (old, change.hunks, reader)
             else:
                 wanted[new] = reader
     outlines = _outlines(repo, wanted)
     # An outline that is not fixed (a setext title line is no marked line) cannot be moved:
     # the texts made from it, and those made from them, are read as well.
     unmoved: dict[str, DocumentFormat] = {}
-    for new, (old, _hunks) in derived.items():
+    for new, (old, _hunks, reader) in derived.items():
         parent = outlines.get(old)
         if old in unmoved or (parent is not None and not parent.fixed):
-            unmoved[new] = wanted.get(old) or unmoved.get(old) or _format_of_blob(commits, new)
+            unmoved[new] = reader
     outlines.update(_outlines(repo, unmoved))
-    for new, (old, hunks) in derived.items():
+    for new, (old, hunks, _reader) in derived.items():
         if new in unmoved:
             continue
         parent = outlines.get(old)
@@ -414,15 +414,6 @@ def place_changes(
                         )
         places[commit.commit] = list(found.values())
     return places
-
-
-def _format_of_blob(commits: Sequence[CommitRecord], blob: str) -> DocumentFormat:
-    """The format of the file a commit wrote ``blob`` as (it was written as one: derived)."""
-    for commit in commits:
-        for change in commit.changes:
-            if change.new_blob == blob and (found := format_of(change.file)) is not None:
-                return found
-    raise AssertionError(f"{blob} was derived from a document file, so one holds it")
 
 
 class ReviewLine(BaseModel):

@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 
 from ratified_rdf import _forked
+from ratified_rdf.sources.formats import FORMATS, DocumentFormat
 from ratified_rdf.sources.git_history import CommitRecord
 
 
@@ -26,10 +27,11 @@ def counted_forks(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[s
     return forks
 
 
-def markdown_blobs(history: Sequence[CommitRecord]) -> set[str]:
-    """Every blob (before and after) of the markdown files ``history``'s commits changed."""
+def markdown_blobs(history: Sequence[CommitRecord]) -> dict[str, DocumentFormat]:
+    """Every blob (before and after) of the markdown files ``history``'s commits changed, with
+    its format (what ``git_history._outlines`` reads blobs by)."""
     return {
-        blob
+        blob: FORMATS["kramdown"]
         for commit in history
         for change in commit.changes
         if change.file.endswith(".md")

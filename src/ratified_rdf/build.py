@@ -46,6 +46,7 @@ from ratified_rdf.records.manifest import (
 from ratified_rdf.records.models import SpecRecords
 from ratified_rdf.records.spec import read_spec, spec_commits
 from ratified_rdf.sources.base import ReadContext, Source, registered_sources
+from ratified_rdf.sources.document import ParsedDocument
 from ratified_rdf.sources.git_history import (
     BranchCommits,
     commit_parents,
@@ -373,6 +374,7 @@ def build_notes(
         for rfc, names in manifest.parallel_drafts().items()
     ]
     notes += rfc_text_notes(records)
+    notes += document_notes(records)
     if discussion is None:
         return tuple(notes)
     commit_of = {r.name: r.commit for r in records.revisions}
@@ -417,6 +419,29 @@ def rfc_text_notes(records: SpecRecords) -> list[str]:
                 f"The repository does not hold RFC {rfc.number}'s own text and no draft in the "
                 "manifest became it, so it is recorded as a fact alone, without sections."
             )
+    return notes
+
+
+def document_notes(records: SpecRecords) -> list[str]:
+    """What the readers said of the documents: each revision that could not be read (a gap,
+    built without sections), and each note a reader left (a note shared by several
+    revisions is said once, naming them)."""
+    notes = [
+        f"{revision.name} is a gap: {revision.document.gap.rstrip('.')}. It is built as a "
+        "revision without sections and the build went on; fix the file at that revision to "
+        "fill the gap."
+        for revision in records.revisions
+        if revision.document.gap is not None
+    ]
+    said: dict[str, list[str]] = {}
+    read: list[tuple[str, ParsedDocument]] = [
+        *((r.name, r.document) for r in records.revisions),
+        *((r.name, r.document) for r in records.rfcs),
+    ]
+    for name, document in read:
+        for note in document.notes:
+            said.setdefault(note, []).append(name)
+    notes += [f"{', '.join(names)}: {note}" for note, names in said.items()]
     return notes
 
 

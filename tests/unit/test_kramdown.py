@@ -400,3 +400,128 @@ def test_the_outline_skips_fences_comments_and_the_front_matter() -> None:
         ("Three", 1, True),
     ]
     assert [text.split("\n")[h.line] for h in outline] == ["# One", "## Two", "# Three"]
+
+
+@pytest.mark.parametrize("blank", ["\u00a0", "\u2003", "\u3000"])
+def test_a_unicode_blank_after_the_hashes_still_makes_a_heading(blank: str) -> None:
+    text = (
+        "--- middle\n\n# Introduction\n\nHi.\n\n"
+        f"#{blank}Crop Capacity\n\nGrain.\n\n##{blank}Seeds\n\n# Security\n"
+    )
+    doc = parse_kramdown(text)
+    assert [(s.number, s.heading) for s in doc.sections] == [
+        ("1", "Introduction"),
+        ("2", "Crop Capacity"),
+        ("2.1", "Seeds"),
+        ("3", "Security"),
+    ]
+    from ratified_rdf.sources.kramdown import heading_outline
+
+    assert [h.heading for h in heading_outline(text)] == [
+        "Introduction",
+        "Crop Capacity",
+        "Seeds",
+        "Security",
+    ]
+
+
+_SETEXT = """---
+title: Setext Pigeons
+docname: draft-example-setext-00
+---
+
+--- abstract
+
+Pigeons, underlined.
+
+--- middle
+
+Introduction
+============
+
+Pigeons carry notes.
+
+<<<<<<< HEAD
+=======
+A merge conflict committed as it was makes no heading.
+>>>>>>> flight
+A line over a rule is a paragraph's last line, not a title:
+---
+
+Loft Rules {#lofts}
+-------------------
+
+~~~
+Not a heading
+=============
+~~~
+
+    Indented code
+    -------------
+
+# Security Considerations
+
+Seeds
+-----
+
+--- back
+
+Flight Logs
+===
+"""
+
+
+def test_setext_headings_are_read_outside_code_and_after_a_blank_line() -> None:
+    doc = parse_kramdown(_SETEXT)
+    assert [(s.number, s.heading, s.anchor) for s in doc.sections] == [
+        ("1", "Introduction", None),
+        ("1.1", "Loft Rules", "lofts"),
+        ("2", "Security Considerations", None),
+        ("2.1", "Seeds", None),
+        ("A", "Flight Logs", None),
+    ]
+    assert doc.sections[0].body.endswith("not a title:\n---")
+    assert "Not a heading" in doc.sections[1].body
+
+
+def test_the_outline_finds_setext_headings_on_their_title_lines() -> None:
+    from ratified_rdf.sources.kramdown import heading_outline
+
+    lines = _SETEXT.split("\n")
+    outline = heading_outline(_SETEXT)
+    assert [(h.heading, h.level, h.appendix) for h in outline] == [
+        ("Introduction", 1, False),
+        ("Loft Rules", 2, False),
+        ("Security Considerations", 1, False),
+        ("Seeds", 2, False),
+        ("Flight Logs", 1, True),
+    ]
+    assert [lines[h.line].split(" {")[0] for h in outline] == [
+        "Introduction",
+        "Loft Rules",
+        "# Security Considerations",
+        "Seeds",
+        "Flight Logs",
+    ]
+
+
+@pytest.mark.parametrize("references", ["normative:\n  RFC2119:\n", ""])
+def test_back_matter_opening_with_a_subheading_nests_in_no_middle_section(
+    references: str,
+) -> None:
+    from ratified_rdf.sources.document import outline_keys, section_keys
+    from ratified_rdf.sources.kramdown import heading_outline
+
+    text = (
+        f"---\ntitle: t\n{references}---\n\n--- middle\n\n# Flight\n\n## Wings\n\nFlap.\n\n"
+        "--- back\n\n## Acknowledgments\n\nThanks.\n\n### Lofts\n\nHome.\n"
+    )
+    doc = parse_kramdown(text)
+    back = [(s.number, s.heading, s.parent) for s in doc.sections if s.appendix]
+    thanks = next(s.position for s in doc.sections if s.heading == "Acknowledgments")
+    assert back == [("A", "Acknowledgments", None), ("A.1", "Lofts", thanks)]
+    # The outline finds each back-matter section under the key the parsed revision has it.
+    keys = section_keys(doc.sections)
+    by_position = {s.position: s.heading for s in doc.sections}
+    placed = [by_position[keys[key]] for key in outline_keys(heading_outline(text))]
+    assert placed == ["Flight", "Wings", "Acknowledgments", "Lofts"]

@@ -84,8 +84,8 @@ def test_outlines_read_in_two_processes_are_those_read_in_one(
     monkeypatch.setattr(git_history, "TEXTS_PER_READ", 1)  # long enough to be split
     split = git_history._outlines(repo, blobs)
     assert forks == ["reading the texts' outlines"]
-    whole = git_history._read_outlines(repo, sorted(blobs))
-    assert split.keys() == whole.keys() == blobs
+    whole = git_history._read_outlines(repo, sorted(blobs.items()))
+    assert split.keys() == whole.keys() == blobs.keys()
     for blob, outline in whole.items():
         assert list(split[blob].lines) == list(outline.lines)
         assert split[blob].sections == outline.sections

@@ -228,3 +228,18 @@ def test_a_long_header_entry_of_initials_is_not_an_author_and_is_read_quickly() 
     with within_bound(len(text)):
         doc = parse_rfc_text(text)
     assert [(a.name, a.organization) for a in doc.authors] == [("E. Rescorla", "Mozilla")]
+
+
+def test_a_title_after_three_spaces_or_opening_with_a_parenthesis_is_a_heading() -> None:
+    # xml2rfc renders a heading written with a no-break space before its title with three
+    # spaces, and titles may open with "(" ("(EC)DHE Shared Secret Calculation").
+    text = (
+        _read("pigeon-v3.txt")
+        .replace("\n2.1.  Departure\n", "\n2.1.   Departure\n")
+        .replace("\n2.2.  Arrival\n", "\n2.2.  (Late) Arrival\n")
+    )
+    doc = parse_rfc_text(text)
+    by_number = {s.number: s.heading for s in doc.sections}
+    assert by_number["2.1"] == "Departure"
+    assert by_number["2.2"] == "(Late) Arrival"
+    assert by_number["2.2.1"] == "Lost Birds"

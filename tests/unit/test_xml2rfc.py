@@ -114,28 +114,79 @@ def test_plain_doctype_is_accepted() -> None:
     assert doc.sections[0].heading == "One"
 
 
-def test_doctype_with_entity_is_refused() -> None:
-    prolog = '<!DOCTYPE rfc [\n  <!ENTITY boom "bang">\n]>\n'
-    with pytest.raises(ParseError, match=r'entity "boom".*refused'):
-        parse_xml2rfc(_minimal("<section><name>&boom;</name></section>", prolog=prolog))
+ENTITIES = FIXTURE.parent / "pigeon-v2-entities.xml"
 
 
-def test_entity_expansion_bomb_is_refused_before_expansion() -> None:
-    prolog = (
-        "<!DOCTYPE rfc [\n"
-        '  <!ENTITY a "aaaaaaaaaa">\n'
-        '  <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">\n'
-        '  <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">\n'
-        "]>\n"
+@pytest.mark.parametrize("as_bytes", [True, False], ids=["bytes", "text"])
+def test_doctype_entities_are_expanded(as_bytes: bool) -> None:
+    # The three shapes of the old template: a version in an attribute, BCP 14 keywords
+    # holding markup (one nesting another entity), and an external reference.
+    doc = parse_xml2rfc(ENTITIES.read_bytes() if as_bytes else ENTITIES.read_text())
+    assert doc.docname == "draft-example-pigeon-entities-03"
+    assert doc.title == "Pigeon Lofts with Entities"  # &nbsp;, from the XHTML set
+    assert [(s.number, s.heading) for s in doc.sections] == [
+        ("1", "Introduction"),
+        ("1.1", "Requirements Language"),
+        ("2", "Homing"),
+        ("3", "Normative References"),
+        ("A", "Loft Numbers"),
+    ]
+    bodies = [s.body for s in doc.sections]
+    assert bodies[0] == "A pigeon MUST return to its loft 03."
+    # The predefined &amp; is kept, and nothing inside CDATA is expanded.
+    assert bodies[2] == "A pigeon MAY rest on the way & eat.\n\n&MUST; stays as written here"
+    assert bodies[4] == "Loft 03 is the newest."
+
+
+def test_an_external_entity_is_an_unresolved_reference_noted_not_fetched() -> None:
+    doc = parse_xml2rfc(ENTITIES.read_bytes())
+    assert doc.sections[3].body == "[RFC2119]"
+    assert any(
+        "&RFC2119;" in note and "was not fetched" in note and "unresolved reference" in note
+        for note in doc.notes
     )
-    with pytest.raises(ParseError, match="entity"):
-        parse_xml2rfc(_minimal("<section><name>&c;</name></section>", prolog=prolog).encode())
+    # The parameter entity is neither fetched nor read, only noted.
+    assert any("%pigeon-extras;" in note and "never read" in note for note in doc.notes)
 
 
-def test_external_entity_is_refused() -> None:
+def test_an_external_file_entity_is_never_read() -> None:
     prolog = '<!DOCTYPE rfc [\n  <!ENTITY ext SYSTEM "file:///etc/hostname">\n]>\n'
-    with pytest.raises(ParseError, match="entity"):
-        parse_xml2rfc(_minimal("<section><name>&ext;</name></section>", prolog=prolog))
+    doc = parse_xml2rfc(_minimal("<section><name>A&ext;B</name></section>", prolog=prolog))
+    assert doc.sections[0].heading == "AB"
+    assert doc.notes and "file:///etc/hostname" in doc.notes[0]
+
+
+def test_entities_keep_every_line_where_it_was() -> None:
+    from ratified_rdf.sources.xml_entities import expand_entities
+
+    text = ENTITIES.read_text()
+    expanded, _notes = expand_entities(text)
+    assert expanded.count("\n") == text.count("\n")
+    lines = expanded.split("\n")
+    assert "loft 03" in next(line for line in lines if "A pigeon" in line)
+
+
+def test_billion_laughs_is_refused_with_a_sentence() -> None:
+    entities = ['<!ENTITY lol0 "lol">'] + [
+        f'<!ENTITY lol{n} "{f"&lol{n - 1};" * 10}">' for n in range(1, 10)
+    ]
+    prolog = "<!DOCTYPE rfc [\n" + "\n".join(entities) + "\n]>\n"
+    with pytest.raises(ParseError, match=r"more than 1,000,000 characters.*billion laughs"):
+        parse_xml2rfc(_minimal("<section><name>&lol9;</name></section>", prolog=prolog).encode())
+
+
+def test_many_references_to_a_modest_entity_are_refused_too() -> None:
+    prolog = f'<!DOCTYPE rfc [\n<!ENTITY big "{"x" * 100_000}">\n]>\n'
+    with pytest.raises(ParseError, match="billion laughs"):
+        parse_xml2rfc(
+            _minimal("<section><name>" + "&big;" * 11 + "</name></section>", prolog=prolog)
+        )
+
+
+def test_an_entity_naming_itself_is_refused() -> None:
+    prolog = '<!DOCTYPE rfc [\n<!ENTITY a "x&b;">\n<!ENTITY b "y&a;">\n]>\n'
+    with pytest.raises(ParseError, match="names itself"):
+        parse_xml2rfc(_minimal("<section><name>&a;</name></section>", prolog=prolog))
 
 
 def test_malformed_and_foreign_xml_are_refused() -> None:
@@ -163,3 +214,12 @@ def test_text_with_a_lone_surrogate_is_refused() -> None:
 def test_an_encoding_the_parser_cannot_use_is_refused(codec: str) -> None:
     with pytest.raises(ParseError, match="encoding the XML parser cannot use"):
         parse_xml2rfc(f'<?xml version="1.0" encoding="{codec}"?><rfc/>'.encode())
+
+
+@pytest.mark.parametrize("piece", ["<!--", "<![CDATA[", "<!-- -->&nbsp;"])
+def test_a_text_of_unclosed_comments_is_read_in_linear_time(piece: str) -> None:
+    from tests.fuzz.harness import within_bound
+
+    text = "<rfc>&nbsp;" + piece * (100_000 // len(piece))
+    with within_bound(len(text)), pytest.raises(ParseError, match="not well-formed"):
+        parse_xml2rfc(text)

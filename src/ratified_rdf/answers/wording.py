@@ -28,6 +28,7 @@ SINGULAR = {
     "sections": "section",
     "section alignments": "section alignment",
     "sections with no counterpart": "section with no counterpart",
+    "revisions that could not be read": "revision that could not be read",
 }
 """The one-of-a-kind form of the plural names the queries give kinds of things (holdings)."""
 

@@ -449,6 +449,7 @@ def _revision_batch(
     if revision.provenance:
         batch.text(iri, "rr:revisionProvenance", revision.provenance)
     batch.text(iri, "rr:sourceFile", revision.file)
+    batch.text(iri, "rr:readingGap", revision.document.gap)
     batch.typed(iri, "prov:generatedAtTime", revision.commit.committed_at, XSD_DT)
     batch.add(iri, "foaf:page", v.revision_url(revision.draft, revision.number))
     batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, revision.commit))

@@ -205,8 +205,9 @@ class CrossCheck:
         native = self.native.validate(prepared)
         reference = self.reference.validate(prepared)
         if verdict(native) != verdict(reference):
-            only_native = sorted(verdict(native) - verdict(reference))[:3]
-            only_reference = sorted(verdict(reference) - verdict(native))[:3]
+            # A node's own constraint (sh:or) has no path: None sorts as "".
+            only_native = sorted(verdict(native) - verdict(reference), key=_verdict_order)[:3]
+            only_reference = sorted(verdict(reference) - verdict(native), key=_verdict_order)[:3]
             raise EnginesDisagree(
                 f"The SHACL engines disagree on the batch from {prepared.source}: "
                 f"{self.native.name} alone found {only_native or 'nothing'}, "
@@ -220,6 +221,10 @@ class CrossCheck:
 def verdict(violations: Iterable[Violation]) -> frozenset[tuple[str, str | None, str | None]]:
     """What two engines must agree on: each violation's focus node, path and constraint."""
     return frozenset((v.focus_node, v.path, v.constraint) for v in violations)
+
+
+def _verdict_order(item: tuple[str, str | None, str | None]) -> tuple[str, str, str]:
+    return item[0], item[1] or "", item[2] or ""
 
 
 def engine_named(name: str, shapes: rdflib.Graph) -> ShaclEngine:

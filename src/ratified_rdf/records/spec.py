@@ -9,7 +9,6 @@ its draft became.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from ratified_rdf.records.alignment import align_document, forget_texts
 from ratified_rdf.records.manifest import DraftEntry, Manifest, RfcEntry
@@ -23,30 +22,16 @@ from ratified_rdf.records.models import (
 )
 from ratified_rdf.records.rfc_texts import locate_rfc_text, unread_document_files
 from ratified_rdf.sources.document import ParsedDocument, ParseError
+from ratified_rdf.sources.formats import format_of, parse_document
 from ratified_rdf.sources.git_repo import GitRepository, SourceError, TagInfo
-from ratified_rdf.sources.kramdown import parse_kramdown
 from ratified_rdf.sources.revisions import (
     FoundRevision,
     RepositoryScan,
     find_revisions,
     pick,
 )
-from ratified_rdf.sources.rfc_text import parse_rfc_text
-from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 
 Progress = Callable[[str], None]
-
-
-def parse_document(path: str, text: str) -> ParsedDocument:
-    """Parse ``text`` with the reader its file name calls for."""
-    suffix = Path(path).suffix.lower()
-    if suffix in {".md", ".mkd", ".markdown"}:
-        return parse_kramdown(text)
-    if suffix == ".txt":
-        return parse_rfc_text(text)
-    if suffix == ".xml":
-        return parse_xml2rfc(text)
-    raise ParseError(f"{path}: no reader for '{suffix}' files (markdown, .txt and .xml are read)")
 
 
 def read_spec(
@@ -71,7 +56,7 @@ def read_spec(
                     provenance=revision.provenance,
                     file=file,
                     commit=_commit(revision, commit_map),
-                    document=_read(repo, revision, file),
+                    document=_read(repo, revision, file, gap=True),
                 )
             )
     rfcs: list[RfcRecord] = []
@@ -250,7 +235,13 @@ def _commit(at: TagInfo | FoundRevision, commit_map: dict[str, str]) -> CommitRe
     )
 
 
-def _read(repo: GitRepository, at: TagInfo | FoundRevision, path: str) -> ParsedDocument:
+def _read(
+    repo: GitRepository, at: TagInfo | FoundRevision, path: str, *, gap: bool = False
+) -> ParsedDocument:
+    """The document ``path`` holds at ``at`` (a tag, or wherever a revision source found it).
+    With ``gap``, a text its reader cannot read is a document with no sections saying why (a
+    gap the build notes) instead of an error: one unreadable revision of a long history leaves
+    the rest worth building."""
     label = at.name if isinstance(at, TagInfo) else at.provenance
     text = repo.read_text(at.commit, path)
     if text is None:
@@ -258,4 +249,6 @@ def _read(repo: GitRepository, at: TagInfo | FoundRevision, path: str) -> Parsed
     try:
         return parse_document(path, text)
     except ParseError as error:
+        if gap and format_of(path) is not None:
+            return ParsedDocument(gap=f"{path} ({label}) could not be read: {error}")
         raise ParseError(f"{path} ({label}): {error}") from None

@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -61,6 +61,40 @@ class ParsedDocument(BaseModel):
     docname: str | None = None
     authors: tuple[Author, ...] = ()
     sections: tuple[ParsedSection, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What the reader could not resolve and left out, as sentences (an external entity it
+    did not fetch, say): the document is read, but a reader of it should know."""
+    gap: str | None = None
+    """Why the document could not be read at all, as a sentence; it then has no sections.
+    A revision that is a gap is kept as one instead of failing the build."""
+
+
+class OutlineHeading(NamedTuple):
+    """A section heading of a text and the line it stands on: what change attribution places
+    a diff's lines by (every format's reader gives the same kind of outline)."""
+
+    line: int
+    """0-based index of the heading's line in the text."""
+    level: int
+    """The heading's level as written (number of ``#``, nesting of ``<section>``)."""
+    heading: str
+    appendix: bool
+    """Whether it is in the back matter."""
+
+
+class Outline(NamedTuple):
+    """A text's section headings with their lines: what change attribution places a commit's
+    diff lines in (each format's reader gives one, :mod:`ratified_rdf.sources.formats`)."""
+
+    headings: list[OutlineHeading]
+    """In order of their lines."""
+    breaks: Sequence[int] = ()
+    """0-based lines where a section ends without another starting (a kramdown ``--- back``
+    marker, the line after a ``</section>`` that no section follows)."""
+    fixed: bool = True
+    """Whether only lines holding the format's outline marks can change this outline (then a
+    commit that changes no such line leaves it as it was, moved); False when other lines can
+    (a setext heading's title line, any line of plain text)."""
 
 
 @dataclass
@@ -79,7 +113,9 @@ def assemble_sections(headings: Iterable[RawHeading]) -> tuple[ParsedSection, ..
     """Number headings the way xml2rfc does and link each to its parent.
 
     A heading deeper than one level below its parent (``#`` followed by ``###``) is treated as
-    one level below, as xml2rfc nests it. Appendix top-level sections get letters.
+    one level below, as xml2rfc nests it. Appendix top-level sections get letters. The back
+    matter never nests in the middle's sections (``<back>`` is an element of its own): the
+    first back-matter heading starts from the top, whatever its level.
     """
     sections: list[ParsedSection] = []
     # stack of (level, position, number-parts or None when unnumbered)
@@ -87,7 +123,11 @@ def assemble_sections(headings: Iterable[RawHeading]) -> tuple[ParsedSection, ..
     counters: dict[tuple[str, ...], int] = {}
     appendix_letters = 0
     middle_top = 0
+    in_back = False
     for position, raw in enumerate(headings):
+        if raw.appendix and not in_back:
+            stack.clear()
+        in_back = in_back or raw.appendix
         while stack and stack[-1][0] >= raw.level:
             stack.pop()
         parent = stack[-1] if stack else None
@@ -158,7 +198,11 @@ def outline_keys(headings: Sequence[_Headed]) -> list[SectionKey]:
     keys: list[SectionKey] = []
     stack: list[tuple[int, str]] = []
     seen: dict[tuple[bool, tuple[str, ...]], int] = {}
+    in_back = False
     for heading in headings:
+        if heading.appendix and not in_back:  # as assemble_sections starts the back matter
+            stack.clear()
+        in_back = in_back or heading.appendix
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
         stack.append((heading.level, normalise_heading(heading.heading)))

@@ -6,9 +6,10 @@ position: the hunk's lines are placed in the sections of the text *at that commi
 text for lines added or changed, the old one for lines only removed), from that text's own
 heading outline (:func:`place_changes`). So two sections with one heading stay two sections.
 
-A diff driver whose ``xfuncname`` matches markdown headings also makes git print, on each hunk
-line, the heading the change sits under; those headings are kept as the fallback for files
-whose outline cannot be read (not kramdown-rfc markdown). The driver is set through
+Every format read (:mod:`ratified_rdf.sources.formats`: kramdown-rfc markdown, xml2rfc XML,
+plain text) gives such an outline. A diff driver whose ``xfuncname`` matches markdown headings
+also makes git print, on each hunk line, the heading the change sits under; those headings are
+kept as the fallback for files whose outline cannot be read. The driver is set through
 ``core.attributesFile`` and ``-c``, so nothing is written into the repository.
 """
 
@@ -26,9 +27,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ratified_rdf.sources.document import SectionKey, outline_keys
+from ratified_rdf.sources.document import OutlineHeading, SectionKey, outline_keys
+from ratified_rdf.sources.formats import DocumentFormat, format_of
 from ratified_rdf.sources.git_repo import GitRepository, SourceError
-from ratified_rdf.sources.kramdown import OutlineHeading, heading_of, outline_and_breaks
+from ratified_rdf.sources.kramdown import heading_of
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _RAW = re.compile(r"^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) (\w+)\t([^\t]+)(?:\t(.+))?$")
@@ -58,9 +60,10 @@ class Hunk(BaseModel):
     new_start: int
     new_lines: int
     outline: bool = True
-    """Whether a line it adds or removes can change the text's outline (a heading, a part
-    marker, a fence or a comment mark). When no hunk of a change can, the new text's outline
-    is the old one's, moved by the hunks' lengths."""
+    """Whether a line it adds or removes can change the text's outline (in markdown a heading,
+    a part marker, a fence or a comment mark; :attr:`DocumentFormat.outline_line`). When no
+    hunk of a change can, the new text's outline is the old one's, moved by the hunks'
+    lengths."""
 
 
 class FileChange(BaseModel):
@@ -299,7 +302,7 @@ def _commit(record: str) -> CommitRecord:
             continue
         if line[:1] in {"+", "-"}:
             file_hunks = hunks.get(current_file)
-            if file_hunks and not file_hunks[-1].outline and _can_change_outline(line[1:]):
+            if file_hunks and not file_hunks[-1].outline and _outline_line(current_file, line[1:]):
                 file_hunks[-1] = file_hunks[-1].model_copy(update={"outline": True})
             heading = heading_of(line[1:])
             if context and not heading:
@@ -327,18 +330,11 @@ def _commit(record: str) -> CommitRecord:
     )
 
 
-def _can_change_outline(line: str) -> bool:
-    """Whether a line, added or removed, can change a text's outline: the lines
-    :func:`outline_and_breaks` looks at (a heading or part marker at the start; a fence or
-    comment mark anywhere), or a carriage return it would read as a line break."""
-    return (
-        line.startswith(("#", "%", "---"))
-        or "~~~" in line
-        or "```" in line
-        or "<!--" in line
-        or "-->" in line
-        or "\r" in line
-    )
+def _outline_line(file: str, line: str) -> bool:
+    """Whether a line of ``file``, added or removed, can change the file's outline (what its
+    format says; any line, for a format that cannot tell or a file no reader reads)."""
+    found = format_of(file)
+    return found is None or found.outline_line is None or found.outline_line(line)
 
 
 class ChangePlace(BaseModel):
@@ -359,19 +355,20 @@ def place_changes(
     """For each commit, the sections its hunks changed, placed by line: the lines a hunk adds
     in the sections of the text at that commit, the lines it removes in those of the text
     before it (a change that rewrites the end of one section and the start of the next changed
-    both). Files whose outline cannot be read (not markdown, or no heading found) get no
-    places: their ``touched`` headings stand in."""
+    both). Files whose outline cannot be read (no reader for their format, or no heading
+    found) get no places: their ``touched`` headings stand in."""
     # A text whose change touched no outline line has its parent text's outline, moved: only
     # the others are read and parsed (in history order, so a parent comes first).
-    derived: dict[str, tuple[str, tuple[Hunk, ...]]] = {}
-    wanted: set[str] = set()
+    derived: dict[str, tuple[str, tuple[Hunk, ...], DocumentFormat]] = {}
+    wanted: dict[str, DocumentFormat] = {}
     for commit in commits:
         for change in commit.changes:
-            if not change.file.endswith(".md"):
+            reader = format_of(change.file)
+            if reader is None:
                 continue
             old, new = change.old_blob, change.new_blob
             if old and old not in derived:
-                wanted.add(old)
+                wanted.setdefault(old, reader)
             if not new or new in wanted or new in derived:
                 continue
             if (
@@ -379,11 +376,21 @@ def place_changes(
                 and change.hunks
                 and not any(h.outline or h.new_start <= 1 for h in change.hunks)
             ):
-                derived[new] = (old, change.hunks)
+                derived[new] = (old, change.hunks, reader)
             else:
-                wanted.add(new)
+                wanted[new] = reader
     outlines = _outlines(repo, wanted)
-    for new, (old, hunks) in derived.items():
+    # An outline that is not fixed (a setext title line is no marked line) cannot be moved:
+    # the texts made from it, and those made from them, are read as well.
+    unmoved: dict[str, DocumentFormat] = {}
+    for new, (old, _hunks, reader) in derived.items():
+        parent = outlines.get(old)
+        if old in unmoved or (parent is not None and not parent.fixed):
+            unmoved[new] = reader
+    outlines.update(_outlines(repo, unmoved))
+    for new, (old, hunks, _reader) in derived.items():
+        if new in unmoved:
+            continue
         parent = outlines.get(old)
         outlines[new] = parent.moved(hunks) if parent is not None else _Outline([])
     places: dict[str, list[ChangePlace]] = {}
@@ -443,7 +450,11 @@ def place_review_lines(
                 side, number = rows[line.position - 1]
                 found[line.key] = (commit if side == "new" else start, path, number)
     texts = _texts(repo, sorted({f"{rev}:{path}" for rev, path, _ in found.values()}))
-    outlines = {spec: _Outline(*outline_and_breaks(text)) for spec, text in texts.items()}
+    outlines = {
+        spec: _Outline(*reader.outline(text))
+        for spec, text in texts.items()
+        if (reader := format_of(spec.partition(":")[2])) is not None
+    }
     places: dict[str, ChangePlace] = {}
     for key, (rev, path, number) in found.items():
         outline = outlines.get(f"{rev}:{path}")
@@ -548,10 +559,14 @@ class _Outline:
         self,
         headings: Sequence[OutlineHeading],
         breaks: Sequence[int] = (),
+        fixed: bool = True,
+        *,
         shared: dict[tuple[SectionKey, str], tuple[SectionKey, str]] | None = None,
     ) -> None:
-        """``shared``: sections already made for other outlines, to use instead of equal new
-        ones (a history's thousands of texts repeat the same sections)."""
+        """``fixed``: :attr:`Outline.fixed`. ``shared``: sections already made for other
+        outlines, to use instead of equal new ones (a history's thousands of texts repeat the
+        same sections)."""
+        self.fixed = fixed
         keys = outline_keys(headings)
         known = shared if shared is not None else {}
         marks: list[tuple[int, tuple[SectionKey, str] | None]] = [
@@ -559,7 +574,9 @@ class _Outline:
             for h, key in zip(headings, keys, strict=True)
         ]
         marks += [(line, None) for line in breaks]
-        marks.sort(key=lambda mark: mark[0])
+        # A section that starts on the line another one's text ends (an XML </section> over
+        # the next <section>) holds that line: a heading sorts after a break on its line.
+        marks.sort(key=lambda mark: (mark[0], mark[1] is not None))
         self.lines: Sequence[int] = array("l", [line for line, _ in marks])
         self.sections = tuple(section for _, section in marks)
         self._any = bool(headings)
@@ -586,6 +603,7 @@ class _Outline:
         )
         moved.sections = self.sections
         moved._any = self._any
+        moved.fixed = self.fixed
         return moved
 
     def covering(self, start: int, end: int) -> list[tuple[SectionKey, str]]:
@@ -607,11 +625,11 @@ TEXTS_PER_READ = 200
 not fit in memory all at once (at ×100, gigabytes), their outlines do."""
 
 
-def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
+def _outlines(repo: GitRepository, blobs: Mapping[str, DocumentFormat]) -> dict[str, _Outline]:
     """The outline of each blob (read with :func:`_texts`, :data:`TEXTS_PER_READ` at a time),
     equal sections of different outlines held once. A long history's second half is read in
     a forked child, on the other core: each text's outline is its own."""
-    ordered = sorted(blobs)
+    ordered = sorted(blobs.items(), key=lambda item: item[0])
     if len(ordered) < 2 * TEXTS_PER_READ:
         return _read_outlines(repo, ordered)
     from ratified_rdf._forked import Forked  # multiprocessing: a build's, never a reader's
@@ -624,12 +642,15 @@ def _outlines(repo: GitRepository, blobs: set[str]) -> dict[str, _Outline]:
     return outlines
 
 
-def _read_outlines(repo: GitRepository, ordered: Sequence[str]) -> dict[str, _Outline]:
+def _read_outlines(
+    repo: GitRepository, ordered: Sequence[tuple[str, DocumentFormat]]
+) -> dict[str, _Outline]:
     shared: dict[tuple[SectionKey, str], tuple[SectionKey, str]] = {}
     outlines: dict[str, _Outline] = {}
     for start in range(0, len(ordered), TEXTS_PER_READ):
-        for blob, text in _texts(repo, ordered[start : start + TEXTS_PER_READ]).items():
-            outlines[blob] = _Outline(*outline_and_breaks(text), shared=shared)
+        batch = dict(ordered[start : start + TEXTS_PER_READ])
+        for blob, text in _texts(repo, list(batch)).items():
+            outlines[blob] = _Outline(*batch[blob].outline(text), shared=shared)
     return outlines
 
 

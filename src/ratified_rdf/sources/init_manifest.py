@@ -24,8 +24,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.sources.document import ParsedDocument, ParseError
+from ratified_rdf.sources.formats import parse_document
 from ratified_rdf.sources.git_repo import GitRepository, SourceError
-from ratified_rdf.sources.kramdown import parse_kramdown
 from ratified_rdf.sources.revisions import (
     DEFAULT_ORDER,
     DOCUMENT_SUFFIXES,
@@ -39,8 +39,6 @@ from ratified_rdf.sources.revisions import (
     pick,
 )
 from ratified_rdf.sources.revisions.docnames import docname_of, series_of
-from ratified_rdf.sources.rfc_text import parse_rfc_text
-from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 
 _REVISION_TAG = REVISION_NAME
 _LATEST_FILE = re.compile(r"^(draft-[a-z0-9]+(?:-[a-z0-9]+)+)-latest$")
@@ -603,10 +601,8 @@ def _rfc_texts(
 
 
 def _parse(path: str, text: str) -> ParsedDocument | None:
-    suffix = PurePosixPath(path).suffix.lower()
-    reader = {".md": parse_kramdown, ".txt": parse_rfc_text, ".xml": parse_xml2rfc}[suffix]
     try:
-        return reader(text)
+        return parse_document(path, text)
     except (ParseError, ValueError):
         return None
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
 from ratified_rdf.sources.document import (
     Author,
+    Outline,
+    OutlineHeading,
     ParsedDocument,
     ParseError,
     RawHeading,
@@ -27,7 +29,12 @@ _FENCE = re.compile(r"^\s*(~{3,}|`{3,})")
 # tls13-spec marks appendix B headings "%%## Record Layer": its build script expands them into
 # real headings, so they are headings of the published text too. Only the opening is a regular
 # expression: the title and its optional closing run of "#" are cut by :func:`_heading`.
-_HEADING_START = re.compile(r"(?:%%)?(#{1,6})[ \t]")
+# Any blank after the hashes, a no-break space included: an editor that types one writes a
+# heading all the same, and dropping it would renumber every later section.
+_HEADING_START = re.compile(r"(?:%%)?(#{1,6})\s")
+# A setext heading's underline: a run of "=" (level 1) or of two "-" or more (level 2; a lone
+# "-" is taken for an empty list item) from column 0.
+_UNDERLINE = re.compile(r"^(?:=+|-{2,})[ \t]*$")
 _IAL_LINE = re.compile(r"^\{:(.*)\}\s*$")
 # (?<!\s): a match never starts inside a run of blanks (the leftmost one starts where the run
 # does), so a long run is not re-scanned from each of its positions.
@@ -56,8 +63,11 @@ def parse_kramdown(text: str) -> ParsedDocument:
         if current is not None:
             headings.append(RawHeading(body="\n".join(body), **current))
 
+    underline: int | None = None
     for index in range(body_start, len(lines)):
         line = lines[index]
+        if index == underline:  # a setext heading's underline belongs to its heading
+            continue
         if not in_fence[index]:
             if in_comment or line.lstrip().startswith("<!--"):
                 in_comment = "-->" not in line
@@ -84,6 +94,11 @@ def parse_kramdown(text: str) -> ParsedDocument:
                     pending_ial = ial.group(1)
                     continue
             heading = _heading(line)
+            if heading is None and index + 1 < len(lines) and not in_fence[index + 1]:
+                heading = _setext(
+                    lines[index - 1] if index > body_start else None, line, lines[index + 1]
+                )
+                underline = index + 1 if heading is not None else None
             if heading is not None:
                 close_current()
                 body = []
@@ -107,25 +122,13 @@ def parse_kramdown(text: str) -> ParsedDocument:
     )
 
 
-class OutlineHeading(NamedTuple):
-    """A section heading of a kramdown-rfc text and the line it stands on."""
-
-    line: int
-    """0-based index of the heading's line in the text."""
-    level: int
-    """The heading's level as written (number of ``#``)."""
-    heading: str
-    appendix: bool
-    """Whether it is in the back matter."""
-
-
 def heading_outline(text: str) -> list[OutlineHeading]:
     """Every heading :func:`parse_kramdown` makes a section of, with its line, in order (see
     :func:`outline_and_breaks`)."""
     return outline_and_breaks(text)[0]
 
 
-def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
+def outline_and_breaks(text: str) -> Outline:
     """Every heading :func:`parse_kramdown` makes a section of, with its line, in order; and
     the 0-based lines of the part markers after the front matter (``--- back`` and the like),
     where the section above ends without another starting.
@@ -134,7 +137,8 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
     code fences are skipped the same way), without reading the YAML metadata or any section's
     body, and looking only at the lines that can matter (headings, part markers, fences,
     comment marks): fast enough to run on the text of every commit, to place a diff's lines in
-    the sections of the text *at that commit*."""
+    the sections of the text *at that commit*. The outline is not :attr:`Outline.fixed` when
+    the body has a setext underline (its title line is no marked line)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     starts: set[int] = set()
@@ -144,26 +148,29 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
         while at >= 0:
             starts.add(at + 1 if at_start else text.rfind("\n", 0, at) + 1)
             at = text.find(mark, at + 1)
-    if text[:1] in ("#", "%", "-"):
+    if text[:1] in ("#", "%", "-", "="):
         starts.add(0)
     lines: dict[int, str] = {}
+    line_starts: dict[int, int] = {}
     number, last = 0, 0
     for start in sorted(starts):
         number += text.count("\n", last, start)
         last = start
         end = text.find("\n", start)
         lines[number] = text[start : end if end >= 0 else len(text)]
+        line_starts[number] = start
     first = lines.get(0)
     body_start = 0
     if first is not None and first.strip() == "---":
         body_start = next((i for i in sorted(lines) if i > 0 and lines[i].startswith("---")), 0)
         if body_start == 0:
-            return [], []
+            return Outline([])
     fenced = _fenced_lines(lines)
     part = "middle" if body_start == 0 else "front"
     in_comment = False
     found: list[OutlineHeading] = []
     breaks: list[int] = []
+    underlined = False
     for index in sorted(lines):
         if index < body_start or index in fenced:
             continue
@@ -177,12 +184,20 @@ def outline_and_breaks(text: str) -> tuple[list[OutlineHeading], list[int]]:
                 part = {"back": "back", "middle": "middle"}.get(marker.group(1), "front")
                 breaks.append(index)
                 continue
-        if part == "front" or not line or line[0] not in "#%":
+        if part == "front" or not line:
+            continue
+        if line[0] in "=-":
+            underlined = underlined or _UNDERLINE.match(line) is not None
+            setext = _outline_setext(text, index, line_starts[index], body_start) if index else None
+            if setext is not None:
+                found.append(OutlineHeading(index - 1, *setext, part == "back"))
+            continue
+        if line[0] not in "#%":
             continue
         heading = _outline_heading(line)
         if heading is not None:
             found.append(OutlineHeading(index, heading[0], heading[1], part == "back"))
-    return found, breaks
+    return Outline(found, breaks, fixed=not underlined)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -195,9 +210,26 @@ def _outline_heading(line: str) -> tuple[int, str] | None:
     return heading[0], _heading_fields(*heading, appendix=False)["heading"]
 
 
-# Every line that can change the outline holds one of these: a heading or a part marker starts
-# a line; fences and comment marks may be indented (any line holding one is looked at).
-_OUTLINE_MARKS = ("\n#", "\n%", "\n---", "~~~", "```", "<!--", "-->")
+def _outline_setext(text: str, index: int, start: int, body_start: int) -> tuple[int, str] | None:
+    """The level and heading text of the setext heading whose underline is line ``index``
+    (starting at offset ``start`` of ``text``), or None: the lines above it are read from the
+    text, as :func:`parse_kramdown` sees them."""
+    title_start = text.rfind("\n", 0, start - 1) + 1
+    title = text[title_start : start - 1]
+    before = None
+    if index - 1 > body_start:
+        before = text[text.rfind("\n", 0, title_start - 1) + 1 : title_start - 1]
+    end = text.find("\n", start)
+    setext = _setext(before, title, text[start : end if end >= 0 else len(text)])
+    if setext is None:
+        return None
+    return setext[0], _heading_fields(*setext, appendix=False)["heading"]
+
+
+# Every line that can change the outline holds one of these: a heading, a part marker or a
+# setext underline starts a line; fences and comment marks may be indented (any line holding
+# one is looked at).
+_OUTLINE_MARKS = ("\n#", "\n%", "\n--", "\n=", "~~~", "```", "<!--", "-->")
 
 
 def _fenced_lines(lines: dict[int, str]) -> set[int]:
@@ -228,10 +260,11 @@ def heading_of(line: str) -> str | None:
 def _heading(line: str) -> tuple[int, str] | None:
     """The level and raw title of an ATX heading line (``## Title ##``), or None.
 
-    The title is what the expression ``[ \\t]+(.+?)[ \\t]*#*[ \\t]*$`` would capture after the
-    hashes: from the first non-blank to the shortest end leaving only blanks, an optional closing
-    run of ``#`` and blanks (a title of blanks only is its last blank). It is cut with string
-    methods, because that expression backtracks polynomially on a long run of blanks or hashes.
+    The title is what the expression ``\\s+(.+?)\\s*#*\\s*$`` would capture after the hashes
+    (any Unicode blank, a no-break space included): from the first non-blank to the shortest end
+    leaving only blanks, an optional closing run of ``#`` and blanks (a title of blanks only is
+    its last blank). It is cut with string methods, because that expression backtracks
+    polynomially on a long run of blanks or hashes.
     """
     if line.endswith("\n"):  # as "$" would: a final line break is not part of the line
         line = line[:-1]
@@ -239,11 +272,65 @@ def _heading(line: str) -> tuple[int, str] | None:
     if start is None or "\n" in line:
         return None
     rest = line[start.end() - 1 :]  # from the blank after the hashes
-    first = len(rest) - len(rest.lstrip(" \t"))
+    first = len(rest) - len(rest.lstrip())
     if first == len(rest):  # blanks only: the title needs a character of its own
         return (len(start.group(1)), rest[-1]) if len(rest) >= 2 else None
-    kept = rest.rstrip(" \t").rstrip("#").rstrip(" \t")
+    kept = rest.rstrip().rstrip("#").rstrip()
     return len(start.group(1)), rest[first : max(len(kept), first + 1)]
+
+
+def _setext(before: str | None, line: str, underline: str) -> tuple[int, str] | None:
+    """The level and raw title of a setext heading (``Title`` over a run of ``=`` or ``-``),
+    or None; ``before`` is the line above the title (None at the start of the body).
+
+    kramdown reads one only after a block boundary (a blank line, a heading, a part marker),
+    with the title indented three blanks at most. A title line that the outline would look at
+    for another reason (one starting ``#``, ``%``, ``-`` or ``=``, or holding a fence or comment
+    mark) is not taken for one: ``--- middle`` and YAML's closing ``---`` are never titles, and
+    the full read and the outline agree on every text."""
+    if not _UNDERLINE.match(underline) or not _setext_boundary(before):
+        return None
+    title = line.strip()
+    if not title or line.startswith(("    ", "\t")) or _marked(line) or _IAL_LINE.match(line):
+        return None
+    if title.startswith(_CONFLICT_MARKERS):  # a merge conflict committed as it was
+        return None
+    return (1 if underline[0] == "=" else 2), title
+
+
+# git's conflict markers: "<<<<<<< HEAD" over an empty side's "=======" is no heading.
+_CONFLICT_MARKERS = ("<<<<<<<", ">>>>>>>", "|||||||")
+
+
+def _setext_boundary(before: str | None) -> bool:
+    """Whether a block boundary is above a line whose previous line is ``before``."""
+    return (
+        before is None
+        or not before.strip()
+        or _heading(before) is not None
+        or _PART.match(before) is not None
+        or _UNDERLINE.match(before) is not None
+        or _IAL_LINE.match(before) is not None
+    )
+
+
+def outline_line(line: str) -> bool:
+    """Whether a line, added or removed, can change a text's outline: the lines
+    :func:`outline_and_breaks` looks at (a heading, part marker or underline at the start; a
+    fence or comment mark anywhere), or a carriage return it would read as a line break. A
+    setext title line is none of these: an outline with underlines is not fixed."""
+    return (
+        line.startswith(("#", "%", "---"))
+        or _UNDERLINE.match(line) is not None
+        or any(mark in line for mark in ("~~~", "```", "<!--", "-->", "\r"))
+    )
+
+
+def _marked(line: str) -> bool:
+    """Whether a line holds something :func:`outline_and_breaks` looks at lines for."""
+    return line.lstrip()[:1] in ("#", "%", "-", "=") or any(
+        mark in line for mark in ("~~~", "```", "<!--", "-->")
+    )
 
 
 def _reference_sections(header: dict[str, Any]) -> list[RawHeading]:

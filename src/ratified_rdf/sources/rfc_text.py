@@ -6,7 +6,8 @@ RFC 9846) and the older paginated v2 text, whose form feeds, running page header
 removed before anything else looks at the lines.
 
 Plain text carries no markup, so headings are recognised by shape: a section number, a dot,
-two spaces and the title, starting at column 0, after the Table of Contents.  ASCII art can put
+two spaces or more (a title written with a no-break space before it is rendered with three)
+and the title, starting at column 0, after the Table of Contents.  ASCII art can put
 arbitrary text at column 0, so the shape is strict and the numbers the text prints are checked
 against the numbering :func:`assemble_sections` computes; a disagreement is a parse error rather
 than a silently wrong section tree.
@@ -19,17 +20,19 @@ from dataclasses import dataclass
 
 from ratified_rdf.sources.document import (
     Author,
+    Outline,
+    OutlineHeading,
     ParsedDocument,
     ParseError,
     RawHeading,
     assemble_sections,
 )
 
-__all__ = ["parse_rfc_text"]
+__all__ = ["parse_rfc_text", "rfc_text_outline"]
 
 _NUMBERED = re.compile(
     r"^(?P<appendix>Appendix )?(?P<number>(?:\d+|[A-Z]{1,2})(?:\.\d+)*)\."
-    r"  (?P<title>[A-Za-z0-9].*)$"
+    r"  +(?P<title>[A-Za-z0-9(\"'].*)$"
 )
 _FOOTER = re.compile(r"^\S.*\s\[Page \d+\]\s*$")
 # Running header of a paginated document: three columns separated by wide gaps.
@@ -77,7 +80,8 @@ _BODY_INDENT = 3
 
 @dataclass(frozen=True)
 class _Line:
-    """A line of the original text, remembered with its 1-based line number for messages."""
+    """A line of the original text, remembered with its 1-based line number (in line feeds,
+    as git counts) for messages and outlines."""
 
     lineno: int
     text: str
@@ -120,26 +124,16 @@ def parse_rfc_text(text: str) -> ParsedDocument:
         raise ParseError("No section headings were found after the front matter of the text.")
 
     raw: list[RawHeading] = []
-    in_back = False
-    for index, heading in enumerate(headings):
+    for index, (heading, appendix) in enumerate(zip(headings, _in_back(headings), strict=True)):
         end = headings[index + 1].index if index + 1 < len(headings) else len(lines)
-        body = _body(lines[heading.body_start : end])
-        if heading.appendix or (
-            heading.printed is not None
-            and heading.level == 1
-            and "references" in heading.title.lower()
-        ):
-            in_back = True
         raw.append(
             RawHeading(
                 level=heading.level,
                 heading=heading.title,
                 anchor=None,
-                # Unnumbered sections after the references/appendices are back matter, like
-                # the numbered="false" sections of <back> in the XML; they never get letters.
-                appendix=heading.appendix or (heading.printed is None and in_back),
+                appendix=appendix,
                 numbered=heading.printed is not None,
-                body=body,
+                body=_body(lines[heading.body_start : end]),
             )
         )
     sections = assemble_sections(raw)
@@ -155,13 +149,55 @@ def parse_rfc_text(text: str) -> ParsedDocument:
     return ParsedDocument(title=title, docname=docname, authors=authors, sections=sections)
 
 
+def rfc_text_outline(text: str) -> Outline:
+    """Every heading :func:`parse_rfc_text` finds, on its line of ``text`` (page furniture
+    skipped, lines counted as written), in order. Plain text has no mark that ends a section
+    without starting one, so there are no breaks; text with no heading has an empty outline.
+    The printed numbers are not checked: the outline places lines, the full read judges."""
+    lines = _strip_page_furniture(text)
+    first = next((i for i, line in enumerate(lines) if line.text.strip()), None)
+    if first is None:
+        return Outline([], fixed=False)
+    _title, _docname, title_end = _read_title(lines, _blank_after(lines, first))
+    start, toc_titles = _front_matter_end(lines, title_end)
+    headings = _find_headings(lines, start, toc_titles)
+    found = [
+        OutlineHeading(heading.lineno - 1, heading.level, heading.title, appendix)
+        for heading, appendix in zip(headings, _in_back(headings), strict=True)
+    ]
+    return Outline(found, fixed=False)
+
+
+def _in_back(headings: list[_Heading]) -> list[bool]:
+    """Whether each heading is in the back matter: an appendix, or an unnumbered section after
+    the references or appendices began (like the numbered="false" sections of <back> in the
+    XML; they never get letters)."""
+    flags: list[bool] = []
+    in_back = False
+    for heading in headings:
+        if heading.appendix or (
+            heading.printed is not None
+            and heading.level == 1
+            and "references" in heading.title.lower()
+        ):
+            in_back = True
+        flags.append(heading.appendix or (heading.printed is None and in_back))
+    return flags
+
+
 def _strip_page_furniture(text: str) -> list[_Line]:
     """Remove form feeds, page footers and running headers, keeping paragraphs that span pages.
 
     A page break leaves padding blank lines on both sides; they are dropped, and a single blank
     line is put back unless the text reads as one paragraph running on across the break.
     """
-    raw = [_Line(n, line.rstrip()) for n, line in enumerate(text.splitlines(), start=1)]
+    raw: list[_Line] = []
+    lineno = 1
+    # Form feeds (and the other breaks str.splitlines knows) split lines here, but a line's
+    # number is git's, counted in line feeds: the outline places a diff's lines by it.
+    for piece in text.splitlines(keepends=True):
+        raw.append(_Line(lineno, piece.rstrip()))
+        lineno += piece.endswith("\n")
     out: list[_Line] = []
     expect_header = False
     pending_break = False

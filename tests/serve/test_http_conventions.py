@@ -153,7 +153,7 @@ fetch("{base}/sparql", {{method: "POST",
             try:
                 page = context.new_page()
                 page.goto(page_url)
-                page.wait_for_selector("body[data-answer]", timeout=60_000)
+                page.wait_for_selector("body[data-answer]", state="attached", timeout=60_000)
                 assert page.get_attribute("body", "data-answer") == "true"
             finally:
                 context.close()
@@ -250,7 +250,7 @@ def test_answers_carry_validators_and_a_conditional_get_is_304(client: TestClien
 
 def test_the_validators_change_with_the_reader(pigeon_brain: Brain) -> None:
     # The pigeon brain serves its builder's view without a token; rita's is the public one.
-    grant = ReaderGrant(name="rita", token_sha256=token_digest("rita"), clearance="public")
+    grant = ReaderGrant(name="rita", token_sha256=token_digest("rita"))
     access = AccessList(reader=(grant,))
     with TestClient(create_app(pigeon_brain, access=access)) as both:
         public = both.get("/api/holdings").headers["etag"]

@@ -10,6 +10,9 @@ One Starlette app, run by uvicorn, with four faces:
   303 to ``/doc/…``, a description in HTML, Turtle, N-Triples or JSON-LD.
 - ``/``: one small page that asks questions and shows the cards with their links and SPARQL.
 
+Besides, what clients expect of any such server (:mod:`ratified_rdf.surfaces._http`): CORS,
+gzip, validators with conditional GET, ``/health`` and ``/openapi.json``.
+
 Bounds of ``/sparql``: every reader query runs in a worker process of the query sandbox
 (:mod:`ratified_rdf.queries.sandbox`), sealed off the network, checked by its parse tree, and
 ended (killed and replaced) past its deadline or its memory ceiling, so an expensive query

@@ -10,6 +10,7 @@ import threading
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from ratified_rdf import Brain
 from ratified_rdf.surfaces import _http, standard
 from ratified_rdf.surfaces.access import AccessFile, AccessList, ReaderGrant, token_digest
 from ratified_rdf.surfaces.server import create_app
+from tests.pigeon import MANIFEST, make_pigeon_repo
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -346,3 +348,25 @@ def test_the_openapi_document_is_valid_and_describes_every_json_route(
         answer = client.get(url)
         assert answer.status_code == 200, answer.text
         jsonschema.validate(answer.json(), {"$ref": f"#/components/schemas/{schema}", **components})
+
+
+def test_a_write_to_the_store_changes_the_validators_across_restarts(tmp_path: Path) -> None:
+    # Each server process counts the store's generations from zero; the tag must still tell
+    # a store written since apart, or a restarted server would confirm a stale copy.
+    store = tmp_path / "store"
+    built, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
+    built.close()
+    with Brain.open(store) as first, TestClient(create_app(first)) as before:
+        answer = before.get("/api/holdings")
+        etag, modified = answer.headers["etag"], answer.headers["last-modified"]
+    with Brain.open(store) as writer, writer.reading.store.writing():
+        pass  # a writer finishing (a review, a prune) replaces the generation file
+    with Brain.open(store) as second, TestClient(create_app(second)) as after:
+        again = after.get("/api/holdings", headers={"If-None-Match": etag})
+        assert again.status_code == 200
+        assert again.headers["etag"] != etag
+        assert parsedate_to_datetime(again.headers["last-modified"]) >= parsedate_to_datetime(
+            modified
+        )
+        same = after.get("/api/holdings", headers={"If-None-Match": again.headers["etag"]})
+        assert same.status_code == 304

@@ -130,8 +130,8 @@ class Validators:
     current run and store generation, the reader's tenant, clearance and redaction, the path,
     the query string and the Accept header. It is weak: gzip re-encodes the same answer, and
     a card's account of how it was computed (engine time, a reused result) varies between
-    equal answers. Last-Modified is when the current run ended, or later, when this server saw the
-    store change since (a review)."""
+    equal answers. Last-Modified is when the store was last written (its generation file), or
+    for a store in memory when the current run ended, or when this server saw a write since."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -175,6 +175,10 @@ class Validators:
             return None  # the app answers with its own refusal, which carries no validator
         if run is None:
             return None
+        # The generation file's mark as the store last followed it: every writing process
+        # replaces the file, so it tells writes apart across processes and restarts, where
+        # ``write_generation`` counts within this process only.
+        marker = getattr(brain.reading.store, "_seen", None)
         reader = brain.reader
         digest = hashlib.sha256()
         for part in (
@@ -182,6 +186,7 @@ class Validators:
             brain.brain_id,
             run.run_id,
             str(generation),
+            str(marker),
             reader.tenant,
             reader.clearance.value,
             str(reader.redaction),
@@ -190,6 +195,9 @@ class Validators:
             request.headers.get("accept", ""),
         ):
             digest.update(str(part).encode("utf-8", "replace") + b"\0")
+        if isinstance(marker, tuple) and len(marker) == 3 and isinstance(marker[2], int):
+            written = datetime.fromtimestamp(math.ceil(marker[2] / 1e9), UTC)
+            return f'W/"{digest.hexdigest()[:32]}"', max(run.ended, written)
         key = (run.run_id, generation)
         if key not in self._seen:
             # The first generation seen of a run is its build; a later one is a write since.

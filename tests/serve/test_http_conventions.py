@@ -6,6 +6,8 @@ OpenAPI 3.1 description at ``/openapi.json``."""
 from __future__ import annotations
 
 import http.server
+import os
+import shutil
 import threading
 import zlib
 from collections.abc import Callable, Iterator
@@ -23,10 +25,12 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from ratified_rdf import Brain
+from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.surfaces import _http, standard
 from ratified_rdf.surfaces.access import AccessFile, AccessList, ReaderGrant, token_digest
 from ratified_rdf.surfaces.server import create_app
 from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.serve.conftest import unavailable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -136,8 +140,33 @@ def _page_server(page: str) -> Iterator[str]:
         server.server_close()
 
 
+@contextmanager
+def _own_browser() -> Iterator[Browser]:
+    """Chromium as conftest's ``browser`` launches it, but for this test alone: the session's
+    Playwright keeps an event loop running on the main thread, which the tests after this
+    file that call ``asyncio.run`` (test_load, test_many_users) cannot share."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("Playwright is not installed: pip install playwright.")
+    executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not executable or not Path(executable).is_file():
+        unavailable(
+            "Chromium is missing: apt-get install -y chromium (or set CHROMIUM to its path). "
+            "Playwright's own browser downloads are not used."
+        )
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
 def test_a_browser_page_on_another_port_queries_the_endpoint(
-    pigeon_brain: Brain, serve: Serve, browser: Browser
+    pigeon_brain: Brain, serve: Serve
 ) -> None:
     # What YASGUI or Comunica in a page do: fetch() with a form body and an Accept header
     # (not a "simple" request, so the browser sends a preflight first).
@@ -150,7 +179,7 @@ fetch("{base}/sparql", {{method: "POST",
   .then(r => r.json()).then(j => {{ document.body.dataset.answer = String(j.boolean); }})
   .catch(e => {{ document.body.dataset.answer = "failed: " + e; }});
 </script></body>"""
-        with _page_server(script) as page_url:
+        with _page_server(script) as page_url, _own_browser() as browser:
             context = browser.new_context()
             try:
                 page = context.new_page()
@@ -359,8 +388,11 @@ def test_a_write_to_the_store_changes_the_validators_across_restarts(tmp_path: P
     with Brain.open(store) as first, TestClient(create_app(first)) as before:
         answer = before.get("/api/holdings")
         etag, modified = answer.headers["etag"], answer.headers["last-modified"]
-    with Brain.open(store) as writer, writer.reading.store.writing():
-        pass  # a writer finishing (a review, a prune) replaces the generation file
+    with Brain.open(store) as writer:
+        on_disk = writer.reading.store
+        assert isinstance(on_disk, OxigraphStore)
+        with on_disk.writing():
+            pass  # a writer finishing (a review, a prune) replaces the generation file
     with Brain.open(store) as second, TestClient(create_app(second)) as after:
         again = after.get("/api/holdings", headers={"If-None-Match": etag})
         assert again.status_code == 200

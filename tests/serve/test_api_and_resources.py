@@ -88,7 +88,7 @@ def test_descriptions_in_rdf_hold_what_the_brain_says(
     response = client.get("/id/doc/draft-example-pigeon/00/section/2.1", headers={"Accept": accept})
     assert response.status_code == 200
     assert response.headers["content-type"].split(";")[0] == accept
-    assert response.headers["vary"] == "Accept"
+    assert "Accept" in response.headers["vary"].split(", ")
     got = {str(t) for t in parse(response.content, rdf_format)}
     assert got == {str(t) for t in pigeon_brain.describe(SECTION)}
     assert got

@@ -103,3 +103,21 @@ def test_serve_without_a_brain_says_what_to_do(tmp_path: Path) -> None:
 def test_serve_refuses_bad_limits(tmp_path: Path, options: list[str]) -> None:
     result = CliRunner().invoke(serve_command, ["--store", str(tmp_path), *options])
     assert result.exit_code == 2
+
+
+def test_serve_takes_cors_origins_and_refuses_what_is_no_origin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
+    brain.close()
+    apps: list[Any] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: apps.append(app))
+    origin = "https://yasgui.example"
+    given = ["--store", str(store), "--cors-origin", origin, "--cors-origin", "http://a.test:3000"]
+    assert CliRunner().invoke(serve_command, given).exit_code == 0
+    cors = [m for m in apps[0].user_middleware if m.cls.__name__ == "CORSMiddleware"]
+    assert cors[0].kwargs["allow_origins"] == [origin, "http://a.test:3000"]
+    bad = CliRunner().invoke(serve_command, ["--store", str(store), "--cors-origin", "a.example"])
+    assert bad.exit_code == 2
+    assert "'a.example' is not an origin: give a scheme and host" in bad.output

@@ -195,10 +195,10 @@ def test_an_anonymous_reader_learns_nothing_of_the_restricted_graph(site: Site) 
     )
 
 
-def test_a_browser_without_a_query_still_gets_the_endpoint_sentence(site: Site) -> None:
+def test_a_browser_without_a_query_gets_the_query_form(site: Site) -> None:
     browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
     answer = curl(f"{site.base}/sparql", "-H", f"Accept: {browser}")
-    assert answer.status == 400 and b"Send a SPARQL query" in answer.body
+    assert answer.status == 200 and b'<form id="sparql" action="/sparql"' in answer.body
     assert curl(f"{site.base}/sparql").status == 200  # curl's own */*: the description
 
 

@@ -10,6 +10,9 @@ One Starlette app, run by uvicorn, with four faces:
   303 to ``/doc/…``, a description in HTML, Turtle, N-Triples or JSON-LD.
 - ``/``: one small page that asks questions and shows the cards with their links and SPARQL.
 
+Besides, what clients expect of any such server (:mod:`ratified_rdf.surfaces._http`): CORS,
+gzip, validators with conditional GET, ``/health`` and ``/openapi.json``.
+
 Bounds of ``/sparql``: every reader query runs in a worker process of the query sandbox
 (:mod:`ratified_rdf.queries.sandbox`), sealed off the network, checked by its parse tree, and
 ended (killed and replaced) past its deadline or its memory ceiling, so an expensive query
@@ -80,7 +83,7 @@ from ratified_rdf.queries.sandbox import (
     SandboxError,
     SandboxLimits,
 )
-from ratified_rdf.surfaces import section_text, timeline_svg
+from ratified_rdf.surfaces import _http, section_text, timeline_svg
 from ratified_rdf.surfaces.access import AccessFile, AccessList, ReaderGrant, reload_on_sighup
 from ratified_rdf.trust import Reader
 
@@ -455,10 +458,11 @@ def _one(values: Sequence[str], name: str) -> str | None:
     return values[0] if values else None
 
 
-async def _protocol_request(request: Request) -> tuple[str, list[str]]:
-    """The query text and ``format`` values of a SPARQL Protocol query request."""
+async def _protocol_request(request: Request) -> tuple[str, list[str], list[str]]:
+    """The query text, ``format`` values and ``timeout`` values of a SPARQL Protocol query
+    request (GET and HEAD read the URL; POST a form or a query body)."""
     url = request.query_params
-    if request.method == "GET":
+    if request.method in {"GET", "HEAD"}:
         fields: QueryParams | None = None
         if url.getlist("update"):
             raise _update_refused()
@@ -512,7 +516,8 @@ async def _protocol_request(request: Request) -> tuple[str, list[str]]:
             "default-graph-uri and named-graph-uri are refused; leave them out.",
         )
     formats = [*url.getlist("format"), *(fields.getlist("format") if fields else [])]
-    return query, formats
+    timeouts = [*url.getlist("timeout"), *(fields.getlist("timeout") if fields else [])]
+    return query, formats, timeouts
 
 
 def _audit_unavailable(error: AuditError) -> EndpointError:
@@ -531,12 +536,21 @@ async def sparql_endpoint(request: Request) -> Response:
     (:mod:`ratified_rdf.surfaces.standard`)."""
     from ratified_rdf.surfaces import standard
 
-    deadline = time.monotonic() + request.app.state.limits.timeout_s
+    started = time.monotonic()
     surface = await standard.before_query(request)
     if surface is not None:
         return surface
+    if _wants_form(request):
+        return HTMLResponse(
+            (WEB / "sparql.html").read_text(encoding="utf-8"), headers=_PAGE_HEADERS
+        )
     try:
-        sparql, formats = await _protocol_request(request)
+        sparql, formats, timeouts = await _protocol_request(request)
+        try:
+            seconds = _http.requested_timeout(timeouts, request.app.state.limits.timeout_s)
+        except ValueError as error:
+            raise EndpointError(400, str(error)) from None
+        deadline = started + seconds
         accept = request.headers.get("accept")
         choice = _Choice(
             results=_choose(_RESULTS, _RESULTS_NAMES, accept, formats),
@@ -553,12 +567,35 @@ async def sparql_endpoint(request: Request) -> Response:
         try:
             reply = await _audited_evaluation(request, brain, sparql, choice, deadline)
         except SandboxError as error:
+            server_s = request.app.state.limits.timeout_s
+            # The sandbox words a timeout by the server's limit; this one was the client's.
+            if seconds < server_s and error.message.startswith("The query ran longer"):
+                raise EndpointError(
+                    503,
+                    f"The query ran past the {seconds:g} s its timeout parameter asked for "
+                    "(waiting for a free worker included) and was ended. Send a longer "
+                    f"timeout (this server allows up to {server_s:g} s) or make it more "
+                    "selective.",
+                    error.headers,
+                ) from None
             raise _sandbox_refusal(error) from None
         except AuditError as error:
             raise _audit_unavailable(error) from None
     except EndpointError as error:
         return _error_response(error)
     return Response(reply.body, media_type=reply.media_type, headers={"Vary": "Accept"})
+
+
+def _wants_form(request: Request) -> bool:
+    """Whether ``request`` is a browser opening ``/sparql`` without a query (a client taking
+    RDF got the service description before this): it gets the query form."""
+    url = request.query_params
+    if request.method not in {"GET", "HEAD"} or any(
+        url.getlist(name) for name in ("query", "update", "format")
+    ):
+        return False
+    accept = request.headers.get("accept")
+    return bool(accept) and _negotiate(accept, [_PAGE]) == _PAGE
 
 
 # --- the answer API -------------------------------------------------------------------------
@@ -995,6 +1032,7 @@ def create_app(
     stream_deadline_s: float = 300.0,
     stream_min_bytes_s: float = 4_096,
     stream_window_s: float = 10.0,
+    cors_origins: Sequence[str] = (),
 ) -> Starlette:
     """The ASGI app serving ``brain``: run it with uvicorn.
 
@@ -1012,6 +1050,8 @@ def create_app(
     A stream ends ``stream_deadline_s`` after it started, and once it has waited
     ``stream_window_s`` on a client reading less than ``stream_min_bytes_s`` bytes a second;
     a client (a token, else an address) streams one answer at a time.
+    ``cors_origins`` are the origins browser pages may query from (``*`` for any, ``none``
+    for none); by default any when there is no ``access`` list, none when there is.
     """
     from ratified_rdf.surfaces import standard
 
@@ -1039,9 +1079,14 @@ def create_app(
             Route("/id/{path:path}", resource, methods=["GET"]),
             Route("/doc/{path:path}", document, methods=["GET"]),
             Route("/queries/{name}.rq", query_file, methods=["GET"]),
+            Route("/health", _http.health, methods=["GET"]),
+            Route("/openapi.json", _http.openapi_json, methods=["GET"]),
             *standard.routes(),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ],
+        middleware=_http.middleware(
+            _http.cors_origins(cors_origins, token_protected=access is not None)
+        ),
         exception_handlers={
             AuditError: _audit_error,
             EndpointError: _endpoint_error,
@@ -1169,6 +1214,15 @@ def settle_for_serving(brain: Brain) -> None:
     "anonymous reader, on first use for others; it takes time and memory in proportion to "
     "the brain), or straight from the store on disk.",
 )
+@click.option(
+    "--cors-origin",
+    "cors_origin",
+    multiple=True,
+    metavar="ORIGIN",
+    help="An origin (https://host[:port]) whose pages may query this server from a browser; "
+    "repeat for more, * for any, none for none [default: any origin without --access, none "
+    "with it].",
+)
 def serve_command(
     store: Path,
     host: str,
@@ -1182,11 +1236,16 @@ def serve_command(
     per_client: int | None,
     access: Path | None,
     in_memory: bool,
+    cors_origin: tuple[str, ...],
 ) -> None:
     """Serve the brain over HTTP: a SPARQL endpoint, the answer API, resource pages and a
     question page."""
     import uvicorn
 
+    try:
+        _http.cors_origins(cors_origin, token_protected=access is not None)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--cors-origin") from None
     try:
         grants = AccessFile(access) if access is not None else None
         if in_memory:
@@ -1205,6 +1264,7 @@ def serve_command(
             query_workers=query_workers,
             per_client=per_client,
             access=grants,
+            cors_origins=cors_origin,
         )
         click.echo("Building the heading index …", err=True)
         settle_for_serving(brain)

@@ -36,6 +36,7 @@ import re
 import threading
 import time
 import weakref
+import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,7 @@ from ratified_rdf.queries.guard import (
 )
 from ratified_rdf.queries.offline import forbid_network
 from ratified_rdf.resources import resource_dir
+from ratified_rdf.surfaces import _http
 from ratified_rdf.surfaces import server as s
 from ratified_rdf.trust import can_read
 
@@ -484,8 +486,16 @@ class _Stream:
         deadline: float,
         min_bytes_s: float = STREAM_MIN_BYTES_S,
         window_s: float = STREAM_WINDOW_S,
+        *,
+        gzip: bool = False,
     ) -> None:
         self.deadline = deadline
+        # Compressed here, on the producer thread, rather than by the server's gzip
+        # middleware: the chunks counted against the byte-rate floor are then the bytes the
+        # client reads, so compression gives a slow reader no more time, and the event loop
+        # compresses nothing.
+        self._gzip = zlib.compressobj(_http.GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        self._gzip_on = gzip
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CHUNKS)
         self.stopped = threading.Event()
         self.why = ""
@@ -498,7 +508,7 @@ class _Stream:
 
     def write(self, data: bytes) -> int:
         """Take serialised bytes; pass them on a chunk at a time."""
-        self._buffer += data
+        self._buffer += self._gzip.compress(data) if self._gzip_on else data
         if len(self._buffer) >= CHUNK_BYTES:
             self._put(bytes(self._buffer))
             self._buffer.clear()
@@ -518,6 +528,8 @@ class _Stream:
 
     def finish(self) -> None:
         """Pass on what is left, then the end."""
+        if self._gzip_on:
+            self._buffer += self._gzip.flush()
         if self._buffer:
             self._put(bytes(self._buffer))
             self._buffer.clear()
@@ -655,7 +667,13 @@ async def _streamed(
                 {"Retry-After": "1"},
             )
         await asyncio.sleep(0.05)
-    stream = _Stream(time.monotonic() + state.deadline_s, state.min_bytes_s, state.window_s)
+    gzip = _http.accepts_gzip(request.headers)
+    if gzip:
+        headers = {**headers, "Content-Encoding": "gzip"}
+        headers["Vary"] = headers.get("Vary", "Accept") + ", Accept-Encoding"
+    stream = _Stream(
+        time.monotonic() + state.deadline_s, state.min_bytes_s, state.window_s, gzip=gzip
+    )
     threading.Thread(
         target=_produce,
         args=(stream, brain, kind, subject, job, lambda: state.give_back(client)),
@@ -823,6 +841,10 @@ async def stream_pattern(
         return None
     state = _state(request)
     media, results_format = results
+    if request.method == "HEAD":  # the status and type a GET would start with, no rows
+        response = Response(None, media_type=media, headers={"Vary": "Accept"})
+        del response.headers["content-length"]
+        return response
 
     def job(stream: _Stream) -> int:
         rows = _check_size(brain, found.pattern, state.max_stream_rows, found.offset, found.limit)

@@ -9,11 +9,12 @@ user never needs: lazy results to stream, exports for worker copies, the catalog
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from pydantic import JsonValue
 from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples, RdfFormat, Triple
@@ -40,6 +41,8 @@ from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.queries.offline import run_offline
 from ratified_rdf.trust import Reader
+
+_T = TypeVar("_T")
 
 
 class Reading:
@@ -168,16 +171,31 @@ class Reading:
             self.calls.detail(record, {"rows": len(result.rows)})
             return result
 
-    def validate(self) -> list[Violation]:
+    def validate(self, *, progress: bool = False) -> list[Violation]:
         """Validate the reader's graphs and the catalog as they may know it with pyshacl,
-        audited; an empty list means they conform."""
+        audited; an empty list means they conform. ``progress`` shows on stderr the triples
+        read, then the validation running (pyshacl says nothing until it is done)."""
+        from tqdm import tqdm
+
         from ratified_rdf.graph.gate import ShaclGate, to_rdflib
 
         self.follow()  # first, so the audit record names the graphs read
         graphs = self.scope.graphs
         with self.audited("validate", {"graphs": len(graphs)}) as record:
-            data = to_rdflib(q.triple for q in publish.reader_quads(self.store, self.scope))
-            found = ShaclGate().validate_graph(data, f"brain {self.brain_id}")
+            with tqdm(
+                desc="reading", unit=" triples", disable=not progress, file=sys.stderr
+            ) as bar:
+                quads = publish.reader_quads(self.store, self.scope)
+                data = to_rdflib(q.triple for q in _counted(quads, bar.update))
+            with tqdm(
+                total=1,
+                desc=f"validating {len(data):,} triples against shapes/ (pyshacl)",
+                bar_format="{desc}: {elapsed}",
+                disable=not progress,
+                file=sys.stderr,
+            ) as bar:
+                found = ShaclGate().validate_graph(data, f"brain {self.brain_id}")
+                bar.update(1)
             self.calls.detail(record, {"violations": len(found)})
             return found
 
@@ -286,6 +304,13 @@ class Reading:
         if graphs is None:
             self.follow()
         return tuple(self.scope.read_graphs if graphs is None else graphs)
+
+
+def _counted(items: Iterable[_T], count: Callable[[int], object]) -> Iterator[_T]:
+    """``items`` as they are, calling ``count(1)`` on each (a progress bar's ``update``)."""
+    for item in items:
+        count(1)
+        yield item
 
 
 def share(in_memory: bool) -> tuple[GraphCopies, Lookups]:

@@ -273,10 +273,11 @@ class Brain:
         self.reading.follow()
         return self._store.describe([iri], self.read_graphs)
 
-    def validate(self) -> list[Violation]:
+    def validate(self, *, progress: bool = False) -> list[Violation]:
         """Validate :attr:`graphs` with pyshacl; an empty list means they conform (a reader
-        not cleared for everything may see references into what is withheld)."""
-        return self.reading.validate()
+        not cleared for everything may see references into what is withheld). ``progress``
+        shows on stderr what it is doing: it takes minutes on a large brain."""
+        return self.reading.validate(progress=progress)
 
     def dump(self, output: IO[bytes], rdf_format: RdfFormat = RdfFormat.N_QUADS) -> None:
         """Write :attr:`graphs` (N-Quads and TriG keep graph names)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -37,6 +38,7 @@ from ratified_rdf.answers.models import (
 from ratified_rdf.answers.wording import activity_counts, plural
 from ratified_rdf.audit import (
     KEY_ENV,
+    PRIVATE_KEY_FILE,
     PUBLIC_KEY_FILE,
     Anchoring,
     AnchorState,
@@ -167,7 +169,43 @@ def reader_options(command: Callable) -> Callable:
 def _open(
     store: Path | str, tenant: str | None, clearance: str, redaction: str = "silent"
 ) -> Brain:
-    return Brain.open(store, reader=Reader(tenant, clearance, redaction))
+    return _open_as(store, Reader(tenant, clearance, redaction))
+
+
+def _open_as(store: Path | str, reader: Reader | None = None) -> Brain:
+    """The brain at ``store`` for ``reader``, audited in its log (see :func:`_audit_log`)."""
+    log = _audit_log(store)
+    try:
+        return Brain.open(store, reader=reader, audit=log)
+    except BaseException:
+        log.close()
+        raise
+
+
+def _audit_log(store: Path | str, *, writes: bool = False) -> AuditLog:
+    """The audit log of ``store``, opened for one command, which says on stderr, in a line
+    each: where a server's log is kept, when this command makes it (it is not beside any
+    folder of the user's), and that the log is not signed when that matters. A log that
+    never signed, read by a command that ``writes`` nothing, is not worth a line on every
+    command: a build says it once; one that signed before would now fail
+    `ratified audit verify`, so every command says it."""
+    folder = _audit_folder(store)
+    made = isinstance(store, str) and not folder.exists()
+    log = AuditLog.open(folder, warn=False)
+    if made:
+        click.echo(f"Note: the calls to {store} are audited in {folder}.", err=True)
+    problem = log.signing_problem
+    if problem is None:
+        return log
+    if log.has_key or (folder / PRIVATE_KEY_FILE).exists():
+        click.echo(f"Warning: {problem}", err=True)  # something the user must put right
+    elif writes or log.tree_heads:
+        click.echo(
+            f"Note: the audit log {folder} is not signed; set {KEY_ENV} to a key file to "
+            "sign it (see `ratified audit --help`).",
+            err=True,
+        )
+    return log
 
 
 as_of_option = click.option(
@@ -300,8 +338,24 @@ def build_command(manifest: Path, source: str | None, store: Path | str, quiet: 
     # what it reads, not pages of the whole build (RATIFIED_GATE_FRESH_WORKERS=0 forks).
     from ratified_rdf.graph.gate import workers_start_afresh
 
-    with workers_start_afresh():
-        brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
+    # What this command makes it removes if the build fails: an empty store and the log of
+    # a store that never was would only be in the way of the next try.
+    made = [
+        folder
+        for folder in (store, _audit_folder(store))
+        if isinstance(folder, Path) and not folder.exists()
+    ]
+    log = _audit_log(store, writes=True)
+    try:
+        with workers_start_afresh():
+            brain, report = Brain.build(
+                manifest, path=store, source=source, progress=not quiet, audit=log
+            )
+    except BaseException:
+        log.close()
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
     brain.close()
     for problem in report.problems:
         click.echo(f"Skipped: {problem}", err=True)
@@ -661,10 +715,13 @@ def _not_a_query(file: Path, text: str, error: SyntaxError) -> str:
 @main.command("validate")
 @store_option
 @reader_options
-def validate_command(store: Path | str, tenant: str | None, clearance: str, redaction: str) -> None:
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
+def validate_command(
+    store: Path | str, tenant: str | None, clearance: str, redaction: str, quiet: bool
+) -> None:
     """Validate the brain (the graphs you may read) against shapes/ with pyshacl."""
     with _open(store, tenant, clearance, redaction) as brain:
-        violations = brain.validate()
+        violations = brain.validate(progress=not quiet)
         graphs = len(brain.graphs)
     if violations:
         click.echo(f"The brain does not conform: {len(violations)} violation(s).", err=True)
@@ -824,8 +881,21 @@ def coverage_command(
 
 @main.command("dump")
 @store_option
-@click.option("--format", "fmt", type=click.Choice(sorted(_FORMATS)), default="nquads")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(_FORMATS)),
+    default="nquads",
+    show_default=True,
+    help="The RDF format: nquads, trig and jsonld keep each graph's name; turtle and "
+    "ntriples write their union.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the dump to this file instead of stdout.",
+)
 @reader_options
 def dump_command(
     store: Path | str,
@@ -900,11 +970,22 @@ def review_command(
 
 @main.command("prune")
 @store_option
-@click.option("--keep", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--tenant", default=None, envvar="RATIFIED_TENANT")
+@click.option(
+    "--keep",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="How many of the latest runs to keep.",
+)
+@click.option(
+    "--tenant",
+    default=None,
+    envvar="RATIFIED_TENANT",
+    help="Prune this tenant's brain (default: the default tenant).",
+)
 def prune_command(store: Path | str, keep: int, tenant: str | None) -> None:
     """Forget all but the latest KEEP runs of the brain (as-of reads stop at what is kept)."""
-    with Brain.open(store, reader=Reader(tenant, "restricted")) as brain:
+    with _open_as(store, Reader(tenant, "restricted")) as brain:
         forgotten = brain.prune(keep)
     click.echo(
         f"Forgot {len(forgotten)} run(s): {', '.join(forgotten)}."
@@ -1051,9 +1132,20 @@ def _sign(log: AuditLog) -> SignedTreeHead:
 @main.command("void")
 @store_option
 @click.option("--dump-url", help="Where the dump is published, for its DCAT distribution.")
-@click.option("--dump-format", type=click.Choice(sorted(_FORMATS)), default="nquads")
+@click.option(
+    "--dump-format",
+    type=click.Choice(sorted(_FORMATS)),
+    default="nquads",
+    show_default=True,
+    help="The format of the dump at --dump-url (`ratified dump --format`).",
+)
 @click.option("--endpoint", help="The public SPARQL endpoint's URL, if there is one.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the Turtle to this file instead of stdout.",
+)
 @reader_options
 def void_command(
     store: Path | str,
@@ -1098,7 +1190,7 @@ def eval_command(questions: Path, store: Path | str, out: Path, no_baselines: bo
     """Score the brain on a question file, beside BM25 and dense retrieval baselines."""
     from ratified_rdf.evaluation import format_table, run_eval, write_report
 
-    with Brain.open(store) as brain:
+    with _open_as(store) as brain:
         report = run_eval(
             brain, questions, baselines=() if no_baselines else ("bm25", "dense"), progress=True
         )
@@ -1159,8 +1251,18 @@ def fetch_datatracker(
 
 @fetch_group.command("mail")
 @click.argument("list_name")
-@click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), required=True)
-@click.option("--until", type=click.DateTime(formats=["%Y-%m-%d"]), required=True)
+@click.option(
+    "--since",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    required=True,
+    help="The first day of messages to fetch (YYYY-MM-DD).",
+)
+@click.option(
+    "--until",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    required=True,
+    help="The last day of messages to fetch (YYYY-MM-DD).",
+)
 @click.option(
     "--to",
     "folder",
@@ -1168,8 +1270,14 @@ def fetch_datatracker(
     required=True,
     help="Folder for the export and the mbox files it holds.",
 )
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--offline", is_flag=True)
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HTTP cache folder (default: beside the repository cache).",
+)
+@click.option(
+    "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
+)
 def fetch_mail(
     list_name: str,
     since: datetime,

@@ -104,3 +104,16 @@ def test_an_unsigned_read_of_a_signed_log_says_so_in_one_line(
     asked = _run("ask", QUESTION, "--store", str(store))
     notes = [line for line in asked.stderr.splitlines() if "sign" in line]
     assert len(notes) == 1 and notes[0].startswith("Note: "), asked.stderr
+
+
+def test_a_servers_audit_log_says_where_it_is_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ratified_rdf.surfaces.cli import _audit_log
+
+    url = "http://127.0.0.1:7878"
+    for _ in range(2):
+        _audit_log(url).close()
+    said = capsys.readouterr().err.splitlines()
+    folder = tmp_path / "state" / "ratified-rdf" / "audit" / "127.0.0.1-7878"
+    assert said == [f"Note: the calls to {url} are audited in {folder}."]

@@ -42,17 +42,25 @@ SOURCES_LEAD = " These are the sources I looked at:"
 
 
 def drafted_question(
-    question: str, title: str, to: Iterable[str], evidence: Iterable[Evidence], why: str
+    question: str,
+    title: str,
+    to: Iterable[str],
+    evidence: Iterable[Evidence],
+    why: str,
+    *,
+    asking: str | None = None,
 ) -> DraftedQuestion:
     """A note the reader could send to the people a card names, with the sources the card
     rests on (drafted only: nothing is ever sent). ``why`` says why the record points at
-    them, as a sentence."""
+    them, as a sentence. The note quotes the reader's ``question``, unless ``asking`` gives
+    the question to put to them instead: a question about the people themselves ("who are
+    the most active people?") is not one to send to those very people."""
     names = list(dict.fromkeys(n for n in to if n))
     sources = "\n".join(f"- {e.label}: {e.url}" for e in list(evidence)[:8] if e.url)
     looked = f"{SOURCES_LEAD}\n{sources}" if sources else ""
     text = (
         f"Hello {', '.join(names)},\n\n"
-        f"I am trying to understand {title}. My question: {_quoted(question)}\n\n"
+        f"I am trying to understand {title}. My question: {asking or _quoted(question)}\n\n"
         f"{why}{looked}\n\nThank you."
     )
     return DraftedQuestion(to=names, text=text)

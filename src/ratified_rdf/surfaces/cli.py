@@ -494,19 +494,24 @@ def render_card(answer: Answer, *, sparql: bool = False) -> str:
 def _computed_lines(answer: Answer, *, sparql: bool) -> list[str]:
     """How the card was computed: each query's name, rows and engine time; with ``sparql``,
     its parameters and text too."""
-    total = sum(q.engine_ms for q in answer.queries)
+    # A query whose rows were reused spent no engine time on this card: its engine_ms is the
+    # earlier run's, so it is shown as that, and left out of the total.
+    total = sum(q.engine_ms for q in answer.queries if not q.reused)
     lines = [
         f"How this was computed: {plural(len(answer.queries), 'query', 'queries')}, "
         f"{total:.2f} ms engine in all"
         + ("." if sparql or not answer.queries else " (add --sparql to see the SPARQL).")
     ]
     for query in answer.queries:
-        reused = " (rows reused from its earlier run on the same graphs)" if query.reused else ""
+        timing = (
+            "0 ms engine now: rows reused from its earlier run on the same graphs (which took "
+            f"{query.engine_ms:.2f} ms engine)"
+            if query.reused
+            else f"{query.engine_ms:.2f} ms engine"
+        )
         params = ", ".join(f"{k}={v}" for k, v in query.params.items()) or "no parameters"
         called = f"{query.name}.rq ({params})" if sparql else f"{query.name}.rq"
-        lines.append(
-            f"  - {called}: {plural(query.rows, 'row')}, {query.engine_ms:.2f} ms engine{reused}"
-        )
+        lines.append(f"  - {called}: {plural(query.rows, 'row')}, {timing}")
         if query.reproduces:
             lines.append(
                 f"    (read from the card view; the full-path query {query.reproduces}.rq, with "

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from ratified_rdf import Brain
-from ratified_rdf.answers.models import Answer, DraftedQuestion, Verdict
+from ratified_rdf.answers.models import Answer, DiscussionPost, DraftedQuestion, Verdict
+from ratified_rdf.answers.wording import cited_words
 from ratified_rdf.queries import QueryRun
 from ratified_rdf.surfaces.cli import render_card
 from tests.pigeon import MANIFEST, make_pigeon_repo
@@ -71,3 +72,61 @@ def test_reused_rows_show_no_engine_time_now() -> None:
         "graphs (which took 2500.00 ms engine)"
     ) in card
     assert "headings.rq: 28 rows, 2500.00 ms engine\n" in card + "\n"
+
+
+def _post(cited: str, number: str | None = "3.2") -> DiscussionPost:
+    return DiscussionPost(
+        document="draft-example-pigeon-01",
+        section_number=number,
+        thread_number=7,
+        thread_title="Beacon timing",
+        thread_url="https://github.com/example/pigeon-spec/issues/7",
+        post_url="https://github.com/example/pigeon-spec/issues/7#issuecomment-1",
+        post_kind="comment",
+        author="carol-example",
+        created="2029-04-01T10:00:00Z",
+        cited_text=cited,
+        rule="xref",
+        while_changing=True,
+        about_published=False,
+    )
+
+
+def test_a_cross_reference_reads_as_the_section_it_points_to() -> None:
+    card = render_card(
+        _card().model_copy(update={"results": [_post("{{homing}}"), _post("{{ homing }}", None)]})
+    )
+    assert "{{" not in card
+    assert "cites §3.2 (by its anchor homing)" in card
+    assert "cites the section (by its anchor homing)" in card
+    assert cited_words(_post("Section 2.1 of {{?RFC9999}}")) == '"Section 2.1 of RFC9999"'
+
+
+def test_a_post_is_listed_once_where_two_of_its_citations_land_in_one_place() -> None:
+    from pyoxigraph import Literal, NamedNode
+
+    from ratified_rdf.answers.discussion import _posts
+    from ratified_rdf.graph.store import Term
+
+    base = "https://w3id.org/ratified-rdf/id/"
+    row: dict[str, Term] = {
+        "post": NamedNode(base + "post/pigeon/7-1"),
+        "postPage": Literal("https://github.com/example/pigeon-spec/issues/7#issuecomment-1"),
+        "created": Literal("2029-04-01T10:00:00Z"),
+        "kind": Literal("comment"),
+        "threadNumber": Literal("7"),
+        "threadTitle": Literal("Beacon timing"),
+        "threadPage": Literal("https://github.com/example/pigeon-spec/issues/7"),
+        "citedText": Literal("Section 3.2"),
+        "rule": Literal("explicit"),
+        "whileChanging": Literal("true"),
+        "aboutPublished": Literal("false"),
+    }
+    sections = [base + "doc/draft-example-pigeon-01/section/3.2", base + "section-node/3.2"]
+    rows = [{**row, "section": NamedNode(s)} for s in sections]
+    place: tuple[str, str | None] = ("draft-example-pigeon-01", "3.2")
+    places = dict.fromkeys(sections, place)
+    posts = _posts(rows, {}, places)
+    assert len(posts) == 1
+    card = render_card(_card().model_copy(update={"results": posts}))
+    assert card.count("Beacon timing") == 1

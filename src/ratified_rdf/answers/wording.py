@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from ratified_rdf.answers.models import DraftedQuestion, Evidence
+from ratified_rdf.answers.models import DiscussionPost, DraftedQuestion, Evidence
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -66,6 +67,24 @@ def drafted_question(
     return DraftedQuestion(to=names, text=text)
 
 
+_CROSS_REFERENCE = re.compile(r"\{\{\s*[?!]?\s*([A-Za-z][\w.-]*)\s*\}\}")
+"""A kramdown-rfc cross-reference, ``{{early-data-indication}}``: a section by its anchor."""
+
+
+def cited_words(post: DiscussionPost) -> str:
+    """What ``post`` cited, as a reader follows it: a kramdown cross-reference is shown as
+    the section it resolved to, named by its anchor (``§4.2.10 (by its anchor
+    early-data-indication)``), not as the markup the writer typed; other text in quotes,
+    with any cross-reference in it as its bare name (``{{?RFC9847}}``: ``RFC9847``)."""
+    text = " ".join(post.cited_text.split())
+    found = _CROSS_REFERENCE.fullmatch(text)
+    if found is None:
+        bare = _CROSS_REFERENCE.sub(lambda m: m.group(1), text)
+        return f'"{bare}"'
+    where = f"§{post.section_number}" if post.section_number else "the section"
+    return f"{where} (by its anchor {found.group(1)})"
+
+
 QUOTED_AT_MOST = 2000
 """Characters of the asker's question a drafted question quotes: as many as the router reads
 (``router.READ_AT_MOST``), so a pasted page does not travel into every copy of the card."""
@@ -76,4 +95,4 @@ def _quoted(question: str) -> str:
     return question if len(question) <= QUOTED_AT_MOST else question[:QUOTED_AT_MOST] + " …"
 
 
-__all__ = ["SINGULAR", "SOURCES_LEAD", "counted", "drafted_question", "plural"]
+__all__ = ["SINGULAR", "SOURCES_LEAD", "cited_words", "counted", "drafted_question", "plural"]

@@ -35,7 +35,7 @@ from ratified_rdf.answers.models import (
     Trust,
     Verdict,
 )
-from ratified_rdf.answers.wording import activity_counts, plural
+from ratified_rdf.answers.wording import activity_counts, cited_words, plural
 from ratified_rdf.audit import (
     KEY_ENV,
     PRIVATE_KEY_FILE,
@@ -610,7 +610,7 @@ def _discussion_lines(answer: Answer) -> list[str]:
             (
                 post.created,
                 f"post    {where} {post.thread_title} — {post.author or '?'}, "
-                f'{post.created[:10]}, cites "{post.cited_text}"{mark}  {post.post_url}',
+                f"{post.created[:10]}, cites {cited_words(post)}{mark}  {post.post_url}",
             )
         )
     for commit in commits:

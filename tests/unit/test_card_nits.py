@@ -130,3 +130,10 @@ def test_a_post_is_listed_once_where_two_of_its_citations_land_in_one_place() ->
     assert len(posts) == 1
     card = render_card(_card().model_copy(update={"results": posts}))
     assert card.count("Beacon timing") == 1
+
+
+def test_a_pull_requests_sections_are_named_by_rfc_and_number(brain: Brain) -> None:
+    card = brain.ask("what is PR #2?")
+    assert "Its commits changed 1 RFC section: RFC 9999 §3.1 Take-off." in card.summary
+    sections = [e.label for e in card.evidence if e.role == "rfc-section"]
+    assert sections == ["RFC 9999 §3.1 Take-off"]

@@ -37,11 +37,12 @@ from ratified_rdf.sources.xml2rfc import parse_xml2rfc
 Progress = Callable[[str], None]
 
 
-def parse_document(path: str, text: str) -> ParsedDocument:
-    """Parse ``text`` with the reader its file name calls for."""
+def parse_document(path: str, text: str, *, published: bool = False) -> ParsedDocument:
+    """Parse ``text`` with the reader its file name calls for; ``published`` when it is an
+    RFC's text (its unnumbered back matter is read as the RFC prints it)."""
     suffix = Path(path).suffix.lower()
     if suffix in {".md", ".mkd", ".markdown"}:
-        return parse_kramdown(text)
+        return parse_kramdown(text, published=published)
     if suffix == ".txt":
         return parse_rfc_text(text)
     if suffix == ".xml":
@@ -176,7 +177,7 @@ def _rfc_record(
                 "ref": ref,
                 "file": file,
                 "commit": _commit(tag, commit_map),
-                "document": _read(repo, tag, file),
+                "document": _read(repo, tag, file, published=True),
                 "found": how,
             }
         )
@@ -250,12 +251,14 @@ def _commit(at: TagInfo | FoundRevision, commit_map: dict[str, str]) -> CommitRe
     )
 
 
-def _read(repo: GitRepository, at: TagInfo | FoundRevision, path: str) -> ParsedDocument:
+def _read(
+    repo: GitRepository, at: TagInfo | FoundRevision, path: str, *, published: bool = False
+) -> ParsedDocument:
     label = at.name if isinstance(at, TagInfo) else at.provenance
     text = repo.read_text(at.commit, path)
     if text is None:
         raise SourceError(f"{label} has no file {path}; check 'file' in the manifest.")
     try:
-        return parse_document(path, text)
+        return parse_document(path, text, published=published)
     except ParseError as error:
         raise ParseError(f"{path} ({label}): {error}") from None

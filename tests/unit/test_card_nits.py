@@ -8,7 +8,13 @@ import json
 import pytest
 
 from ratified_rdf import Brain
-from ratified_rdf.answers.models import Answer, DiscussionPost, DraftedQuestion, Verdict
+from ratified_rdf.answers.models import (
+    Answer,
+    DiscussionPost,
+    DraftedQuestion,
+    HistoryEntry,
+    Verdict,
+)
 from ratified_rdf.answers.wording import cited_words
 from ratified_rdf.queries import QueryRun
 from ratified_rdf.surfaces.cli import render_card
@@ -137,3 +143,18 @@ def test_a_pull_requests_sections_are_named_by_rfc_and_number(brain: Brain) -> N
     assert "Its commits changed 1 RFC section: RFC 9999 §3.1 Take-off." in card.summary
     sections = [e.label for e in card.evidence if e.role == "rfc-section"]
     assert sections == ["RFC 9999 §3.1 Take-off"]
+
+
+def test_the_history_and_its_timeline_date_revisions_as_the_build_does(brain: Brain) -> None:
+    # The fixture's Datatracker record posts each revision two days after its tag: the
+    # build places the discussion by the posting dates, so the cards date revisions by them.
+    card = brain.ask("history of RFC 9999 section 3.1")
+    dated = {e.document: e.date[:10] for e in card.results if isinstance(e, HistoryEntry)}
+    assert dated == {
+        "draft-example-pigeon-00": "2029-01-12",
+        "draft-example-pigeon-01": "2029-06-03",
+        "draft-example-pigeon-02": "2029-11-22",
+    }
+    assert card.timeline is not None
+    drawn = {r.document: r.date[:10] for r in card.timeline.revisions}
+    assert drawn == dated

@@ -149,7 +149,7 @@ def test_the_history_and_its_timeline_date_revisions_as_the_build_does(brain: Br
     # The fixture's Datatracker record posts each revision two days after its tag: the
     # build places the discussion by the posting dates, so the cards date revisions by them.
     card = brain.ask("history of RFC 9999 section 3.1")
-    dated = {e.document: e.date[:10] for e in card.results if isinstance(e, HistoryEntry)}
+    dated = {e.document: (e.date or "")[:10] for e in card.results if isinstance(e, HistoryEntry)}
     assert dated == {
         "draft-example-pigeon-00": "2029-01-12",
         "draft-example-pigeon-01": "2029-06-03",

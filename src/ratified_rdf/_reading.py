@@ -10,11 +10,11 @@ user never needs: lazy results to stream, exports for worker copies, the catalog
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO
 
 from pydantic import JsonValue
 from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples, RdfFormat, Triple
@@ -41,8 +41,6 @@ from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.queries.offline import run_offline
 from ratified_rdf.trust import Reader
-
-_T = TypeVar("_T")
 
 
 class Reading:
@@ -186,7 +184,7 @@ class Reading:
                 desc="reading", unit=" triples", disable=not progress, file=sys.stderr
             ) as bar:
                 quads = publish.reader_quads(self.store, self.scope)
-                data = to_rdflib(q.triple for q in _counted(quads, bar.update))
+                data = to_rdflib(q.triple for q in publish.counting(quads, bar.update))
             with tqdm(
                 total=1,
                 desc=f"validating {len(data):,} triples against shapes/ (pyshacl)",
@@ -199,12 +197,18 @@ class Reading:
             self.calls.detail(record, {"violations": len(found)})
             return found
 
-    def dump(self, output: IO[bytes], rdf_format: RdfFormat) -> None:
-        """Write the reader's graphs and the catalog as they may know it, audited."""
+    def dump(self, output: IO[bytes], rdf_format: RdfFormat, *, progress: bool = False) -> None:
+        """Write the reader's graphs and the catalog as they may know it, audited;
+        ``progress`` counts the quads written on stderr."""
+        from tqdm import tqdm
+
         self.follow()  # first, so the audit record names the graphs written
         named: list[JsonValue] = list(self.scope.graphs)
-        with self.audited("dump", {"format": str(rdf_format), "graphs": named}):
-            publish.dump(self.store, self.scope, output, rdf_format)
+        with (
+            self.audited("dump", {"format": str(rdf_format), "graphs": named}),
+            tqdm(desc="dumping", unit=" quads", disable=not progress, file=sys.stderr) as bar,
+        ):
+            publish.dump(self.store, self.scope, output, rdf_format, bar.update)
 
     def prune(self, keep: int) -> list[str]:
         """Forget all but the latest ``keep`` runs and their graphs, audited; only a reader
@@ -304,13 +308,6 @@ class Reading:
         if graphs is None:
             self.follow()
         return tuple(self.scope.read_graphs if graphs is None else graphs)
-
-
-def _counted(items: Iterable[_T], count: Callable[[int], object]) -> Iterator[_T]:
-    """``items`` as they are, calling ``count(1)`` on each (a progress bar's ``update``)."""
-    for item in items:
-        count(1)
-        yield item
 
 
 def share(in_memory: bool) -> tuple[GraphCopies, Lookups]:

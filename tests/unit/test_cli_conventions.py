@@ -117,3 +117,17 @@ def test_a_servers_audit_log_says_where_it_is_once(
     said = capsys.readouterr().err.splitlines()
     folder = tmp_path / "state" / "ratified-rdf" / "audit" / "127.0.0.1-7878"
     assert said == [f"Note: the calls to {url} are audited in {folder}."]
+
+
+def test_validate_and_dump_say_what_they_are_doing_unless_quiet(tmp_path: Path, repo: Path) -> None:
+    store = tmp_path / "brain"
+    built = _run("build", str(MANIFEST), "--source", str(repo), "--store", str(store), "--quiet")
+    assert built.exit_code == 0, built.output
+    checked = _run("validate", "--store", str(store))
+    assert checked.exit_code == 0 and "conforms" in checked.stdout, checked.output
+    assert "reading" in checked.stderr and "against shapes/ (pyshacl)" in checked.stderr
+    quiet = _run("validate", "--store", str(store), "--quiet")
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.stderr
+    dumped = _run("dump", "--store", str(store), "-o", str(tmp_path / "brain.nq"))
+    assert dumped.exit_code == 0 and "dumping" in dumped.stderr, dumped.output
+    assert "quads" in dumped.stderr

@@ -902,6 +902,7 @@ def coverage_command(
     help="Write the dump to this file instead of stdout.",
 )
 @reader_options
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
 def dump_command(
     store: Path | str,
     fmt: str,
@@ -909,14 +910,15 @@ def dump_command(
     tenant: str | None,
     clearance: str,
     redaction: str,
+    quiet: bool,
 ) -> None:
     """Write the brain's current graphs (those you may read) as a linked-data dump."""
     with _open(store, tenant, clearance, redaction) as brain:
         if output is None:
-            brain.dump(sys.stdout.buffer, _FORMATS[fmt])
+            brain.dump(sys.stdout.buffer, _FORMATS[fmt], progress=not quiet)
         else:
             with output.open("wb") as handle:
-                brain.dump(handle, _FORMATS[fmt])
+                brain.dump(handle, _FORMATS[fmt], progress=not quiet)
             click.echo(f"Wrote {output}.", err=True)
 
 

@@ -100,7 +100,16 @@ def _post(cited: str, number: str | None = "3.2") -> DiscussionPost:
 
 def test_a_cross_reference_reads_as_the_section_it_points_to() -> None:
     card = render_card(
-        _card().model_copy(update={"results": [_post("{{homing}}"), _post("{{ homing }}", None)]})
+        _card().model_copy(
+            update={
+                "results": [
+                    _post("{{homing}}"),
+                    _post("{{ homing }}", None).model_copy(
+                        update={"post_url": "https://example.org/m/2"}
+                    ),
+                ]
+            }
+        )
     )
     assert "{{" not in card
     assert "cites §3.2 (by its anchor homing)" in card
@@ -158,3 +167,14 @@ def test_the_history_and_its_timeline_date_revisions_as_the_build_does(brain: Br
     assert card.timeline is not None
     drawn = {r.document: r.date[:10] for r in card.timeline.revisions}
     assert drawn == dated
+
+
+def test_a_review_and_its_line_comment_make_one_line_in_a_revision() -> None:
+    link = "https://github.com/example/pigeon-spec/pull/2#pullrequestreview-42"
+    review = _post("Section 3.2").model_copy(update={"post_url": link, "post_kind": "review"})
+    line = review.model_copy(
+        update={"cited_text": "a review comment on a line (section Loft Beacon)"}
+    )
+    card = render_card(_card().model_copy(update={"results": [review, line, review]}))
+    assert card.count(link) == 1
+    assert 'cites "Section 3.2" and "a review comment on a line (section Loft Beacon)"' in card

@@ -603,14 +603,21 @@ def _discussion_lines(answer: Answer) -> list[str]:
     if not posts and not commits:
         return []
     groups: dict[str, list[tuple[str, str]]] = {}
+    # A review and its comments on lines share one link: one line for them in a revision,
+    # with everything they cited, rather than the same line twice.
+    cites: dict[tuple[str, str, bool], list[DiscussionPost]] = {}
     for post in posts:
+        cites.setdefault((post.document, post.post_url, post.while_changing), []).append(post)
+    for (document, _, _), same in cites.items():
+        post = same[0]
         where = f"#{post.thread_number}" if post.thread_number else "mail"
         mark = "" if post.while_changing else " [after publication]"
-        groups.setdefault(post.document, []).append(
+        cited = " and ".join(dict.fromkeys(cited_words(p) for p in same))
+        groups.setdefault(document, []).append(
             (
                 post.created,
                 f"post    {where} {post.thread_title} — {post.author or '?'}, "
-                f"{post.created[:10]}, cites {cited_words(post)}{mark}  {post.post_url}",
+                f"{post.created[:10]}, cites {cited}{mark}  {post.post_url}",
             )
         )
     for commit in commits:

@@ -57,6 +57,12 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_pigeon_repo(tmp_path_factory.mktemp("g"))
 
 
+def test_a_command_on_a_store_that_is_not_there_leaves_no_log_behind(tmp_path: Path) -> None:
+    asked = _run("ask", QUESTION, "--store", str(tmp_path / "nowhere"))
+    assert asked.exit_code == 2 and "There is no brain at" in asked.output, asked.output
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == []
+
+
 def test_a_build_from_a_bad_source_leaves_no_folders_behind(tmp_path: Path) -> None:
     store = tmp_path / "brain"
     done = _run(
@@ -113,7 +119,9 @@ def test_a_servers_audit_log_says_where_it_is_once(
 
     url = "http://127.0.0.1:7878"
     for _ in range(2):
-        _audit_log(url).close()
+        with _audit_log(url) as log:
+            pass
+        log.close()
     said = capsys.readouterr().err.splitlines()
     folder = tmp_path / "state" / "ratified-rdf" / "audit" / "127.0.0.1-7878"
     assert said == [f"Note: the calls to {url} are audited in {folder}."]

@@ -10,7 +10,8 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from importlib import import_module
 from pathlib import Path
@@ -174,29 +175,36 @@ def _open(
 
 def _open_as(store: Path | str, reader: Reader | None = None) -> Brain:
     """The brain at ``store`` for ``reader``, audited in its log (see :func:`_audit_log`)."""
-    log = _audit_log(store)
+    with _audit_log(store) as log:
+        brain = Brain.open(store, reader=reader, audit=log)
+    return brain
+
+
+@contextmanager
+def _audit_log(store: Path | str, *, writes: bool = False) -> Iterator[AuditLog]:
+    """The audit log of ``store``, opened for one command, for the block that opens the
+    brain with it (the brain then owns it). If the block fails, the log is closed and a
+    folder made for it removed: a store that is not there leaves no log behind. If it
+    succeeds, it says on stderr, in a line each, where a server's log is kept when this
+    command made it (it is not beside any folder of the user's), and that the log is not
+    signed when that matters: a log that never signed, read by a command that ``writes``
+    nothing, is not worth a line on every command (a build says it once), but one that
+    signed before would now fail `ratified audit verify`, so every command says it."""
+    folder = _audit_folder(store)
+    made = not folder.exists()
+    log = AuditLog.open(folder, warn=False)
     try:
-        return Brain.open(store, reader=reader, audit=log)
+        yield log
     except BaseException:
         log.close()
+        if made:
+            shutil.rmtree(folder, ignore_errors=True)
         raise
-
-
-def _audit_log(store: Path | str, *, writes: bool = False) -> AuditLog:
-    """The audit log of ``store``, opened for one command, which says on stderr, in a line
-    each: where a server's log is kept, when this command makes it (it is not beside any
-    folder of the user's), and that the log is not signed when that matters. A log that
-    never signed, read by a command that ``writes`` nothing, is not worth a line on every
-    command: a build says it once; one that signed before would now fail
-    `ratified audit verify`, so every command says it."""
-    folder = _audit_folder(store)
-    made = isinstance(store, str) and not folder.exists()
-    log = AuditLog.open(folder, warn=False)
-    if made:
+    if made and isinstance(store, str):
         click.echo(f"Note: the calls to {store} are audited in {folder}.", err=True)
     problem = log.signing_problem
     if problem is None:
-        return log
+        return
     if log.has_key or (folder / PRIVATE_KEY_FILE).exists():
         click.echo(f"Warning: {problem}", err=True)  # something the user must put right
     elif writes or log.tree_heads:
@@ -205,7 +213,6 @@ def _audit_log(store: Path | str, *, writes: bool = False) -> AuditLog:
             "sign it (see `ratified audit --help`).",
             err=True,
         )
-    return log
 
 
 as_of_option = click.option(
@@ -338,23 +345,17 @@ def build_command(manifest: Path, source: str | None, store: Path | str, quiet: 
     # what it reads, not pages of the whole build (RATIFIED_GATE_FRESH_WORKERS=0 forks).
     from ratified_rdf.graph.gate import workers_start_afresh
 
-    # What this command makes it removes if the build fails: an empty store and the log of
-    # a store that never was would only be in the way of the next try.
-    made = [
-        folder
-        for folder in (store, _audit_folder(store))
-        if isinstance(folder, Path) and not folder.exists()
-    ]
-    log = _audit_log(store, writes=True)
+    # A store this command makes it removes if the build fails (the log's folder too, see
+    # _audit_log): an empty store would only be in the way of the next try.
+    made = isinstance(store, Path) and not store.exists()
     try:
-        with workers_start_afresh():
+        with _audit_log(store, writes=True) as log, workers_start_afresh():
             brain, report = Brain.build(
                 manifest, path=store, source=source, progress=not quiet, audit=log
             )
     except BaseException:
-        log.close()
-        for folder in made:
-            shutil.rmtree(folder, ignore_errors=True)
+        if made:
+            shutil.rmtree(store, ignore_errors=True)
         raise
     brain.close()
     for problem in report.problems:

@@ -9,6 +9,7 @@ user never needs: lazy results to stream, exports for worker copies, the catalog
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
@@ -168,25 +169,46 @@ class Reading:
             self.calls.detail(record, {"rows": len(result.rows)})
             return result
 
-    def validate(self) -> list[Violation]:
+    def validate(self, *, progress: bool = False) -> list[Violation]:
         """Validate the reader's graphs and the catalog as they may know it with pyshacl,
-        audited; an empty list means they conform."""
+        audited; an empty list means they conform. ``progress`` shows on stderr the triples
+        read, then the validation running (pyshacl says nothing until it is done)."""
+        from tqdm import tqdm
+
         from ratified_rdf.graph.gate import ShaclGate, to_rdflib
 
         self.follow()  # first, so the audit record names the graphs read
         graphs = self.scope.graphs
         with self.audited("validate", {"graphs": len(graphs)}) as record:
-            data = to_rdflib(q.triple for q in publish.reader_quads(self.store, self.scope))
-            found = ShaclGate().validate_graph(data, f"brain {self.brain_id}")
+            with tqdm(
+                desc="reading", unit=" triples", disable=not progress, file=sys.stderr
+            ) as bar:
+                quads = publish.reader_quads(self.store, self.scope)
+                data = to_rdflib(q.triple for q in publish.counting(quads, bar.update))
+            with tqdm(
+                total=1,
+                desc=f"validating {len(data):,} triples against shapes/ (pyshacl)",
+                bar_format="{desc}: {elapsed}",
+                disable=not progress,
+                file=sys.stderr,
+            ) as bar:
+                found = ShaclGate().validate_graph(data, f"brain {self.brain_id}")
+                bar.update(1)
             self.calls.detail(record, {"violations": len(found)})
             return found
 
-    def dump(self, output: IO[bytes], rdf_format: RdfFormat) -> None:
-        """Write the reader's graphs and the catalog as they may know it, audited."""
+    def dump(self, output: IO[bytes], rdf_format: RdfFormat, *, progress: bool = False) -> None:
+        """Write the reader's graphs and the catalog as they may know it, audited;
+        ``progress`` counts the quads written on stderr."""
+        from tqdm import tqdm
+
         self.follow()  # first, so the audit record names the graphs written
         named: list[JsonValue] = list(self.scope.graphs)
-        with self.audited("dump", {"format": str(rdf_format), "graphs": named}):
-            publish.dump(self.store, self.scope, output, rdf_format)
+        with (
+            self.audited("dump", {"format": str(rdf_format), "graphs": named}),
+            tqdm(desc="dumping", unit=" quads", disable=not progress, file=sys.stderr) as bar,
+        ):
+            publish.dump(self.store, self.scope, output, rdf_format, bar.update)
 
     def prune(self, keep: int) -> list[str]:
         """Forget all but the latest ``keep`` runs and their graphs, audited; only a reader

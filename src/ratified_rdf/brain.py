@@ -273,14 +273,22 @@ class Brain:
         self.reading.follow()
         return self._store.describe([iri], self.read_graphs)
 
-    def validate(self) -> list[Violation]:
+    def validate(self, *, progress: bool = False) -> list[Violation]:
         """Validate :attr:`graphs` with pyshacl; an empty list means they conform (a reader
-        not cleared for everything may see references into what is withheld)."""
-        return self.reading.validate()
+        not cleared for everything may see references into what is withheld). ``progress``
+        shows on stderr what it is doing: it takes minutes on a large brain."""
+        return self.reading.validate(progress=progress)
 
-    def dump(self, output: IO[bytes], rdf_format: RdfFormat = RdfFormat.N_QUADS) -> None:
-        """Write :attr:`graphs` (N-Quads and TriG keep graph names)."""
-        self.reading.dump(output, rdf_format)
+    def dump(
+        self,
+        output: IO[bytes],
+        rdf_format: RdfFormat = RdfFormat.N_QUADS,
+        *,
+        progress: bool = False,
+    ) -> None:
+        """Write :attr:`graphs` (N-Quads and TriG keep graph names); ``progress`` counts the
+        quads written on stderr."""
+        self.reading.dump(output, rdf_format, progress=progress)
 
     def close(self) -> None:
         """Sign the audit log's tree head over what is not signed yet (if it has its key),

@@ -464,6 +464,8 @@ def _run_batches(
         if people
         else None,
         facts,
+        # The dates the discussion was placed by: cards date revisions the same way.
+        {w.revision: w.start for w in discussion.windows} if discussion is not None else None,
     ):
         written.add(batch.graph)
         yield batch

@@ -525,3 +525,55 @@ def test_back_matter_opening_with_a_subheading_nests_in_no_middle_section(
     by_position = {s.position: s.heading for s in doc.sections}
     placed = [by_position[keys[key]] for key in outline_keys(heading_outline(text))]
     assert placed == ["Flight", "Wings", "Acknowledgments", "Lofts"]
+
+
+_PUBLISHED = """---
+title: The Pigeon Transport Protocol
+---
+
+--- middle
+
+# Introduction
+
+Pigeons carry notes.
+
+--- back
+
+# Loft Layout
+
+Perches face the door.
+
+# Contributors
+
+Fern Example counted the perches.
+
+## Thanks
+
+And the pigeons.
+
+# Authors' Addresses
+
+Alice Example
+"""
+
+
+def test_an_rfcs_unnumbered_back_matter_gets_no_appendix_letter() -> None:
+    from ratified_rdf.graph.vocab import rfc_section_url
+    from ratified_rdf.sources.formats import parse_document
+
+    rfc = parse_document("rfc9999.md", _PUBLISHED, published=True)
+    numbers = {s.heading: s.number for s in rfc.sections}
+    assert numbers == {
+        "Introduction": "1",
+        "Loft Layout": "A",
+        "Contributors": None,
+        "Thanks": None,
+        "Authors' Addresses": None,
+    }
+    contributors = _section(rfc, "Contributors")
+    assert (
+        rfc_section_url("rfc9999", contributors.number) == "https://www.rfc-editor.org/rfc/rfc9999"
+    )
+    # A draft's text is numbered as its markdown says: only the RFC Editor's rule is applied.
+    draft = parse_document("draft-example-pigeon.md", _PUBLISHED)
+    assert _section(draft, "Contributors").number == "B"

@@ -283,7 +283,9 @@ def test_pull_request_lookup_lists_the_sections_its_commits_changed(brain: Brain
     answer = brain.ask("what is PR #2?")
     assert answer.intent == "thread" and answer.verdict is Verdict.ANSWERED
     assert answer.summary.startswith('#2 is a pull request, merged: "Clarify take-off"')
-    assert [e.label for e in answer.evidence if e.role == "rfc-section"] == ["Take-off"]
+    assert [e.label for e in answer.evidence if e.role == "rfc-section"] == [
+        "RFC 9999 §3.1 Take-off"
+    ]
     missing = brain.ask("what is issue #77?")
     assert missing.verdict is Verdict.UNKNOWN
 

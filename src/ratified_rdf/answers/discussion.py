@@ -471,10 +471,12 @@ def _posts(
     authors: dict[str, str],
     places: dict[str, tuple[str, str | None]],
 ) -> list[DiscussionPost]:
-    posts: list[DiscussionPost] = []
+    # Two of a post's cited sections in one place (the same words resolved through two
+    # section nodes, say) make one entry: a card lists each line a reader tells apart once.
+    posts: dict[DiscussionPost, None] = {}
     for key, row in _post_entries(rows):
         document, number = places.get(key[1], ("", None))
-        posts.append(
+        posts.setdefault(
             DiscussionPost(
                 document=document,
                 section_number=number,
@@ -491,7 +493,7 @@ def _posts(
                 about_published=is_true(row, "aboutPublished"),
             )
         )
-    return posts
+    return list(posts)
 
 
 def commit_changes(

@@ -169,6 +169,10 @@ def document_card(
                 document.editors,
                 evidence,
                 "The record names you on the byline of its last revision.",
+                # The card answers the facts asked for ("who are its editors?"): the note
+                # asks the editors what only they can say.
+                asking=f"how did {document.name} come to say what it says, and where were "
+                "its main decisions made?",
             )
         )
     return Answer(

@@ -10,6 +10,7 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.answers.wording import counted
+from ratified_rdf.graph.store import Term
 
 
 def holdings(session: Session, question: str) -> Answer:
@@ -118,13 +119,22 @@ def _holdings(session: Session) -> tuple[list[Holding], list[Evidence]]:
     evidence = [
         Evidence(
             iri=text_of(d, "document") or "",
-            label=text_of(d, "title") or text_of(d, "name") or "",
+            label=_document_label(d),
             url=text_of(d, "page"),
             role="draft" if text_of(d, "rfcNumber") is None else "rfc",
         )
         for d in documents
     ]
     return results, evidence
+
+
+def _document_label(row: dict[str, Term]) -> str:
+    """A document by its name, then its title: a draft, the RFC it became and the RFC's
+    revision often share one title, which alone would label them all the same."""
+    rfc = text_of(row, "rfcNumber")
+    name = f"RFC {rfc}" if rfc is not None else text_of(row, "name") or ""
+    title = text_of(row, "title")
+    return f"{name}: {title}" if title and name else name or title or ""
 
 
 def _describe(results: list[Holding]) -> str:

@@ -8,7 +8,7 @@ and ``queries`` (``name``, ``sparql``, ``params``, ``rows``, ``engine_ms``).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -507,3 +507,9 @@ class Answer(BaseModel):
     timeline: Timeline | None = None
     """A section's history or why card: the same results as one series to draw
     (:class:`Timeline`). Derived from ``results``, so it is not part of the content hash."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as plain dicts, lists, strings, numbers and None, as ``ratified ask
+        --json`` prints it: ``json.dumps(card.to_dict())`` works (the standard library's json
+        knows none of pydantic's models), and ``Answer.model_validate`` reads it back."""
+        return self.model_dump(mode="json")

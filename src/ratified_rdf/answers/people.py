@@ -78,6 +78,8 @@ def who_to_ask(
         evidence,
         "The record shows you discussed or changed this section while its text was still "
         "changing, or were responsible for the document.",
+        # The reader asked whom to ask: the note asks them about the section instead.
+        asking=f"why does {title} say what it says, and what should I read to understand it?",
     )
     return Answer(
         question=question,
@@ -152,6 +154,7 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         [name],
         evidence,
         "The record shows your posts and commits on these sections while they were changing.",
+        asking="what were you trying to settle in these sections, and where was it decided?",
     )
     return Answer(
         question=question,
@@ -261,6 +264,8 @@ def experts(session: Session, question: str) -> Answer:
         evidence,
         "The record shows you were among the most central to the discussion while the texts "
         "were changing.",
+        asking="which sections, and which discussions of them, would you read first to "
+        "understand how the texts came to say what they say?",
     )
     return Answer(
         question=question,

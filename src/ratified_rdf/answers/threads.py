@@ -14,6 +14,7 @@ from ratified_rdf.answers.models import (
 )
 from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.answers.wording import plural
+from ratified_rdf.graph.store import Term
 
 _MERGED_BY = re.compile(r"\bwho merged\b|\bmerged by\b|\bmerger\b|\bwho (?:did|hit) merge\b", re.I)
 
@@ -44,7 +45,7 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         final = text_of(change, "finalPage") or ""
         commits.setdefault(final, set()).add(text_of(change, "commit") or "")
         touched[final] = SectionActivity(
-            section=text_of(change, "finalTitle") or "", url=final, commits=len(commits[final])
+            section=_final_label(change), url=final, commits=len(commits[final])
         )
     kind = "a pull request" if is_pull else "an issue"
     sections = ", ".join(f"{t.section}" for t in touched.values())
@@ -110,3 +111,14 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         evidence=evidence,
         queries=session.queries,
     )
+
+
+def _final_label(row: dict[str, Term]) -> str:
+    """``RFC 8446 §5.1 Record Layer``: a pull request can change sections of one title in
+    two RFCs (or two places of one), which the title alone would list twice alike."""
+    title = text_of(row, "finalTitle") or ""
+    rfc, number = text_of(row, "rfcNumber"), text_of(row, "finalNumber")
+    where = " ".join(
+        part for part in (f"RFC {rfc}" if rfc else "", f"§{number}" if number else "") if part
+    )
+    return f"{where} {title}".strip()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from ratified_rdf.answers.models import DraftedQuestion, Evidence
+from ratified_rdf.answers.models import DiscussionPost, DraftedQuestion, Evidence
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -43,20 +44,46 @@ SOURCES_LEAD = " These are the sources I looked at:"
 
 
 def drafted_question(
-    question: str, title: str, to: Iterable[str], evidence: Iterable[Evidence], why: str
+    question: str,
+    title: str,
+    to: Iterable[str],
+    evidence: Iterable[Evidence],
+    why: str,
+    *,
+    asking: str | None = None,
 ) -> DraftedQuestion:
     """A note the reader could send to the people a card names, with the sources the card
     rests on (drafted only: nothing is ever sent). ``why`` says why the record points at
-    them, as a sentence."""
+    them, as a sentence. The note quotes the reader's ``question``, unless ``asking`` gives
+    the question to put to them instead: a question about the people themselves ("who are
+    the most active people?") is not one to send to those very people."""
     names = list(dict.fromkeys(n for n in to if n))
     sources = "\n".join(f"- {e.label}: {e.url}" for e in list(evidence)[:8] if e.url)
     looked = f"{SOURCES_LEAD}\n{sources}" if sources else ""
     text = (
         f"Hello {', '.join(names)},\n\n"
-        f"I am trying to understand {title}. My question: {_quoted(question)}\n\n"
+        f"I am trying to understand {title}. My question: {asking or _quoted(question)}\n\n"
         f"{why}{looked}\n\nThank you."
     )
     return DraftedQuestion(to=names, text=text)
+
+
+_CROSS_REFERENCE = re.compile(r"\{\{\s*[?!]?\s*([A-Za-z][\w.-]*)\s*\}\}")
+"""A kramdown-rfc cross-reference, ``{{early-data-indication}}``: a section by its anchor."""
+
+
+def cited_words(post: DiscussionPost) -> str:
+    """What ``post`` cited, as a reader follows it: a kramdown cross-reference is shown as
+    the section it resolved to, named by its anchor (``§4.2.10 (by its anchor
+    early-data-indication)``), not as the markup the writer typed; other text in quotes,
+    with any cross-reference in it as its bare name (``{{?RFC9847}}``: ``RFC9847``)."""
+    text = " ".join(post.cited_text.split())
+    found = _CROSS_REFERENCE.fullmatch(text)
+    if found is None:
+        bare = _CROSS_REFERENCE.sub(lambda m: m.group(1), text)
+        return f'"{bare}"'
+    where = f"§{post.section_number}" if post.section_number else "the section"
+    return f"{where} (by its anchor {found.group(1)})"
 
 
 QUOTED_AT_MOST = 2000
@@ -69,4 +96,4 @@ def _quoted(question: str) -> str:
     return question if len(question) <= QUOTED_AT_MOST else question[:QUOTED_AT_MOST] + " …"
 
 
-__all__ = ["SINGULAR", "SOURCES_LEAD", "counted", "drafted_question", "plural"]
+__all__ = ["SINGULAR", "SOURCES_LEAD", "cited_words", "counted", "drafted_question", "plural"]

@@ -476,6 +476,12 @@ class AuditLog:
         return self.signing_problem is None
 
     @property
+    def has_key(self) -> bool:
+        """Whether the log was opened with a signing key (it may still decline to sign: see
+        ``signing_problem``)."""
+        return self._key is not None
+
+    @property
     def closed(self) -> bool:
         """Whether ``close`` was called."""
         return self._closed

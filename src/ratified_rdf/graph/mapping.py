@@ -327,11 +327,13 @@ def spec_batches(
     run: RunContext,
     person_of: Callable[[Author], str | None] | None = None,
     facts: Mapping[str, DraftFacts] | None = None,
+    current_from: Mapping[str, datetime] | None = None,
 ) -> Iterator[Batch]:
     """All batches for one read of a specification repository.
 
     ``person_of`` maps a byline to a resolved person's IRI; without it a byline becomes a
-    person of its own, named by the document.
+    person of its own, named by the document. ``current_from`` gives, by revision name, when
+    the build dates it current (its window's start), written as ``rr:currentFrom``.
     """
     yield _records_batch(records, run, facts or {}, person_of)
     documents = {r.name: (v.revision_iri(r.draft, r.number), r.document) for r in records.revisions}
@@ -348,6 +350,11 @@ def spec_batches(
     successors = _successors(records)
     for revision in records.revisions:
         batch = _revision_batch(records, revision, successors, run, person_of)
+        start = (current_from or {}).get(revision.name)
+        if start is not None:
+            batch.typed(
+                v.revision_iri(revision.draft, revision.number), "rr:currentFrom", start, XSD_DT
+            )
         _add_alignments(batch, aligned.get(revision.name, []), documents)
         yield batch
 

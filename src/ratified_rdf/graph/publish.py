@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Iterator, Sequence
-from typing import IO, NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, NamedTuple, TypeVar
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, serialize
 
@@ -21,6 +21,8 @@ from ratified_rdf.queries import run_query
 from ratified_rdf.queries.files import ParamValue
 from ratified_rdf.queries.run import source_of
 from ratified_rdf.trust import can_read
+
+_T = TypeVar("_T")
 
 
 def content_hash(store: TripleStore, graphs: Sequence[str], run: RunRecord | None) -> str:
@@ -79,15 +81,31 @@ def reader_quads(store: TripleStore, scope: Scope) -> Iterator[Quad]:
         yield Quad(t.subject, t.predicate, t.object, catalog)
 
 
-def dump(store: TripleStore, scope: Scope, output: IO[bytes], rdf_format: RdfFormat) -> None:
+def dump(
+    store: TripleStore,
+    scope: Scope,
+    output: IO[bytes],
+    rdf_format: RdfFormat,
+    count: Callable[[int], object] | None = None,
+) -> None:
     """Write :func:`reader_quads` to ``output``; a format without graphs (Turtle) gets their
     union. A reader from whom graphs are withheld gets the same bytes as a reader of the brain
-    built without those graphs (run ids and times aside)."""
+    built without those graphs (run ids and times aside). ``count(1)`` is called for each
+    quad read (a progress bar's ``update``)."""
     quads = reader_quads(store, scope)
+    if count is not None:
+        quads = counting(quads, count)
     if rdf_format.supports_datasets:
         serialize(quads, output, rdf_format, prefixes=PREFIXES)
     else:
         serialize((q.triple for q in quads), output, rdf_format, prefixes=PREFIXES)
+
+
+def counting(items: Iterable[_T], count: Callable[[int], object]) -> Iterator[_T]:
+    """``items`` as they are, calling ``count(1)`` on each (a progress bar's ``update``)."""
+    for item in items:
+        count(1)
+        yield item
 
 
 class Published(NamedTuple):

@@ -161,7 +161,7 @@ def _rfc_record(
                 "ref": ref,
                 "file": file,
                 "commit": _commit(tag, commit_map),
-                "document": _read(repo, tag, file),
+                "document": _read(repo, tag, file, published=True),
                 "found": how,
             }
         )
@@ -236,18 +236,23 @@ def _commit(at: TagInfo | FoundRevision, commit_map: dict[str, str]) -> CommitRe
 
 
 def _read(
-    repo: GitRepository, at: TagInfo | FoundRevision, path: str, *, gap: bool = False
+    repo: GitRepository,
+    at: TagInfo | FoundRevision,
+    path: str,
+    *,
+    gap: bool = False,
+    published: bool = False,
 ) -> ParsedDocument:
-    """The document ``path`` holds at ``at`` (a tag, or wherever a revision source found it).
-    With ``gap``, a text its reader cannot read is a document with no sections saying why (a
-    gap the build notes) instead of an error: one unreadable revision of a long history leaves
-    the rest worth building."""
+    """The document ``path`` holds at ``at`` (a tag, or wherever a revision source found it);
+    ``published`` when it is an RFC's own text. With ``gap``, a text its reader cannot read is
+    a document with no sections saying why (a gap the build notes) instead of an error: one
+    unreadable revision of a long history leaves the rest worth building."""
     label = at.name if isinstance(at, TagInfo) else at.provenance
     text = repo.read_text(at.commit, path)
     if text is None:
         raise SourceError(f"{label} has no file {path}; check 'file' in the manifest.")
     try:
-        return parse_document(path, text)
+        return parse_document(path, text, published=published)
     except ParseError as error:
         if gap and format_of(path) is not None:
             return ParsedDocument(gap=f"{path} ({label}) could not be read: {error}")

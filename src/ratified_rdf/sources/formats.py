@@ -42,6 +42,9 @@ class DocumentFormat:
     can. When none of a change's lines can, and the text's outline is
     :attr:`~ratified_rdf.sources.document.Outline.fixed`, the new text's outline is the old
     one's, moved by the change's hunks, and the new text need not be read."""
+    parse_published: Callable[[str], ParsedDocument] | None = None
+    """The full read of an RFC's own text where it differs from :attr:`parse` (kramdown: the
+    RFC Editor's unnumbered back matter gets no appendix letter); None where it does not."""
 
 
 FORMATS: dict[str, DocumentFormat] = {
@@ -51,6 +54,7 @@ FORMATS: dict[str, DocumentFormat] = {
         parse=parse_kramdown,
         outline=outline_and_breaks,
         outline_line=kramdown.outline_line,
+        parse_published=functools.partial(parse_kramdown, published=True),
     ),
     "xml2rfc": DocumentFormat(
         name="xml2rfc",
@@ -79,8 +83,9 @@ def format_of(path: str) -> DocumentFormat | None:
     return next((f for f in FORMATS.values() if suffix in f.suffixes), None)
 
 
-def parse_document(path: str, text: str) -> ParsedDocument:
-    """Parse ``text`` with the reader its file name calls for."""
+def parse_document(path: str, text: str, *, published: bool = False) -> ParsedDocument:
+    """Parse ``text`` with the reader its file name calls for; ``published`` when it is an
+    RFC's own text (read as the RFC prints it)."""
     found = format_of(path)
     if found is None:
         known = ", ".join(s for f in FORMATS.values() for s in f.suffixes)
@@ -88,4 +93,6 @@ def parse_document(path: str, text: str) -> ParsedDocument:
             f"{path}: no reader reads '{PurePosixPath(path).suffix}' files; name the file "
             f"with one of {known}."
         )
+    if published and found.parse_published is not None:
+        return found.parse_published(text)
     return found.parse(text)

@@ -46,8 +46,31 @@ _YAML_TITLE = re.compile(r"^title:\s*(.+)$", re.M)
 _YAML_DOCNAME = re.compile(r"^docname:\s*(\S+)", re.M)
 
 
-def parse_kramdown(text: str) -> ParsedDocument:
-    """Parse a kramdown-rfc document into its title, authors and numbered sections."""
+UNNUMBERED_BACK = frozenset(
+    {
+        "acknowledgments",
+        "acknowledgements",
+        "acknowledgments and contributors",
+        "contributors",
+        "contributors and acknowledgments",
+        "author's address",
+        "authors' addresses",
+        "editor's address",
+        "editors' addresses",
+        "index",
+    }
+)
+"""Top-level back-matter headings the RFC Editor publishes unnumbered (RFC 7322): never an
+appendix letter in an RFC, whatever the markdown says."""
+
+
+def parse_kramdown(text: str, *, published: bool = False) -> ParsedDocument:
+    """Parse a kramdown-rfc document into its title, authors and numbered sections.
+
+    ``published``: the text is an RFC's, whose back matter the RFC Editor ends with
+    unnumbered sections (:data:`UNNUMBERED_BACK`, such as Contributors): they get no
+    appendix letter even when the markdown leaves them numbered, so no link names a letter
+    the RFC does not have."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     header, body_start = _front_matter(lines)
     in_fence = _fence_mask(lines)
@@ -106,6 +129,13 @@ def parse_kramdown(text: str) -> ParsedDocument:
                 if pending_ial is not None:
                     _apply_attributes(current, pending_ial)
                     pending_ial = None
+                if (
+                    published
+                    and part == "back"
+                    and current["level"] == 1
+                    and current["heading"].lower() in UNNUMBERED_BACK
+                ):
+                    current["numbered"] = False
                 continue
         if current is not None:
             body.append(line)

@@ -27,6 +27,7 @@ from ratified_rdf.sources.document import (
     RawHeading,
     assemble_sections,
 )
+from ratified_rdf.sources.kramdown import UNNUMBERED_BACK
 
 __all__ = ["parse_rfc_text", "rfc_text_outline"]
 
@@ -56,23 +57,7 @@ _FRONT_TITLES = frozenset(
     {"abstract", "status of this memo", "copyright notice", "table of contents"}
 )
 # Unnumbered headings xml2rfc emits (or authors commonly add) at column 0 in the back matter.
-_BACK_TITLES = frozenset(
-    {
-        "acknowledgments",
-        "acknowledgements",
-        "acknowledgments and contributors",
-        "contributors",
-        "contributors and acknowledgments",
-        "author's address",
-        "authors' addresses",
-        "editor's address",
-        "editors' addresses",
-        "index",
-        "references",
-        "normative references",
-        "informative references",
-    }
-)
+_BACK_TITLES = UNNUMBERED_BACK | {"references", "normative references", "informative references"}
 
 # xml2rfc indents body text by three spaces.
 _BODY_INDENT = 3

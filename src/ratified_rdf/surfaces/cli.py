@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from importlib import import_module
 from pathlib import Path
@@ -34,9 +36,10 @@ from ratified_rdf.answers.models import (
     Trust,
     Verdict,
 )
-from ratified_rdf.answers.wording import activity_counts, plural
+from ratified_rdf.answers.wording import activity_counts, cited_words, plural
 from ratified_rdf.audit import (
     KEY_ENV,
+    PRIVATE_KEY_FILE,
     PUBLIC_KEY_FILE,
     Anchoring,
     AnchorState,
@@ -167,7 +170,49 @@ def reader_options(command: Callable) -> Callable:
 def _open(
     store: Path | str, tenant: str | None, clearance: str, redaction: str = "silent"
 ) -> Brain:
-    return Brain.open(store, reader=Reader(tenant, clearance, redaction))
+    return _open_as(store, Reader(tenant, clearance, redaction))
+
+
+def _open_as(store: Path | str, reader: Reader | None = None) -> Brain:
+    """The brain at ``store`` for ``reader``, audited in its log (see :func:`_audit_log`)."""
+    with _audit_log(store) as log:
+        brain = Brain.open(store, reader=reader, audit=log)
+    return brain
+
+
+@contextmanager
+def _audit_log(store: Path | str, *, writes: bool = False) -> Iterator[AuditLog]:
+    """The audit log of ``store``, opened for one command, for the block that opens the
+    brain with it (the brain then owns it). If the block fails, the log is closed and a
+    folder made for it removed: a store that is not there leaves no log behind. If it
+    succeeds, it says on stderr, in a line each, where a server's log is kept when this
+    command made it (it is not beside any folder of the user's), and that the log is not
+    signed when that matters: a log that never signed, read by a command that ``writes``
+    nothing, is not worth a line on every command (a build says it once), but one that
+    signed before would now fail `ratified audit verify`, so every command says it."""
+    folder = _audit_folder(store)
+    made = not folder.exists()
+    log = AuditLog.open(folder, warn=False)
+    try:
+        yield log
+    except BaseException:
+        log.close()
+        if made:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if made and isinstance(store, str):
+        click.echo(f"Note: the calls to {store} are audited in {folder}.", err=True)
+    problem = log.signing_problem
+    if problem is None:
+        return
+    if log.has_key or (folder / PRIVATE_KEY_FILE).exists():
+        click.echo(f"Warning: {problem}", err=True)  # something the user must put right
+    elif writes or log.tree_heads:
+        click.echo(
+            f"Note: the audit log {folder} is not signed; set {KEY_ENV} to a key file to "
+            "sign it (see `ratified audit --help`).",
+            err=True,
+        )
 
 
 as_of_option = click.option(
@@ -300,8 +345,18 @@ def build_command(manifest: Path, source: str | None, store: Path | str, quiet: 
     # what it reads, not pages of the whole build (RATIFIED_GATE_FRESH_WORKERS=0 forks).
     from ratified_rdf.graph.gate import workers_start_afresh
 
-    with workers_start_afresh():
-        brain, report = Brain.build(manifest, path=store, source=source, progress=not quiet)
+    # A store this command makes it removes if the build fails (the log's folder too, see
+    # _audit_log): an empty store would only be in the way of the next try.
+    made = isinstance(store, Path) and not store.exists()
+    try:
+        with _audit_log(store, writes=True) as log, workers_start_afresh():
+            brain, report = Brain.build(
+                manifest, path=store, source=source, progress=not quiet, audit=log
+            )
+    except BaseException:
+        if made:
+            shutil.rmtree(store, ignore_errors=True)
+        raise
     brain.close()
     for problem in report.problems:
         click.echo(f"Skipped: {problem}", err=True)
@@ -440,19 +495,24 @@ def render_card(answer: Answer, *, sparql: bool = False) -> str:
 def _computed_lines(answer: Answer, *, sparql: bool) -> list[str]:
     """How the card was computed: each query's name, rows and engine time; with ``sparql``,
     its parameters and text too."""
-    total = sum(q.engine_ms for q in answer.queries)
+    # A query whose rows were reused spent no engine time on this card: its engine_ms is the
+    # earlier run's, so it is shown as that, and left out of the total.
+    total = sum(q.engine_ms for q in answer.queries if not q.reused)
     lines = [
         f"How this was computed: {plural(len(answer.queries), 'query', 'queries')}, "
         f"{total:.2f} ms engine in all"
         + ("." if sparql or not answer.queries else " (add --sparql to see the SPARQL).")
     ]
     for query in answer.queries:
-        reused = " (rows reused from its earlier run on the same graphs)" if query.reused else ""
+        timing = (
+            "0 ms engine now: rows reused from its earlier run on the same graphs (which took "
+            f"{query.engine_ms:.2f} ms engine)"
+            if query.reused
+            else f"{query.engine_ms:.2f} ms engine"
+        )
         params = ", ".join(f"{k}={v}" for k, v in query.params.items()) or "no parameters"
         called = f"{query.name}.rq ({params})" if sparql else f"{query.name}.rq"
-        lines.append(
-            f"  - {called}: {plural(query.rows, 'row')}, {query.engine_ms:.2f} ms engine{reused}"
-        )
+        lines.append(f"  - {called}: {plural(query.rows, 'row')}, {timing}")
         if query.reproduces:
             lines.append(
                 f"    (read from the card view; the full-path query {query.reproduces}.rq, with "
@@ -544,14 +604,21 @@ def _discussion_lines(answer: Answer) -> list[str]:
     if not posts and not commits:
         return []
     groups: dict[str, list[tuple[str, str]]] = {}
+    # A review and its comments on lines share one link: one line for them in a revision,
+    # with everything they cited, rather than the same line twice.
+    cites: dict[tuple[str, str, bool], list[DiscussionPost]] = {}
     for post in posts:
+        cites.setdefault((post.document, post.post_url, post.while_changing), []).append(post)
+    for (document, _, _), same in cites.items():
+        post = same[0]
         where = f"#{post.thread_number}" if post.thread_number else "mail"
         mark = "" if post.while_changing else " [after publication]"
-        groups.setdefault(post.document, []).append(
+        cited = " and ".join(dict.fromkeys(cited_words(p) for p in same))
+        groups.setdefault(document, []).append(
             (
                 post.created,
                 f"post    {where} {post.thread_title} — {post.author or '?'}, "
-                f'{post.created[:10]}, cites "{post.cited_text}"{mark}  {post.post_url}',
+                f"{post.created[:10]}, cites {cited}{mark}  {post.post_url}",
             )
         )
     for commit in commits:
@@ -661,10 +728,13 @@ def _not_a_query(file: Path, text: str, error: SyntaxError) -> str:
 @main.command("validate")
 @store_option
 @reader_options
-def validate_command(store: Path | str, tenant: str | None, clearance: str, redaction: str) -> None:
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
+def validate_command(
+    store: Path | str, tenant: str | None, clearance: str, redaction: str, quiet: bool
+) -> None:
     """Validate the brain (the graphs you may read) against shapes/ with pyshacl."""
     with _open(store, tenant, clearance, redaction) as brain:
-        violations = brain.validate()
+        violations = brain.validate(progress=not quiet)
         graphs = len(brain.graphs)
     if violations:
         click.echo(f"The brain does not conform: {len(violations)} violation(s).", err=True)
@@ -824,9 +894,23 @@ def coverage_command(
 
 @main.command("dump")
 @store_option
-@click.option("--format", "fmt", type=click.Choice(sorted(_FORMATS)), default="nquads")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(_FORMATS)),
+    default="nquads",
+    show_default=True,
+    help="The RDF format: nquads, trig and jsonld keep each graph's name; turtle and "
+    "ntriples write their union.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the dump to this file instead of stdout.",
+)
 @reader_options
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
 def dump_command(
     store: Path | str,
     fmt: str,
@@ -834,14 +918,15 @@ def dump_command(
     tenant: str | None,
     clearance: str,
     redaction: str,
+    quiet: bool,
 ) -> None:
     """Write the brain's current graphs (those you may read) as a linked-data dump."""
     with _open(store, tenant, clearance, redaction) as brain:
         if output is None:
-            brain.dump(sys.stdout.buffer, _FORMATS[fmt])
+            brain.dump(sys.stdout.buffer, _FORMATS[fmt], progress=not quiet)
         else:
             with output.open("wb") as handle:
-                brain.dump(handle, _FORMATS[fmt])
+                brain.dump(handle, _FORMATS[fmt], progress=not quiet)
             click.echo(f"Wrote {output}.", err=True)
 
 
@@ -900,11 +985,22 @@ def review_command(
 
 @main.command("prune")
 @store_option
-@click.option("--keep", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--tenant", default=None, envvar="RATIFIED_TENANT")
+@click.option(
+    "--keep",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="How many of the latest runs to keep.",
+)
+@click.option(
+    "--tenant",
+    default=None,
+    envvar="RATIFIED_TENANT",
+    help="Prune this tenant's brain (default: the default tenant).",
+)
 def prune_command(store: Path | str, keep: int, tenant: str | None) -> None:
     """Forget all but the latest KEEP runs of the brain (as-of reads stop at what is kept)."""
-    with Brain.open(store, reader=Reader(tenant, "restricted")) as brain:
+    with _open_as(store, Reader(tenant, "restricted")) as brain:
         forgotten = brain.prune(keep)
     click.echo(
         f"Forgot {len(forgotten)} run(s): {', '.join(forgotten)}."
@@ -1051,9 +1147,20 @@ def _sign(log: AuditLog) -> SignedTreeHead:
 @main.command("void")
 @store_option
 @click.option("--dump-url", help="Where the dump is published, for its DCAT distribution.")
-@click.option("--dump-format", type=click.Choice(sorted(_FORMATS)), default="nquads")
+@click.option(
+    "--dump-format",
+    type=click.Choice(sorted(_FORMATS)),
+    default="nquads",
+    show_default=True,
+    help="The format of the dump at --dump-url (`ratified dump --format`).",
+)
 @click.option("--endpoint", help="The public SPARQL endpoint's URL, if there is one.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the Turtle to this file instead of stdout.",
+)
 @reader_options
 def void_command(
     store: Path | str,
@@ -1098,7 +1205,7 @@ def eval_command(questions: Path, store: Path | str, out: Path, no_baselines: bo
     """Score the brain on a question file, beside BM25 and dense retrieval baselines."""
     from ratified_rdf.evaluation import format_table, run_eval, write_report
 
-    with Brain.open(store) as brain:
+    with _open_as(store) as brain:
         report = run_eval(
             brain, questions, baselines=() if no_baselines else ("bm25", "dense"), progress=True
         )
@@ -1159,8 +1266,18 @@ def fetch_datatracker(
 
 @fetch_group.command("mail")
 @click.argument("list_name")
-@click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), required=True)
-@click.option("--until", type=click.DateTime(formats=["%Y-%m-%d"]), required=True)
+@click.option(
+    "--since",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    required=True,
+    help="The first day of messages to fetch (YYYY-MM-DD).",
+)
+@click.option(
+    "--until",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    required=True,
+    help="The last day of messages to fetch (YYYY-MM-DD).",
+)
 @click.option(
     "--to",
     "folder",
@@ -1168,8 +1285,14 @@ def fetch_datatracker(
     required=True,
     help="Folder for the export and the mbox files it holds.",
 )
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--offline", is_flag=True)
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HTTP cache folder (default: beside the repository cache).",
+)
+@click.option(
+    "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
+)
 def fetch_mail(
     list_name: str,
     since: datetime,

@@ -738,7 +738,8 @@ def _card_text(answer: Answer, links: int, drafted: str) -> str:
         "",
         f"How this was computed: {names}; "
         f"{plural(sum(q.rows for q in answer.queries), 'row')}, "
-        f"{sum(q.engine_ms for q in answer.queries):.1f} ms engine. The structured content "
+        f"{sum(q.engine_ms for q in answer.queries if not q.reused):.1f} ms engine (rows "
+        "reused from an earlier run cost none). The structured content "
         f"has the {plural(len(answer.results), 'result')}, each query's SPARQL and "
         "parameters, and the trust state.",
     ]

@@ -1152,7 +1152,13 @@ def settle_for_serving(brain: Brain) -> None:
     help="Folder of the embedded Oxigraph store holding the brain.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0: any free port).",
+)
 @click.option(
     "--query-timeout",
     default=10.0,

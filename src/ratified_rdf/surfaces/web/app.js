@@ -57,6 +57,15 @@
   const plural = (n, noun, nouns) => `${Number(n).toLocaleString("en")} ${n === 1 ? noun : nouns ?? `${noun}s`}`;
   const pct = (x) => (x === null || x === undefined ? "" : `${(x * 100).toFixed(1)}%`);
   const day = (text) => (text ? String(text).slice(0, 10) : "?");
+  // A kramdown cross-reference ({{early-data-indication}}) reads as the section it resolved
+  // to, named by its anchor, as the command line's card shows it (wording.cited_words).
+  const citedWords = (post) => {
+    const text = String(post.cited_text).split(/\s+/).filter(Boolean).join(" ");
+    const xref = /^\{\{\s*[?!]?\s*([A-Za-z][\w.-]*)\s*\}\}$/.exec(text);
+    if (!xref) return `“${text.replace(/\{\{\s*[?!]?\s*([A-Za-z][\w.-]*)\s*\}\}/g, "$1")}”`;
+    const where = post.section_number ? `§${post.section_number}` : "the section";
+    return `${where} (by its anchor ${xref[1]})`;
+  };
 
   // A section's stored text (kramdown-rfc as its source wrote it) as plain words: the %%%
   // extraction markers and {: …} attribute lists dropped, {{…}} references named. The
@@ -101,7 +110,7 @@
         return [`${r.label}, ${day(r.date)}${r.became ? ` → ${r.became}` : ""}`, r.url];
       case "post":
         return [
-          `${r.thread_number ? `#${r.thread_number} ` : ""}${r.thread_title} — ${r.author ?? "?"}, ${day(r.created)}, cites “${r.cited_text}” in ${r.document}${r.while_changing ? "" : " (after publication)"}`,
+          `${r.thread_number ? `#${r.thread_number} ` : ""}${r.thread_title} — ${r.author ?? "?"}, ${day(r.created)}, cites ${citedWords(r)} in ${r.document}${r.while_changing ? "" : " (after publication)"}`,
           r.post_url,
         ];
       case "commit":
@@ -274,8 +283,9 @@
         "section",
         "query",
         el("h4", null, `${q.name}.rq`),
-        el("p", "muted", `${q.rows} row${q.rows === 1 ? "" : "s"} · ${q.engine_ms.toFixed(2)} ms engine` +
-          (q.reused ? " · rows reused from its earlier run on the same graphs" : "")),
+        el("p", "muted", `${q.rows} row${q.rows === 1 ? "" : "s"} · ` + (q.reused
+          ? `0 ms engine now: rows reused from its earlier run on the same graphs (which took ${q.engine_ms.toFixed(2)} ms engine)`
+          : `${q.engine_ms.toFixed(2)} ms engine`)),
       );
       if (q.reproduces) {
         query.append(el("p", "muted", "Read from the card view; the full-path query ",

@@ -110,11 +110,17 @@ def split(
         return [], []
     graphs = {**run.graphs, **reviews}
     readable = [g for g, level in graphs.items() if can_read(clearance, level)]
-    # Expertise is computed once per level: read only the highest one cleared for.
-    scores = [g for g in readable if source_of(g) == "expertise"]
-    best = max(scores, key=lambda g: graphs[g].rank, default=None)
+    # Expertise is computed once per level: read only the highest one cleared for, of each
+    # run (a group reads its members' runs, each with its own scores).
+    best: dict[str, str] = {}
+    for g in readable:
+        if source_of(g) == "expertise":
+            owner = g.rsplit("/", 1)[0]
+            if owner not in best or graphs[g].rank > graphs[best[owner]].rank:
+                best[owner] = g
     withheld = [g for g in graphs if not can_read(clearance, graphs[g])]
-    readable = [g for g in readable if source_of(g) != "expertise" or g == best]
+    kept = set(best.values())
+    readable = [g for g in readable if source_of(g) != "expertise" or g in kept]
     return readable, withheld
 
 

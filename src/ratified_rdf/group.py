@@ -214,13 +214,13 @@ def _commit_group(
     tenant = group.tenant
     included: dict[str, Clearance] = {}
     for manifest in members:
-        run = current_run(read_runs(store, tenant, manifest.brain.id))
-        if run is None:
+        current = current_run(read_runs(store, tenant, manifest.brain.id))
+        if current is None:
             raise ManifestError(
                 f"{manifest.brain.id} has no complete build in this store yet, so the group "
                 f"cannot include it: build the whole group, or {manifest.brain.id} first."
             )
-        included.update(run.graphs)
+        included.update(current.graphs)
     writer = Writer(store, ShaclGate(), group.id, tenant)
     run = writer.begin_run()
     records = _group_records(group, members, run)

@@ -108,6 +108,5 @@ def read_references(text: str) -> DocumentReferences:
     )
 
 
-
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())

@@ -270,5 +270,7 @@ def last_revisions(manifest: Manifest, repo: GitRepository) -> list[tuple[str, s
         chosen = _entry_revisions(entry, found, repo)
         if chosen:
             number, revision = chosen[-1]
-            last.append((entry.name, number, revision.commit, revision.path or entry.file_at(number)))
+            last.append(
+                (entry.name, number, revision.commit, revision.path or entry.file_at(number))
+            )
     return last

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ratified_rdf import Brain
+from ratified_rdf.answers.models import Expert
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
@@ -16,8 +17,11 @@ from ratified_rdf.group import GroupReport, build_group, is_group, load_group
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.records.references import read_references
 from ratified_rdf.trust import TenantId
-from tests.pigeon import FIXTURES as PIGEON, make_pigeon_repo
-from tests.sparrow import FIXTURES as SPARROW, MANIFEST as SPARROW_MANIFEST, make_sparrow_repo
+from tests.pigeon import FIXTURES as PIGEON
+from tests.pigeon import make_pigeon_repo
+from tests.sparrow import FIXTURES as SPARROW
+from tests.sparrow import MANIFEST as SPARROW_MANIFEST
+from tests.sparrow import make_sparrow_repo
 
 TENANT = TenantId.default()
 LAST = (SPARROW / "draft-example-sparrow-01.md").read_text()
@@ -223,10 +227,20 @@ def test_what_the_group_published_in_a_year(birds: tuple[OxigraphStore, GroupRep
 def test_who_worked_most_on_a_topic_across_the_group(
     birds: tuple[OxigraphStore, GroupReport],
 ) -> None:
-    card = Brain.from_store(birds[0], "birds").ask("who knows most about pigeon?")
+    store = birds[0]
+    card = Brain.from_store(store, "birds").ask("who knows most about sparrow?")
     assert card.intent == "group_topic_people"
-    people = {r.name: r for r in card.results}  # type: ignore[union-attr]
-    # One identity each across both repositories: Bob committed in Pigeon (his pull request)
-    # and wrote Sparrow's -01; Alice both drafts' other revisions.
-    assert set(people) == {"Alice Example", "Bob Example"}
-    assert "draft-example-pigeon, draft-example-sparrow" in people["Bob Example"].reason  # type: ignore[attr-defined]
+    people = {r.name: r for r in card.results if isinstance(r, Expert)}
+    # Independently, from tests/sparrow.py: Alice committed -00 and is on both bylines, Bob
+    # committed -01 and is on its byline.
+    assert {n: (p.commits, p.reason.split(" of ")[0]) for n, p in people.items()} == {
+        "Alice Example": (1, "1 commit and 2 bylined revisions"),
+        "Bob Example": (1, "1 commit and 1 bylined revision"),
+    }
+    # One identity across both repositories: the Bob Pigeon's brain knows is this Bob.
+    pigeon = Brain.from_store(store, "pigeon").query(
+        'SELECT ?p WHERE { ?p <http://xmlns.com/foaf/0.1/name> "Bob Example" }'
+    )
+    assert [row["p"].value for row in pigeon.rows] == [people["Bob Example"].iri]
+    # The brain's own subject ("pigeon") is the whole brain's: its experts answer it.
+    assert Brain.from_store(store, "birds").ask("who knows most about pigeon?").intent == "experts"

@@ -247,6 +247,28 @@ def topic_people(session: Session, question: str, route: Route) -> Answer:
     )
 
 
+_ACROSS = re.compile(
+    r"\b(?:across|in|of) (?:the|this|our) (?:group|wg|working group)\b|\bacross (?:the )?repositor",
+    re.IGNORECASE,
+)
+
+
+def _names_topic(reading: Reading) -> bool:
+    """Whether a "who knows most about X" question is about the topic of some drafts: it says
+    "across the group", or X is part of the name of a draft the brain holds. Otherwise the
+    whole brain's experts answer it, or a section's when X finds a heading; and an X made only
+    of the brain's own subject words ("TLS") is the whole brain's subject."""
+    found = _TOPIC.search(reading.text.strip())
+    gazetteer = reading.gazetteer
+    if found is None or gazetteer is None or reading.topic is not None:
+        return False
+    words = {w.casefold() for w in re.findall(r"\w+", found.group("topic"))}
+    if not words or words <= gazetteer.subject_words:
+        return False
+    parts = {p for name in gazetteer.drafts for p in name.split("-")[2:]}
+    return _ACROSS.search(reading.text) is not None or bool(words & parts)
+
+
 def _names_rfc(mentions: Mentions, _reading: Reading) -> bool:
     return _rfc(mentions) is not None
 
@@ -305,13 +327,7 @@ register(
         intent=TOPIC_PEOPLE,
         answers="Who worked most on the drafts about a topic, across a group's repositories.",
         cues=(cue(_TOPIC.pattern, 5),),
-        # Only when no heading matches the topic: a section's experts answer that better.
-        needs=lambda m, r: (
-            not m.sections
-            and not m.people
-            and r.topic is None
-            and _TOPIC.search(r.text) is not None
-        ),
+        needs=lambda m, r: not m.sections and not m.people and _names_topic(r),
         uses=0,
         answer=topic_people,
         queries=("group_topic_people",),

@@ -71,7 +71,7 @@ def _revision(row: dict, how: str | None = None) -> RevisionEntry:
 
 def citing(session: Session, question: str, route: Route) -> Answer:
     """The drafts (their last revisions) that cite or depend on an RFC or one of its sections."""
-    number = _rfc(route.mentions)
+    number = route.rfc or _rfc(route.mentions)
     if number is None:
         return out_of_scope(session, question, "it names no RFC")
     rfc = f"rfc{number}"
@@ -125,7 +125,7 @@ def citing(session: Session, question: str, route: Route) -> Answer:
 
 def updates(session: Session, question: str, route: Route) -> Answer:
     """The drafts whose metadata says they update or obsolete an RFC, and RFCs that did."""
-    number = _rfc(route.mentions)
+    number = route.rfc or _rfc(route.mentions)
     if number is None:
         return out_of_scope(session, question, "it names no RFC")
     rfc = f"rfc{number}"

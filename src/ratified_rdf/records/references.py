@@ -43,6 +43,14 @@ _NUMBER = re.compile(r"\d{1,5}")
 # kramdown-rfc's references in the text: {{!RFC8446}} is normative, {{?RFC8446}} informative,
 # {{RFC8446}} whatever the header says (informative when it says nothing).
 _INLINE = re.compile(r"\{\{\s*([!?]?)\s*(RFC\s*\d{1,5}|I-D\.[A-Za-z0-9.\-]+)", re.IGNORECASE)
+# An alias the text cites a document by: {{!TLS13=RFC8446}} in the text, or "TLS13: RFC8446"
+# in a reference list; later citations say {{TLS13}}, [TLS13] or "Section 4 of {{TLS13}}".
+_INLINE_ALIAS = re.compile(
+    r"\{\{\s*([!?]?)\s*([A-Za-z][\w\-]*)\s*=\s*(RFC\s*\d{1,5}|I-D\.[A-Za-z0-9.\-]+)\s*\}\}",
+    re.IGNORECASE,
+)
+_ALIAS_ENTRY = re.compile(r"^\s+([A-Za-z][\w\-]*)\s*:\s*(RFC\s*\d{1,5}|I-D\.[A-Za-z0-9.\-]+)\s*$")
+_CITING = re.compile(r"\{\{[^{}\n]*\}\}|\[[^\[\]\n]*\]")
 
 
 def document_name(key: str) -> str | None:
@@ -63,6 +71,7 @@ def read_references(text: str) -> DocumentReferences:
         end = next((i for i in range(1, len(lines)) if lines[i].startswith("---")), len(lines))
     lists: dict[str, list[str]] = {"normative": [], "informative": []}
     numbers: dict[str, list[int]] = {"updates": [], "obsoletes": []}
+    aliases: dict[str, str] = {}
     key: str | None = None
     indent: int | None = None  # the list's own entries' indent (their fields sit deeper)
     for line in lines[1:end]:
@@ -81,16 +90,27 @@ def read_references(text: str) -> DocumentReferences:
             indent = _indent(line) if indent is None else indent
             entry = _ENTRY.match(line)
             if entry and _indent(line) == indent:
-                name = document_name(entry.group(2))
+                alias = _ALIAS_ENTRY.match(line)
+                if alias:
+                    aliases[alias.group(1)] = alias.group(2).replace(" ", "")
+                name = document_name(alias.group(2).replace(" ", "") if alias else entry.group(2))
                 if name is not None:
                     lists[key].append(name)
         elif key in numbers:
             numbers[key] += [int(n) for n in _NUMBER.findall(line)]
     body = "\n".join(lines[end + 1 :]) if end else text
-    for mark, key in _INLINE.findall(body):
-        name = document_name(key.replace(" ", ""))
+    for mark, alias, cited in _INLINE_ALIAS.findall(body):
+        aliases[alias] = cited.replace(" ", "")
+        lists["normative" if mark == "!" else "informative"].append(
+            document_name(aliases[alias]) or ""
+        )
+    for mark, cited in _INLINE.findall(body):
+        name = document_name(cited.replace(" ", ""))
         if name is not None:
             lists["normative" if mark == "!" else "informative"].append(name)
+    if aliases:
+        body = _CITING.sub(lambda m: _unaliased(m.group(0), aliases), body)
+    lists = {kind: [n for n in names if n] for kind, names in lists.items()}
     if lists["normative"]:
         normative = set(lists["normative"])
         lists["informative"] = [n for n in lists["informative"] if n not in normative]
@@ -110,3 +130,10 @@ def read_references(text: str) -> DocumentReferences:
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
+
+
+def _unaliased(cited: str, aliases: dict[str, str]) -> str:
+    """A ``{{…}}`` or ``[…]`` citation with each alias in it replaced by what it stands for."""
+    for alias, target in aliases.items():
+        cited = re.sub(rf"(?<![\w\-=]){re.escape(alias)}(?![\w\-=])", target, cited)
+    return cited

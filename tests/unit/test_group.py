@@ -86,6 +86,17 @@ def test_references_take_updates_as_a_list_too() -> None:
     assert (cited.updates, cited.obsoletes) == ((8446, 8447), (6961,))
 
 
+def test_references_follow_the_aliases_a_draft_cites_documents_by() -> None:
+    text = (
+        "---\ntitle: X\nnormative:\n  SPARROW: RFC9998\n  RFC2119:\n---\n\n"
+        "Built on {{!PIGEON=RFC9999}}: see Section 3.1 of {{PIGEON}}, "
+        "{{PIGEON, Section 4}} and [SPARROW], Section 2. A PIGEON alone is a word.\n"
+    )
+    cited = read_references(text)
+    assert cited.normative == ("rfc9998", "rfc2119", "rfc9999")
+    assert cited.sections == (("rfc9999", "3.1"), ("rfc9999", "4"), ("rfc9998", "2"))
+
+
 # ------------------------------------------------------------------------------- the build
 
 
@@ -244,3 +255,28 @@ def test_who_worked_most_on_a_topic_across_the_group(
     assert [row["p"].value for row in pigeon.rows] == [people["Bob Example"].iri]
     # The brain's own subject ("pigeon") is the whole brain's: its experts answer it.
     assert Brain.from_store(store, "birds").ask("who knows most about pigeon?").intent == "experts"
+
+
+def test_the_group_adds_up_each_persons_standing_across_its_members(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    store = birds[0]
+
+    def standing(brain: str) -> dict[str, tuple[int, int]]:
+        rows, _ = Brain.from_store(store, brain).run("top_people")
+        return {
+            row["name"].value: (int(row["posts"].value), int(row["commits"].value)) for row in rows
+        }
+
+    group = standing("birds")
+    members = [standing("pigeon"), standing("sparrow")]
+    # Each person once, with the posts and commits each member's brain credits them with.
+    expected = {
+        name: (
+            sum(m.get(name, (0, 0))[0] for m in members),
+            sum(m.get(name, (0, 0))[1] for m in members),
+        )
+        for name in set(members[0]) | set(members[1])
+    }
+    assert group == expected
+    assert {"Alice Example", "Bob Example"} <= set(group)

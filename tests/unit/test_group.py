@@ -90,11 +90,17 @@ def test_references_follow_the_aliases_a_draft_cites_documents_by() -> None:
     text = (
         "---\ntitle: X\nnormative:\n  SPARROW: RFC9998\n  RFC2119:\n---\n\n"
         "Built on {{!PIGEON=RFC9999}}: see Section 3.1 of {{PIGEON}}, "
-        "{{PIGEON, Section 4}} and [SPARROW], Section 2. A PIGEON alone is a word.\n"
+        "{{PIGEON, Section 4}} and [SPARROW], Section 2; the changes in {{PIGEON}}; "
+        "Appendix A. A PIGEON alone is a word.\n"
     )
     cited = read_references(text)
     assert cited.normative == ("rfc9998", "rfc2119", "rfc9999")
-    assert cited.sections == (("rfc9999", "3.1"), ("rfc9999", "4"), ("rfc9998", "2"))
+    assert cited.sections == (
+        ("rfc9999", "3.1"),
+        ("rfc9999", "4"),
+        ("rfc9998", "2"),
+        ("rfc9999", "A"),
+    )
 
 
 # ------------------------------------------------------------------------------- the build

@@ -50,6 +50,7 @@ _INLINE_ALIAS = re.compile(
     re.IGNORECASE,
 )
 _ALIAS_ENTRY = re.compile(r"^\s+([A-Za-z][\w\-]*)\s*:\s*(RFC\s*\d{1,5}|I-D\.[A-Za-z0-9.\-]+)\s*$")
+_SEMICOLON = re.compile(r"(\}\}|\]);[ \t]*((?:Section|Appendix)\s)", re.IGNORECASE)
 _CITING = re.compile(r"\{\{[^{}\n]*\}\}|\[[^\[\]\n]*\]")
 
 
@@ -114,6 +115,8 @@ def read_references(text: str) -> DocumentReferences:
     if lists["normative"]:
         normative = set(lists["normative"])
         lists["informative"] = [n for n in lists["informative"] if n not in normative]
+    # "{{TLS13}}; Section 9.3" cites as "{{TLS13}}, Section 9.3" does.
+    body = _SEMICOLON.sub(r"\1, \2", body)
     sections = dict.fromkeys(
         (f"rfc{c.rfc}", c.section)
         for c in find_citations(body)

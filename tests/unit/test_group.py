@@ -120,7 +120,8 @@ def test_a_group_reads_every_member_and_its_own_links(
     # Each member's expertise is read (one per run), not only the first member's.
     expertise = [g for g in group.read_graphs if g.endswith("/expertise")]
     assert len(expertise) == 2
-    # A member brain stays a brain of its own.
+    # The group is the brain meant when none is named; a member stays a brain of its own.
+    assert Brain.from_store(store).brain_id == "birds"
     assert "/birds/" not in "".join(Brain.from_store(store, "sparrow").read_graphs)
     assert group.validate() == []
 

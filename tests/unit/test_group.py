@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ratified_rdf import Brain
-from ratified_rdf.answers.models import Expert
+from ratified_rdf.answers.models import Expert, PersonActivity
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
@@ -287,3 +287,22 @@ def test_the_group_adds_up_each_persons_standing_across_its_members(
     }
     assert group == expected
     assert {"Alice Example", "Bob Example"} <= set(group)
+
+
+def test_a_persons_card_and_a_sections_people_count_each_member_once(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    store = birds[0]
+
+    def credited(brain: str) -> tuple[int, int]:
+        card = Brain.from_store(store, brain).ask("what did Bob Example work on?")
+        first = card.results[0]
+        assert isinstance(first, PersonActivity)
+        return first.posts, first.commits
+
+    pigeon, sparrow, group = credited("pigeon"), credited("sparrow"), credited("birds")
+    assert group == (pigeon[0] + sparrow[0], pigeon[1] + sparrow[1])
+    assert sparrow[1] >= 1  # Bob committed -01, whose sections stand for RFC 9998
+    card = Brain.from_store(store, "birds").ask("who should I ask about RFC 9999 section 3.1?")
+    names = [r.name for r in card.results if isinstance(r, Expert) and r.role == "participant"]
+    assert names and len(names) == len(set(names))

@@ -415,7 +415,7 @@ def test_every_minted_iri_kind_dereferences(site: Site) -> None:
         "mail/N/N",
         "mail/N/thread/N",
         "mail-sender/N",
-        "person/N/expertise-restricted/overall",
+        "person/N/expertise-restricted/overall/N",
         "repo/N/thread/N/post/N/cites/N",
         "doc/N/N/section/N/aligns-to/N",
         "account/N/N",

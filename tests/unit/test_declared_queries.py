@@ -35,6 +35,10 @@ QUESTIONS = {
     "holdings": "what does the graph hold?",
     "not_held": "what did the secdir review say about RFC 9999 section 3.1?",
     "out_of_scope": "why does the quantum teleporter work this way?",
+    "group_citing": "which drafts cite RFC 9999?",
+    "group_updates": "what updates RFC 9999?",
+    "group_published": "what did the group publish in 2030?",
+    "group_topic_people": "who knows most about example across the group?",
 }
 
 CARD_OF = {"not_held": "out_of_scope"}

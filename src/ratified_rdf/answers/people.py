@@ -116,7 +116,16 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
     person = text_of(found[0], "person") or ""
     name = text_of(found[0], "name") or who
     rows = session.run("person_activity", person=person)
-    overall = next((r for r in rows if text_of(r, "section") is None), None)
+    # A group brain holds one overall standing per member repository: they add up.
+    standings = [r for r in rows if text_of(r, "section") is None]
+    overall = (
+        {
+            "posts": sum(int(text_of(r, "posts") or 0) for r in standings),
+            "commits": sum(int(text_of(r, "commits") or 0) for r in standings),
+        }
+        if standings
+        else None
+    )
     sections = [
         SectionActivity(
             section=_section_label(r),
@@ -134,8 +143,7 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         top = ", ".join(
             f"{s.section} ({activity_counts(s.posts, s.commits)})" for s in sections[:5]
         )
-        posts = int(text_of(overall, "posts") or 0)
-        commits = int(text_of(overall, "commits") or 0)
+        posts, commits = overall["posts"], overall["commits"]
         summary = (
             f"On sections while they were changing, {name} is credited with "
             f"{activity_counts(posts, commits)} (each post and commit counted once); most on "
@@ -164,8 +172,8 @@ def person_lookup(session: Session, question: str, who: str) -> Answer:
         results=[
             PersonActivity(
                 name=name,
-                posts=int(text_of(overall, "posts") or 0) if overall else 0,
-                commits=int(text_of(overall, "commits") or 0) if overall else 0,
+                posts=overall["posts"] if overall else 0,
+                commits=overall["commits"] if overall else 0,
             ),
             *sections,
             *([drafted] if sections else []),

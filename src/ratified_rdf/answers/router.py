@@ -279,7 +279,7 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
     the same route. Without a gazetteer only what the words alone say is read (section and
     RFC numbers, full draft names, thread numbers, days)."""
     # The built-in types register themselves when their module is first imported.
-    from ratified_rdf.answers import types  # noqa: F401
+    from ratified_rdf.answers import group, types  # noqa: F401
 
     # A question is read up to its first READ_AT_MOST characters: past a paragraph it is not a
     # question, and the reading stays linear and bounded whatever is sent.

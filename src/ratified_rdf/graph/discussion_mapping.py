@@ -7,6 +7,7 @@ the gate's fixed cost per validation stays small.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -94,8 +95,11 @@ def people_batch(table: PeopleTable, run: RunContext) -> Batch:
             batch.add(iri, "foaf:mbox", f"mailto:{email}")
         for identity in person.identities:
             batch.text(iri, "rr:knownAs", identity.label)
-        for index, merge in enumerate(person.merges):
-            node = f"{iri}/merge/{index}"
+        for merge in person.merges:
+            # Named by what it says, not its place in the list: a group reads the people of
+            # several repositories at once, and the same person's merges there must not meet.
+            said = hashlib.sha256(f"{merge.rule}\n{merge.evidence}".encode()).hexdigest()
+            node = f"{iri}/merge/{said[:16]}"
             batch.add(node, "rdf:type", term("rr:IdentityMerge").value)
             batch.add(node, "rr:mergedInto", iri)
             batch.text(node, "rr:mergeRule", merge.rule)

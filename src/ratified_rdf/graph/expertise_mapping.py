@@ -55,16 +55,23 @@ def expertise_batches(
         chunk = records.scores[start : start + SCORES_PER_BATCH]
         batch = Batch(graph, f"{name} scores {start + 1}–{start + len(chunk)}")
         for score in chunk:
-            _score(batch, score, sections, activity, name)
+            _score(batch, score, sections, activity, name, run.brain_id)
         yield batch
 
 
 def _score(
-    batch: Batch, score: ExpertiseScore, sections: SectionIris, activity: str, name: str
+    batch: Batch,
+    score: ExpertiseScore,
+    sections: SectionIris,
+    activity: str,
+    name: str,
+    brain_id: str,
 ) -> None:
     person = v.person_iri(score.person)
     scope = sections(score.section) if score.section else None
-    iri = f"{person}/{name}/" + (scope.split("/id/", 1)[-1] if scope else "overall")
+    # A person's standing over a whole brain is that brain's: a group reads several brains'
+    # at once, and one node with each brain's counts would mix them.
+    iri = f"{person}/{name}/" + (scope.split("/id/", 1)[-1] if scope else f"overall/{brain_id}")
     batch.add(iri, "rdf:type", term("rr:ExpertiseScore").value)
     batch.add(iri, "rr:aboutPerson", person)
     if scope:

@@ -110,11 +110,17 @@ def split(
         return [], []
     graphs = {**run.graphs, **reviews}
     readable = [g for g, level in graphs.items() if can_read(clearance, level)]
-    # Expertise is computed once per level: read only the highest one cleared for.
-    scores = [g for g in readable if source_of(g) == "expertise"]
-    best = max(scores, key=lambda g: graphs[g].rank, default=None)
+    # Expertise is computed once per level: read only the highest one cleared for, of each
+    # run (a group reads its members' runs, each with its own scores).
+    best: dict[str, str] = {}
+    for g in readable:
+        if source_of(g) == "expertise":
+            owner = g.rsplit("/", 1)[0]
+            if owner not in best or graphs[g].rank > graphs[best[owner]].rank:
+                best[owner] = g
     withheld = [g for g in graphs if not can_read(clearance, graphs[g])]
-    readable = [g for g in readable if source_of(g) != "expertise" or g == best]
+    kept = set(best.values())
+    readable = [g for g in readable if source_of(g) != "expertise" or g in kept]
     return readable, withheld
 
 
@@ -122,6 +128,12 @@ def choose_brain(store: TripleStore, tenant: TenantId, brain_id: str | None) -> 
     """The id of ``tenant``'s brain ``brain_id`` in ``store`` (its only one when ``None``);
     raises :class:`BrainError`, saying what the store holds, when there is none such."""
     ids = brain_ids(store, tenant)
+    if brain_id is None and len(ids) > 1:
+        # A store holding a working group's repositories holds one group brain that reads
+        # them all: it is the brain meant when none is named.
+        groups = group_ids(store, tenant)
+        if len(groups) == 1:
+            return groups[0]
     if not ids:
         raise BrainError(
             f"This store holds no brain for tenant {tenant!s} yet. Build one: "
@@ -141,4 +153,15 @@ def brain_ids(store: TripleStore, tenant: TenantId) -> list[str]:
     if not catalogs:
         return []
     rows, _ = run_query(store, catalogs, "brains")
+    return sorted(row["brain"].value.rsplit("/", 1)[-1] for row in rows)
+
+
+def group_ids(store: TripleStore, tenant: TenantId) -> list[str]:
+    """The brains ``tenant`` holds whose current run includes other brains' graphs (a group
+    of repositories, :mod:`ratified_rdf.group`)."""
+    prefix = v.tenant_graphs(tenant)
+    catalogs = [g for g in store.graphs() if g.startswith(prefix) and g.endswith("/catalog")]
+    if not catalogs:
+        return []
+    rows, _ = run_query(store, catalogs, "group_brains")
     return sorted(row["brain"].value.rsplit("/", 1)[-1] for row in rows)

@@ -443,9 +443,15 @@ class Writer:
             actor=self.actor,
         )
 
-    def commit(self, run: RunContext, used: list[str]) -> None:
+    def commit(
+        self, run: RunContext, used: list[str], included: Mapping[str, Clearance] | None = None
+    ) -> None:
         """Record the run and the clearance of each graph it wrote, make it current in one
-        atomic update, and clear orphaned graphs."""
+        atomic update, and clear orphaned graphs.
+
+        ``included``: graphs other brains' runs wrote that this run reads as its own, with
+        their clearance (a group brain's members, :mod:`ratified_rdf.group`): recorded with
+        ``rr:includedGraph``, never dropped or pruned with this brain's runs."""
         brain = v.brain_iri(self.tenant, self.brain_id)
         run_iri = v.run_iri(run.run_id)
         batch = Batch(self.catalog, f"ingest run {run.run_id}")
@@ -465,6 +471,9 @@ class Writer:
             batch.text(graph, "rr:sourceKind", source_of(graph))
             if source_of(graph) in self.licences:
                 batch.add(graph, "dcterms:license", self.licences[source_of(graph)])
+            batch.add(graph, "rr:clearance", v.clearance_iri(level.value))
+        for graph, level in (included or {}).items():
+            batch.add(run_iri, "rr:includedGraph", graph)
             batch.add(graph, "rr:clearance", v.clearance_iri(level.value))
         batch.add(brain, "rr:currentRun", run_iri)
         previous = [
@@ -515,9 +524,12 @@ class Writer:
             )
         ]
         self.store.replace(self.catalog, remove, [])
+        # A group's run reads its members' graphs too: only its own are dropped with it.
+        own = v.graph_iri(self.tenant, self.brain_id, "", "").rstrip("/") + "/"
         for run in forgotten:
             for graph in run.graphs:
-                self.store.drop_graph(graph)
+                if graph.startswith(own):
+                    self.store.drop_graph(graph)
         return [r.run_id for r in forgotten]
 
     def _current_runs(self) -> list[str]:

@@ -257,3 +257,18 @@ def _read(
         if gap and format_of(path) is not None:
             return ParsedDocument(gap=f"{path} ({label}) could not be read: {error}")
         raise ParseError(f"{path} ({label}): {error}") from None
+
+
+def last_revisions(manifest: Manifest, repo: GitRepository) -> list[tuple[str, str, str, str]]:
+    """(draft, number, commit, file) of each draft's last revision the manifest names, read
+    as :func:`read_spec` reads it: what a group brain reads each draft's references from."""
+    found = _found(manifest, repo)
+    last = []
+    for entry in manifest.draft:
+        chosen = _entry_revisions(entry, found, repo)
+        if chosen:
+            number, revision = chosen[-1]
+            last.append(
+                (entry.name, number, revision.commit, revision.path or entry.file_at(number))
+            )
+    return last

@@ -339,12 +339,29 @@ def main() -> None:
 )
 @store_option
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def build_command(manifest: Path, source: str | None, store: Path | str, quiet: bool) -> None:
-    """Build (or rebuild) the brain a manifest describes."""
+@click.option(
+    "--member",
+    "members",
+    multiple=True,
+    help="For a group (a folder holding group.toml): rebuild only this member brain "
+    "(repeatable); the others keep their current runs.",
+)
+def build_command(
+    manifest: Path, source: str | None, store: Path | str, quiet: bool, members: tuple[str, ...]
+) -> None:
+    """Build (or rebuild) the brain a manifest describes, or every repository of a group
+    (a folder holding group.toml, --source the folder holding their copies)."""
     # The CLI's script is guarded, so the gate's workers may start afresh: each then holds
     # what it reads, not pages of the whole build (RATIFIED_GATE_FRESH_WORKERS=0 forks).
     from ratified_rdf.graph.gate import workers_start_afresh
+    from ratified_rdf.group import is_group
 
+    if is_group(manifest):
+        with workers_start_afresh():
+            _build_group(manifest, source, store, quiet, members)
+        return
+    if members:
+        raise _Mistake(f"--member is for a group's folder; {manifest} holds no group.toml.")
     # A store this command makes it removes if the build fails (the log's folder too, see
     # _audit_log): an empty store would only be in the way of the next try.
     made = isinstance(store, Path) and not store.exists()
@@ -368,6 +385,49 @@ def build_command(manifest: Path, source: str | None, store: Path | str, quiet: 
         f"{report.alignments:,} alignments; {report.triples:,} triples in {report.batches} "
         f"batches gated by {report.gate or 'SHACL'}. Read {report.read_seconds:.1f} s, wrote "
         f"{report.write_seconds:.1f} s, total {report.total_seconds:.1f} s."
+    )
+
+
+def _build_group(
+    folder: Path, source: str | None, store: Path | str, quiet: bool, members: tuple[str, ...]
+) -> None:
+    from ratified_rdf._reading import build_store
+    from ratified_rdf.audit import AuditLog, audit_folder
+    from ratified_rdf.group import build_group
+
+    if source is None:
+        raise _Mistake(
+            "A group is built from local copies: give --source, the folder holding each "
+            "repository's <name>/<name>.bundle (such as ../shared/corpus)."
+        )
+    target = build_store(store)
+    log = AuditLog.open(audit_folder(store))
+    try:
+        report = build_group(
+            folder,
+            source=source,
+            store=target,
+            only=members,
+            progress=not quiet,
+            audit=log,
+            log=lambda line: click.echo(line, err=True),
+        )
+    finally:
+        log.checkpoint()
+        log.close()
+        target.close()
+    for built in report.built:
+        for note in built.notes:
+            click.echo(f"Note ({built.brain_id}): {note}", err=True)
+        click.echo(
+            f"Built member '{built.brain_id}' (run {built.run_id}): {built.revisions} "
+            f"revisions, {built.rfcs} RFCs, {built.sections:,} sections; {built.triples:,} "
+            f"triples in {built.total_seconds:.1f} s."
+        )
+    click.echo(
+        f"Built group '{report.group_id}' in {store} (run {report.run_id}): "
+        f"{len(report.members)} repositories, {report.documents} documents read for "
+        f"references, {report.edges:,} edges between documents."
     )
 
 

@@ -1,0 +1,337 @@
+"""Questions across a working group's repositories (a group brain, :mod:`ratified_rdf.group`).
+
+Which documents cite or depend on an RFC or one of its sections, what updates or obsoletes an
+RFC, what the group published in a year, and who worked most on a topic across the group.
+Each is a registered question type like those in :mod:`~ratified_rdf.answers.types`; importing
+this module registers them. They read the edges a group build writes between documents, so on
+a brain of one repository they answer from that repository alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pyoxigraph import NamedNode
+
+# The built-in types register first: on a tie they keep the question (REGISTRY order).
+from ratified_rdf.answers import types as _types  # noqa: F401
+from ratified_rdf.answers.entities import Mentions
+from ratified_rdf.answers.holdings import out_of_scope
+from ratified_rdf.answers.models import (
+    Answer,
+    Count,
+    DocumentFacts,
+    Evidence,
+    Expert,
+    Result,
+    RevisionEntry,
+    Verdict,
+)
+from ratified_rdf.answers.router import QuestionType, Reading, Route, cue, register
+from ratified_rdf.answers.session import Session, text_of
+from ratified_rdf.answers.wording import plural
+from ratified_rdf.graph import vocab as v
+
+__all__ = ["CITING", "PUBLISHED", "TOPIC_PEOPLE", "UPDATES"]
+
+CITING = "group_citing"
+UPDATES = "group_updates"
+PUBLISHED = "group_published"
+TOPIC_PEOPLE = "group_topic_people"
+
+_YEAR = re.compile(r"\b(19[89]\d|20\d\d)\b")
+# "who knows most about ECH?", "who worked most on record size limits" : the topic after it.
+_TOPIC = re.compile(
+    r"\bwho (?:knows|worked|works|wrote|contributed)(?: the)? most (?:about|on|to) "
+    r"(?:the )?(?P<topic>[\w .\-]+?)\s*(?:across|in|of)?\s*(?:the )?(?:group|wg)?\s*\??$",
+    re.IGNORECASE,
+)
+
+
+def _rfc(mentions: Mentions) -> int | None:
+    """The RFC a question names, held by the brain or not (a group cites RFCs it lacks)."""
+    named = [*mentions.rfcs, *mentions.unknown_rfcs]
+    return named[0] if named else None
+
+
+def _section(route: Route) -> str | None:
+    mentions = route.mentions
+    return route.section or next(iter([*mentions.rfc_sections, *mentions.sections]), None)
+
+
+def _revision(row: dict, how: str | None = None) -> RevisionEntry:
+    return RevisionEntry(
+        label=text_of(row, "label") or "",
+        revision_number=text_of(row, "revisionNumber") or "",
+        date=(text_of(row, "date") or "")[:10],
+        url=text_of(row, "page") or "",
+        became=how,
+    )
+
+
+def citing(session: Session, question: str, route: Route) -> Answer:
+    """The drafts (their last revisions) that cite or depend on an RFC or one of its sections."""
+    number = route.rfc or _rfc(route.mentions)
+    if number is None:
+        return out_of_scope(session, question, "it names no RFC")
+    rfc = f"rfc{number}"
+    section = _section(route)
+    target = v.rfc_section_url(rfc, section) if section else v.document_iri(rfc)
+    rows = session.run("group_citing", target=NamedNode(target))
+    what = f"RFC {number}" + (f" Section {section}" if section else "")
+    if not rows:
+        return Answer(
+            question=question,
+            intent=CITING,
+            verdict=Verdict.UNKNOWN,
+            summary=f"No draft's last revision in this brain cites {what}.",
+            queries=session.queries,
+            note="Read from each draft's last revision written in markdown (its reference "
+            "lists and section citations); XML and text revisions are not read for them yet.",
+        )
+    results = [_revision(row, text_of(row, "how")) for row in rows]
+    hows = {(text_of(row, "draftName") or "", text_of(row, "how")) for row in rows}
+    drafts = sorted({d for d, _ in hows})
+    normative = sorted({d for d, h in hows if h == "normative"})
+    verb = "cites" if len(drafts) == 1 else "cite"
+    summary = f"{plural(len(drafts), 'draft')} {verb} {what} in the last revision read: "
+    summary += f"{', '.join(drafts)}."
+    if normative and not section:
+        summary += f" Normatively (they depend on it): {', '.join(normative)}."
+    evidence = [
+        Evidence(iri=text_of(row, "revision") or "", label=r.label, url=r.url, role="revision")
+        for row, r in zip(rows, results, strict=True)
+    ]
+    evidence.append(
+        Evidence(
+            iri=target,
+            label=what,
+            url=v.rfc_section_url(rfc, section) if section else v.rfc_url(rfc),
+            role="rfc-section" if section else "rfc",
+        )
+    )
+    return Answer(
+        question=question,
+        intent=CITING,
+        verdict=Verdict.ANSWERED,
+        summary=summary,
+        results=[Count(what=f"drafts citing {what}", count=len(drafts)), *results],
+        evidence=evidence,
+        queries=session.queries,
+        note="A citation in the text or a reference list, read from each draft's last "
+        "revision written in markdown: a connection, not a judgement of how much it depends.",
+    )
+
+
+def updates(session: Session, question: str, route: Route) -> Answer:
+    """The drafts whose metadata says they update or obsolete an RFC, and RFCs that did."""
+    number = route.rfc or _rfc(route.mentions)
+    if number is None:
+        return out_of_scope(session, question, "it names no RFC")
+    rfc = f"rfc{number}"
+    rows = session.run("group_updates", target=NamedNode(v.document_iri(rfc)))
+    if not rows:
+        return Answer(
+            question=question,
+            intent=UPDATES,
+            verdict=Verdict.UNKNOWN,
+            summary=f"Nothing in this brain says it updates or obsoletes RFC {number}.",
+            queries=session.queries,
+        )
+    results = [_revision(row, text_of(row, "how")) for row in rows]
+    told = "; ".join(f"{r.label} ({r.became})" for r in results)
+    return Answer(
+        question=question,
+        intent=UPDATES,
+        verdict=Verdict.ANSWERED,
+        summary=f"{plural(len(results), 'document')} say{'s' if len(results) == 1 else ''} it "
+        f"updates or obsoletes RFC {number}: {told}.",
+        results=list[Result](results),
+        evidence=[
+            Evidence(iri=text_of(row, "document") or "", label=r.label, url=r.url, role="revision")
+            for row, r in zip(rows, results, strict=True)
+        ],
+        queries=session.queries,
+        note="A draft's updates/obsoletes metadata says what it proposes; it takes effect when "
+        "the draft is published as an RFC.",
+    )
+
+
+def published(session: Session, question: str, route: Route) -> Answer:
+    """The RFCs a group published in the year the question names, and its revisions then."""
+    found = _YEAR.search(question)
+    if found is None:
+        return out_of_scope(session, question, "it names no year")
+    year = found.group(1)
+    rfcs = session.run("group_published", year=year)
+    revisions = session.run("group_revisions_in_year", year=year)
+    documents = [
+        DocumentFacts(
+            name=f"RFC {text_of(row, 'rfcNumber')}",
+            title=text_of(row, "title"),
+            url=text_of(row, "page") or "",
+            is_rfc=True,
+            rfc_number=int(text_of(row, "rfcNumber") or 0),
+            published=text_of(row, "issued"),
+        )
+        for row in rfcs
+    ]
+    if not documents and not revisions:
+        return Answer(
+            question=question,
+            intent=PUBLISHED,
+            verdict=Verdict.UNKNOWN,
+            summary=f"This brain holds no RFC published and no revision posted in {year}.",
+            queries=session.queries,
+        )
+    listed = ", ".join(f"{d.name} ({d.published}, {d.title})" for d in documents) or "no RFC"
+    return Answer(
+        question=question,
+        intent=PUBLISHED,
+        verdict=Verdict.ANSWERED,
+        summary=f"In {year} the brain's repositories published {listed}, and posted "
+        f"{plural(len(revisions), 'draft revision')}.",
+        results=[
+            Count(what=f"RFCs published in {year}", count=len(documents)),
+            *documents,
+            Count(what=f"draft revisions posted in {year}", count=len(revisions)),
+            *(_revision(row) for row in revisions),
+        ],
+        evidence=[
+            Evidence(iri=text_of(row, "rfc") or "", label=d.name, url=d.url, role="rfc")
+            for row, d in zip(rfcs, documents, strict=True)
+        ],
+        queries=session.queries,
+        note="RFCs by the publication month their records give; revisions by their date.",
+    )
+
+
+def topic_people(session: Session, question: str, route: Route) -> Answer:
+    """Who worked most on the drafts whose name or title holds the question's topic."""
+    found = _TOPIC.search(question.strip())
+    topic = found.group("topic").strip() if found else ""
+    if not topic:
+        return out_of_scope(session, question, "it names no topic")
+    rows = session.run("group_topic_people", word=topic)
+    if not rows:
+        return Answer(
+            question=question,
+            intent=TOPIC_PEOPLE,
+            verdict=Verdict.UNKNOWN,
+            summary=f"No draft in this brain has {topic!r} in its name or title.",
+            queries=session.queries,
+        )
+    people = [
+        Expert(
+            name=text_of(row, "name") or "",
+            iri=text_of(row, "person") or "",
+            role="editor" if int(text_of(row, "revisions") or 0) else "participant",
+            reason=f"{plural(int(text_of(row, 'commits') or 0), 'commit')} and "
+            f"{plural(int(text_of(row, 'revisions') or 0), 'bylined revision')} of "
+            f"{', '.join((text_of(row, 'drafts') or '').split())}",
+            commits=int(text_of(row, "commits") or 0),
+        )
+        for row in rows
+    ]
+    top = ", ".join(f"{p.name} ({p.reason})" for p in people[:5])
+    return Answer(
+        question=question,
+        intent=TOPIC_PEOPLE,
+        verdict=Verdict.ANSWERED,
+        summary=f"Most work on the drafts about {topic!r} across the brain's repositories: {top}.",
+        results=list(people),
+        evidence=[Evidence(iri=p.iri, label=p.name, url=None, role="person") for p in people],
+        queries=session.queries,
+        note="Activity in the record (commits that landed in the drafts' revisions and bylines), "
+        "not a measure of knowledge.",
+    )
+
+
+_ACROSS = re.compile(
+    r"\b(?:across|in|of) (?:the|this|our) (?:group|wg|working group)\b|\bacross (?:the )?repositor",
+    re.IGNORECASE,
+)
+
+
+def _names_topic(reading: Reading) -> bool:
+    """Whether a "who knows most about X" question is about the topic of some drafts: it says
+    "across the group", or X is part of the name of a draft the brain holds. Otherwise the
+    whole brain's experts answer it, or a section's when X finds a heading; and an X made only
+    of the brain's own subject words ("TLS") is the whole brain's subject."""
+    found = _TOPIC.search(reading.text.strip())
+    gazetteer = reading.gazetteer
+    if found is None or gazetteer is None or reading.topic is not None:
+        return False
+    words = {w.casefold() for w in re.findall(r"\w+", found.group("topic"))}
+    if not words or words <= gazetteer.subject_words:
+        return False
+    parts = {p for name in gazetteer.drafts for p in name.split("-")[2:]}
+    return _ACROSS.search(reading.text) is not None or bool(words & parts)
+
+
+def _names_rfc(mentions: Mentions, _reading: Reading) -> bool:
+    return _rfc(mentions) is not None
+
+
+register(
+    QuestionType(
+        intent=CITING,
+        answers="Which documents cite or depend on an RFC or one of its sections, across a group.",
+        cues=(
+            cue(
+                r"\b(?:which|what) (?:documents?|drafts?|specs?|rfcs?) (?:cite|cites|citing|"
+                r"depend|depends|reference|references|refer to|rel(?:y|ies) on|build on)\b",
+                4,
+            ),
+            cue(r"\b(?:cite[sd]?|citing|depends? on|depending on|referenc\w+)\b", 2),
+        ),
+        needs=_names_rfc,
+        uses=1,
+        answer=citing,
+        queries=("group_citing",),
+        results=(Count, RevisionEntry),
+        examples=(
+            "which documents depend on RFC 8446 section 4.2.11?",
+            "which drafts cite RFC 8446?",
+        ),
+    )
+)
+register(
+    QuestionType(
+        intent=UPDATES,
+        answers="What updates or obsoletes an RFC, from drafts' metadata and RFCs' records.",
+        cues=(cue(r"\b(?:what|which)\b.{0,30}\b(?:updates?|obsolet\w*)\b", 4),),
+        needs=lambda m, r: _rfc(m) is not None and not m.sections,
+        uses=1,
+        answer=updates,
+        queries=("group_updates",),
+        results=(RevisionEntry,),
+        examples=("what updates RFC 8446?",),
+    )
+)
+register(
+    QuestionType(
+        intent=PUBLISHED,
+        answers="What a group published in a year: its RFCs then, and its revisions posted.",
+        cues=(cue(r"\bpublish\w*\b.{0,40}\b(?:19[89]\d|20\d\d)\b", 4),),
+        needs=lambda m, r: not m.sections and _YEAR.search(r.text) is not None,
+        uses=0,
+        answer=published,
+        queries=("group_published", "group_revisions_in_year"),
+        results=(Count, DocumentFacts, RevisionEntry),
+        examples=("what did the group publish in 2022?",),
+    )
+)
+register(
+    QuestionType(
+        intent=TOPIC_PEOPLE,
+        answers="Who worked most on the drafts about a topic, across a group's repositories.",
+        cues=(cue(_TOPIC.pattern, 5),),
+        needs=lambda m, r: not m.sections and not m.people and _names_topic(r),
+        uses=0,
+        answer=topic_people,
+        queries=("group_topic_people",),
+        results=(Expert,),
+        examples=("who knows most about ECH?",),
+    )
+)

@@ -1,0 +1,297 @@
+"""A working group's brain: every repository of a group built into one store, each its own.
+
+A group file (``group.toml`` in a records folder) names the group and the repository folders
+it holds. Building it builds each repository as its own brain (its own catalog, runs and
+graphs, as ``ratified build`` of that folder would), then commits a run of the group's own
+brain that writes what only the group can say (its members, and the edges between their
+documents: references, ``updates``, section citations) and *includes* each member's current
+graphs (``rr:includedGraph``). A reader of the group reads all of them as one brain.
+
+So rebuilding one repository rewrites only that repository's graphs, and the group's readers
+keep reading the member graphs its current run includes until the group's next run commits:
+the last complete group brain, never a half-built one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ratified_rdf._build_report import BuildReport
+from ratified_rdf.audit import AuditLog
+from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.gate import ShaclGate
+from ratified_rdf.graph.mapping import XSD_URI, Batch, RunContext
+from ratified_rdf.graph.scope import current_run
+from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.vocab import term
+from ratified_rdf.graph.writer import Writer, read_runs
+from ratified_rdf.queries import run_query
+from ratified_rdf.records.manifest import (
+    Manifest,
+    ManifestError,
+    load_manifest,
+    read_toml_record,
+)
+from ratified_rdf.records.references import DocumentReferences, read_references
+from ratified_rdf.records.spec import last_revisions
+from ratified_rdf.sources.git_repo import GitRepository
+from ratified_rdf.trust import Clearance, TenantId
+
+__all__ = ["GROUP_FILE", "GroupFile", "GroupReport", "build_group", "is_group", "load_group"]
+
+GROUP_FILE = "group.toml"
+"""The name of a group file in its records folder."""
+
+
+class GroupInfo(BaseModel):
+    """The ``[group]`` table: the group's brain and the repository folders it holds."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")]
+    title: str
+    tenant: TenantId = TenantId.default()
+    working_group: str | None = None
+    members: tuple[str, ...] = Field(min_length=1)
+    """Records folders holding a ``manifest.toml``, relative to the group file's folder
+    (``tls-record-limit``, ``../tls13``)."""
+
+
+class GroupFile(BaseModel):
+    """A group file (``group.toml``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    group: GroupInfo
+
+
+class GroupReport(BaseModel):
+    """What a group build did: each member built, and the group's own run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    group_id: str
+    run_id: str
+    members: tuple[str, ...]
+    """Every member brain's id, in the group file's order."""
+    built: tuple[BuildReport, ...]
+    """The members built this time (all, or those asked for)."""
+    documents: int
+    """How many documents' last revisions were read for references."""
+    edges: int
+    """How many reference, updates, obsoletes and section-citation edges the group wrote."""
+    triples: int
+
+
+def is_group(path: str | Path) -> bool:
+    """Whether ``path`` is a group file or a folder holding one."""
+    path = Path(path)
+    return (path / GROUP_FILE).is_file() if path.is_dir() else path.name == GROUP_FILE
+
+
+def load_group(path: str | Path) -> tuple[GroupFile, list[tuple[Path, Manifest]]]:
+    """The group file at ``path`` (the file or its folder) and each member's manifest folder
+    and manifest, in the file's order; raises :class:`ManifestError` saying what to fix."""
+    path = Path(path)
+    file = path / GROUP_FILE if path.is_dir() else path
+    if not file.is_file():
+        raise ManifestError(
+            f"There is no group file at {file}. Write one naming the repositories' records "
+            f"folders ([group] id, title, members), as records/tlswg/{GROUP_FILE} does."
+        )
+    group = read_toml_record(file, GroupFile, "a group")
+    members = []
+    for name in group.group.members:
+        folder = (file.parent / name).resolve()
+        manifest, _ = load_manifest(folder)
+        members.append((folder, manifest))
+    ids = [m.brain.id for _, m in members]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice or group.group.id in ids:
+        clash = ", ".join(twice or [group.group.id])
+        raise ManifestError(
+            f"{file}: brain id {clash} is used twice (by the group or its members); every "
+            "member's brain and the group's need ids of their own."
+        )
+    return group, members
+
+
+def find_source(source: str | Path, manifest: Manifest) -> str:
+    """The bundle or clone of a member's repository under ``source``: a folder holding, for a
+    repository ``…/<name>``, ``<name>/<name>.bundle`` (or a clone ``<name>/``), directly or
+    one folder down (``corpus/tlswg/<name>/<name>.bundle``)."""
+    name = manifest.brain.repository.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+    root = Path(source)
+    for folder in [root, *sorted(p for p in root.iterdir() if p.is_dir())]:
+        bundle = folder / name / f"{name}.bundle"
+        if bundle.is_file():
+            return str(bundle)
+        if (folder / name / ".git").exists():
+            return str(folder / name)
+    raise ManifestError(
+        f"No copy of {name} under {source}: expected {name}/{name}.bundle (or a clone "
+        f"{name}/) there or one folder down. Fetch it, or leave the member out of the group."
+    )
+
+
+def build_group(
+    path: str | Path,
+    *,
+    source: str | Path,
+    store: TripleStore,
+    only: Sequence[str] = (),
+    progress: bool = False,
+    audit: AuditLog | None = None,
+    actor: str = "unknown",
+    log: Callable[[str], None] | None = None,
+) -> GroupReport:
+    """Build the group at ``path`` into ``store`` from the copies under ``source``
+    (:func:`find_source`): every member, or only the member brains ``only`` names (the
+    others' current runs are kept as they are), then the group's own run.
+
+    Members are built one after another: one embedded store takes one writer at a time."""
+    from ratified_rdf.build import build  # what a build runs is imported when one does
+
+    group, members = load_group(path)
+    ids = [m.brain.id for _, m in members]
+    unknown = sorted(set(only) - set(ids))
+    if unknown:
+        raise ManifestError(
+            f"The group {group.group.id} has no member {', '.join(unknown)}; its members are "
+            f"{', '.join(ids)}."
+        )
+    say = log or (lambda _line: None)
+    built = []
+    for folder, manifest in members:
+        if only and manifest.brain.id not in only:
+            continue
+        say(f"building {manifest.brain.id}")
+        built.append(
+            build(
+                folder,
+                source=find_source(source, manifest),
+                store=store,
+                progress=progress,
+                audit=audit,
+                actor=actor,
+            )
+        )
+    say(f"linking {group.group.id}'s documents")
+    references = {
+        manifest.brain.id: _read_references(find_source(source, manifest), manifest)
+        for _, manifest in members
+    }
+    return _commit_group(group.group, [m for _, m in members], references, store, built)
+
+
+def _read_references(
+    source: str, manifest: Manifest
+) -> list[tuple[str, str, str, DocumentReferences]]:
+    """(draft, number, its date, what it cites) of each draft's last revision written in
+    markdown (the format whose header lists its references)."""
+    repo = GitRepository.open(source)
+    read = []
+    for draft, number, commit, file in last_revisions(manifest, repo):
+        if not file.endswith((".md", ".mkd")):
+            continue
+        text = repo.read_text(commit, file)
+        if text is not None:
+            read.append((draft, number, commit, read_references(text)))
+    return read
+
+
+def _commit_group(
+    group: GroupInfo,
+    members: list[Manifest],
+    references: dict[str, list[tuple[str, str, str, DocumentReferences]]],
+    store: TripleStore,
+    built: list[BuildReport],
+) -> GroupReport:
+    tenant = group.tenant
+    included: dict[str, Clearance] = {}
+    for manifest in members:
+        current = current_run(read_runs(store, tenant, manifest.brain.id))
+        if current is None:
+            raise ManifestError(
+                f"{manifest.brain.id} has no complete build in this store yet, so the group "
+                f"cannot include it: build the whole group, or {manifest.brain.id} first."
+            )
+        included.update(current.graphs)
+    writer = Writer(store, ShaclGate(), group.id, tenant)
+    run = writer.begin_run()
+    records = _group_records(group, members, run)
+    links, documents, edges = _reference_batch(members, references, run, store, included)
+    triples = writer.write_all([records, links])
+    writer.commit(
+        run, used=[v.repository_iri(m.brain.repository) for m in members], included=included
+    )
+    return GroupReport(
+        group_id=group.id,
+        run_id=run.run_id,
+        members=tuple(m.brain.id for m in members),
+        built=tuple(built),
+        documents=documents,
+        edges=edges,
+        triples=triples,
+    )
+
+
+def _group_records(group: GroupInfo, members: list[Manifest], run: RunContext) -> Batch:
+    """The group's brain, its members' brains and the repositories they were built from."""
+    batch = Batch(run.graph("records"), f"group {group.id}", shared=True)
+    brain = v.brain_iri(group.tenant, group.id)
+    batch.add(brain, "rdf:type", term("void:Dataset").value)
+    batch.text(brain, "dcterms:title", group.title)
+    for manifest in members:
+        repo = v.repository_iri(manifest.brain.repository)
+        batch.add(brain, "dcterms:source", repo)
+        batch.add(brain, "rr:member", v.brain_iri(group.tenant, manifest.brain.id))
+        batch.add(repo, "rdf:type", term("rr:SourceRepository").value)
+        batch.add(repo, "foaf:page", manifest.brain.repository)
+        batch.typed(repo, "rr:repositoryUrl", manifest.brain.repository, XSD_URI)
+    return batch
+
+
+def _reference_batch(
+    members: list[Manifest],
+    references: dict[str, list[tuple[str, str, str, DocumentReferences]]],
+    run: RunContext,
+    store: TripleStore,
+    graphs: dict[str, Clearance],
+) -> tuple[Batch, int, int]:
+    """The edges from each draft's last revision to the documents and sections it cites.
+
+    A section is cited by its public page (rfc-editor.org's ``#section-N``), which every
+    reader can open; where the group holds the RFC, also by the brain's own section."""
+    batch = Batch(run.graph("references"), "references between the group's documents")
+    held = {rfc.name for m in members for rfc in m.rfc}
+    readable = list(graphs)
+    documents = edges = 0
+    for manifest in members:
+        for draft, number, _commit, cited in references[manifest.brain.id]:
+            documents += 1
+            revision = v.revision_iri(draft, number)
+            pairs = [
+                *(("dcterms:requires", v.document_iri(d)) for d in cited.normative),
+                *(("dcterms:references", v.document_iri(d)) for d in cited.informative),
+                *(("rr:updates", v.document_iri(f"rfc{n}")) for n in cited.updates),
+                *(("rr:declaresObsoletes", v.document_iri(f"rfc{n}")) for n in cited.obsoletes),
+            ]
+            for document, section in cited.sections:
+                pairs.append(("dcterms:references", v.rfc_section_url(document, section)))
+                if document in held:
+                    rows, _ = run_query(
+                        store,
+                        readable,
+                        "rfc_section",
+                        {"rfc": v.document_iri(document), "sectionNumber": section},
+                    )
+                    pairs += [("dcterms:references", row["section"].value) for row in rows]
+            for predicate, target in dict.fromkeys(pairs):
+                batch.add(revision, predicate, target)
+                edges += 1
+    return batch, documents, edges

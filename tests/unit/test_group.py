@@ -1,0 +1,308 @@
+"""A group brain: two fictional repositories (Pigeon and Sparrow, whose draft cites Pigeon's RFC
+9999 and updates it) built into one store, each its own, linked, and asked about as one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ratified_rdf import Brain
+from ratified_rdf.answers.models import Expert, PersonActivity
+from ratified_rdf.build import build
+from ratified_rdf.graph.store import OxigraphStore
+from ratified_rdf.graph.writer import Writer, read_runs
+from ratified_rdf.group import GroupReport, build_group, is_group, load_group
+from ratified_rdf.records.manifest import ManifestError
+from ratified_rdf.records.references import read_references
+from ratified_rdf.trust import TenantId
+from tests.pigeon import FIXTURES as PIGEON
+from tests.pigeon import make_pigeon_repo
+from tests.sparrow import FIXTURES as SPARROW
+from tests.sparrow import MANIFEST as SPARROW_MANIFEST
+from tests.sparrow import make_sparrow_repo
+
+TENANT = TenantId.default()
+LAST = (SPARROW / "draft-example-sparrow-01.md").read_text()
+
+
+def _group(folder: Path, members: list[Path], group_id: str = "birds") -> Path:
+    listed = ", ".join(f'"{m}"' for m in members)
+    (folder / "group.toml").write_text(
+        f'[group]\nid = "{group_id}"\ntitle = "Birds (fictional)"\nmembers = [{listed}]\n'
+    )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("copies")
+    make_pigeon_repo(folder)
+    make_sparrow_repo(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def birds(
+    copies: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[OxigraphStore, GroupReport]:
+    store = OxigraphStore()
+    folder = _group(tmp_path_factory.mktemp("group"), [PIGEON, SPARROW])
+    return store, build_group(folder, source=copies, store=store)
+
+
+def _current(store: OxigraphStore, brain: str) -> tuple[str, list[str]]:
+    """The id and graphs of ``brain``'s current run."""
+    run = next(r for r in read_runs(store, TENANT, brain) if r.current)
+    return run.run_id, sorted(run.graphs)
+
+
+def _contents(store: OxigraphStore, graphs: list[str]) -> dict[str, list[str]]:
+    return {g: sorted(map(str, store.triples([g]))) for g in graphs}
+
+
+# ------------------------------------------------------------------------- references read
+
+
+def test_references_are_read_from_the_header_and_the_text() -> None:
+    cited = read_references(LAST)
+    assert cited.normative == ("rfc9999",)
+    # The entries of the informative list, not the fields under them (title:, author:);
+    # {{?RFC2549}} in the text is an informative reference too.
+    assert cited.informative == ("rfc1149", "draft-example-finch", "rfc2549")
+    assert cited.updates == (9999,)
+    assert cited.obsoletes == ()
+    # Independently: every "Section N" in the text, with RFC 9999 beside it.
+    body = LAST.split("--- middle", 1)[1]
+    numbers = dict.fromkeys(re.findall(r"Section (\d+(?:\.\d+)*)", body))
+    assert cited.sections == tuple(("rfc9999", n) for n in numbers)
+    assert len(cited.sections) == 3
+
+
+def test_references_take_updates_as_a_list_too() -> None:
+    text = "---\ntitle: X\nupdates:\n  - 8446\n  - 8447\nobsoletes: 6961\n---\n\nText.\n"
+    cited = read_references(text)
+    assert (cited.updates, cited.obsoletes) == ((8446, 8447), (6961,))
+
+
+def test_references_follow_the_aliases_a_draft_cites_documents_by() -> None:
+    text = (
+        "---\ntitle: X\nnormative:\n  SPARROW: RFC9998\n  RFC2119:\n---\n\n"
+        "Built on {{!PIGEON=RFC9999}}: see Section 3.1 of {{PIGEON}}, "
+        "{{PIGEON, Section 4}} and [SPARROW], Section 2; the changes in {{PIGEON}}; "
+        "Appendix A. A PIGEON alone is a word.\n"
+    )
+    cited = read_references(text)
+    assert cited.normative == ("rfc9998", "rfc2119", "rfc9999")
+    assert cited.sections == (
+        ("rfc9999", "3.1"),
+        ("rfc9999", "4"),
+        ("rfc9998", "2"),
+        ("rfc9999", "A"),
+    )
+
+
+# ------------------------------------------------------------------------------- the build
+
+
+def test_a_group_reads_every_member_and_its_own_links(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    store, report = birds
+    assert report.members == ("pigeon", "sparrow")
+    assert [b.brain_id for b in report.built] == ["pigeon", "sparrow"]
+    group = Brain.from_store(store, "birds")
+    members = [g for m in ("pigeon", "sparrow") for g in _current(store, m)[1]]
+    assert set(members) < set(group.read_graphs)
+    own = [g for g in group.read_graphs if "/birds/" in g]
+    assert sorted(g.rsplit("/", 1)[-1] for g in own) == ["records", "references"]
+    # Each member's expertise is read (one per run), not only the first member's.
+    expertise = [g for g in group.read_graphs if g.endswith("/expertise")]
+    assert len(expertise) == 2
+    # The group is the brain meant when none is named; a member stays a brain of its own.
+    assert Brain.from_store(store).brain_id == "birds"
+    assert "/birds/" not in "".join(Brain.from_store(store, "sparrow").read_graphs)
+    assert group.validate() == []
+
+
+def test_the_group_links_each_cited_section_by_its_page_and_its_section(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    store, report = birds
+    group = Brain.from_store(store, "birds")
+    rows = group.query(
+        "SELECT ?o WHERE { <https://w3id.org/ratified-rdf/id/doc/draft-example-sparrow/01> "
+        "<http://purl.org/dc/terms/references> ?o }"
+    ).rows
+    cited = {row["o"].value for row in rows}
+    body = LAST.split("--- middle", 1)[1]
+    numbers = set(re.findall(r"Section (\d+(?:\.\d+)*)", body))
+    pages = {f"https://www.rfc-editor.org/rfc/rfc9999#section-{n}" for n in numbers}
+    sections = {f"https://w3id.org/ratified-rdf/id/doc/rfc9999/section/{n}" for n in numbers}
+    assert pages | sections <= cited
+    # The informative references: RFC 1149, the finch draft and {{?RFC2549}}.
+    assert len(cited - pages - sections) == 3
+    # requires RFC 9999, updates it: one edge each, for the one draft that says so.
+    assert report.edges == len(cited) + 2
+
+
+def test_rebuilding_one_member_leaves_the_others_and_the_group_alone(
+    copies: Path, tmp_path: Path
+) -> None:
+    store = OxigraphStore()
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    build_group(folder, source=copies, store=store)
+    pigeon, sparrow = _current(store, "pigeon"), _current(store, "sparrow")
+    group = Brain.from_store(store, "birds")
+    before = list(group.read_graphs)
+    pigeon_triples = _contents(store, pigeon[1])
+
+    # A member rebuilt on its own: the group's readers keep the last complete group brain.
+    build(SPARROW_MANIFEST, source=str(copies / "sparrow-spec"), store=store)
+    assert _current(store, "sparrow") != sparrow
+    assert Brain.from_store(store, "birds").read_graphs == before
+
+    # The group rebuilt for that member only: Pigeon's run and graphs are the same ones.
+    report = build_group(folder, source=copies, store=store, only=["sparrow"])
+    assert [b.brain_id for b in report.built] == ["sparrow"]
+    assert _current(store, "pigeon") == pigeon
+    assert _contents(store, pigeon[1]) == pigeon_triples
+    after = Brain.from_store(store, "birds").read_graphs
+    assert set(pigeon[1]) < set(after)
+    assert not set(sparrow[1]) & set(after)
+    assert set(_current(store, "sparrow")[1]) < set(after)
+
+
+def test_pruning_a_group_drops_only_its_own_graphs(copies: Path, tmp_path: Path) -> None:
+    store = OxigraphStore()
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    build_group(folder, source=copies, store=store)
+    first = next(r for r in read_runs(store, TENANT, "birds") if r.current)
+    build_group(folder, source=copies, store=store, only=["sparrow"])
+    pigeon = _current(store, "pigeon")[1]
+    forgotten = Writer(store, None, "birds").prune(1)  # type: ignore[arg-type]
+    assert forgotten == [first.run_id]
+    held = set(store.graphs())
+    assert set(pigeon) <= held
+    assert not {g for g in first.graphs if "/birds/" in g} & held
+
+
+def test_a_group_file_says_what_is_wrong(copies: Path, tmp_path: Path) -> None:
+    with pytest.raises(ManifestError, match="no group file"):
+        load_group(tmp_path)
+    _group(tmp_path, [PIGEON, PIGEON])
+    assert is_group(tmp_path)
+    with pytest.raises(ManifestError, match="pigeon is used twice"):
+        load_group(tmp_path)
+    _group(tmp_path, [PIGEON, SPARROW])
+    with pytest.raises(ManifestError, match="has no member finch; its members are pigeon"):
+        build_group(tmp_path, source=copies, store=OxigraphStore(), only=["finch"])
+    with pytest.raises(ManifestError, match="No copy of pigeon-spec under"):
+        build_group(tmp_path, source=tmp_path, store=OxigraphStore())
+
+
+# ---------------------------------------------------------------------------- the questions
+
+
+def test_which_documents_cite_a_section_or_an_rfc(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    group = Brain.from_store(birds[0], "birds")
+    card = group.ask("which documents depend on RFC 9999 section 3.1?")
+    assert card.intent == "group_citing"
+    assert card.verdict == "answered"
+    assert card.results[0].count == 1  # type: ignore[union-attr]
+    assert [r.label for r in card.results[1:]] == ["draft-example-sparrow-01"]  # type: ignore[union-attr]
+    assert "https://www.rfc-editor.org/rfc/rfc9999#section-3.1" in {e.url for e in card.evidence}
+    assert [q.name for q in card.queries] == ["group_citing"]
+    # Section 2 is cited by no one (Pigeon's own revisions cite nothing).
+    assert group.ask("which drafts cite RFC 9999 section 2?").verdict == "unknown"
+    card = group.ask("which drafts cite RFC 9999?")
+    assert card.intent == "group_citing"
+    assert "Normatively (they depend on it): draft-example-sparrow" in card.summary
+
+
+def test_what_updates_an_rfc(birds: tuple[OxigraphStore, GroupReport]) -> None:
+    card = Brain.from_store(birds[0], "birds").ask("what updates RFC 9999?")
+    assert card.intent == "group_updates"
+    assert [(r.label, r.became) for r in card.results] == [  # type: ignore[union-attr]
+        ("draft-example-sparrow-01", "updates")
+    ]
+
+
+def test_what_the_group_published_in_a_year(birds: tuple[OxigraphStore, GroupReport]) -> None:
+    group = Brain.from_store(birds[0], "birds")
+    card = group.ask("what did the group publish in 2030?")
+    assert card.intent == "group_published"
+    counts = [r.count for r in card.results if r.kind == "count"]
+    # Independently: RFC 9999 (published 2030-04) and sparrow-00 (tagged 2030-06-01).
+    assert counts == [1, 1]
+    assert "RFC 9999" in card.summary
+    assert group.ask("what did the group publish in 2029?").results[0].count == 0  # type: ignore[union-attr]
+
+
+def test_who_worked_most_on_a_topic_across_the_group(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    store = birds[0]
+    card = Brain.from_store(store, "birds").ask("who knows most about sparrow?")
+    assert card.intent == "group_topic_people"
+    people = {r.name: r for r in card.results if isinstance(r, Expert)}
+    # Independently, from tests/sparrow.py: Alice committed -00 and is on both bylines, Bob
+    # committed -01 and is on its byline.
+    assert {n: (p.commits, p.reason.split(" of ")[0]) for n, p in people.items()} == {
+        "Alice Example": (1, "1 commit and 2 bylined revisions"),
+        "Bob Example": (1, "1 commit and 1 bylined revision"),
+    }
+    # One identity across both repositories: the Bob Pigeon's brain knows is this Bob.
+    pigeon = Brain.from_store(store, "pigeon").query(
+        'SELECT ?p WHERE { ?p <http://xmlns.com/foaf/0.1/name> "Bob Example" }'
+    )
+    assert [row["p"].value for row in pigeon.rows] == [people["Bob Example"].iri]
+    # The brain's own subject ("pigeon") is the whole brain's: its experts answer it.
+    assert Brain.from_store(store, "birds").ask("who knows most about pigeon?").intent == "experts"
+
+
+def test_the_group_adds_up_each_persons_standing_across_its_members(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    store = birds[0]
+
+    def standing(brain: str) -> dict[str, tuple[int, int]]:
+        rows, _ = Brain.from_store(store, brain).run("top_people")
+        return {
+            row["name"].value: (int(row["posts"].value), int(row["commits"].value)) for row in rows
+        }
+
+    group = standing("birds")
+    members = [standing("pigeon"), standing("sparrow")]
+    # Each person once, with the posts and commits each member's brain credits them with.
+    expected = {
+        name: (
+            sum(m.get(name, (0, 0))[0] for m in members),
+            sum(m.get(name, (0, 0))[1] for m in members),
+        )
+        for name in set(members[0]) | set(members[1])
+    }
+    assert group == expected
+    assert {"Alice Example", "Bob Example"} <= set(group)
+
+
+def test_a_persons_card_and_a_sections_people_count_each_member_once(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    store = birds[0]
+
+    def credited(brain: str) -> tuple[int, int]:
+        card = Brain.from_store(store, brain).ask("what did Bob Example work on?")
+        first = card.results[0]
+        assert isinstance(first, PersonActivity)
+        return first.posts, first.commits
+
+    pigeon, sparrow, group = credited("pigeon"), credited("sparrow"), credited("birds")
+    assert group == (pigeon[0] + sparrow[0], pigeon[1] + sparrow[1])
+    assert sparrow[1] >= 1  # Bob committed -01, whose sections stand for RFC 9998
+    card = Brain.from_store(store, "birds").ask("who should I ask about RFC 9999 section 3.1?")
+    names = [r.name for r in card.results if isinstance(r, Expert) and r.role == "participant"]
+    assert names and len(names) == len(set(names))

@@ -16,10 +16,12 @@ import httpx
 import pytest
 import uvicorn
 from click.testing import CliRunner
+from pyoxigraph import RdfFormat, Triple, parse
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from ratified_rdf import Brain
+from ratified_rdf.graph import publish
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.surfaces import access as access_module
 from ratified_rdf.surfaces.access import (
@@ -199,3 +201,35 @@ def test_serve_reads_its_access_file_again_on_sighup(
     assert result.exit_code == 0, result.output
     assert seen == [None]
     assert signal.getsignal(signal.SIGHUP) == before
+
+
+def test_each_reader_queries_the_catalog_as_their_own_dump_holds_it(anonymous: Brain) -> None:
+    # One worker answers both readers: the catalog it holds for one is never the other's.
+    access = AccessList(
+        reader=(
+            ReaderGrant(
+                name="Rita Restricted",
+                token_sha256=token_digest("rita-secret"),
+                clearance="restricted",
+            ),
+        )
+    )
+    client = TestClient(create_app(anonymous, access=access, query_workers=1))
+    rita = anonymous.read_as(anonymous.reader.but(clearance="restricted"))
+    query = f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{anonymous.catalog}> {{ ?s ?p ?o }} }}"
+
+    def catalog(**headers: str) -> set[Triple]:
+        response = client.get(
+            "/sparql",
+            params={"query": query},
+            headers={"Accept": "application/n-triples", **headers},
+        )
+        assert response.status_code == 200, response.text
+        return {q.triple for q in parse(response.content, RdfFormat.N_TRIPLES)}
+
+    for _ in range(2):
+        restricted = catalog(authorization="Bearer rita-secret")
+        public = catalog()
+        assert restricted == set(publish.reader_catalog(rita.reading.store, rita.scope))
+        assert public == set(publish.reader_catalog(anonymous.reading.store, anonymous.scope))
+        assert public < restricted  # the restricted mail graph is named in Rita's alone

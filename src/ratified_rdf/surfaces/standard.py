@@ -36,7 +36,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final, cast
@@ -75,6 +75,7 @@ from ratified_rdf.queries.guard import (
     check_reader_query,
 )
 from ratified_rdf.queries.offline import forbid_network
+from ratified_rdf.queries.sandbox import QueryRequest
 from ratified_rdf.resources import resource_dir
 from ratified_rdf.surfaces import server as s
 from ratified_rdf.trust import can_read
@@ -916,6 +917,32 @@ def _vocabulary_route(name: str, iri: str) -> Callable[[Request], object]:
     return endpoint
 
 
+# --- the dataset of a query -------------------------------------------------------------------
+
+
+def query_dataset(
+    brain: Brain, default: Sequence[str] | None, named: Sequence[str] | None
+) -> QueryRequest:
+    """The graphs a ``/sparql`` query of ``brain``'s reader runs over, as a request without
+    text or formats. Without ``default-graph-uri`` or ``named-graph-uri``: the reader's graphs
+    as the default graph (their union) and as named graphs, with the catalog as the reader
+    may know it (:func:`~ratified_rdf.graph.publish.reader_catalog`, the graph their dump
+    holds beside them). With them (the SPARQL 1.1 Protocol's dataset, which a store on a
+    server sends with every query): the graphs they name, where a name that is no graph the
+    reader may read stands for an empty graph, as a graph that does not exist does."""
+    readable = [*brain.read_graphs, brain.catalog]
+    if default is None and named is None:
+        chosen, names = tuple(brain.read_graphs), tuple(readable)
+    else:
+        chosen, names = (
+            tuple(g for g in dict.fromkeys(given or ()) if g in readable)
+            for given in (default, named)
+        )
+    # Workers keep one copy of a graph: the catalog is a different graph for each clearance.
+    views = ((brain.catalog, brain.reader.clearance.value),)
+    return QueryRequest("", chosen, None, None, named=names, views=views)
+
+
 # --- runs, graphs and the brain in resource descriptions ---------------------------------------
 
 
@@ -1010,6 +1037,7 @@ __all__ = [
     "before_query",
     "graph_store",
     "install",
+    "query_dataset",
     "refuse_write",
     "routes",
     "scoped_description",

@@ -1,7 +1,9 @@
-"""``--store http(s)://…`` on the CLI: every read command against a real ``oxigraph serve``
-loaded with a brain's dump (by ``oxigraph load``, as a user publishes one), both as an
-Oxigraph server's root and as a plain SPARQL 1.1 endpoint's address, giving the same cards as
-the folder the dump came from."""
+"""``--store http(s)://…`` on the CLI: every read command against three SPARQL 1.1 engines a
+user may put a brain on, giving the same cards as the folder the brain is in: a real
+``oxigraph serve-read-only`` loaded with the brain's dump (by ``oxigraph load``, as a user
+publishes one), both as an Oxigraph server's root and as a plain endpoint's address;
+``ratified serve`` on the folder itself (its ``/sparql``); and OpenLink Virtuoso (Debian's
+``virtuoso-opensource``) loaded with the same dump by its bulk loader."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -67,22 +70,57 @@ def folder(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> Pat
     return store
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def _running(server: subprocess.Popen[bytes], endpoint: str, name: str) -> Iterator[None]:
+    """Wait until ``endpoint`` answers an ASK (``server`` started it), then stop the server
+    once the block ends."""
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(endpoint, params={"query": "ASK {}"}, timeout=1).is_success:
+                    break
+            except httpx.HTTPError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{name} did not come up at {endpoint}")
+            time.sleep(0.1)
+        yield
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+
+
 @pytest.fixture(scope="module")
-def oxigraph(
-    folder: Path, env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """``oxigraph serve`` on a fresh folder that ``oxigraph load`` filled with the dump."""
-    binary = shutil.which("oxigraph")
-    if binary is None:
-        pytest.fail("The oxigraph command is missing: pip install oxigraph (a test extra).")
-    base = tmp_path_factory.mktemp("oxigraph")
-    dump = base / "brain.nq"
+def dump(folder: Path, env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The brain's dump as N-Quads, alone in a folder of its own (as a bulk loader takes it)."""
+    dump = tmp_path_factory.mktemp("dump") / "brain.nq"
     done = _ratified(
         "dump", "--store", str(folder), "--clearance", "restricted", "--format", "nquads",
         "--output", str(dump), env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    location = base / "data"
+    return dump
+
+
+@pytest.fixture(scope="module")
+def oxigraph(dump: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``oxigraph serve-read-only`` on a fresh folder that ``oxigraph load`` filled with the
+    dump: the server's root URL."""
+    binary = shutil.which("oxigraph")
+    if binary is None:
+        pytest.fail("The oxigraph command is missing: pip install oxigraph (a test extra).")
+    location = tmp_path_factory.mktemp("oxigraph") / "data"
     loaded = subprocess.run(
         [binary, "load", "--location", str(location), "--file", str(dump)],
         capture_output=True,
@@ -90,31 +128,96 @@ def oxigraph(
         timeout=300,
     )
     assert loaded.returncode == 0, loaded.stderr
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _free_port()
     server = subprocess.Popen(
         [binary, "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{url}/query", params={"query": "ASK {}"}, timeout=1).is_success:
-                break
-        except httpx.HTTPError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            pytest.fail(f"oxigraph serve-read-only did not come up at {url}")
-        time.sleep(0.1)
-    try:
+    with _running(server, f"{url}/query", "oxigraph serve-read-only"):
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def served(folder: Path, env: dict[str, str]) -> Iterator[str]:
+    """``ratified serve`` on the folder: its ``/sparql``, read as the anonymous reader."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "ratified_rdf", "serve", "--store", str(folder),
+            "--port", str(port), "--query-workers", "1",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    endpoint = f"http://127.0.0.1:{port}/sparql"
+    with _running(server, endpoint, "ratified serve"):
+        yield endpoint
+
+
+_VIRTUOSO_INI = """\
+[Database]
+DatabaseFile = {db}/virtuoso.db
+ErrorLogFile = {db}/virtuoso.log
+LockFile = {db}/virtuoso.lck
+TransactionFile = {db}/virtuoso.trx
+xa_persistent_file = {db}/virtuoso.pxa
+[TempDatabase]
+DatabaseFile = {db}/virtuoso-temp.db
+TransactionFile = {db}/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:{sql}
+DisableUnixSocket = 1
+DirsAllowed = ., {load}
+NumberOfBuffers = 10000
+MaxDirtyBuffers = 6000
+[HTTPServer]
+ServerPort = 127.0.0.1:{http}
+ServerThreads = 4
+[SPARQL]
+ResultSetMaxRows = 1000000
+"""
+
+
+@pytest.fixture(scope="module")
+def virtuoso(dump: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """OpenLink Virtuoso on a fresh database of its own, the dump loaded by its bulk loader
+    (``ld_dir`` and ``rdf_loader_run``, which keep each quad's graph): its ``/sparql``."""
+    binary, isql = shutil.which("virtuoso-t"), shutil.which("isql-vt")
+    if binary is None or isql is None:
+        pytest.fail(
+            "Virtuoso is missing (virtuoso-t, isql-vt): apt-get install virtuoso-opensource "
+            "(.ci/run installs it)."
+        )
+    base = tmp_path_factory.mktemp("virtuoso")
+    (base / "db").mkdir()
+    sql, http = _free_port(), _free_port()
+    ini = base / "virtuoso.ini"
+    ini.write_text(_VIRTUOSO_INI.format(db=base / "db", load=dump.parent, sql=sql, http=http))
+    server = subprocess.Popen(
+        [binary, "+foreground", "+configfile", str(ini)],
+        cwd=base,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://127.0.0.1:{http}/sparql"
+    with _running(server, endpoint, "Virtuoso"):
+        # A fresh database's administrator is dba, password dba; it listens on loopback only.
+        load = (
+            f"ld_dir('{dump.parent}', '{dump.name}', 'urn:ratified-rdf:no-graph'); "
+            "rdf_loader_run(); checkpoint; "
+            "SELECT COUNT(*) FROM DB.DBA.LOAD_LIST WHERE ll_state <> 2 OR ll_error IS NOT NULL;"
+        )
+        loaded = subprocess.run(
+            [isql, f"127.0.0.1:{sql}", "dba", "dba", f"exec={load}"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+        yield endpoint
 
 
 def _card(store: str, question: str, env: dict[str, str]) -> dict:
@@ -143,11 +246,27 @@ def folder_cards(folder: Path, env: dict[str, str]) -> dict[str, dict]:
     return {question: _card(str(folder), question, env) for question in QUESTIONS}
 
 
-@pytest.mark.parametrize("form", ["server root", "endpoint address"])
+ENGINES = ["oxigraph root", "oxigraph endpoint", "ratified serve", "virtuoso"]
+"""The stores the read commands are run against: an Oxigraph server by its root and by its
+endpoint's address, ``ratified serve``'s ``/sparql`` and Virtuoso's."""
+
+
+@pytest.fixture(params=ENGINES)
+def store(request: pytest.FixtureRequest) -> str:
+    """The ``--store`` URL of one engine holding the brain. The pigeon brain's graphs are all
+    public, so ``ratified serve``'s anonymous reader sees what the dump holds."""
+    if request.param.startswith("oxigraph"):
+        root: str = request.getfixturevalue("oxigraph")
+        return root if request.param == "oxigraph root" else f"{root}/query"
+    url: str = request.getfixturevalue(
+        "served" if request.param == "ratified serve" else "virtuoso"
+    )
+    return url
+
+
 def test_ask_against_a_server_gives_the_folders_card(
-    folder_cards: dict[str, dict], oxigraph: str, env: dict[str, str], form: str
+    folder_cards: dict[str, dict], store: str, env: dict[str, str]
 ) -> None:
-    store = oxigraph if form == "server root" else f"{oxigraph}/query"
     for question, here in folder_cards.items():
         there = _card(store, question, env)
         assert there["verdict"] == here["verdict"] and there["summary"] == here["summary"]
@@ -157,26 +276,39 @@ def test_ask_against_a_server_gives_the_folders_card(
         ]
 
 
-def test_the_other_read_commands_take_a_url(
-    folder: Path, oxigraph: str, env: dict[str, str], tmp_path: Path
-) -> None:
-    query = tmp_path / "count.rq"
+def _read(store: str, query: Path, env: dict[str, str]) -> tuple[str, str, set[str]]:
+    """What ``query``, ``validate`` and ``dump`` print for ``store``."""
+    done = _ratified(
+        "query", str(query), "--store", store, "--clearance", "restricted", "--json", env=env
+    )
+    assert done.returncode == 0, done.stderr
+    checked = _ratified("validate", "--store", store, "--clearance", "restricted", env=env)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    dumped = _ratified(
+        "dump", "--store", store, "--clearance", "restricted", "--format", "nquads", env=env
+    )
+    assert dumped.returncode == 0, dumped.stderr
+    return done.stdout, checked.stdout, set(dumped.stdout.splitlines())
+
+
+@pytest.fixture(scope="module")
+def folder_reads(
+    folder: Path, env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, tuple[str, str, set[str]]]:
+    """A query file, and what the read commands print for the folder."""
+    query = tmp_path_factory.mktemp("query") / "count.rq"
     query.write_text("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }\n")
-    counts = []
-    for store in (str(folder), oxigraph, f"{oxigraph}/query"):
-        done = _ratified(
-            "query", str(query), "--store", store, "--clearance", "restricted", "--json", env=env
-        )
-        assert done.returncode == 0, done.stderr
-        counts.append(done.stdout)
-        checked = _ratified("validate", "--store", store, "--clearance", "restricted", env=env)
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-        dumped = _ratified(
-            "dump", "--store", store, "--clearance", "restricted", "--format", "nquads", env=env
-        )
-        assert dumped.returncode == 0, dumped.stderr
-        counts.append(str(len(set(dumped.stdout.splitlines()))))
-    assert counts[0::2] == [counts[0]] * 3 and counts[1::2] == [counts[1]] * 3
+    return query, _read(str(folder), query, env)
+
+
+def test_the_other_read_commands_take_a_url(
+    folder_reads: tuple[Path, tuple[str, str, set[str]]], store: str, env: dict[str, str]
+) -> None:
+    query, here = folder_reads
+    counted, checked, dumped = _read(store, query, env)
+    assert counted == here[0] and checked == here[1]
+    # The same quads, the catalog's among them (its graph holds the reader's view of it).
+    assert dumped == here[2] and any("/catalog>" in line for line in dumped)
 
 
 @pytest.mark.parametrize(

@@ -282,10 +282,15 @@ class Reading:
         self.follow()
         return self.store.describe([iri], [self.catalog])
 
+    def catalog_triples(self) -> list[Triple]:
+        """The catalog as this reader may know it: what their dump holds of it
+        (:func:`~ratified_rdf.graph.publish.reader_catalog`)."""
+        self.follow()
+        return publish.reader_catalog(self.store, self.scope)
+
     def catalog_size(self) -> int:
         """How many triples the catalog holds, as this reader may know it."""
-        self.follow()
-        return len(publish.reader_catalog(self.store, self.scope))
+        return len(self.catalog_triples())
 
     def _key(self, graphs: Sequence[str] | None) -> tuple[str, ...]:
         if graphs is None:

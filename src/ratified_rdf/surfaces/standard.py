@@ -141,11 +141,12 @@ def _int(value: int) -> Literal:
 
 @dataclass(frozen=True)
 class _Described:
-    """What one reader's scope looks like: the VoID (endpoint as a placeholder) and the
-    default graph's size."""
+    """What one reader's scope looks like: the VoID (endpoint as a placeholder), the
+    default graph's size, and the catalog's as the reader may know it."""
 
     void: list[Triple]
     default_triples: int
+    catalog_triples: int = 0
 
 
 @dataclass
@@ -234,7 +235,9 @@ def _described(brain: Brain) -> _Described:
             return found[1]
         void = brain.describe_dataset(endpoint=_ENDPOINT)
         rows, _ = brain.run("default_graph_size")
-        described = _Described(void, int(rows[0]["triples"].value) if rows else 0)
+        described = _Described(
+            void, int(rows[0]["triples"].value) if rows else 0, brain.reading.catalog_size()
+        )
         with _DESCRIBED_LOCK:
             _DESCRIBED[brain] = (key, described)
     return described
@@ -257,7 +260,8 @@ def _endpoint_url(request: Request) -> str:
 def service_description(brain: Brain, described: _Described, endpoint: str) -> list[Triple]:
     """The SPARQL 1.1 Service Description of ``endpoint`` as ``brain``'s reader sees it: the
     language, result formats and features, and the default dataset (the reader's graphs,
-    their union the default graph) with the VoID description of each graph."""
+    their union the default graph, and the catalog as the reader may know it among the named
+    graphs) with the VoID description of each graph."""
     service = _node(endpoint)
     dataset = _node(v.brain_iri(brain.reader.tenant, brain.brain_id))
     default = BlankNode("defaultGraph")
@@ -287,7 +291,7 @@ def service_description(brain: Brain, described: _Described, endpoint: str) -> l
         ),
     ]
     out += [Triple(service, sd("resultFormat"), NamedNode(FORMATS + f)) for f in _RESULT_FORMATS]
-    for number, graph in enumerate(brain.read_graphs):
+    for number, graph in enumerate([*brain.read_graphs, brain.catalog]):
         named = BlankNode(f"namedGraph{number}")
         out += [
             Triple(dataset, sd("namedGraph"), named),
@@ -296,6 +300,9 @@ def service_description(brain: Brain, described: _Described, endpoint: str) -> l
             Triple(named, sd("graph"), _node(graph)),
             Triple(_node(graph), _RDF_TYPE, sd("Graph")),
         ]
+    # The VoID describes the graphs a query's default graph merges; the catalog is counted here.
+    size = NamedNode(v.VOID + "triples")
+    out.append(Triple(_node(brain.catalog), size, _int(described.catalog_triples)))
     return out + _with_endpoint(described.void, endpoint)
 
 
@@ -403,8 +410,8 @@ def _missing_graph(iri: str) -> s.EndpointError:
 
 async def graph_store(request: Request) -> Response:
     """The graph store protocol's GET and HEAD: one named graph the reader may read
-    (``?graph=<iri>``) or the default graph, their union (``?default``), streamed in the
-    negotiated RDF format."""
+    (``?graph=<iri>``, the catalog among them, as the reader may know it) or the default
+    graph, their union (``?default``), streamed in the negotiated RDF format."""
     url = request.query_params
     graphs = url.getlist("graph")
     if len(graphs) > 1 or (graphs and "default" in url):
@@ -416,7 +423,7 @@ async def graph_store(request: Request) -> Response:
         raise s._not_acceptable("graph", s._GRAPHS.values())
     brain = s._reader(request)
     graph = graphs[0] if graphs else None
-    if graph is not None and graph not in brain.read_graphs:
+    if graph is not None and graph not in brain.read_graphs and graph != brain.catalog:
         raise _missing_graph(graph)
     media, rdf_format = chosen
     headers = {"Vary": "Accept, Authorization"}
@@ -428,6 +435,11 @@ async def graph_store(request: Request) -> Response:
     state = _state(request)
 
     def job(stream: _Stream) -> int:
+        if graph == brain.catalog:  # as the reader's dump holds it
+            catalog = brain.reading.catalog_triples()
+            stream.ready()
+            serialize(catalog, stream.file(), rdf_format, prefixes=v.PREFIXES)
+            return len(catalog)
         _check_size(brain, pattern, state.max_stream_rows, 0, None)
         solutions = brain.reading.evaluate(f"SELECT ?s ?p ?o WHERE {{ {pattern} }}")
         assert isinstance(solutions, QuerySolutions)

@@ -968,8 +968,8 @@ def visible_graphs(brain: Brain) -> set[str]:
 
 
 def _catalog_says(brain: Brain, iri: str) -> list[Triple]:
-    # The catalog is no read graph (queries never see it); only what the reader may know of
-    # is kept by the caller.
+    # The whole catalog's word (the library's queries never read the catalog, and /sparql only
+    # the reader's view of it): only what the reader may know of is kept by the caller.
     return brain.reading.describe_in_catalog(iri)
 
 

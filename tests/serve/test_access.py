@@ -232,3 +232,27 @@ def test_each_reader_queries_the_catalog_as_their_own_dump_holds_it(anonymous: B
     for params in [{"query": query}, {"query": query}, {"graph": anonymous.catalog}]:
         assert catalog(params, authorization="Bearer rita-secret") == rita_sees
         assert catalog(params) == public_sees
+
+
+def test_a_dataset_naming_a_withheld_graph_reads_nothing(client: TestClient) -> None:
+    # As a store on a server names it (default-graph-uri): the same answer as a graph that
+    # does not exist, for the reader it is withheld from.
+    rita = {"authorization": "Bearer rita-secret"}
+    accept = {"accept": "application/sparql-results+json"}
+    graphs = {"query": "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"}
+    listed = client.get("/sparql", params=graphs, headers={**accept, **rita}).json()
+    names = [b["g"]["value"] for b in listed["results"]["bindings"]]
+    [mail] = [name for name in names if name.endswith("/mail")]
+    query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+    def count(graph: str, **headers: str) -> int:
+        response = client.post(
+            "/sparql",
+            data={"query": query, "default-graph-uri": graph},
+            headers={**accept, **headers},
+        )
+        assert response.status_code == 200, response.text
+        return int(response.json()["results"]["bindings"][0]["n"]["value"])
+
+    assert count(mail, **rita) > 0
+    assert count(mail) == 0 == count(mail + "-none", **rita)

@@ -284,12 +284,17 @@ class Reading:
 
     def export(self, graphs: Sequence[str]) -> bytes:
         """``graphs`` as N-Quads, for a copy kept elsewhere (the SPARQL endpoint's workers).
-        Every graph must be one the reader reads; the export itself is not audited (the
-        queries run over the copy are)."""
+        Every graph must be one the reader reads, or the catalog, exported as the reader may
+        know it (:func:`~ratified_rdf.graph.publish.reader_catalog`, as their dump holds it);
+        the export itself is not audited (the queries run over the copy are)."""
         self.follow()
-        if not set(graphs) <= set(self.scope.read_graphs):
+        if not set(graphs) <= {*self.scope.read_graphs, self.catalog}:
             raise BrainError("Only graphs this reader may read can be exported.")
-        return publish.nquads(self.store, graphs)
+        plain = [g for g in graphs if g != self.catalog]
+        data = publish.nquads(self.store, plain) if plain else b""
+        if self.catalog in graphs:
+            data += publish.catalog_nquads(self.store, self.scope)
+        return data
 
     def describe_in_catalog(self, iri: str) -> list[Triple]:
         """What the brain's catalog (its runs, the graphs each wrote and their clearance) says
@@ -299,10 +304,15 @@ class Reading:
         self.follow()
         return self.store.describe([iri], [self.catalog])
 
+    def catalog_triples(self) -> list[Triple]:
+        """The catalog as this reader may know it: what their dump holds of it
+        (:func:`~ratified_rdf.graph.publish.reader_catalog`)."""
+        self.follow()
+        return publish.reader_catalog(self.store, self.scope)
+
     def catalog_size(self) -> int:
         """How many triples the catalog holds, as this reader may know it."""
-        self.follow()
-        return len(publish.reader_catalog(self.store, self.scope))
+        return len(self.catalog_triples())
 
     def _key(self, graphs: Sequence[str] | None) -> tuple[str, ...]:
         if graphs is None:

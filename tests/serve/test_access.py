@@ -16,10 +16,12 @@ import httpx
 import pytest
 import uvicorn
 from click.testing import CliRunner
+from pyoxigraph import RdfFormat, Triple, parse
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from ratified_rdf import Brain
+from ratified_rdf.graph import publish
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.surfaces import access as access_module
 from ratified_rdf.surfaces.access import (
@@ -199,3 +201,58 @@ def test_serve_reads_its_access_file_again_on_sighup(
     assert result.exit_code == 0, result.output
     assert seen == [None]
     assert signal.getsignal(signal.SIGHUP) == before
+
+
+def test_each_reader_queries_the_catalog_as_their_own_dump_holds_it(anonymous: Brain) -> None:
+    # One worker answers both readers: the catalog it holds for one is never the other's.
+    access = AccessList(
+        reader=(
+            ReaderGrant(
+                name="Rita Restricted",
+                token_sha256=token_digest("rita-secret"),
+                clearance="restricted",
+            ),
+        )
+    )
+    client = TestClient(create_app(anonymous, access=access, query_workers=1))
+    rita = anonymous.read_as(anonymous.reader.but(clearance="restricted"))
+    query = f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{anonymous.catalog}> {{ ?s ?p ?o }} }}"
+
+    def catalog(params: dict[str, str], **headers: str) -> set[Triple]:
+        response = client.get(
+            "/sparql", params=params, headers={"Accept": "application/n-triples", **headers}
+        )
+        assert response.status_code == 200, response.text
+        return {q.triple for q in parse(response.content, RdfFormat.N_TRIPLES)}
+
+    rita_sees = set(publish.reader_catalog(rita.reading.store, rita.scope))
+    public_sees = set(publish.reader_catalog(anonymous.reading.store, anonymous.scope))
+    assert public_sees < rita_sees  # the restricted mail graph is named in Rita's alone
+    # By a query (twice over, so the worker swaps views both ways), then the graph store.
+    for params in [{"query": query}, {"query": query}, {"graph": anonymous.catalog}]:
+        assert catalog(params, authorization="Bearer rita-secret") == rita_sees
+        assert catalog(params) == public_sees
+
+
+def test_a_dataset_naming_a_withheld_graph_reads_nothing(client: TestClient) -> None:
+    # As a store on a server names it (default-graph-uri): the same answer as a graph that
+    # does not exist, for the reader it is withheld from.
+    rita = {"authorization": "Bearer rita-secret"}
+    accept = {"accept": "application/sparql-results+json"}
+    graphs = {"query": "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"}
+    listed = client.get("/sparql", params=graphs, headers={**accept, **rita}).json()
+    names = [b["g"]["value"] for b in listed["results"]["bindings"]]
+    [mail] = [name for name in names if name.endswith("/mail")]
+    query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+    def count(graph: str, **headers: str) -> int:
+        response = client.post(
+            "/sparql",
+            data={"query": query, "default-graph-uri": graph},
+            headers={**accept, **headers},
+        )
+        assert response.status_code == 200, response.text
+        return int(response.json()["results"]["bindings"][0]["n"]["value"])
+
+    assert count(mail, **rita) > 0
+    assert count(mail) == 0 == count(mail + "-none", **rita)

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -24,7 +25,8 @@ from pyoxigraph import (
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from ratified_rdf import Brain, BrainError
+from ratified_rdf import Brain
+from ratified_rdf.graph import publish
 from ratified_rdf.queries.files import QueryError
 from ratified_rdf.surfaces import server
 from ratified_rdf.surfaces.server import create_app
@@ -251,8 +253,6 @@ def test_updates_are_refused_with_403(
     [
         {"query": "SELECT * FROM <http://example.org/g> WHERE { ?s ?p ?o }"},
         {"query": "select * from named <http://example.org/g> where { graph ?g { ?s ?p ?o } }"},
-        {"query": "ASK { ?s ?p ?o }", "default-graph-uri": "http://example.org/g"},
-        {"query": "ASK { ?s ?p ?o }", "named-graph-uri": "http://example.org/g"},
     ],
 )
 def test_dataset_clauses_are_refused_with_400(client: TestClient, params: dict[str, str]) -> None:
@@ -261,41 +261,92 @@ def test_dataset_clauses_are_refused_with_400(client: TestClient, params: dict[s
     assert "fixed dataset" in response.text
 
 
+def _count(client: TestClient, query: str, **dataset: list[str]) -> int:
+    """A COUNT query's number, POSTed as a form with the protocol's dataset parameters
+    (``default_graph_uri=[…]`` for ``default-graph-uri``), repeated as a store sends them."""
+    fields = [("query", query)] + [
+        (name.replace("_", "-"), graph) for name, graphs in dataset.items() for graph in graphs
+    ]
+    response = client.post(
+        "/sparql",
+        content=urlencode(fields),
+        headers={
+            "Accept": "application/sparql-results+json",
+            "Content-Type": "application/x-www-form-urlencoded",
+        },
+    )
+    assert response.status_code == 200, response.text
+    return int(response.json()["results"]["bindings"][0]["n"]["value"])
+
+
+def test_the_protocols_dataset_chooses_among_the_readers_graphs(
+    client: TestClient, pigeon_brain: Brain
+) -> None:
+    # A store on a server (SparqlProtocolStore) names the graphs of every query this way.
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    first, second = pigeon_brain.read_graphs[:2]
+
+    def here(graphs: list[str]) -> int:
+        return int(pigeon_brain.reading.store.query(count, graphs).rows[0]["n"].value)
+
+    assert _count(client, count, default_graph_uri=[first]) == here([first]) > 0
+    both = _count(client, count, default_graph_uri=[first, second])
+    assert both == here([first, second]) > here([first])
+    named = "SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+    assert _count(client, named, named_graph_uri=[first, second]) == 2
+    # A name that is no graph the reader reads holds nothing, as one that does not exist.
+    assert _count(client, count, default_graph_uri=["http://example.org/g"]) == 0
+    assert _count(client, named, named_graph_uri=["http://example.org/g"]) == 0
+    assert _count(client, count, named_graph_uri=[first]) == 0  # no default graph given
+
+
+def test_the_protocols_dataset_may_name_the_catalog(
+    client: TestClient, pigeon_brain: Brain
+) -> None:
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    catalog = _count(client, count, default_graph_uri=[pigeon_brain.catalog])
+    assert catalog == pigeon_brain.reading.catalog_size() > 0
+    # The default graph stays the reader's graphs: the catalog is no part of their union.
+    assert _count(client, count) == int(pigeon_brain.query(count).rows[0]["n"].value)
+
+
 def test_from_in_names_and_strings_is_not_a_dataset_clause(client: TestClient) -> None:
     query = 'PREFIX ex: <http://e/from> SELECT ?from WHERE { BIND("FROM <x>" AS ?from) }'
     response = client.get("/sparql", params={"query": query})
     assert response.status_code == 200, response.text
 
 
-def test_the_catalog_is_out_of_reach_of_every_query(
+def test_the_catalog_is_read_as_the_readers_dump_holds_it_and_never_by_from(
     client: TestClient, pigeon_brain: Brain
 ) -> None:
-    # The catalog is in the store but not a read graph: GRAPH cannot name it, FROM is refused,
-    # and the query workers never even hold a copy of it.
+    # GRAPH names the catalog (as the reader may know it, publish.reader_catalog); FROM stays
+    # refused, and the workers are only ever sent the reader's own view of it.
     catalog = pigeon_brain.catalog
-    assert catalog not in pigeon_brain.read_graphs
-    assert any(True for _ in pigeon_brain._store.triples([catalog]))
     named = client.get(
         "/sparql",
         params={"query": f"SELECT ?s WHERE {{ GRAPH <{catalog}> {{ ?s ?p ?o }} }}"},
         headers={"Accept": "text/tab-separated-values"},
     )
-    assert named.status_code == 200 and named.text.count("\n") == 1, named.text[:300]
+    assert named.status_code == 200
+    assert named.text.count("\n") == 1 + pigeon_brain.reading.catalog_size()
     for query in [
         f"SELECT ?s FROM <{catalog}> WHERE {{ ?s ?p ?o }}",
         f"SELECT ?g FROM NAMED <{catalog}> WHERE {{ GRAPH <{catalog}> {{ ?s ?p ?o }} }}",
     ]:
         assert client.get("/sparql", params={"query": query}).status_code == 400
-    with pytest.raises(BrainError, match="Only graphs this reader may read"):
-        pigeon_brain.reading.export([catalog])
+    exported = pigeon_brain.reading.export([catalog])
+    expected = publish.reader_catalog(pigeon_brain.reading.store, pigeon_brain.scope)
+    assert {q.triple for q in parse(exported, RdfFormat.N_QUADS)} == set(expected)
 
 
-def test_graph_names_are_only_the_read_graphs(client: TestClient, pigeon_brain: Brain) -> None:
+def test_graph_names_are_the_read_graphs_and_the_catalog(
+    client: TestClient, pigeon_brain: Brain
+) -> None:
     response = client.get(
         "/sparql", params={"query": "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"}
     )
     graphs = {b["g"]["value"] for b in response.json()["results"]["bindings"]}
-    assert graphs == set(pigeon_brain.read_graphs)
+    assert graphs == {*pigeon_brain.read_graphs, pigeon_brain.catalog}
 
 
 def test_service_never_reaches_out(
@@ -395,7 +446,8 @@ def test_a_blocking_query_is_ended_and_the_server_keeps_serving(
         # Its worker was killed (ended), and a fresh one started in its place, loaded with the
         # reader's graphs before the next query comes.
         [used] = [worker for worker in sandbox._all if worker.base_rss]
-        assert used.alive() and set(used.loaded) == set(pigeon_brain.read_graphs)
+        assert used.alive()
+        assert set(used.loaded) == {*pigeon_brain.read_graphs, pigeon_brain.catalog}
         assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200
         assert http.get("/api/holdings").status_code == 200
 

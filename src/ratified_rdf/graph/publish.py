@@ -69,6 +69,16 @@ def reader_catalog(store: TripleStore, scope: Scope) -> list[Triple]:
     ]
 
 
+def catalog_nquads(store: TripleStore, scope: Scope) -> bytes:
+    """The catalog as ``scope``'s reader may know it (:func:`reader_catalog`), as N-Quads in
+    the catalog graph: what their dump holds of it."""
+    catalog = NamedNode(scope.catalog)
+    quads = (Quad(t.subject, t.predicate, t.object, catalog) for t in reader_catalog(store, scope))
+    output = io.BytesIO()
+    serialize(quads, output, RdfFormat.N_QUADS)
+    return output.getvalue()
+
+
 def reader_quads(store: TripleStore, scope: Scope) -> Iterator[Quad]:
     """What ``scope``'s reader validates and dumps: their graphs of the current run, then the
     catalog as they may know it (:func:`reader_catalog`)."""

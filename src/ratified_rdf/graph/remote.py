@@ -48,8 +48,9 @@ class SparqlProtocolStore:
 
     ``query_url`` answers the query protocol, ``update_url`` the update protocol and
     ``store_url`` the Graph Store Protocol (for Oxigraph's server: ``/query``, ``/update``,
-    ``/store``); without a ``store_url`` whole graphs are read with CONSTRUCT and written with
-    INSERT DATA. ``transport`` lets tests put a server in-process.
+    ``/store``); without a ``store_url`` whole graphs are read at the endpoint's own address by
+    that protocol when it answers so (``ratified serve`` does, past its row limit), else with
+    CONSTRUCT, and written with INSERT DATA. ``transport`` lets tests put a server in-process.
     """
 
     def __init__(
@@ -65,6 +66,8 @@ class SparqlProtocolStore:
         self.update_url = update_url
         self.store_url = store_url
         self._client = httpx.Client(timeout=timeout, transport=transport)
+        # Until it answers otherwise, an endpoint may serve whole graphs at its own address.
+        self._endpoint_has_graphs = store_url is None
 
     @classmethod
     def at(cls, url: str, **options: object) -> SparqlProtocolStore:
@@ -196,6 +199,9 @@ class SparqlProtocolStore:
 
     def _graph(self, graph: str) -> list[Triple]:
         if self.store_url is None:
+            found = self._graph_at_endpoint(graph) if self._endpoint_has_graphs else None
+            if found is not None:
+                return found
             return self._construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", [graph])
         response = self._client.get(
             self.store_url, params={"graph": graph}, headers={"Accept": _NTRIPLES}
@@ -203,6 +209,24 @@ class SparqlProtocolStore:
         if response.status_code == 404:
             return []
         self._check(response)
+        return [q.triple for q in parse(response.content, RdfFormat.N_TRIPLES)]
+
+    def _graph_at_endpoint(self, graph: str) -> list[Triple] | None:
+        """``graph`` by the Graph Store Protocol at the endpoint's own address
+        (``?graph=<iri>``, as ``ratified serve`` answers it), which a server streams past the
+        row limit it puts on a CONSTRUCT; ``None`` when the endpoint does not answer so (its
+        answer is not N-Triples), and it is not asked again."""
+        try:
+            response = self._client.get(
+                self.query_url, params={"graph": graph}, headers={"Accept": _NTRIPLES}
+            )
+        except httpx.HTTPError:
+            response = None
+        media = response.headers.get("content-type", "") if response is not None else ""
+        if response is None or not response.is_success or not media.startswith(_NTRIPLES):
+            if response is None or response.status_code != 404:
+                self._endpoint_has_graphs = False
+            return None
         return [q.triple for q in parse(response.content, RdfFormat.N_TRIPLES)]
 
     def _construct(self, sparql: str, graphs: Sequence[str]) -> list[Triple]:

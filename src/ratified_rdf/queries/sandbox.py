@@ -132,6 +132,17 @@ class QueryRequest:
     graphs: tuple[str, ...]
     results_media: str | None
     graph_media: str | None
+    named: tuple[str, ...] | None = None
+    """The named graphs, when they are not ``graphs`` (the default graph's)."""
+    views: tuple[tuple[str, str], ...] = ()
+    """Graphs whose content depends on the reader (the catalog as they may know it), each
+    with the name of this reader's view of it: a worker holding another view reloads it."""
+
+    @property
+    def dataset(self) -> tuple[str, ...]:
+        """Every graph the query may read: the default graph's and the named ones."""
+        named = () if self.named is None else self.named
+        return tuple(dict.fromkeys([*self.graphs, *named]))
 
 
 @dataclass(frozen=True)
@@ -192,7 +203,7 @@ class _Worker:
     quick: bool = False
     process: subprocess.Popen[bytes] | None = None
     conn: Connection | None = None
-    loaded: dict[str, int] = field(default_factory=dict)
+    loaded: dict[str, tuple[int, str]] = field(default_factory=dict)
     base_rss: int = 0
     abandoned: threading.Event = field(default_factory=threading.Event)
     """Set when the caller of the query on this worker stopped waiting for it."""
@@ -408,7 +419,7 @@ class QuerySandbox:
                     # next query (perhaps another client's small one) does not wait for it.
                     worker.abandoned.clear()  # the cancelled query is over; the load is not
                     with contextlib.suppress(Exception):
-                        self._warm(worker, request.graphs, export, _Deadline(math.inf))
+                        self._warm(worker, request, export, _Deadline(math.inf))
                 with self._lock:
                     self._free.append(worker)
                 if ran is not None:
@@ -488,7 +499,7 @@ class QuerySandbox:
         worker.process = process
 
     def _warm(
-        self, worker: _Worker, graphs: Sequence[str], export: Exporter, clock: _Deadline
+        self, worker: _Worker, request: QueryRequest, export: Exporter, clock: _Deadline
     ) -> None:
         """Start ``worker`` if it is not running (its start moves ``clock``: it is the
         server's cost) and send it the graphs it lacks (their load is the query's)."""
@@ -502,7 +513,9 @@ class QuerySandbox:
             assert worker.process is not None
             worker.base_rss = _rss(worker.process.pid)
         generation = self._generation()
-        missing = [g for g in graphs if worker.loaded.get(g) != generation]
+        views = dict(request.views)
+        wanted = {g: (generation, views.get(g, "")) for g in request.dataset}
+        missing = [g for g, version in wanted.items() if worker.loaded.get(g) != version]
         if not missing:
             return
         assert worker.conn is not None and worker.process is not None
@@ -512,7 +525,7 @@ class QuerySandbox:
             self._loaded(worker, time.monotonic() + WARM_UP_S)
         finally:
             clock.loading = False
-        worker.loaded.update(dict.fromkeys(missing, generation))
+        worker.loaded.update({g: wanted[g] for g in missing})
         worker.base_rss = _rss(worker.process.pid)
         if time.monotonic() > clock.at:
             raise SandboxError(
@@ -539,7 +552,7 @@ class QuerySandbox:
         clock: _Deadline,
         quick: bool = False,
     ) -> QueryReply:
-        self._warm(worker, request.graphs, export, clock)
+        self._warm(worker, request, export, clock)
         assert worker.conn is not None
         clock.asked = time.monotonic()
         worker.conn.send(
@@ -550,6 +563,7 @@ class QuerySandbox:
                 request.results_media,
                 request.graph_media,
                 self.limits.max_rows,
+                request.named,
             )
         )
         lane_end = time.monotonic() + self.limits.quick_s if quick else clock.at
@@ -735,6 +749,7 @@ def _answer(
     results_media: str | None,
     graph_media: str | None,
     max_rows: int,
+    named: Sequence[str] | None = None,
 ) -> _Reply:
     from pyoxigraph import (
         NamedNode,
@@ -756,8 +771,9 @@ def _answer(
         status = {"update": 403, "size": 413}.get(refused.reason, 400)
         return ("error", status, str(refused), refused.reason)
     dataset = [NamedNode(g) for g in graphs]
+    named_graphs = dataset if named is None else [NamedNode(g) for g in named]
     try:
-        result = store.query(sparql, default_graph=dataset, named_graphs=dataset)
+        result = store.query(sparql, default_graph=dataset, named_graphs=named_graphs)
         if isinstance(result, QueryBoolean):
             if results_media is None:
                 return _not_acceptable("boolean (ASK)")

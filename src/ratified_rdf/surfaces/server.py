@@ -40,7 +40,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
 import click
@@ -369,7 +369,12 @@ def _sandbox_of(app: Starlette) -> QuerySandbox:
 
 
 async def _audited_evaluation(
-    request: Request, brain: Brain, sparql: str, choice: _Choice, deadline: float | None = None
+    request: Request,
+    brain: Brain,
+    sparql: str,
+    choice: _Choice,
+    deadline: float | None = None,
+    dataset: QueryRequest | None = None,
 ) -> QueryReply:
     """Evaluate ``sparql`` for ``brain``'s reader in the query sandbox, audited as
     ``Brain.query`` is: the record is written before anything runs (no record, no query),
@@ -397,9 +402,11 @@ async def _audited_evaluation(
         )
     query = QueryRequest(
         sparql=sparql,
-        graphs=tuple(brain.read_graphs),
+        graphs=tuple(brain.read_graphs) if dataset is None else dataset.graphs,
         results_media=choice.results[0] if choice.results else None,
         graph_media=choice.graph[0] if choice.graph else None,
+        named=None if dataset is None else dataset.named,
+        views=() if dataset is None else dataset.views,
     )
     try:
         reply = await _sandbox_for(request, brain).run(
@@ -458,9 +465,20 @@ def _one(values: Sequence[str], name: str) -> str | None:
     return values[0] if values else None
 
 
-async def _protocol_request(request: Request) -> tuple[str, list[str], list[str]]:
-    """The query text, ``format`` values and ``timeout`` values of a SPARQL Protocol query
-    request (GET and HEAD read the URL; POST a form or a query body)."""
+class _ProtocolRequest(NamedTuple):
+    """What a SPARQL Protocol query request asks: the query text, its ``format`` values, its
+    ``timeout`` values, and its dataset (the ``default-graph-uri`` and ``named-graph-uri``
+    values given, by parameter)."""
+
+    query: str
+    formats: list[str]
+    timeouts: list[str]
+    dataset: dict[str, list[str]]
+
+
+async def _protocol_request(request: Request) -> _ProtocolRequest:
+    """The SPARQL Protocol query request ``request`` makes (GET and HEAD read the URL; POST a
+    form or a query body)."""
     url = request.query_params
     if request.method in {"GET", "HEAD"}:
         fields: QueryParams | None = None
@@ -506,18 +524,14 @@ async def _protocol_request(request: Request) -> tuple[str, list[str], list[str]
             "Send a SPARQL query: GET /sparql?query=…, or POST it as a query= form field or "
             "as an application/sparql-query body.",
         )
-    given = [*url.getlist("default-graph-uri"), *url.getlist("named-graph-uri")]
-    if fields is not None:
-        given += [*fields.getlist("default-graph-uri"), *fields.getlist("named-graph-uri")]
-    if given:
-        raise EndpointError(
-            400,
-            "This endpoint answers over a fixed dataset (the brain's current graphs), so "
-            "default-graph-uri and named-graph-uri are refused; leave them out.",
-        )
+    dataset: dict[str, list[str]] = {}
+    for name in ("default-graph-uri", "named-graph-uri"):
+        given = [*url.getlist(name), *(fields.getlist(name) if fields else [])]
+        if given:
+            dataset[name] = given
     formats = [*url.getlist("format"), *(fields.getlist("format") if fields else [])]
     timeouts = [*url.getlist("timeout"), *(fields.getlist("timeout") if fields else [])]
-    return query, formats, timeouts
+    return _ProtocolRequest(query, formats, timeouts, dataset)
 
 
 def _audit_unavailable(error: AuditError) -> EndpointError:
@@ -545,7 +559,7 @@ async def sparql_endpoint(request: Request) -> Response:
             (WEB / "sparql.html").read_text(encoding="utf-8"), headers=_PAGE_HEADERS
         )
     try:
-        sparql, formats, timeouts = await _protocol_request(request)
+        sparql, formats, timeouts, given = await _protocol_request(request)
         try:
             seconds = _http.requested_timeout(timeouts, request.app.state.limits.timeout_s)
         except ValueError as error:
@@ -560,12 +574,17 @@ async def sparql_endpoint(request: Request) -> Response:
             raise _not_acceptable("query", [*_RESULTS.values(), *_GRAPHS.values()])
         brain = _reader(request)
         # rdflib's SPARQLStore iterates a graph with one triple-pattern SELECT and no paging:
-        # those stream, under their own row limit, instead of meeting max_rows.
-        streamed = await standard.stream_pattern(request, brain, sparql, choice.results)
-        if streamed is not None:
-            return streamed
+        # those stream, under their own row limit, instead of meeting max_rows (over the
+        # reader's graphs, so not when the request names a dataset of its own).
+        if not given:
+            streamed = await standard.stream_pattern(request, brain, sparql, choice.results)
+            if streamed is not None:
+                return streamed
+        dataset = standard.query_dataset(
+            brain, given.get("default-graph-uri"), given.get("named-graph-uri")
+        )
         try:
-            reply = await _audited_evaluation(request, brain, sparql, choice, deadline)
+            reply = await _audited_evaluation(request, brain, sparql, choice, deadline, dataset)
         except SandboxError as error:
             server_s = request.app.state.limits.timeout_s
             # The sandbox words a timeout by the server's limit; this one was the client's.

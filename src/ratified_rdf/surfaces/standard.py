@@ -37,7 +37,7 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final, cast
@@ -76,6 +76,7 @@ from ratified_rdf.queries.guard import (
     check_reader_query,
 )
 from ratified_rdf.queries.offline import forbid_network
+from ratified_rdf.queries.sandbox import QueryRequest
 from ratified_rdf.resources import resource_dir
 from ratified_rdf.surfaces import _http
 from ratified_rdf.surfaces import server as s
@@ -142,11 +143,12 @@ def _int(value: int) -> Literal:
 
 @dataclass(frozen=True)
 class _Described:
-    """What one reader's scope looks like: the VoID (endpoint as a placeholder) and the
-    default graph's size."""
+    """What one reader's scope looks like: the VoID (endpoint as a placeholder), the
+    default graph's size, and the catalog's as the reader may know it."""
 
     void: list[Triple]
     default_triples: int
+    catalog_triples: int = 0
 
 
 @dataclass
@@ -235,7 +237,9 @@ def _described(brain: Brain) -> _Described:
             return found[1]
         void = brain.describe_dataset(endpoint=_ENDPOINT)
         rows, _ = brain.run("default_graph_size")
-        described = _Described(void, int(rows[0]["triples"].value) if rows else 0)
+        described = _Described(
+            void, int(rows[0]["triples"].value) if rows else 0, brain.reading.catalog_size()
+        )
         with _DESCRIBED_LOCK:
             _DESCRIBED[brain] = (key, described)
     return described
@@ -258,7 +262,8 @@ def _endpoint_url(request: Request) -> str:
 def service_description(brain: Brain, described: _Described, endpoint: str) -> list[Triple]:
     """The SPARQL 1.1 Service Description of ``endpoint`` as ``brain``'s reader sees it: the
     language, result formats and features, and the default dataset (the reader's graphs,
-    their union the default graph) with the VoID description of each graph."""
+    their union the default graph, and the catalog as the reader may know it among the named
+    graphs) with the VoID description of each graph."""
     service = _node(endpoint)
     dataset = _node(v.brain_iri(brain.reader.tenant, brain.brain_id))
     default = BlankNode("defaultGraph")
@@ -288,7 +293,7 @@ def service_description(brain: Brain, described: _Described, endpoint: str) -> l
         ),
     ]
     out += [Triple(service, sd("resultFormat"), NamedNode(FORMATS + f)) for f in _RESULT_FORMATS]
-    for number, graph in enumerate(brain.read_graphs):
+    for number, graph in enumerate([*brain.read_graphs, brain.catalog]):
         named = BlankNode(f"namedGraph{number}")
         out += [
             Triple(dataset, sd("namedGraph"), named),
@@ -297,6 +302,9 @@ def service_description(brain: Brain, described: _Described, endpoint: str) -> l
             Triple(named, sd("graph"), _node(graph)),
             Triple(_node(graph), _RDF_TYPE, sd("Graph")),
         ]
+    # The VoID describes the graphs a query's default graph merges; the catalog is counted here.
+    size = NamedNode(v.VOID + "triples")
+    out.append(Triple(_node(brain.catalog), size, _int(described.catalog_triples)))
     return out + _with_endpoint(described.void, endpoint)
 
 
@@ -404,8 +412,8 @@ def _missing_graph(iri: str) -> s.EndpointError:
 
 async def graph_store(request: Request) -> Response:
     """The graph store protocol's GET and HEAD: one named graph the reader may read
-    (``?graph=<iri>``) or the default graph, their union (``?default``), streamed in the
-    negotiated RDF format."""
+    (``?graph=<iri>``, the catalog among them, as the reader may know it) or the default
+    graph, their union (``?default``), streamed in the negotiated RDF format."""
     url = request.query_params
     graphs = url.getlist("graph")
     if len(graphs) > 1 or (graphs and "default" in url):
@@ -417,7 +425,7 @@ async def graph_store(request: Request) -> Response:
         raise s._not_acceptable("graph", s._GRAPHS.values())
     brain = s._reader(request)
     graph = graphs[0] if graphs else None
-    if graph is not None and graph not in brain.read_graphs:
+    if graph is not None and graph not in brain.read_graphs and graph != brain.catalog:
         raise _missing_graph(graph)
     media, rdf_format = chosen
     headers = {"Vary": "Accept, Authorization"}
@@ -429,6 +437,11 @@ async def graph_store(request: Request) -> Response:
     state = _state(request)
 
     def job(stream: _Stream) -> int:
+        if graph == brain.catalog:  # as the reader's dump holds it
+            catalog = brain.reading.catalog_triples()
+            stream.ready()
+            serialize(catalog, stream.file(), rdf_format, prefixes=v.PREFIXES)
+            return len(catalog)
         _check_size(brain, pattern, state.max_stream_rows, 0, None)
         solutions = brain.reading.evaluate(f"SELECT ?s ?p ?o WHERE {{ {pattern} }}")
         assert isinstance(solutions, QuerySolutions)
@@ -938,6 +951,32 @@ def _vocabulary_route(name: str, iri: str) -> Callable[[Request], object]:
     return endpoint
 
 
+# --- the dataset of a query -------------------------------------------------------------------
+
+
+def query_dataset(
+    brain: Brain, default: Sequence[str] | None, named: Sequence[str] | None
+) -> QueryRequest:
+    """The graphs a ``/sparql`` query of ``brain``'s reader runs over, as a request without
+    text or formats. Without ``default-graph-uri`` or ``named-graph-uri``: the reader's graphs
+    as the default graph (their union) and as named graphs, with the catalog as the reader
+    may know it (:func:`~ratified_rdf.graph.publish.reader_catalog`, the graph their dump
+    holds beside them). With them (the SPARQL 1.1 Protocol's dataset, which a store on a
+    server sends with every query): the graphs they name, where a name that is no graph the
+    reader may read stands for an empty graph, as a graph that does not exist does."""
+    readable = [*brain.read_graphs, brain.catalog]
+    if default is None and named is None:
+        chosen, names = tuple(brain.read_graphs), tuple(readable)
+    else:
+        chosen, names = (
+            tuple(g for g in dict.fromkeys(given or ()) if g in readable)
+            for given in (default, named)
+        )
+    # Workers keep one copy of a graph: the catalog is a different graph for each clearance.
+    views = ((brain.catalog, brain.reader.clearance.value),)
+    return QueryRequest("", chosen, None, None, named=names, views=views)
+
+
 # --- runs, graphs and the brain in resource descriptions ---------------------------------------
 
 
@@ -951,8 +990,8 @@ def visible_graphs(brain: Brain) -> set[str]:
 
 
 def _catalog_says(brain: Brain, iri: str) -> list[Triple]:
-    # The catalog is no read graph (queries never see it); only what the reader may know of
-    # is kept by the caller.
+    # The whole catalog's word (the library's queries never read the catalog, and /sparql only
+    # the reader's view of it): only what the reader may know of is kept by the caller.
     return brain.reading.describe_in_catalog(iri)
 
 
@@ -1032,6 +1071,7 @@ __all__ = [
     "before_query",
     "graph_store",
     "install",
+    "query_dataset",
     "refuse_write",
     "routes",
     "scoped_description",

@@ -121,7 +121,9 @@ def test_the_who_to_ask_card_drafts_a_question_too(site: str, screen: tuple[str,
     card = page.locator("article.card")
     assert card.locator(".asked").inner_text().endswith(f"“{WHO}”")
     drafted = card.locator(".drafted-question")
-    assert drafted.is_visible() and WHO in drafted.inner_text()
+    # Whom to ask is the reader's question, not theirs: the note asks them about the text.
+    assert drafted.is_visible() and WHO not in drafted.inner_text()
+    assert "My question: why does RFC 9999 §3.1" in drafted.inner_text()
     people = card.locator("li.result-expert").all_inner_texts()
     assert people and any(name in drafted.inner_text() for name in ("Alice", "Bob"))
     assert not any(" 1 posts" in p or " 1 commits" in p for p in people)

@@ -12,6 +12,7 @@ import asyncio
 import random
 import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -297,7 +298,11 @@ def test_a_question_the_length_of_a_document_is_refused(store: Path) -> None:
         assert f"at most {MAX_QUESTION_CHARS:,}" in str(caught.value)
         assert brain.ask(QUESTION.ljust(MAX_QUESTION_CHARS)).verdict.value == "answered"
         # MCP's ask tool answers with the sentence as the tool's error.
-        tool = asyncio.run(create_server(brain).call_tool("ask", {"question": question}))
+        # On a thread of its own: a browser test of the same session may leave Playwright's
+        # event loop running on this one.
+        with ThreadPoolExecutor(1) as thread:
+            call = create_server(brain).call_tool("ask", {"question": question})
+            tool = thread.submit(asyncio.run, call).result()
         assert isinstance(tool, CallToolResult) and tool.is_error
         assert isinstance(tool.content[0], TextContent)
         assert tool.content[0].text.startswith("The question is 120,000 characters long")

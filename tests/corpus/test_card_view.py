@@ -32,10 +32,11 @@ def test_view_queries_give_the_full_paths_rows(which: str, request: pytest.Fixtu
     check, graphs = _checked(folder, report.brain_id)
     assert any(g.endswith("/view-spec") for g in graphs)
     assert any(g.endswith("/view-git") for g in graphs)
-    # Every RFC section was compared (TLS: 271 numbered sections of RFC 8446 and RFC 9846),
-    # and the comparisons were about something: rows on both sides.
+    # Every RFC section was compared (TLS: 270 numbered sections of RFC 8446 and RFC 9846:
+    # RFC 8446's markdown letters its Contributors "F", which the RFC prints unnumbered, as the
+    # published text is now read), and the comparisons were about something: rows on both sides.
     if which == "tls":
-        assert check.cases["section_history"] == 271
+        assert check.cases["section_history"] == 270
     else:  # RFC 8999 to 9002, 9114 and 9204
         assert check.cases["section_history"] > 500
     assert check.cases["section_became"] > 1_000

@@ -174,6 +174,7 @@ def _reading_calls(brain: Brain) -> dict[str, Callable[[], object]]:
         "answer": lambda: reading.answer(QUESTION, lambda s: brain.holdings()),
         "audited": audited,
         "catalog_size": reading.catalog_size,
+        "catalog_triples": reading.catalog_triples,
         "describe_in_catalog": lambda: reading.describe_in_catalog(brain.catalog),
         "dump": lambda: reading.dump(io.BytesIO(), RdfFormat.N_QUADS),
         "evaluate": lambda: reading.evaluate("ASK { ?s ?p ?o }"),

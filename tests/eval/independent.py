@@ -17,6 +17,10 @@ Rules, kept simple on purpose:
   After ``--- back`` the top level counts in letters: ``A``, ``A.1``, ...
 * ``{#anchor}`` and ``{: ...}`` attribute blocks are removed from the title; a heading carrying
   ``numbered="false"`` (on its own line or the next) gets no number and does not advance counts.
+* In an RFC's text, a top-level back heading the RFC Editor always prints without a letter
+  (RFC 7322: Acknowledgments, Contributors, Authors' Addresses, Index) gets no number and does
+  not advance counts, whatever the markdown says: RFC 8446 has no appendix F "Contributors".
+  A draft's headings are numbered as its markdown says.
 * Headings are compared after normalisation: lower case, anchors dropped, punctuation and runs of
   white space folded to one space.
 
@@ -113,6 +117,23 @@ _HEADING = re.compile(r"^(?:%%)?(#+)\s+(.*?)\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ATTR = re.compile(r"\{[#:][^}]*\}")
 _NUMBERED_FALSE = re.compile(r"numbered\s*=\s*[\"']?false")
+# RFC 7322's back matter the RFC Editor prints unnumbered, by normalised title (``normalise``).
+_RFC_UNLETTERED = frozenset(
+    {
+        "acknowledgments",
+        "acknowledgements",
+        "acknowledgments and contributors",
+        "contributors",
+        "contributors and acknowledgments",
+        "author s address",
+        "authors address",
+        "authors addresses",
+        "editor s address",
+        "editors address",
+        "editors addresses",
+        "index",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -167,17 +188,21 @@ def _show(ref: str, file: str, corpus: str = "tls") -> str:
 
 
 @cache
-def headings_at(tag: str, file: str, corpus: str = "tls") -> tuple[Heading, ...]:
-    """The numbered headings of ``file`` at ``tag``, by this module's own rules."""
+def headings_at(
+    tag: str, file: str, corpus: str = "tls", *, rfc: bool = False
+) -> tuple[Heading, ...]:
+    """The numbered headings of ``file`` at ``tag``, by this module's own rules; ``rfc``
+    when the file is an RFC's text (its unlettered back matter gets no number)."""
     return tuple(
         Heading(number, _ATTR.sub("", raw).strip(), "\n".join(text).strip())
-        for _, number, raw, text in _parse(_show(tag, file, corpus))
+        for _, number, raw, text in _parse(_show(tag, file, corpus), rfc=rfc)
         if number
     )
 
 
-def _parse(document: str) -> list[tuple[int, str, str, list[str]]]:
-    """(line index, number or "" when unnumbered, raw title, body lines) of each heading."""
+def _parse(document: str, *, rfc: bool = False) -> list[tuple[int, str, str, list[str]]]:
+    """(line index, number or "" when unnumbered, raw title, body lines) of each heading;
+    ``rfc``: the document is an RFC's text, read as the RFC Editor prints its back matter."""
     lines = document.splitlines()
     # Sections start at "--- middle"; a document without the marker starts after its front matter.
     start = next((i + 1 for i, line in enumerate(lines) if line.startswith("--- middle")), 0)
@@ -203,8 +228,10 @@ def _parse(document: str) -> list[tuple[int, str, str, list[str]]]:
             continue
         level, raw = len(match.group(1)), match.group(2)
         following = lines[i + 1] if i + 1 < len(lines) else ""
-        unnumbered = bool(_NUMBERED_FALSE.search(raw)) or (
-            following.startswith("{:") and bool(_NUMBERED_FALSE.search(following))
+        unnumbered = (
+            bool(_NUMBERED_FALSE.search(raw))
+            or (following.startswith("{:") and bool(_NUMBERED_FALSE.search(following)))
+            or (rfc and back and level == 1 and normalise(raw) in _RFC_UNLETTERED)
         )
         body = []
         if unnumbered:
@@ -362,7 +389,7 @@ def revision_headings(series: str, revision: int) -> tuple[Heading, ...]:
 
 def rfc_headings(rfc: int) -> tuple[Heading, ...]:
     """Headings of a published RFC."""
-    return headings_at(*rfc_row(rfc), corpus_of(rfc))
+    return headings_at(*rfc_row(rfc), corpus_of(rfc), rfc=True)
 
 
 def section(headings: tuple[Heading, ...], number: str) -> Heading | None:

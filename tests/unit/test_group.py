@@ -264,6 +264,17 @@ def test_who_worked_most_on_a_topic_across_the_group(
     assert Brain.from_store(store, "birds").ask("who knows most about pigeon?").intent == "experts"
 
 
+def test_a_brain_of_one_repository_keeps_its_experts_for_its_drafts_words(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    # Sparrow's own brain: "sparrow" is a word of its draft's name, as "tls" is of TLS's.
+    sparrow = Brain.from_store(birds[0], "sparrow")
+    assert sparrow.ask("who knows most about sparrow?").intent == "experts"
+    # Said outright, the question is still the group type's.
+    card = sparrow.ask("who knows most about sparrow across the group?")
+    assert card.intent == "group_topic_people"
+
+
 def test_the_group_adds_up_each_persons_standing_across_its_members(
     birds: tuple[OxigraphStore, GroupReport],
 ) -> None:

@@ -150,6 +150,16 @@ def test_what_was_never_ingested_is_not_held_even_beside_a_document(question: st
     assert route("revisions of draft-ietf-owl-deployment-notes", OWLS).intent == (Intent.REVISIONS)
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["list every version of the moulting draft", "each version of the owl-moulting draft"],
+)
+def test_every_version_of_a_draft_named_short_lists_its_revisions(question: str) -> None:
+    # Before, "version" alone was no cue: the draft's card answered instead of its revisions.
+    found = route(question, OWLS)
+    assert (found.intent, found.draft) == (Intent.REVISIONS, "draft-ietf-owl-moulting")
+
+
 @pytest.fixture(scope="module")
 def pigeon(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Brain:
     repo = make_pigeon_repo(tmp_path_factory.mktemp("git"))

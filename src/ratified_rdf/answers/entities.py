@@ -433,6 +433,7 @@ class Gazetteer:
         rfc_titles: Mapping[int, str] | None = None,
         mail: bool = True,
         issues: bool = True,
+        group: bool = False,
     ) -> None:
         """``drafts``: each draft's revision numbers; ``became``: the RFC number each draft
         became; ``rfcs``: each RFC's publication month; ``people``: (IRI, name, aliases);
@@ -443,8 +444,11 @@ class Gazetteer:
         router's reading when it has no brain at hand); ``rfc_titles``: each RFC's title, for
         the names people call it by (:meth:`documents_named`); ``mail``: whether it holds a
         mailing list's archive (what a list said is never ingested without one); ``issues``:
-        whether it holds any issue (a brain may know pull requests from merge commits alone)."""
+        whether it holds any issue (a brain may know pull requests from merge commits alone);
+        ``group``: whether it reads several brains' runs (a working group's repositories in
+        one brain, :mod:`ratified_rdf.group`)."""
         self.permissive = permissive
+        self.group = group
         self.mail = mail
         self.issues = issues
         self.groups = frozenset(g.casefold() for g in groups)

@@ -255,9 +255,12 @@ _ACROSS = re.compile(
 
 def _names_topic(reading: Reading) -> bool:
     """Whether a "who knows most about X" question is about the topic of some drafts: it says
-    "across the group", or X is part of the name of a draft the brain holds. Otherwise the
+    "across the group", or X is part of the name of a draft a group brain holds. Otherwise the
     whole brain's experts answer it, or a section's when X finds a heading; and an X made only
-    of the brain's own subject words ("TLS") is the whole brain's subject."""
+    of the brain's own subject words ("TLS") is the whole brain's subject. A brain of one
+    repository answers such a question as it always has (its experts) unless it says "across
+    the group": there the drafts' name words are the repository's own ("tls" in
+    draft-ietf-tls-tls13) and would take every question about its subject."""
     found = _TOPIC.search(reading.text.strip())
     gazetteer = reading.gazetteer
     if found is None or gazetteer is None or reading.topic is not None:
@@ -265,8 +268,11 @@ def _names_topic(reading: Reading) -> bool:
     words = {w.casefold() for w in re.findall(r"\w+", found.group("topic"))}
     if not words or words <= gazetteer.subject_words:
         return False
+    if _ACROSS.search(reading.text) is not None:
+        return True
     parts = {p for name in gazetteer.drafts for p in name.split("-")[2:]}
-    return _ACROSS.search(reading.text) is not None or bool(words & parts)
+    # The group's and the subject's own words are in every draft's name: they name no topic.
+    return gazetteer.group and bool((words - gazetteer.groups - gazetteer.subject_words) & parts)
 
 
 def _names_rfc(mentions: Mentions, _reading: Reading) -> bool:

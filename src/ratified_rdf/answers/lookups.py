@@ -17,6 +17,7 @@ from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
 from ratified_rdf.answers.session import Kept
 from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries import QueryRun, run_query
+from ratified_rdf.queries.run import source_of
 
 
 class Lookups:
@@ -117,6 +118,7 @@ class Lookups:
             threads=(int(row["number"].value) for row in threads),
             mail=bool(rows("gazetteer_mail")),
             issues=any(row["kind"].value.endswith("#Issue") for row in threads),
+            group=len(_brains_read(key)) > 1,
             headings=index,
             subject_words=_shared_words([_words(title) for title in titles.values()]),
             rfc_titles=titles,
@@ -128,6 +130,13 @@ class Lookups:
         )
         self.gazetteers[key] = found
         return found
+
+
+def _brains_read(graphs: Sequence[str]) -> set[str]:
+    """The brains whose runs ``graphs`` come from: a run's graph is named
+    ``…/<brain>/<run>/<source>``; the reviews graphs (``…/<brain>/reviews-<level>``) are the
+    reading brain's own, so they are left out."""
+    return {g.rsplit("/", 2)[0] for g in graphs if source_of(g) != "reviews"}
 
 
 def _shared_words(titles: Sequence[set[str]]) -> set[str]:

@@ -1026,7 +1026,9 @@ register(
         cues=(
             cue(r"\b(?:revisions?|versions|drafts|iterations)\b", 3),
             cue(
+                # "every" and "each" take the singular: "list every version of the draft".
                 r"\b(?:list|every|all|enumerate|show|give)\b.{0,40}\b(?:revisions?|versions)\b|"
+                r"\b(?:every|each)\s+(?:single\s+)?version\b|"
                 r"\b(?:revisions?|versions|iterations)\b.{0,60}\b(?:published|released|posted|"
                 r"were there|exist)\b",
                 4,

@@ -25,13 +25,14 @@ from typing import ClassVar, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
+from ratified_rdf.sources.formats import FORMATS
 from ratified_rdf.sources.git_repo import CommitChanges, GitRepository, TagInfo
 
 REVISION_NAME = re.compile(r"^(draft-[a-z0-9]+(?:-[a-z0-9]+)+)-(\d{2})$")
 """A numbered revision's name: ``draft-ietf-tls-dtls13-07`` is revision 07 of
 draft-ietf-tls-dtls13."""
 
-DOCUMENT_SUFFIXES = (".md", ".mkd", ".markdown", ".xml", ".txt")
+DOCUMENT_SUFFIXES = tuple(s for f in FORMATS.values() for s in f.suffixes)
 """Suffixes of files that can hold a draft's text, the preferred (the source) first."""
 
 Memo = TypeVar("Memo")

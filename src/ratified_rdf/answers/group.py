@@ -80,12 +80,11 @@ def citing(session: Session, question: str, route: Route) -> Answer:
     rows = session.run("group_citing", target=NamedNode(target))
     what = f"RFC {number}" + (f" Section {section}" if section else "")
     if not rows:
-        return Answer(
-            question=question,
-            intent=CITING,
-            verdict=Verdict.UNKNOWN,
-            summary=f"No draft's last revision in this brain cites {what}.",
-            queries=session.queries,
+        return _unknown(
+            session,
+            question,
+            CITING,
+            f"No draft's last revision in this brain cites {what}.",
             note="Read from each draft's last revision written in markdown (its reference "
             "lists and section citations); XML and text revisions are not read for them yet.",
         )
@@ -131,12 +130,11 @@ def updates(session: Session, question: str, route: Route) -> Answer:
     rfc = f"rfc{number}"
     rows = session.run("group_updates", target=NamedNode(v.document_iri(rfc)))
     if not rows:
-        return Answer(
-            question=question,
-            intent=UPDATES,
-            verdict=Verdict.UNKNOWN,
-            summary=f"Nothing in this brain says it updates or obsoletes RFC {number}.",
-            queries=session.queries,
+        return _unknown(
+            session,
+            question,
+            UPDATES,
+            f"Nothing in this brain says it updates or obsoletes RFC {number}.",
         )
     results = [_revision(row, text_of(row, "how")) for row in rows]
     told = "; ".join(f"{r.label} ({r.became})" for r in results)
@@ -177,12 +175,11 @@ def published(session: Session, question: str, route: Route) -> Answer:
         for row in rfcs
     ]
     if not documents and not revisions:
-        return Answer(
-            question=question,
-            intent=PUBLISHED,
-            verdict=Verdict.UNKNOWN,
-            summary=f"This brain holds no RFC published and no revision posted in {year}.",
-            queries=session.queries,
+        return _unknown(
+            session,
+            question,
+            PUBLISHED,
+            f"This brain holds no RFC published and no revision posted in {year}.",
         )
     listed = ", ".join(f"{d.name} ({d.published}, {d.title})" for d in documents) or "no RFC"
     return Answer(
@@ -214,12 +211,11 @@ def topic_people(session: Session, question: str, route: Route) -> Answer:
         return out_of_scope(session, question, "it names no topic")
     rows = session.run("group_topic_people", word=topic)
     if not rows:
-        return Answer(
-            question=question,
-            intent=TOPIC_PEOPLE,
-            verdict=Verdict.UNKNOWN,
-            summary=f"No draft in this brain has {topic!r} in its name or title.",
-            queries=session.queries,
+        return _unknown(
+            session,
+            question,
+            TOPIC_PEOPLE,
+            f"No draft in this brain has {topic!r} in its name or title.",
         )
     people = [
         Expert(
@@ -341,3 +337,18 @@ register(
         examples=("who knows most about ECH?",),
     )
 )
+
+
+def _unknown(
+    session: Session, question: str, intent: str, summary: str, note: str | None = None
+) -> Answer:
+    """The card of a group question the brain holds nothing for: what it looked for, and the
+    queries that found nothing."""
+    return Answer(
+        question=question,
+        intent=intent,
+        verdict=Verdict.UNKNOWN,
+        summary=summary,
+        queries=session.queries,
+        note=note,
+    )

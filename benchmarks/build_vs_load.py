@@ -1,0 +1,153 @@
+"""A build against a bulk load of its own output, and the gate's workers against none, in one run.
+
+Run from the repository root::
+
+    python -m benchmarks.build_vs_load [--runs 2] [--workers 2,1]
+        [--manifest records/tls13] [--source ../shared/corpus/tls13-spec/tls13-spec.bundle]
+    python -m benchmarks.build_vs_load --smoke      # the pigeon brain, one run
+
+Each run builds the brain once per gate worker count in ``--workers`` (``RATIFIED_GATE_WORKERS``;
+alternating, so every count sees the same machine), each into a fresh temporary store, with
+``python -m ratified_rdf build`` as a user runs it; then, beside each build, the brain's own
+N-Quads (the current run's graphs, as ``ratified dump`` writes them) are bulk-loaded with
+``pyoxigraph.Store(path).bulk_load`` into a fresh folder: what the store itself needs to hold
+the same quads. The report gives, per worker count, the medians of the build's read (git,
+sources, records) and write (mapping, staging, the card view, the gate, the write) seconds,
+the bulk load's, and the build ÷ bulk load ratio; and the content hash of every brain built
+(``Brain.content_hash``: the same facts, whatever the worker count), which must agree.
+
+The machine's load average is printed at the start and the end: on a busy machine, ratios
+measured side by side are what count. Markdown on stdout and in
+``benchmarks/out/build_vs_load.md``; with ``--record``, in ``benchmarks/RESULTS.md``. Nothing
+here asserts on timings. Exit status: 0, 1 when the brains' hashes differ, 2 when a build fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from pyoxigraph import RdfFormat, Store
+
+from benchmarks import report
+from benchmarks.core import DEFAULT_BUNDLE, pigeon_source
+from benchmarks.report import BenchError, Row
+from ratified_rdf import Brain, Reader
+
+ROOT = report.REPO
+_TIMES = re.compile(r"Read ([\d.]+) s, wrote ([\d.]+) s, total ([\d.]+) s")
+log = report.logger("build_vs_load")
+
+
+def build(manifest: Path, source: str, store: Path, workers: int) -> tuple[float, float, float]:
+    """One build as a user runs it: (read, write, total) seconds as it reports them."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "RATIFIED_GATE_WORKERS": str(workers)}
+    done = subprocess.run(
+        [sys.executable, "-m", "ratified_rdf", "build", str(manifest), "--source", source,
+         "--store", str(store), "--quiet"],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    found = _TIMES.search(done.stdout + done.stderr)
+    if done.returncode != 0 or found is None:
+        raise BenchError(f"The build with {workers} gate worker(s) failed:\n{done.stderr[-2000:]}")
+    read, write, total = (float(x) for x in found.groups())
+    return read, write, total
+
+
+def bulk_load(store: Path, into: Path) -> tuple[float, int, str]:
+    """The built brain's N-Quads bulk-loaded into a fresh store at ``into``: (seconds, quads,
+    the brain's content hash)."""
+    with Brain.open(store, reader=Reader(clearance="restricted")) as brain:
+        data = io.BytesIO()
+        brain.dump(data, RdfFormat.N_QUADS)
+        digest = brain.content_hash()
+    quads = data.getvalue()
+    started = time.perf_counter()
+    fresh = Store(str(into))
+    fresh.bulk_load(quads, RdfFormat.N_QUADS)
+    fresh.flush()
+    seconds = time.perf_counter() - started
+    del fresh
+    return seconds, quads.count(b"\n"), digest
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Build with each worker count, alternating, and bulk-load each build's output."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--workers", default="2,1", help="gate worker counts, comma-separated")
+    parser.add_argument("--manifest", default="records/tls13")
+    parser.add_argument("--source", default=str(DEFAULT_BUNDLE))
+    report.options(parser, smoke="the pigeon brain, one run")
+    args = report.parse(parser, argv)
+    counts = [int(w) for w in args.workers.split(",")]
+    started_load = os.getloadavg()
+    times: dict[int, list[tuple[float, float, float, float]]] = {w: [] for w in counts}
+    digests: set[str] = set()
+    quads = 0
+    with tempfile.TemporaryDirectory(prefix="build-vs-load-") as folder:
+        manifest = ROOT / args.manifest
+        if args.smoke:
+            manifest, repo = pigeon_source(Path(folder))
+            args.runs, args.source = 1, str(repo)
+        try:
+            for run in range(args.runs):
+                for workers in counts:
+                    store = Path(folder) / f"brain-{workers}-{run}"
+                    log(f"run {run + 1}: building with {workers} gate worker(s)")
+                    read, write, total = build(manifest, args.source, store, workers)
+                    log(f"run {run + 1}: bulk-loading its N-Quads into a fresh store")
+                    load_s, quads, digest = bulk_load(store, Path(folder) / f"load-{workers}-{run}")
+                    digests.add(digest)
+                    times[workers].append((read, write, total, load_s))
+                    busy = os.getloadavg()[0]
+                    log(f"  build {total:.1f} s (read {read:.1f}, write {write:.1f}); "
+                        f"bulk load {load_s:.1f} s; load average {busy:.1f}")  # fmt: skip
+        except BenchError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    ended_load = os.getloadavg()
+    labels = [f"{w} gate worker(s)" for w in counts]
+    rows = [
+        Row(step, [[t[index] for t in times[w]] for w in counts])
+        for index, step in enumerate(("build: read", "build: write", "build: total", "bulk load"))
+    ]
+    table = report.side_by_side("step", labels, rows, unit="s", number=report.seconds, spread="")
+    ratios = report.table(
+        ["gate workers", "build ÷ bulk load (median of runs)"],
+        [[str(w), report.ratio(_median([t[2] / t[3] for t in times[w]]))] for w in counts],
+        right=[1],
+    )
+    same = len(digests) == 1
+    shown = manifest.relative_to(ROOT) if manifest.is_relative_to(ROOT) else manifest.name
+    sections = [
+        f"`{shown}` from `{args.source}`, {args.runs} alternating run(s), "
+        f"{quads:,} quads; medians. Load average at the start "
+        f"{' / '.join(f'{x:.1f}' for x in started_load)}, at the end "
+        f"{' / '.join(f'{x:.1f}' for x in ended_load)} ({os.cpu_count()} CPU(s)).",
+        table,
+        ratios,
+        "Content hash of every brain built: "
+        + (f"the same (`{next(iter(digests))[:16]}…`)." if same else f"DIFFERENT: {digests}"),
+    ]
+    report.publish("build_vs_load", "A build against a bulk load of its own output", sections,
+                   record=args.record)  # fmt: skip
+    return 0 if same else 1
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -13,8 +13,10 @@ N-Quads (the current run's graphs, as ``ratified dump`` writes them) are bulk-lo
 ``pyoxigraph.Store(path).bulk_load`` into a fresh folder: what the store itself needs to hold
 the same quads. The report gives, per worker count, the medians of the build's read (git,
 sources, records) and write (mapping, staging, the card view, the gate, the write) seconds,
-the bulk load's, and the build ÷ bulk load ratio; and the content hash of every brain built
-(``Brain.content_hash``: the same facts, whatever the worker count), which must agree.
+the bulk load's, the processor seconds each build used (its gate workers' included: what it
+took from a shared machine), and the build ÷ bulk load ratio; and the content hash of every
+brain built (``Brain.content_hash``: the same facts, whatever the worker count), which must
+agree.
 
 The machine's load average is printed at the start and the end: on a busy machine, ratios
 measured side by side are what count. Markdown on stdout and in
@@ -28,6 +30,7 @@ import argparse
 import io
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -47,8 +50,12 @@ _TIMES = re.compile(r"Read ([\d.]+) s, wrote ([\d.]+) s, total ([\d.]+) s")
 log = report.logger("build_vs_load")
 
 
-def build(manifest: Path, source: str, store: Path, workers: int) -> tuple[float, float, float]:
-    """One build as a user runs it: (read, write, total) seconds as it reports them."""
+def build(
+    manifest: Path, source: str, store: Path, workers: int
+) -> tuple[float, float, float, float]:
+    """One build as a user runs it: (read, write, total) seconds as it reports them, and the
+    processor seconds it used, its gate workers' included (what it took from the machine)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "RATIFIED_GATE_WORKERS": str(workers)}
     done = subprocess.run(
         [sys.executable, "-m", "ratified_rdf", "build", str(manifest), "--source", source,
@@ -59,7 +66,9 @@ def build(manifest: Path, source: str, store: Path, workers: int) -> tuple[float
     if done.returncode != 0 or found is None:
         raise BenchError(f"The build with {workers} gate worker(s) failed:\n{done.stderr[-2000:]}")
     read, write, total = (float(x) for x in found.groups())
-    return read, write, total
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return read, write, total, cpu
 
 
 def bulk_load(store: Path, into: Path) -> tuple[float, int, str]:
@@ -90,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = report.parse(parser, argv)
     counts = [int(w) for w in args.workers.split(",")]
     started_load = os.getloadavg()
-    times: dict[int, list[tuple[float, float, float, float]]] = {w: [] for w in counts}
+    times: dict[int, list[tuple[float, ...]]] = {w: [] for w in counts}
     digests: set[str] = set()
     quads = 0
     with tempfile.TemporaryDirectory(prefix="build-vs-load-") as folder:
@@ -103,14 +112,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for workers in counts:
                     store = Path(folder) / f"brain-{workers}-{run}"
                     log(f"run {run + 1}: building with {workers} gate worker(s)")
-                    read, write, total = build(manifest, args.source, store, workers)
+                    read, write, total, cpu = build(manifest, args.source, store, workers)
                     log(f"run {run + 1}: bulk-loading its N-Quads into a fresh store")
                     load_s, quads, digest = bulk_load(store, Path(folder) / f"load-{workers}-{run}")
                     digests.add(digest)
-                    times[workers].append((read, write, total, load_s))
+                    times[workers].append((read, write, total, load_s, cpu))
                     busy = os.getloadavg()[0]
-                    log(f"  build {total:.1f} s (read {read:.1f}, write {write:.1f}); "
-                        f"bulk load {load_s:.1f} s; load average {busy:.1f}")  # fmt: skip
+                    log(f"  build {total:.1f} s (read {read:.1f}, write {write:.1f}, "
+                        f"{cpu:.1f} processor s); bulk load {load_s:.1f} s; "
+                        f"load average {busy:.1f}")  # fmt: skip
         except BenchError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
@@ -118,7 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels = [f"{w} gate worker(s)" for w in counts]
     rows = [
         Row(step, [[t[index] for t in times[w]] for w in counts])
-        for index, step in enumerate(("build: read", "build: write", "build: total", "bulk load"))
+        for index, step in enumerate(
+            ("build: read", "build: write", "build: total", "bulk load", "build: processor time")
+        )
     ]
     table = report.side_by_side("step", labels, rows, unit="s", number=report.seconds, spread="")
     ratios = report.table(

@@ -105,13 +105,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_configure(config: pytest.Config) -> None:
     """Sign audit logs with a key outside every log's folder, as an operator sets
     ``RATIFIED_AUDIT_KEY``; servers the tests start inherit it. A test of the keyless case
-    removes it with monkeypatch. Gate workers are counted as on an idle machine."""
+    removes it with monkeypatch."""
     if "RATIFIED_AUDIT_KEY" not in os.environ:
         folder = Path(tempfile.mkdtemp(prefix="ratified-test-key-"))
         os.environ["RATIFIED_AUDIT_KEY"] = str(folder / "audit-signing-key.pem")
-    # The gate's workers as on an idle machine (one per core, at most four), whatever else
-    # the machine runs: which path a build takes must not depend on its load average.
-    os.environ.setdefault("RATIFIED_GATE_WORKERS", str(min(os.cpu_count() or 1, 4)))
 
 
 def _missing(message: str) -> None:

@@ -191,7 +191,6 @@ class ShaclGate:
             for p in self.shapes.objects(None, SH.inversePath)
             if isinstance(p, rdflib.URIRef)
         )
-        self._chosen: int | None = None  # the worker count, chosen once (_workers_for)
 
     def prepare(
         self,
@@ -318,7 +317,7 @@ class ShaclGate:
         ``alongside`` on a thread of this process. A run staged in any other store (a server)
         without one is read here, one batch ahead of the workers, and ``alongside`` runs after
         the check."""
-        workers = self._workers_for(workers)
+        workers = _workers(workers)
         if workers > 1 and run.context is not None and fresh_workers():
             # Workers started afresh, each opening the context from its files: forked from
             # this process, each would come to hold pages of all it holds (the view, the
@@ -344,20 +343,10 @@ class ShaclGate:
         if alongside is not None:
             alongside()
 
-    def _workers_for(self, asked: int | None) -> int:
-        """The gate workers for a check (:func:`_workers`): a count not asked for is chosen
-        at the first check and kept, so that the early check and the rest of one build
-        agree (the load average moves while the build runs)."""
-        if asked is not None:
-            return asked
-        if self._chosen is None:
-            self._chosen = _workers(None)
-        return self._chosen
-
     def checks_early(self, workers: int | None = None) -> bool:
         """Whether :meth:`check_early` checks: in workers started afresh, several of them
         (the build's process then has the view to derive while they check)."""
-        return self._workers_for(workers) > 1 and fresh_workers()
+        return _workers(workers) > 1 and fresh_workers()
 
     def check_early(
         self,
@@ -412,7 +401,7 @@ class ShaclGate:
         :class:`GateRejected` for the first rejected batch in the given order, and
         :class:`GateWorkerDied` when a worker process is killed.
         """
-        workers = self._workers_for(workers)
+        workers = _workers(workers)
         if workers <= 1:
             found: list[tuple[str, list[Violation]]] = []
             for item in prepared:
@@ -613,41 +602,22 @@ class _Beside:
 
 
 def _workers(asked: int | None) -> int:
-    """How many gate workers: as asked, else ``$RATIFIED_GATE_WORKERS``, else
-    :func:`spare_cores` (at most four)."""
+    """How many gate workers: as asked, else ``$RATIFIED_GATE_WORKERS``, else one per core (at
+    most four). Also on a machine that is not idle: there the workers check the run's own
+    batches while the build derives the card view, and a build with them took less time than
+    one checking in its own process (benchmarks/RESULTS.md, ``benchmarks.build_vs_load``)."""
     if asked is not None:
         return asked
     given = os.environ.get("RATIFIED_GATE_WORKERS", "").strip()
-    if given:
-        try:
-            return max(1, int(given))
-        except ValueError:
-            raise InputError(
-                f"RATIFIED_GATE_WORKERS is {given!r}; set it to a whole number of gate "
-                "workers (1 checks in the build's own process), or unset it to let the build "
-                "choose by the cores the machine has to spare."
-            ) from None
-    return min(spare_cores(), 4)
-
-
-def spare_cores(
-    cores: int | None = None, load: Callable[[], tuple[float, float, float]] | None = None
-) -> int:
-    """The cores this build can use beside what else the machine runs: the cores, less the
-    one-minute load average that is not the build's own (the build itself keeps about one
-    core busy by the time the gate starts), at least one.
-
-    On a machine that is not idle, extra gate workers only take turns with the other
-    processes for the same cores, and starting them (a fork server, an interpreter and the
-    gate's engine each) then costs more than they save (benchmarks/RESULTS.md); on an idle
-    one, each core checks a share of the batches. ``cores`` and ``load`` are for tests."""
-    count = cores if cores is not None else os.cpu_count() or 1
+    if not given:
+        return min(os.cpu_count() or 1, 4)
     try:
-        busy = (load or os.getloadavg)()[0]
-    except OSError:  # no load average on this platform: assume it is idle
-        busy = 0.0
-    others = max(0.0, busy - 1.0)
-    return max(1, min(count, int(count - others + 0.5)))
+        return max(1, int(given))
+    except ValueError:
+        raise InputError(
+            f"RATIFIED_GATE_WORKERS is {given!r}; set it to a whole number of gate workers "
+            "(1 checks in the build's own process), or unset it for one per core."
+        ) from None
 
 
 def _raise_first(found: Iterable[tuple[str, list[Violation]]]) -> None:

@@ -12,6 +12,7 @@ instead of running their queries.
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Sequence
 
@@ -31,6 +32,7 @@ class Lookups:
         self.headings: dict[tuple[str, ...], tuple[HeadingIndex, QueryRun]] = {}
         self.gazetteers: dict[tuple[str, ...], Gazetteer] = {}
         self.kept: Kept = {}
+        self._building = threading.RLock()
         self.saved: SavedRows | None = None
         """Where the rows of whole-graph queries are saved for the next process (a shared
         store's folder), if anywhere (:mod:`~ratified_rdf.answers.saved_rows`)."""
@@ -52,9 +54,19 @@ class Lookups:
         """The heading search index over every section heading in ``graphs``, read from
         ``reads`` on first use; a later use says its query was reused."""
         key = tuple(graphs)
-        if key in self.headings:
-            index, run = self.headings[key]
-            return index, run.model_copy(update={"reused": True})
+        held = self.headings.get(key)
+        if held is None:
+            # A server's first question and its settling thread may both ask: built once.
+            with self._building:
+                held = self.headings.get(key)
+                if held is None:
+                    return self._heading_index(reads, key)
+        index, run = held
+        return index, run.model_copy(update={"reused": True})
+
+    def _heading_index(
+        self, reads: Queryable, key: tuple[str, ...]
+    ) -> tuple[HeadingIndex, QueryRun]:
         rows, run = self._rows(reads, key, "headings")
         entries = [
             HeadingEntry(
@@ -77,9 +89,14 @@ class Lookups:
         """The entity gazetteer over ``graphs``: drafts, revisions, RFCs, people, threads and
         the heading index, read from ``reads`` on first use."""
         key = tuple(graphs)
-        held = self.gazetteers.get(key)
-        if held is not None:
-            return held
+        found = self.gazetteers.get(key)
+        if found is not None:
+            return found
+        with self._building:  # built once, as the heading index is
+            found = self.gazetteers.get(key)
+            return found if found is not None else self._gazetteer(reads, key)
+
+    def _gazetteer(self, reads: Queryable, key: tuple[str, ...]) -> Gazetteer:
         index, _ = self.heading_index(reads, key)
 
         def rows(name: str) -> list[Values]:

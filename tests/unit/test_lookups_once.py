@@ -8,8 +8,10 @@ import time
 
 from pyoxigraph import Literal, NamedNode
 
+from ratified_rdf.answers.heading_search import HeadingIndex
 from ratified_rdf.answers.lookups import Lookups
-from ratified_rdf.graph.store import QueryResult
+from ratified_rdf.graph.store import QueryResult, Term
+from ratified_rdf.queries import QueryRun
 
 GRAPHS = ("https://example.org/graph/fictional/spec",)
 
@@ -26,7 +28,7 @@ class SlowStore:
         self.asked += 1
         self.entered.set()
         assert self.release.wait(timeout=30)
-        row = {
+        row: dict[str, Term] = {
             "section": NamedNode("https://example.org/pigeon/rfc9999/3.1"),
             "heading": Literal("Take-off"),
             "page": NamedNode("https://example.org/rfc9999#3.1"),
@@ -38,7 +40,7 @@ class SlowStore:
 
 def test_two_threads_asking_at_once_build_the_heading_index_once() -> None:
     lookups, store = Lookups(), SlowStore()
-    found: list[object] = []
+    found: list[tuple[HeadingIndex, QueryRun]] = []
     first = threading.Thread(target=lambda: found.append(lookups.heading_index(store, GRAPHS)))
     second = threading.Thread(target=lambda: found.append(lookups.heading_index(store, GRAPHS)))
     first.start()
@@ -49,6 +51,6 @@ def test_two_threads_asking_at_once_build_the_heading_index_once() -> None:
     first.join(timeout=30)
     second.join(timeout=30)
     assert store.asked == 1
-    (index_a, run_a), (index_b, run_b) = found  # type: ignore[misc]
+    (index_a, run_a), (index_b, run_b) = found
     assert index_a is index_b
     assert [run_a.reused, run_b.reused] == [False, True]

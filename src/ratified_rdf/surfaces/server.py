@@ -79,6 +79,7 @@ from ratified_rdf.queries.files import QueryError, load_query
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.offline import NETWORK_SEALED
 from ratified_rdf.queries.sandbox import (
+    WARM_UP_S,
     QueryReply,
     QueryRequest,
     QuerySandbox,
@@ -1133,12 +1134,22 @@ def create_app(
 
 
 def warm_query_workers(app: Starlette) -> threading.Thread:
-    """Start ``app``'s query workers now, each loading the anonymous reader's graphs, on a
-    thread of its own (returned), so the first queries find them loaded instead of spending
-    their time on it. Queries that come meanwhile wait for a worker as usual."""
+    """Start ``app``'s query workers now, each loading the anonymous reader's graphs (one
+    first, then the others; all from one export), on a thread of its own (returned), so the
+    first queries find them loaded instead of spending their time on it. Queries that come
+    meanwhile wait for a worker as usual."""
     brain: Brain = app.state.brain
-    warming = _sandbox_of(app).warm(brain.read_graphs, _exported_once(brain))
-    thread = threading.Thread(target=asyncio.run, args=(warming,), name="ratified-warm")
+    sandbox, export, graphs = _sandbox_of(app), _exported_once(brain), brain.read_graphs
+
+    async def warming() -> None:
+        # One worker first, alone: on a small machine the first query then waits for one
+        # load, not for every worker's at once sharing the processors; the others follow.
+        first = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
+        with contextlib.suppress(Exception):  # a failed load is retried by the next query
+            await sandbox.run("warm-up:first", first, export, deadline=time.monotonic() + WARM_UP_S)
+        await sandbox.warm(graphs, export)
+
+    thread = threading.Thread(target=asyncio.run, args=(warming(),), name="ratified-warm")
     thread.daemon = True
     thread.start()
     return thread

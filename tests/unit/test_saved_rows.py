@@ -163,6 +163,24 @@ def test_terms_come_back_as_they_were(tmp_path: Path) -> None:
     assert saved.load("documents", ["g", "h"], saved.generation()) is None
 
 
+def test_a_saved_file_that_cannot_be_read_means_the_query_runs(
+    folder: Path, ran: list[str]
+) -> None:
+    question = QUESTIONS[1]
+    with Brain.open(folder) as first:
+        expected = _card(first, question)
+    for saved in (folder / FOLDER).glob("*.json"):
+        data = json.loads(saved.read_text())
+        data["rows"] = [
+            ["not an IRI" if isinstance(c, str) else 7 for c in row] for row in data["rows"]
+        ]
+        saved.write_text(json.dumps(data))
+    ran.clear()
+    with Brain.open(folder) as later:
+        assert _card(later, question) == expected
+    assert "headings" in ran and "commit_details" in ran
+
+
 def test_a_folder_that_cannot_be_written_saves_nothing(tmp_path: Path) -> None:
     (tmp_path / GENERATION_FILE).write_text("1 2\n")
     (tmp_path / FOLDER).write_text("a file where the folder would be")

@@ -160,9 +160,9 @@ class Lookups:
             rows, run = run_query(reads, key, name)
             return values_of(rows), run
         generation = saved.generation()
-        found = saved.load(name, key, generation)
+        found = saved.values(name, key, generation)
         if found is not None:
-            return found.values(), found.run
+            return found
         rows, run = run_query(reads, key, name)
         saved.save(key, generation, rows, run)
         return values_of(rows), run

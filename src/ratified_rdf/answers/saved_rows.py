@@ -68,6 +68,28 @@ class SavedRows:
         except (OSError, UnicodeDecodeError):
             return None
 
+    def terms(
+        self, name: str, graphs: Sequence[str], generation: str | None
+    ) -> tuple[list[dict[str, Term]], QueryRun] | None:
+        """The saved rows of ``sparql/<name>.rq`` over ``graphs`` at ``generation``, as the
+        query gave them, and the record of its run; None when nothing current is saved (or
+        what is saved cannot be read: the query then runs)."""
+        found = self.load(name, graphs, generation)
+        try:
+            return None if found is None else (found.terms(), found.run)
+        except Exception:  # a file written by hand or by another layout's writer
+            return None
+
+    def values(
+        self, name: str, graphs: Sequence[str], generation: str | None
+    ) -> tuple[list[Values], QueryRun] | None:
+        """As :meth:`terms`, each row's lexical values (what the lookups read)."""
+        found = self.load(name, graphs, generation)
+        try:
+            return None if found is None else (found.values(), found.run)
+        except Exception:
+            return None
+
     def load(self, name: str, graphs: Sequence[str], generation: str | None) -> Saved | None:
         """What is saved of ``sparql/<name>.rq`` over ``graphs`` at ``generation`` and still
         current (see the module's docstring), else None."""

@@ -168,9 +168,9 @@ class Session:
         generation = None
         if found is None and saved is not None:
             generation = saved.generation()
-            loaded = saved.load(name, self.graphs, generation)
+            loaded = saved.terms(name, self.graphs, generation)
             if loaded is not None:
-                found = self._keep(key, KeptRows(loaded.terms(), loaded.run))
+                found = self._keep(key, KeptRows(*loaded))
         if found is not None:
             return found, found.record.model_copy(update={"reused": True})
         rows, record = run_query(self.store, self.graphs, name, dict(params))

@@ -201,3 +201,21 @@ def run_query_record() -> QueryRun:
     return QueryRun(
         name="documents", sparql=load_query("documents").bind({}), params={}, rows=2, engine_ms=1.5
     )
+
+
+def test_ratified_build_saves_what_the_first_ask_reads(tmp_path: Path, ran: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from ratified_rdf.surfaces.cli import main
+
+    store = tmp_path / "brain"
+    repo = make_pigeon_repo(tmp_path / "git")
+    argv = ["build", str(MANIFEST), "--source", str(repo), "--store", str(store), "--quiet"]
+    built = CliRunner().invoke(main, argv)
+    assert built.exit_code == 0, built.output
+    saved = {path.name.rsplit("-", 1)[-1] for path in (store / FOLDER).glob("*.json")}
+    assert {"headings.json", "pull_requests.json", "commit_details.json"} <= saved
+    ran.clear()
+    with Brain.open(store) as first:  # the first reader after the build
+        first.ask(QUESTIONS[1])
+    assert not _whole_graph(ran)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pyoxigraph import BlankNode, Literal, NamedNode
+from pyoxigraph import BaseDirection, BlankNode, Literal, NamedNode
 
 from ratified_rdf import Brain
 from ratified_rdf.answers import lookups, session
@@ -179,6 +179,14 @@ def test_a_saved_file_that_cannot_be_read_means_the_query_runs(
     with Brain.open(folder) as later:
         assert _card(later, question) == expected
     assert "headings" in ran and "commit_details" in ran
+
+
+def test_a_term_the_layout_cannot_hold_is_not_saved(tmp_path: Path) -> None:
+    (tmp_path / GENERATION_FILE).write_text("1 2\n")
+    worded = Literal("مرحبا", language="ar", direction=BaseDirection.RTL)
+    saved = SavedRows(tmp_path)
+    saved.save(["g"], saved.generation(), [{"x": worded}], run_query_record())
+    assert saved.load("documents", ["g"], saved.generation()) is None
 
 
 def test_a_folder_that_cannot_be_written_saves_nothing(tmp_path: Path) -> None:

@@ -124,13 +124,17 @@ class SavedRows:
         if generation is None or run.params:
             return
         variables = sorted({key for row in rows for key in row})
+        try:
+            cells = [[_cell(row.get(key)) for key in variables] for row in rows]
+        except ValueError:  # a term this layout cannot hold: the query runs next time
+            return
         data = {
             "layout": LAYOUT,
             "generation": generation,
             "graphs": list(graphs),
             "run": run.model_dump(mode="json"),
             "variables": variables,
-            "rows": [[_cell(row.get(key)) for key in variables] for row in rows],
+            "rows": cells,
         }
         path = self._path(run.name, graphs, generation)
         with contextlib.suppress(OSError):
@@ -208,6 +212,8 @@ def _cell(term: Term | None) -> Cell:
         return term.value
     if isinstance(term, BlankNode):
         return {"b": term.value}
+    if term.direction:
+        raise ValueError("a literal with a base direction is not saved")
     if term.language:
         return [term.value, "@" + term.language]
     datatype = term.datatype.value

@@ -69,13 +69,14 @@ BUILT_IN_POST_SOURCES = frozenset({"github", "mail"})
 
 def _post_sources() -> frozenset[str]:
     """The registered sources that hold posts. A source registers itself through the
-    registry's module, so while that is not imported only the built-in ones can be; answering a
-    question then imports no source's code (a cold ``ratified ask`` spent a third of its time
-    importing it) just to learn their names."""
+    registry's module, so while that is not imported (or not yet whole) only the built-in ones
+    can be; answering a question then imports no source's code, much of a cold ``ratified
+    ask``'s imports, just to learn their names."""
     registry = sys.modules.get("ratified_rdf.sources.base")
-    if registry is None:
+    post_sources = getattr(registry, "post_sources", None)
+    if post_sources is None:
         return BUILT_IN_POST_SOURCES
-    posts: frozenset[str] = registry.post_sources()
+    posts: frozenset[str] = post_sources()
     return posts
 
 

@@ -25,6 +25,7 @@ from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.heading_search import HeadingIndex
 from ratified_rdf.answers.lookups import Lookups
 from ratified_rdf.answers.models import Answer
+from ratified_rdf.answers.saved_rows import SavedRows
 from ratified_rdf.answers.session import Session
 from ratified_rdf.audit import AuditLog, AuditRecord, CallAudit, Kind
 from ratified_rdf.audit.calls import sha256
@@ -57,6 +58,10 @@ class Reading:
         self.store, self.brain_id, self.reader, self.audit = store, brain_id, reader, audit
         self.catalog = v.catalog_graph(reader.tenant, brain_id)
         self.copies, self.lookups = shared
+        if isinstance(store, OxigraphStore) and store.shared and store.path is not None:
+            # A folder other processes read too: the rows of whole-graph queries are saved
+            # there for the next one, checked against the store's generation.
+            self.lookups.saved = self.lookups.saved or SavedRows(store.path)
         self.calls = CallAudit(audit, reader, brain_id)
         self._seen_generation = store.generation if isinstance(store, OxigraphStore) else 0
         self.scope = Scope.read(store, reader.tenant, brain_id, reader.clearance)
@@ -91,7 +96,8 @@ class Reading:
         headings = self.lookups.headings.get(tuple(graphs))
         run = self.scope.run_at(as_of)
         views = usable_views(graphs, run.graphs) if run is not None else frozenset()
-        return Session(reads, graphs, self.lookups.kept, headings, views=views)
+        saved = self.lookups.saved
+        return Session(reads, graphs, self.lookups.kept, headings, views=views, saved=saved)
 
     def audited(
         self, kind: Kind, subject: dict[str, JsonValue]

@@ -66,12 +66,15 @@ class Brain:
         reader: Reader | None = None,
         audit: AuditLog | None = None,
         in_memory: bool = False,
+        wait_for_copy: bool = True,
     ) -> Brain:
         """Open the brain at ``path`` for ``reader`` (default: default tenant, public): a
         folder ``ratified build`` wrote, opened shared so many processes read it at once (each
         follows what the others write), or a SPARQL server's URL. ``in_memory`` answers from
-        copies of the reader's graphs, made now. Calls are audited in ``audit``, else in the
-        log beside the store (:func:`~ratified_rdf.audit.audit_folder`)."""
+        copies of the reader's graphs, made now; without ``wait_for_copy``, made on a thread
+        while the store on disk answers alike (what a server does, to answer at once). Calls
+        are audited in ``audit``, else in the log beside the store
+        (:func:`~ratified_rdf.audit.audit_folder`)."""
         store = open_store(path, in_memory)
         with closed_on_error(store):
             log = audit or AuditLog.open(audit_folder(path))
@@ -79,8 +82,11 @@ class Brain:
                 brain = cls.from_store(
                     store, brain_id, reader=reader, audit=log, in_memory=in_memory
                 )
-                if in_memory:
+                if in_memory and wait_for_copy:
                     brain.reading.session()  # copy the reader's graphs now, not on first use
+                elif in_memory:
+                    brain.reading.copies.meanwhile = True
+                    brain.reading.copies.prepare(store, brain.read_graphs)
                 return brain
 
     @classmethod

@@ -42,6 +42,8 @@ def test_serve_runs_uvicorn_with_the_limits_given(
 
     def run(app: Any, **options: Any) -> None:
         calls.append((app, options))
+        # The server listens at once and settles on a thread: see it settled.
+        app.state.settling.join()
         stores.append(app.state.brain.reading.session().store)
         frozen.append(gc.get_freeze_count())
         young.append(gc.get_threshold()[0])
@@ -65,10 +67,10 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     assert "Serving brain 'pigeon'" in result.output
     # A server answers from a copy of the reader's graphs in memory unless told otherwise.
     assert isinstance(stores[0], MemoryDataset)
-    assert "answers from a copy in memory" in result.output
+    assert "answers from a copy in memory, made now" in result.output
     assert not app.state.brain.reading.copies.copies  # let go when the server stopped
     # … with its heading index built, the heap frozen and room for a card's young objects
-    # before the first question.
+    # once settled.
     assert tuple(app.state.brain.read_graphs) in app.state.brain.reading.lookups.headings
     assert {key[0] for key in app.state.brain.reading.lookups.kept} >= {
         "pull_requests",
@@ -121,3 +123,40 @@ def test_serve_takes_cors_origins_and_refuses_what_is_no_origin(
     bad = CliRunner().invoke(serve_command, ["--store", str(store), "--cors-origin", "a.example"])
     assert bad.exit_code == 2
     assert "'a.example' is not an origin: give a scheme and host" in bad.output
+
+
+def test_the_server_answers_while_the_copy_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from starlette.testclient import TestClient
+
+    from ratified_rdf.graph import copies
+    from ratified_rdf.surfaces.server import create_app, settle_in_background
+
+    store = tmp_path / "store"
+    brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
+    brain.close()
+    release = threading.Event()
+
+    class HeldCopy(MemoryDataset):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            assert release.wait(timeout=30)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(copies, "MemoryDataset", HeldCopy)
+    with Brain.open(store, in_memory=True, wait_for_copy=False) as served:
+        app = create_app(served, query_timeout_s=0.5)
+        settling = settle_in_background(served)
+        with TestClient(app) as client:
+            # Longer than a request may wait for a copy: answered from the store on disk.
+            answer = client.get("/api/ask", params={"q": "history of RFC 9999 section 3.1"})
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["verdict"] == "answered"
+            assert settling.is_alive()  # settled only once the copy is made
+            release.set()
+            settling.join(timeout=30)
+            assert not settling.is_alive()
+            assert isinstance(served.reading.session().store, MemoryDataset)
+            assert gc.get_freeze_count() > 0

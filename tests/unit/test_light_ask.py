@@ -73,8 +73,19 @@ def test_asking_imports_no_heavy_module(store: Path, question: str) -> None:
         "ratified_rdf.surfaces.server",
         "ratified_rdf.surfaces.mcp_server",
         "ratified_rdf.sources.online",
+        # The sources' own code (readers, mappings): which of them hold posts is known
+        # without it while no other source is registered.
+        "ratified_rdf.sources.base",
     ):
         assert module not in modules, module
+
+
+def test_the_sources_that_hold_posts_are_named_without_importing_them() -> None:
+    from ratified_rdf.queries.run import BUILT_IN_POST_SOURCES
+    from ratified_rdf.sources.base import BUILT_IN, registered_sources
+
+    built_in = [s for s in registered_sources() if type(s).__module__ in BUILT_IN]
+    assert {s.name for s in built_in if s.holds_posts} == BUILT_IN_POST_SOURCES
 
 
 def test_the_root_imports_its_names_on_first_use_and_gives_every_one() -> None:

@@ -132,3 +132,35 @@ def test_a_copy_that_cannot_be_made_says_why(folder: Path) -> None:
     store.close()
     with pytest.raises(StoreError, match="is closed"):
         MemoryDataset(store, ["https://example.org/graph"])
+
+
+@pytest.fixture()
+def held_copy(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Copies into memory wait until the returned event is set."""
+    from ratified_rdf.graph import copies
+
+    release = threading.Event()
+
+    class HeldCopy(MemoryDataset):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            assert release.wait(timeout=30)
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(copies, "MemoryDataset", HeldCopy)
+    return release
+
+
+def test_without_waiting_for_the_copy_the_store_answers_alike_meanwhile(
+    folder: Path, held_copy: threading.Event
+) -> None:
+    question = QUESTIONS[0]
+    with Brain.open(folder) as on_disk:
+        expected = _content(on_disk, question)
+    with Brain.open(folder, in_memory=True, wait_for_copy=False) as brain:
+        assert isinstance(brain.reading.session().store, OxigraphStore)  # being copied
+        assert _content(brain, question) == expected
+        held_copy.set()
+        pending = brain.reading.copies.prepare(brain.reading.store, brain.read_graphs)
+        assert isinstance(pending.result(timeout=30), MemoryDataset)
+        assert isinstance(brain.reading.session().store, MemoryDataset)
+        assert _content(brain, question) == expected

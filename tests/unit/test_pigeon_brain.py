@@ -167,7 +167,10 @@ def test_what_the_graph_holds_is_read_once_per_set_of_graphs(fresh_brain: Brain)
     question = "how did the IESG vote on draft-example-pigeon?"
     first = brain.ask(question)
     again = brain.ask(question)
-    assert [q.reused for q in first.queries] == [False, False]
+    # Counted afresh; "documents" may come from the run the gazetteer made of it, which a
+    # store folder keeps (answers/saved_rows.py), and then says so.
+    assert [q.name for q in first.queries] == ["holdings", "documents"]
+    assert not first.queries[0].reused
     assert [(q.name, q.sparql, q.rows, q.engine_ms, q.reused) for q in again.queries] == [
         (q.name, q.sparql, q.rows, q.engine_ms, True) for q in first.queries
     ]
@@ -179,10 +182,7 @@ def test_what_the_graph_holds_is_read_once_per_set_of_graphs(fresh_brain: Brain)
     assert history.queries and not any(q.reused for q in history.queries if q.name != "headings")
     # A write through the brain forgets the rows: the card a review returns counted afresh.
     reviewed = brain.review(question, reviewer="Dana Fictional", verdict="disputed")
-    assert [q.reused for q in reviewed.queries if q.name in {"holdings", "documents"}] == [
-        False,
-        False,
-    ]
+    assert [q.reused for q in reviewed.queries if q.name == "holdings"] == [False]
 
 
 def test_missing_revision_is_unknown_not_guessed(brain: Brain) -> None:

@@ -635,7 +635,12 @@ def _representative_order(
     entry: HeadingEntry, final: str | None = None
 ) -> tuple[bool, bool, str, str]:
     """RFC sections first (the final section itself first of all), then the latest revision."""
-    # Inverting each character sorts document names descending inside an ascending key, so
-    # "draft-x-28" comes before "draft-x-09" without a second sort.
-    descending = "".join(chr(0x10FFFF - ord(c)) for c in entry.document)
-    return (not entry.is_rfc, entry.section != final, descending, entry.section)
+    return (not entry.is_rfc, entry.section != final, _descending(entry.document), entry.section)
+
+
+# Thousands of sections name a few dozen documents: invert each name once.
+@lru_cache(maxsize=4096)
+def _descending(document: str) -> str:
+    """``document`` with each character inverted, so that names sort descending inside an
+    ascending key: "draft-x-28" comes before "draft-x-09" without a second sort."""
+    return "".join(chr(0x10FFFF - ord(c)) for c in document)

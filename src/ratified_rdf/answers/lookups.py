@@ -3,19 +3,24 @@ search index, the entity gazetteer, and the kept rows of whole-graph queries.
 
 Each is keyed by the set of graphs it was read from, so readers at different clearances keep
 their own. A write forgets them all (see :meth:`forget`): a run's graphs never change once
-written, so until then the same graphs give the same index.
+written, so until then the same graphs give the same index. The rows the heading index and the
+gazetteer are built from are saved in a shared store's folder for the next process
+(:mod:`~ratified_rdf.answers.saved_rows`), so a one-shot ``ratified ask`` reads a file
+instead of running their queries.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Sequence
 
 from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
+from ratified_rdf.answers.saved_rows import SavedRows, Values, values_of
 from ratified_rdf.answers.session import Kept
-from ratified_rdf.graph.store import Queryable, Term
+from ratified_rdf.graph.store import Queryable
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.run import source_of
 
@@ -27,6 +32,10 @@ class Lookups:
         self.headings: dict[tuple[str, ...], tuple[HeadingIndex, QueryRun]] = {}
         self.gazetteers: dict[tuple[str, ...], Gazetteer] = {}
         self.kept: Kept = {}
+        self._building = threading.RLock()
+        self.saved: SavedRows | None = None
+        """Where the rows of whole-graph queries are saved for the next process (a shared
+        store's folder), if anywhere (:mod:`~ratified_rdf.answers.saved_rows`)."""
 
     def forget(self) -> None:
         """Forget gazetteers and kept rows (after a write); heading indexes stay, since a
@@ -45,27 +54,31 @@ class Lookups:
         """The heading search index over every section heading in ``graphs``, read from
         ``reads`` on first use; a later use says its query was reused."""
         key = tuple(graphs)
-        if key in self.headings:
-            index, run = self.headings[key]
-            return index, run.model_copy(update={"reused": True})
-        rows, run = run_query(reads, key, "headings")
+        held = self.headings.get(key)
+        if held is None:
+            # A server's first question and its settling thread may both ask: built once.
+            with self._building:
+                held = self.headings.get(key)
+                if held is None:
+                    return self._heading_index(reads, key)
+        index, run = held
+        return index, run.model_copy(update={"reused": True})
+
+    def _heading_index(
+        self, reads: Queryable, key: tuple[str, ...]
+    ) -> tuple[HeadingIndex, QueryRun]:
+        rows, run = self._rows(reads, key, "headings")
         entries = [
             HeadingEntry(
-                section=row["section"].value,
-                heading=row["heading"].value,
-                page=row["page"].value,
-                number=row["number"].value if "number" in row else None,
-                document=row["documentLabel"].value,
+                section=row["section"],
+                heading=row["heading"],
+                page=row["page"],
+                number=row.get("number"),
+                document=row["documentLabel"],
                 is_rfc="rfcNumber" in row,
                 # An RFC section stands for itself (its alignment with a later RFC is
                 # the next chain); a revision's section for the RFC section it became.
-                final=(
-                    row["section"].value
-                    if "rfcNumber" in row
-                    else row["final"].value
-                    if "final" in row
-                    else None
-                ),
+                final=row["section"] if "rfcNumber" in row else row.get("final"),
             )
             for row in rows
         ]
@@ -76,48 +89,53 @@ class Lookups:
         """The entity gazetteer over ``graphs``: drafts, revisions, RFCs, people, threads and
         the heading index, read from ``reads`` on first use."""
         key = tuple(graphs)
-        held = self.gazetteers.get(key)
-        if held is not None:
-            return held
+        found = self.gazetteers.get(key)
+        if found is not None:
+            return found
+        with self._building:  # built once, as the heading index is
+            found = self.gazetteers.get(key)
+            return found if found is not None else self._gazetteer(reads, key)
+
+    def _gazetteer(self, reads: Queryable, key: tuple[str, ...]) -> Gazetteer:
         index, _ = self.heading_index(reads, key)
 
-        def rows(name: str) -> list[dict[str, Term]]:
-            return run_query(reads, key, name)[0] if key else []
+        def rows(name: str) -> list[Values]:
+            return self._rows(reads, key, name)[0] if key else []
 
         drafts: dict[str, list[str]] = {}
         became: dict[str, int] = {}
         for row in rows("gazetteer_revisions"):
-            name = row["draftName"].value
-            drafts.setdefault(name, []).append(row["revisionNumber"].value)
+            name = row["draftName"]
+            drafts.setdefault(name, []).append(row["revisionNumber"])
             if "became" in row:
-                number = row["became"].value.rsplit("rfc", 1)[-1]
+                number = row["became"].rsplit("rfc", 1)[-1]
                 if number.isdigit():
                     became[name] = int(number)
         rfcs: dict[int, str | None] = {}
         titles: dict[int, str] = {}
         for row in rows("documents"):
             if "rfcNumber" in row:
-                rfc = int(row["rfcNumber"].value)
-                rfcs[rfc] = row["issued"].value if "issued" in row else None
+                rfc = int(row["rfcNumber"])
+                rfcs[rfc] = row.get("issued")
                 if "title" in row:
-                    titles[rfc] = row["title"].value
+                    titles[rfc] = row["title"]
             else:
-                drafts.setdefault(row["name"].value, [])
+                drafts.setdefault(row["name"], [])
         people: dict[str, tuple[str, list[str]]] = {}
         for row in rows("gazetteer_people"):
-            iri = row["person"].value
-            entry = people.setdefault(iri, (row["name"].value, []))
-            if "alias" in row and row["alias"].value:
-                entry[1].append(row["alias"].value)
+            iri = row["person"]
+            entry = people.setdefault(iri, (row["name"], []))
+            if row.get("alias"):
+                entry[1].append(row["alias"])
         threads = rows("gazetteer_threads")
         found = Gazetteer(
             drafts=drafts,
             became=became,
             rfcs=rfcs,
             people=[(iri, name, aliases) for iri, (name, aliases) in people.items()],
-            threads=(int(row["number"].value) for row in threads),
+            threads=(int(row["number"]) for row in threads),
             mail=bool(rows("gazetteer_mail")),
-            issues=any(row["kind"].value.endswith("#Issue") for row in threads),
+            issues=any(row["kind"].endswith("#Issue") for row in threads),
             group=len(_brains_read(key)) > 1,
             headings=index,
             subject_words=_shared_words([_words(title) for title in titles.values()]),
@@ -130,6 +148,24 @@ class Lookups:
         )
         self.gazetteers[key] = found
         return found
+
+    def _rows(
+        self, reads: Queryable, key: tuple[str, ...], name: str
+    ) -> tuple[list[Values], QueryRun]:
+        """The values of the rows of ``sparql/<name>.rq`` over ``key`` and the record of the
+        run they came from: saved by an earlier process when still current, else run now
+        (and saved for the next)."""
+        saved = self.saved
+        if saved is None:
+            rows, run = run_query(reads, key, name)
+            return values_of(rows), run
+        generation = saved.generation()
+        found = saved.values(name, key, generation)
+        if found is not None:
+            return found
+        rows, run = run_query(reads, key, name)
+        saved.save(key, generation, rows, run)
+        return values_of(rows), run
 
 
 def _brains_read(graphs: Sequence[str]) -> set[str]:

@@ -10,6 +10,7 @@ from typing import TypeVar
 from pyoxigraph import NamedNode
 
 from ratified_rdf.answers.heading_search import HeadingIndex
+from ratified_rdf.answers.saved_rows import SavedRows
 from ratified_rdf.graph.store import Queryable, Term
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.files import ParamValue, QueryError, load_query, view_queries
@@ -78,6 +79,7 @@ class Session:
         kept: Kept | None = None,
         headings: tuple[HeadingIndex, QueryRun] | None = None,
         views: frozenset[str] = frozenset(),
+        saved: SavedRows | None = None,
     ) -> None:
         self.store = store
         self.graphs = list(graphs)
@@ -89,6 +91,10 @@ class Session:
         self.headings = headings
         """The heading index of these graphs, when the reader has built it, and the run of the
         query it was built from: a card may take a section's place from it instead of asking."""
+        self.saved = saved
+        """Where whole-graph rows an earlier process read are saved, when the store is a
+        shared folder: rows not kept yet are read from there before the query is run (and
+        saved there after), so a one-shot ask does not run them again."""
 
     def from_index(self, lookup: Callable[[HeadingIndex], Found]) -> Found | None:
         """What ``lookup`` finds in the heading index, when the reader has built it. When it
@@ -158,15 +164,28 @@ class Session:
             raise QueryError(f"{name} is not a whole-graph query, so its rows are not kept")
         key = (name, tuple(self.graphs), tuple(sorted(params.items())))
         found = None if self.kept is None else self.kept.get(key)
+        saved = self.saved if self.kept is not None and not params else None
+        generation = None
+        if found is None and saved is not None:
+            generation = saved.generation()
+            loaded = saved.terms(name, self.graphs, generation)
+            if loaded is not None:
+                found = self._keep(key, KeptRows(*loaded))
         if found is not None:
             return found, found.record.model_copy(update={"reused": True})
         rows, record = run_query(self.store, self.graphs, name, dict(params))
-        found = KeptRows(rows, record)
+        found = self._keep(key, KeptRows(rows, record))
+        if saved is not None:
+            saved.save(self.graphs, generation, rows, record)
+        return found, record
+
+    def _keep(self, key: tuple[object, ...], found: KeptRows) -> KeptRows:
+        """Keep ``found`` under ``key`` for later answers (unless the session keeps nothing)."""
         if self.kept is not None:
             if len(self.kept) >= KEPT_AT_MOST:  # graphs of runs long gone; clear is atomic
                 self.kept.clear()
             self.kept[key] = found
-        return found, record
+        return found
 
 
 class Pending:

@@ -28,6 +28,10 @@ class GraphCopies:
 
     def __init__(self, in_memory: bool = False) -> None:
         self.in_memory = in_memory
+        self.meanwhile = False
+        """Whether a read whose copy is still being made reads the store itself instead of
+        waiting for it (the same answers: a copy holds exactly the graphs it was made of).
+        A server sets it, so that it answers at once while the copies are made."""
         self.copies: dict[tuple[str, ...], MemoryDataset] = {}
         self.generation = 0
         """Counts writes through this store's readers: what was copied before is stale."""
@@ -47,8 +51,12 @@ class GraphCopies:
 
     def reads(self, store: TripleStore, graphs: Sequence[str]) -> Queryable:
         """Where to read ``graphs`` from: their copy in memory when copies are kept (made now
-        if missing), otherwise the store itself."""
-        return self.prepare(store, graphs).result()
+        if missing; with :attr:`meanwhile`, started and read from the store until it is
+        ready), otherwise the store itself."""
+        pending = self.prepare(store, graphs)
+        if self.meanwhile and not pending.done():
+            return store
+        return pending.result()
 
     def prepare(self, store: TripleStore, graphs: Sequence[str]) -> Future[Queryable]:
         """Where to read ``graphs`` from, as a future: done at once when no copy is kept or

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 
@@ -53,15 +54,30 @@ def read_sources(reads: Sequence[str]) -> frozenset[str]:
     spelt out. A name with a hyphen names one graph of a kind (``view-spec``)."""
     if POSTS not in reads and VIEW_POSTS not in reads:
         return frozenset(reads)
-    # Imported here: the registry loads the sources, whose mappings write through queries.
-    from ratified_rdf.sources.base import post_sources
-
-    posts = post_sources()
+    posts = _post_sources()
     return (
         (frozenset(reads) - {POSTS, VIEW_POSTS})
         | (posts if POSTS in reads else frozenset())
         | ({f"view-{s}" for s in posts} if VIEW_POSTS in reads else frozenset())
     )
+
+
+BUILT_IN_POST_SOURCES = frozenset({"github", "mail"})
+"""The built-in sources whose graphs hold posts (``Source.holds_posts``): what
+:data:`POSTS` reads while no other source is registered (a test holds it to the classes)."""
+
+
+def _post_sources() -> frozenset[str]:
+    """The registered sources that hold posts. A source registers itself through the
+    registry's module, so while that is not imported (or not yet whole) only the built-in ones
+    can be; answering a question then imports no source's code, much of a cold ``ratified
+    ask``'s imports, just to learn their names."""
+    registry = sys.modules.get("ratified_rdf.sources.base")
+    post_sources = getattr(registry, "post_sources", None)
+    if post_sources is None:
+        return BUILT_IN_POST_SOURCES
+    posts: frozenset[str] = post_sources()
+    return posts
 
 
 def reads_graph(graph: str, sources: frozenset[str]) -> bool:

@@ -21,9 +21,11 @@ memory. One client holds at most ``--per-client`` workers at a time, and a clien
 send quick queries finds one kept for it when heavy clients hold the rest; all
 workers together grow by at most ``--query-memory-total``. Request bodies are capped (413), and
 so are questions. Answer cards run in the server process, on its own hand-written queries, at a
-higher priority than the workers. A reader's first request waits for its graphs to be copied
-into memory (for a token reader) or loaded into a worker at most its deadline, then gets 503
-with a sentence to retry; the copy goes on.
+higher priority than the workers. ``ratified serve`` listens at once: a reader's graphs are
+copied into memory on a thread (the anonymous reader's at start, another's on their first
+request, everyone's again after a write), and the store on disk answers their cards until the
+copy is ready. A ``/sparql`` query waits for a worker to load the reader's graphs at most its
+deadline, then gets 503 with a sentence to retry; the load goes on.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -77,6 +79,7 @@ from ratified_rdf.queries.files import QueryError, load_query
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.offline import NETWORK_SEALED
 from ratified_rdf.queries.sandbox import (
+    WARM_UP_S,
     QueryReply,
     QueryRequest,
     QuerySandbox,
@@ -320,12 +323,13 @@ def _client_key(request: Request) -> str:
 
 async def _copied(brain: Brain, deadline: float) -> None:
     """Wait until ``brain``'s graphs are copied into memory (started now on a reader's first
-    request, or after a write; at once when the copy exists or none is kept), until
-    ``deadline`` (``time.monotonic()`` seconds) at most: then 503, saying to retry, while the
-    copy goes on for the next request."""
+    request, or after a write; at once when the copy exists or none is kept, or when the store
+    answers meanwhile, as under ``ratified serve``), until ``deadline``
+    (``time.monotonic()`` seconds) at most: then 503, saying to retry, while the copy goes on
+    for the next request."""
     reading = brain.reading
     pending = reading.copies.prepare(reading.store, brain.read_graphs)
-    if pending.done():
+    if pending.done() or reading.copies.meanwhile:  # meanwhile the store itself answers
         return
     waiting = asyncio.wrap_future(pending)
     try:
@@ -1130,13 +1134,61 @@ def create_app(
 
 
 def warm_query_workers(app: Starlette) -> threading.Thread:
-    """Start ``app``'s query workers now, each loading the anonymous reader's graphs, on a
-    thread of its own (returned), so the first queries find them loaded instead of spending
-    their time on it. Queries that come meanwhile wait for a worker as usual."""
+    """Start ``app``'s query workers now, each loading the anonymous reader's graphs (one
+    first, then the others; all from one export), on a thread of its own (returned), so the
+    first queries find them loaded instead of spending their time on it. Queries that come
+    meanwhile wait for a worker as usual."""
     brain: Brain = app.state.brain
-    warming = _sandbox_of(app).warm(brain.read_graphs, brain.reading.export)
-    thread = threading.Thread(target=asyncio.run, args=(warming,), name="ratified-warm")
+    sandbox, export, graphs = _sandbox_of(app), _exported_once(brain), brain.read_graphs
+
+    async def warming() -> None:
+        # One worker first, alone: on a small machine the first query then waits for one
+        # load, not for every worker's at once sharing the processors; the others follow.
+        first = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
+        with contextlib.suppress(Exception):  # a failed load is retried by the next query
+            await sandbox.run("warm-up:first", first, export, deadline=time.monotonic() + WARM_UP_S)
+        await sandbox.warm(graphs, export)
+
+    thread = threading.Thread(target=asyncio.run, args=(warming(),), name="ratified-warm")
     thread.daemon = True
+    thread.start()
+    return thread
+
+
+def _exported_once(brain: Brain) -> Callable[[Sequence[str]], bytes]:
+    """``brain``'s export (:meth:`Reading.export`), made once for every worker warmed up
+    with the same graphs at the same write generation: each worker was sent an export of its
+    own, and making them all at once held the server's start back."""
+    made: dict[tuple[object, ...], bytes] = {}
+    lock = threading.Lock()
+
+    def export(graphs: Sequence[str]) -> bytes:
+        key = (brain.reading.write_generation, *graphs)
+        with lock:  # the first worker's export is the others' too
+            if key not in made:
+                made.clear()
+                made[key] = brain.reading.export(graphs)
+            return made[key]
+
+    return export
+
+
+def settle_in_background(brain: Brain) -> threading.Thread:
+    """Settle ``brain`` for serving (:func:`settle_for_serving`) on a thread of its own
+    (returned), so that the server answers meanwhile: first the lookups the first questions
+    use, then, once the copy of the reader's graphs in memory is made (``Brain.open``
+    without ``wait_for_copy``; the store on disk answers until then), the frozen heap."""
+
+    def settle() -> None:
+        reading = brain.reading
+        try:
+            reading.read_lookups()
+            reading.copies.prepare(reading.store, brain.read_graphs).result()
+            settle_for_serving(brain)
+        except Exception as error:  # the server goes on; each question builds what it needs
+            click.echo(f"Could not prepare the brain for the first questions: {error}", err=True)
+
+    thread = threading.Thread(target=settle, name="ratified-settle", daemon=True)
     thread.start()
     return thread
 
@@ -1273,9 +1325,8 @@ def serve_command(
         raise click.BadParameter(str(error), param_hint="--cors-origin") from None
     try:
         grants = AccessFile(access) if access is not None else None
-        if in_memory:
-            click.echo(f"Copying the brain at {store} into memory …", err=True)
-        brain = Brain.open(store, in_memory=in_memory)
+        # The copy in memory is made on a thread: the store on disk answers until it is ready.
+        brain = Brain.open(store, in_memory=in_memory, wait_for_copy=False)
     except RatifiedError as error:
         raise click.ClickException(str(error)) from None
     with brain:
@@ -1291,10 +1342,13 @@ def serve_command(
             access=grants,
             cors_origins=cors_origin,
         )
-        click.echo("Building the heading index …", err=True)
-        settle_for_serving(brain)
+        app.state.settling = settle_in_background(brain)
         warm_query_workers(app)
-        where = "a copy in memory" if in_memory else "the store on disk"
+        where = (
+            "a copy in memory, made now (the store on disk answers until it is ready)"
+            if in_memory
+            else "the store on disk"
+        )
         click.echo(
             f"Serving brain '{brain.brain_id}' from {store} at http://{host}:{port}/ "
             f"(answers from {where}; SPARQL at /sparql; queries stop after "
@@ -1313,6 +1367,7 @@ __all__ = [
     "default_query_workers",
     "serve_command",
     "settle_for_serving",
+    "settle_in_background",
     "warm_query_workers",
 ]
 

@@ -6,8 +6,9 @@ processes instead. Each worker:
 
 - is sealed off the network before it loads anything (:func:`~ratified_rdf.queries.offline.
   forbid_network`, for the whole process), so no query text can make it fetch a URL;
-- runs at a lower scheduling priority than the server, so answer cards keep their CPU while a
-  heavy query grinds (a quick worker, below, less low than the others);
+- runs at the lowest scheduling priority (nice 19), so the server's event loop and answer
+  cards keep their CPU however many heavy queries grind (the quick worker, below, runs at the
+  server's own priority: its queries are short by construction);
 - holds its own in-memory copy of the graphs queries have named (sent by the server once per
   graph, and again after a write), so it needs nothing of the server's store;
 - parses and checks every text itself (:mod:`ratified_rdf.queries.guard`) and evaluates it,
@@ -60,10 +61,13 @@ USAGE_HALF_LIFE_S: Final = 60.0
 _LATEST: Final = 0.3
 """The weight of a client's latest query in the running average of how long its queries
 run: a client that sent one heavy query is heavy for several more."""
-QUICK_NICE: Final = 5
-GENERAL_NICE: Final = 15
+QUICK_NICE: Final = 0
+GENERAL_NICE: Final = 19
 """How much lower than the server's a worker's scheduling priority is (a quick worker's, and
-the others'): the quick one gets several times the CPU of one grinding a heavy query."""
+the others'). The quick worker runs at the server's own: it answers light clients, and a
+query may run there ``quick_s`` at most, so it never holds a CPU for long. The others run at
+the lowest there is, so however many of them grind heavy queries, the server's event loop,
+its cards and the quick worker take the CPU whenever they want it."""
 IDLE_EXIT_S: Final = 600.0
 """A worker left idle this long exits by itself (the next query starts a fresh one)."""
 WARM_UP_S: Final = 300.0
@@ -693,8 +697,9 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
     from ratified_rdf.queries.offline import forbid_network
 
     forbid_network()
-    with contextlib.suppress(OSError):
-        os.nice(nice)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     from pyoxigraph import Store
 
     from ratified_rdf.queries.guard import check_reader_query
@@ -837,4 +842,6 @@ def _too_many(max_rows: int, what: str) -> _Reply:
 __all__ = ["QueryReply", "QueryRequest", "QuerySandbox", "SandboxError", "SandboxLimits"]
 
 if __name__ == "__main__":
-    _worker_main(Connection(int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else 10)
+    _worker_main(
+        Connection(int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else GENERAL_NICE
+    )

@@ -9,8 +9,9 @@ processes instead. Each worker:
 - runs at the lowest scheduling priority (nice 19), so the server's event loop and answer
   cards keep their CPU however many heavy queries grind (the quick worker, below, runs at the
   server's own priority: its queries are short by construction);
-- holds its own in-memory copy of the graphs queries have named (sent by the server once per
-  graph, and again after a write), so it needs nothing of the server's store;
+- holds its own in-memory copy of the graphs queries have named (exported by the server once
+  per graph and version, to a file every worker loads from, again after a write), so it needs
+  nothing of the server's store;
 - parses and checks every text itself (:mod:`ratified_rdf.queries.guard`) and evaluates it,
   pulling rows under the row limit, and sends back the serialised result.
 
@@ -41,9 +42,11 @@ import asyncio
 import contextlib
 import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -262,7 +265,8 @@ class QuerySandbox:
         ``quick``."""
         self.ended = 0
         """Queries ended by the sandbox (deadline or memory) since it started."""
-        self._finalizer = weakref.finalize(self, _stop_all, self._all)
+        self._spool = _Spool()
+        self._finalizer = weakref.finalize(self, _stop_all, self._all, self._spool)
 
     @property
     def busy(self) -> int:
@@ -525,7 +529,8 @@ class QuerySandbox:
         assert worker.conn is not None and worker.process is not None
         clock.loading = True
         try:
-            worker.conn.send(("load", tuple(missing), export(missing)))
+            data = self._spool.data(tuple((g, wanted[g]) for g in missing), export)
+            worker.conn.send(("load", tuple(missing), data))
             self._loaded(worker, time.monotonic() + WARM_UP_S)
         finally:
             clock.loading = False
@@ -666,6 +671,50 @@ class QuerySandbox:
                 )
 
 
+class _Spool:
+    """Graphs exported once, as N-Quads files a worker loads itself, by graph and version.
+
+    An ended query's worker is replaced and loaded again, and exporting a large brain's
+    graphs takes seconds of the server's CPU, much of it holding the interpreter's lock that
+    the event loop and answer cards need: so a hostile client ending query after query would
+    make the server export over and over. The export is done once per graphs and version
+    (one at a time, so two replacements do not both do it) and written to a file, not kept in
+    the server's memory; a new version (a write) drops the files of the older ones."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._folder: str | None = None
+        self._files: dict[tuple[tuple[str, tuple[int, str]], ...], str] = {}
+
+    def data(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> bytes | str:
+        """The graphs of ``key`` (each with its version) for a worker to load: the path of
+        their file, exported through ``export`` the first time; ``b""`` when they are empty."""
+        with self._lock:
+            if key in self._files and os.path.exists(self._files[key]):
+                return self._files[key]
+            data = export([graph for graph, _ in key])
+            if not data:
+                return b""
+            if self._folder is None:
+                self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
+            generations = {version[0] for _, version in key}
+            for old in [k for k in self._files if {v[0] for _, v in k} != generations]:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._files.pop(old))
+            descriptor, path = tempfile.mkstemp(suffix=".nq", dir=self._folder)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(data)
+            self._files[key] = path
+            return path
+
+    def close(self) -> None:
+        """Remove every file."""
+        with self._lock:
+            if self._folder is not None:
+                shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder, self._files = None, {}
+
+
 def _grant(turn: asyncio.Future[None]) -> None:
     if not turn.done():
         turn.set_result(None)
@@ -678,9 +727,10 @@ def _retrieved(task: asyncio.Future[QueryReply]) -> None:
         task.exception()
 
 
-def _stop_all(workers: list[_Worker]) -> None:
+def _stop_all(workers: list[_Worker], spool: _Spool) -> None:
     for worker in workers:
         worker.stop()
+    spool.close()
 
 
 # --- the worker's side ------------------------------------------------------------------------
@@ -735,14 +785,17 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
             return
 
 
-def _load(store: Any, graphs: Sequence[str], data: bytes) -> _Reply:
+def _load(store: Any, graphs: Sequence[str], data: bytes | str) -> _Reply:
+    """Replace ``graphs`` with ``data``: N-Quads, or the path of a file of them."""
     from pyoxigraph import NamedNode, RdfFormat
 
     for graph in graphs:
         name = NamedNode(graph)
         if store.contains_named_graph(name):
             store.remove_graph(name)
-    if data:
+    if isinstance(data, str):
+        store.bulk_load(path=data, format=RdfFormat.N_QUADS)
+    elif data:
         store.bulk_load(data, format=RdfFormat.N_QUADS)
     return ("loaded", "")
 

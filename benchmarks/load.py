@@ -7,18 +7,24 @@ and the server's resident memory sampled through the run (first, last, peak), to
 it stays flat. Stops by itself: bounded in time and in requests per client.
 
 With ``--hostile`` the same run is made once alone and once under each attack of
-:data:`ATTACKS`, in one invocation: one client sending the three-way cross join with ORDER BY
-over and over (issue 18's exhaustion attack); eight slow readers, each from an address of its
-own (127.0.0.11 to .18), streaming every triple at 100 bytes a second; eight heavy clients
-(127.0.2.1 to .8) sending the heavy queries of issue 50 (a cross join with ORDER BY, a regular
-expression over a join, a ``(<x>|!<x>)*`` path, 3,000-deep nesting, GROUP_CONCAT over a
-join). The report gives, per attack, the normal clients' p99 (every call) under it over their
-p99 alone (target: at most 3), each call's ratio, and the peak memory of the server with all
-its query workers against the documented ceiling: the server and its workers at rest (after
-the run alone) plus ``--query-memory-total``. Another attack (the MCP server's runaways, say)
-is one more entry in :data:`ATTACKS`: a name and the functions its attacking clients run.
+:data:`ATTACKS`, in one invocation (after a short warm-up that is not reported): one client
+sending the three-way cross join with ORDER BY over and over (issue 18's exhaustion attack);
+eight slow readers, each from an address of its own (127.0.0.11 to .18), streaming every
+triple at 100 bytes a second; eight heavy clients (127.0.2.1 to .8) sending the heavy queries
+of issue 50 (a cross join with ORDER BY, a regular expression over a join, a ``(<x>|!<x>)*``
+path, 3,000-deep nesting, GROUP_CONCAT over a join); and an agent running ``ratified mcp`` on
+the same brain, keeping two runaway ``sparql`` calls going and cancelling every other one.
+Attacking clients are set up (the MCP server started) before the run's clock starts. One
+table gives, per attack, the normal clients' p99 (every call) under it over their p99 alone
+(target: at most 3), the same ratio for the call that runs no query (what the machine's load
+does to any call), the CPU seconds of the server, its query workers and the attackers' own
+processes, and the peak memory of the server with all its query workers against the
+documented ceiling (the server and its workers at rest, after the run alone, plus
+``--query-memory-total``), and of the MCP server with its workers against its own. Another
+attack is one more entry in :data:`ATTACKS`: a name and the clients it runs.
 
     python -m benchmarks.load --store DIR [--clients 16] [--seconds 60] [--hostile]
+        [--attacks "8 heavy queries,MCP runaways"]
     python -m benchmarks.load --smoke [--hostile]     # the pigeon brain, 2 clients, 8 s
 
 The report is Markdown on stdout and in ``benchmarks/out/load.md`` (with ``--record``, in

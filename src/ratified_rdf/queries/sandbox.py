@@ -422,17 +422,21 @@ class QuerySandbox:
                 raise
             finally:
                 ran = time.monotonic() - clock.asked if clock.asked is not None else None
-                if not worker.alive():
-                    # Ended or dead: its replacement starts now, on this query's slot, so the
-                    # next query (perhaps another client's small one) does not wait for it.
-                    worker.abandoned.clear()  # the cancelled query is over; the load is not
-                    with contextlib.suppress(Exception):
-                        self._warm(worker, request, export, _Deadline(math.inf))
-                with self._lock:
-                    self._free.append(worker)
                 if ran is not None:
                     self._charge(client, max(used, ran))
-                self._release(client, lane)
+                if worker.alive():
+                    self._give_back(worker, client, lane)
+                else:
+                    # Ended or dead: its replacement starts now, on this query's slot, so the
+                    # next query (perhaps another client's small one) does not wait for it;
+                    # on a thread of its own, so this query's caller is answered at once.
+                    worker.abandoned.clear()  # the cancelled query is over; the load is not
+                    threading.Thread(
+                        target=self._replace,
+                        args=(worker, request, export, client, lane),
+                        name="ratified-sandbox-replace",
+                        daemon=True,
+                    ).start()
 
         task = asyncio.ensure_future(asyncio.to_thread(exchange))
         task.add_done_callback(_retrieved)
@@ -461,6 +465,22 @@ class QuerySandbox:
                     {"Retry-After": "5"},
                     reason="loading",
                 )
+
+    def _give_back(self, worker: _Worker, client: str, lane: str) -> None:
+        with self._lock:
+            self._free.append(worker)
+        self._release(client, lane)
+
+    def _replace(
+        self, worker: _Worker, request: QueryRequest, export: Exporter, client: str, lane: str
+    ) -> None:
+        """Start and load a replacement for an ended ``worker``, holding the ended query's
+        slot until it is ready, then give the slot back."""
+        try:
+            with contextlib.suppress(Exception):
+                self._warm(worker, request, export, _Deadline(math.inf))
+        finally:
+            self._give_back(worker, client, lane)
 
     async def warm(self, graphs: Sequence[str], export: Exporter) -> None:
         """Start every worker and load ``graphs`` into it, as queries do (so they wait for a

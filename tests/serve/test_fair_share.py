@@ -123,6 +123,8 @@ def test_a_slow_reader_is_cut_off_and_another_client_streams(
     assert cut.startswith(b"HTTP/1.1 200")
     assert not cut.endswith(b"0\r\n\r\n")
     assert state.busy == {}
+    # Remembered as cut off: kept out of the slot kept for the others for a while.
+    assert set(state.cut) == {"address:127.0.0.1"}
 
 
 def test_many_connections_from_one_address_hold_one_stream_slot(
@@ -280,5 +282,23 @@ def test_the_memory_ceiling_holds_for_all_queries_together(
         response = http.get("/sparql", params={"query": SORTED_JOIN})
         assert response.status_code == 503, response.text[:300]
         assert "more than the 32 MiB of memory all of them together" in response.text
-        assert app.state.sandbox.ended == 1 and app.state.sandbox.busy == 0
+        assert app.state.sandbox.ended == 1
+        # The answer comes at once; the slot is given back once the replacement is loaded.
+        _until(lambda: app.state.sandbox.busy == 0, "the ended query's slot is given back")
         assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200
+
+
+def test_a_stream_slot_is_kept_for_clients_whose_streams_were_not_cut_off() -> None:
+    # Two slots, one of them kept. Slow readers from two addresses take both; once the one in
+    # the kept slot is cut off for reading too slowly, it may take only the other slot, and a
+    # client whose streams were never cut off finds the kept one free.
+    state = standard._State(max_stream_rows=10, max_streams=2, wait_s=1)
+    assert state.take("address:slow-1") and state.take("address:slow-2")
+    assert state.kept_for == {"address:slow-2"}
+    state.give_back("address:slow-2", cut=True)
+    assert not state.take("address:slow-2")  # the other slot is taken, the kept one not for it
+    assert state.take("address:normal")
+    assert state.kept_for == {"address:normal"}
+    state.give_back("address:slow-1", cut=True)
+    assert state.take("address:slow-2")  # the other slot, free again
+    assert state.busy == {"address:normal": 1, "address:slow-2": 1}

@@ -18,7 +18,8 @@ counted before it starts and refused with 422 past ``max_stream_rows``; it ends 
 :data:`STREAM_DEADLINE_S` seconds whatever the client does, and sooner when the client reads
 slower than :data:`STREAM_MIN_BYTES_S` for :data:`STREAM_WINDOW_S` seconds of the producer
 waiting on it; and at most as many streams run at once as there are query workers, one of
-them for one client (a token, else an address, however many connections it opens). What is streamed
+them for one client (a token, else an address, however many connections it opens), and one
+of them kept for clients whose streams were not cut off lately. What is streamed
 is never the client's text: a triple pattern is recognised on rdflib's parse tree (one basic
 graph pattern of one triple, plain variables, IRIs and literals, nothing else) and the query
 that runs is rewritten from those terms alone. Everything else goes to the query sandbox.
@@ -151,6 +152,11 @@ class _Described:
     catalog_triples: int = 0
 
 
+CUT_REMEMBERED_S: Final = 300.0
+"""How long a client whose stream was cut off (too slow, or past its deadline) is kept out of
+the stream slot kept for the others."""
+
+
 @dataclass
 class _State:
     max_stream_rows: int
@@ -161,24 +167,53 @@ class _State:
     window_s: float = STREAM_WINDOW_S
     lock: threading.Lock = field(default_factory=threading.Lock)
     busy: dict[str, int] = field(default_factory=dict)
+    kept_for: set[str] = field(default_factory=set)
+    """Who holds a slot kept for clients whose streams were not cut off lately."""
+    cut: dict[str, float] = field(default_factory=dict)
+    """When each client's stream was last cut off (``time.monotonic()``)."""
+
+    @property
+    def kept(self) -> int:
+        """Slots kept for clients not cut off lately, once the others are taken: one when
+        there are two or more, so slow readers from many addresses, once cut off, wait for
+        the other slots and a normal client's small stream does not wait behind them."""
+        return 1 if self.max_streams >= 2 else 0
 
     def take(self, client: str) -> bool:
         """Take a stream slot for ``client`` if one is free: one per client, since a client
         that opens more connections is no more clients."""
+        now = time.monotonic()
         with self.lock:
-            if sum(self.busy.values()) >= self.max_streams or client in self.busy:
+            held = sum(self.busy.values())
+            if held >= self.max_streams or client in self.busy:
                 return False
+            if held - len(self.kept_for) >= self.max_streams - self.kept:
+                if len(self.kept_for) >= self.kept or self._was_cut(client, now):
+                    return False
+                self.kept_for.add(client)
             self.busy[client] = 1
             return True
 
-    def give_back(self, client: str) -> None:
-        """Free ``client``'s slot."""
+    def _was_cut(self, client: str, now: float) -> bool:
+        at = self.cut.get(client)
+        return at is not None and now - at < CUT_REMEMBERED_S
+
+    def give_back(self, client: str, *, cut: bool = False) -> None:
+        """Free ``client``'s slot; ``cut``: its stream was cut off for reading too slowly
+        (or running past its deadline), which keeps it out of the kept slot for a while."""
+        now = time.monotonic()
         with self.lock:
             left = self.busy.get(client, 0) - 1
             if left > 0:
                 self.busy[client] = left
             else:
                 self.busy.pop(client, None)
+                self.kept_for.discard(client)
+            if cut:
+                self.cut[client] = now
+                if len(self.cut) > 10_000:  # forget the oldest, so addresses cannot grow it
+                    for name in sorted(self.cut, key=self.cut.__getitem__)[:5_000]:
+                        del self.cut[name]
 
 
 def install(
@@ -513,6 +548,8 @@ class _Stream:
         self.stopped = threading.Event()
         self.why = ""
         """Why the producer stopped early, for the response to say."""
+        self.cut = False
+        """Whether the stream was cut off: the client read too slowly, or past the deadline."""
         self._buffer = bytearray()
         self._floor, self._window = min_bytes_s, window_s
         self._taken = 0  # bytes the response has taken
@@ -582,6 +619,7 @@ class _Stream:
 
     def _stop(self, why: str) -> None:
         self.why = why
+        self.cut = True
         self.stopped.set()
         raise _Ended(why)
 
@@ -689,7 +727,7 @@ async def _streamed(
     )
     threading.Thread(
         target=_produce,
-        args=(stream, brain, kind, subject, job, lambda: state.give_back(client)),
+        args=(stream, brain, kind, subject, job, lambda: state.give_back(client, cut=stream.cut)),
         name="ratified-stream",
         daemon=True,
     ).start()

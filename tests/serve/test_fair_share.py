@@ -123,20 +123,23 @@ def test_a_slow_reader_is_cut_off_and_another_client_streams(
     assert cut.startswith(b"HTTP/1.1 200")
     assert not cut.endswith(b"0\r\n\r\n")
     assert state.busy == {}
-    # Remembered as cut off: kept out of the slot kept for the others for a while.
-    assert set(state.cut) == {"address:127.0.0.1"}
+    # Remembered: the slow reader did not read its stream to its end, the other did.
+    assert state.read_well == {"address:127.0.0.1": False, "address:127.0.0.2": True}
 
 
 def test_many_connections_from_one_address_hold_one_stream_slot(
     pigeon_brain: Brain, small_buffers: None
 ) -> None:
     # Two slots, and --per-client 2 for the query workers; yet one address streams one answer
-    # at a time, so its second connection waits and another address gets the other slot.
+    # at a time, so its second connection waits and another address gets the other slot (the
+    # one kept for clients that read their last stream to its end: this one did, first).
     app = create_app(
         pigeon_brain, query_workers=2, per_client=2, query_timeout_s=20, stream_window_s=60
     )
     state = app.state.standard
     with _serving_small(app) as base:
+        with _from("127.0.0.2", base) as other:
+            assert other.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES}).status_code == 200
         first = _stalled_stream(base)
         _until(lambda: "address:127.0.0.1" in state.busy, "the first connection streams")
         second = _stalled_stream(base)
@@ -288,17 +291,21 @@ def test_the_memory_ceiling_holds_for_all_queries_together(
         assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200
 
 
-def test_a_stream_slot_is_kept_for_clients_whose_streams_were_not_cut_off() -> None:
-    # Two slots, one of them kept. Slow readers from two addresses take both; once the one in
-    # the kept slot is cut off for reading too slowly, it may take only the other slot, and a
-    # client whose streams were never cut off finds the kept one free.
+def test_a_stream_slot_is_kept_for_clients_that_read_their_streams() -> None:
+    # Two slots, one of them kept for clients whose latest stream was read to its end. A slow
+    # reader takes the other; another from a new address waits, and so does the first once
+    # its stream was cut off; a client that read its last stream finds the kept one free.
     state = standard._State(max_stream_rows=10, max_streams=2, wait_s=1)
-    assert state.take("address:slow-1") and state.take("address:slow-2")
-    assert state.kept_for == {"address:slow-2"}
-    state.give_back("address:slow-2", cut=True)
-    assert not state.take("address:slow-2")  # the other slot is taken, the kept one not for it
+    state.ended("address:normal", read_well=True)
+    assert state.take("address:slow-1")
+    assert not state.take("address:slow-2")  # a new address: the other slot only
     assert state.take("address:normal")
     assert state.kept_for == {"address:normal"}
-    state.give_back("address:slow-1", cut=True)
+    state.give_back("address:normal")
+    state.ended("address:normal", read_well=True)
+    state.give_back("address:slow-1")
+    state.ended("address:slow-1", read_well=False)
     assert state.take("address:slow-2")  # the other slot, free again
+    assert not state.take("address:slow-1")  # cut off: not the kept one
+    assert state.take("address:normal")
     assert state.busy == {"address:normal": 1, "address:slow-2": 1}

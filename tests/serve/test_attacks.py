@@ -219,8 +219,10 @@ def test_a_query_over_its_memory_ceiling_is_ended_and_the_server_stays_up(
         response = http.get("/sparql", params={"query": SORTED_JOIN})
         assert response.status_code == 503, response.text[:300]
         assert "more than the 32 MiB" in response.text
-        assert app.state.sandbox.ended == 1 and app.state.sandbox.busy == 0
+        assert app.state.sandbox.ended == 1
+        # The answer comes at once; the next query waits for the ended worker's replacement.
         assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200
+        assert app.state.sandbox.busy == 0
         assert http.get("/api/holdings").status_code == 200
 
 

@@ -123,18 +123,23 @@ def test_a_slow_reader_is_cut_off_and_another_client_streams(
     assert cut.startswith(b"HTTP/1.1 200")
     assert not cut.endswith(b"0\r\n\r\n")
     assert state.busy == {}
+    # Remembered: the slow reader did not read its stream to its end, the other did.
+    assert state.read_well == {"address:127.0.0.1": False, "address:127.0.0.2": True}
 
 
 def test_many_connections_from_one_address_hold_one_stream_slot(
     pigeon_brain: Brain, small_buffers: None
 ) -> None:
     # Two slots, and --per-client 2 for the query workers; yet one address streams one answer
-    # at a time, so its second connection waits and another address gets the other slot.
+    # at a time, so its second connection waits and another address gets the other slot (the
+    # one kept for clients that read their last stream to its end: this one did, first).
     app = create_app(
         pigeon_brain, query_workers=2, per_client=2, query_timeout_s=20, stream_window_s=60
     )
     state = app.state.standard
     with _serving_small(app) as base:
+        with _from("127.0.0.2", base) as other:
+            assert other.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES}).status_code == 200
         first = _stalled_stream(base)
         _until(lambda: "address:127.0.0.1" in state.busy, "the first connection streams")
         second = _stalled_stream(base)
@@ -280,5 +285,27 @@ def test_the_memory_ceiling_holds_for_all_queries_together(
         response = http.get("/sparql", params={"query": SORTED_JOIN})
         assert response.status_code == 503, response.text[:300]
         assert "more than the 32 MiB of memory all of them together" in response.text
-        assert app.state.sandbox.ended == 1 and app.state.sandbox.busy == 0
+        assert app.state.sandbox.ended == 1
+        # The answer comes at once; the slot is given back once the replacement is loaded.
+        _until(lambda: app.state.sandbox.busy == 0, "the ended query's slot is given back")
         assert http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200
+
+
+def test_a_stream_slot_is_kept_for_clients_that_read_their_streams() -> None:
+    # Two slots, one of them kept for clients whose latest stream was read to its end. A slow
+    # reader takes the other; another from a new address waits, and so does the first once
+    # its stream was cut off; a client that read its last stream finds the kept one free.
+    state = standard._State(max_stream_rows=10, max_streams=2, wait_s=1)
+    state.ended("address:normal", read_well=True)
+    assert state.take("address:slow-1")
+    assert not state.take("address:slow-2")  # a new address: the other slot only
+    assert state.take("address:normal")
+    assert state.kept_for == {"address:normal"}
+    state.give_back("address:normal")
+    state.ended("address:normal", read_well=True)
+    state.give_back("address:slow-1")
+    state.ended("address:slow-1", read_well=False)
+    assert state.take("address:slow-2")  # the other slot, free again
+    assert not state.take("address:slow-1")  # cut off: not the kept one
+    assert state.take("address:normal")
+    assert state.busy == {"address:normal": 1, "address:slow-2": 1}

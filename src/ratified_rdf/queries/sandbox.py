@@ -6,10 +6,12 @@ processes instead. Each worker:
 
 - is sealed off the network before it loads anything (:func:`~ratified_rdf.queries.offline.
   forbid_network`, for the whole process), so no query text can make it fetch a URL;
-- runs at a lower scheduling priority than the server, so answer cards keep their CPU while a
-  heavy query grinds (a quick worker, below, less low than the others);
-- holds its own in-memory copy of the graphs queries have named (sent by the server once per
-  graph, and again after a write), so it needs nothing of the server's store;
+- runs at the lowest scheduling priority (nice 19), so the server's event loop and answer
+  cards keep their CPU however many heavy queries grind (the quick worker, below, runs at the
+  server's own priority: its queries are short by construction);
+- holds its own in-memory copy of the graphs queries have named (exported by the server once
+  per graph and version, to a file every worker loads from, again after a write), so it needs
+  nothing of the server's store;
 - parses and checks every text itself (:mod:`ratified_rdf.queries.guard`) and evaluates it,
   pulling rows under the row limit, and sends back the serialised result.
 
@@ -40,9 +42,11 @@ import asyncio
 import contextlib
 import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -60,10 +64,13 @@ USAGE_HALF_LIFE_S: Final = 60.0
 _LATEST: Final = 0.3
 """The weight of a client's latest query in the running average of how long its queries
 run: a client that sent one heavy query is heavy for several more."""
-QUICK_NICE: Final = 5
-GENERAL_NICE: Final = 15
+QUICK_NICE: Final = 0
+GENERAL_NICE: Final = 19
 """How much lower than the server's a worker's scheduling priority is (a quick worker's, and
-the others'): the quick one gets several times the CPU of one grinding a heavy query."""
+the others'). The quick worker runs at the server's own: it answers light clients, and a
+query may run there ``quick_s`` at most, so it never holds a CPU for long. The others run at
+the lowest there is, so however many of them grind heavy queries, the server's event loop,
+its cards and the quick worker take the CPU whenever they want it."""
 IDLE_EXIT_S: Final = 600.0
 """A worker left idle this long exits by itself (the next query starts a fresh one)."""
 WARM_UP_S: Final = 300.0
@@ -258,7 +265,8 @@ class QuerySandbox:
         ``quick``."""
         self.ended = 0
         """Queries ended by the sandbox (deadline or memory) since it started."""
-        self._finalizer = weakref.finalize(self, _stop_all, self._all)
+        self._spool = _Spool()
+        self._finalizer = weakref.finalize(self, _stop_all, self._all, self._spool)
 
     @property
     def busy(self) -> int:
@@ -414,17 +422,21 @@ class QuerySandbox:
                 raise
             finally:
                 ran = time.monotonic() - clock.asked if clock.asked is not None else None
-                if not worker.alive():
-                    # Ended or dead: its replacement starts now, on this query's slot, so the
-                    # next query (perhaps another client's small one) does not wait for it.
-                    worker.abandoned.clear()  # the cancelled query is over; the load is not
-                    with contextlib.suppress(Exception):
-                        self._warm(worker, request, export, _Deadline(math.inf))
-                with self._lock:
-                    self._free.append(worker)
                 if ran is not None:
                     self._charge(client, max(used, ran))
-                self._release(client, lane)
+                if worker.alive():
+                    self._give_back(worker, client, lane)
+                else:
+                    # Ended or dead: its replacement starts now, on this query's slot, so the
+                    # next query (perhaps another client's small one) does not wait for it;
+                    # on a thread of its own, so this query's caller is answered at once.
+                    worker.abandoned.clear()  # the cancelled query is over; the load is not
+                    threading.Thread(
+                        target=self._replace,
+                        args=(worker, request, export, client, lane),
+                        name="ratified-sandbox-replace",
+                        daemon=True,
+                    ).start()
 
         task = asyncio.ensure_future(asyncio.to_thread(exchange))
         task.add_done_callback(_retrieved)
@@ -453,6 +465,22 @@ class QuerySandbox:
                     {"Retry-After": "5"},
                     reason="loading",
                 )
+
+    def _give_back(self, worker: _Worker, client: str, lane: str) -> None:
+        with self._lock:
+            self._free.append(worker)
+        self._release(client, lane)
+
+    def _replace(
+        self, worker: _Worker, request: QueryRequest, export: Exporter, client: str, lane: str
+    ) -> None:
+        """Start and load a replacement for an ended ``worker``, holding the ended query's
+        slot until it is ready, then give the slot back."""
+        try:
+            with contextlib.suppress(Exception):
+                self._warm(worker, request, export, _Deadline(math.inf))
+        finally:
+            self._give_back(worker, client, lane)
 
     async def warm(self, graphs: Sequence[str], export: Exporter) -> None:
         """Start every worker and load ``graphs`` into it, as queries do (so they wait for a
@@ -521,7 +549,8 @@ class QuerySandbox:
         assert worker.conn is not None and worker.process is not None
         clock.loading = True
         try:
-            worker.conn.send(("load", tuple(missing), export(missing)))
+            data = self._spool.data(tuple((g, wanted[g]) for g in missing), export)
+            worker.conn.send(("load", tuple(missing), data))
             self._loaded(worker, time.monotonic() + WARM_UP_S)
         finally:
             clock.loading = False
@@ -662,6 +691,50 @@ class QuerySandbox:
                 )
 
 
+class _Spool:
+    """Graphs exported once, as N-Quads files a worker loads itself, by graph and version.
+
+    An ended query's worker is replaced and loaded again, and exporting a large brain's
+    graphs takes seconds of the server's CPU, much of it holding the interpreter's lock that
+    the event loop and answer cards need: so a hostile client ending query after query would
+    make the server export over and over. The export is done once per graphs and version
+    (one at a time, so two replacements do not both do it) and written to a file, not kept in
+    the server's memory; a new version (a write) drops the files of the older ones."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._folder: str | None = None
+        self._files: dict[tuple[tuple[str, tuple[int, str]], ...], str] = {}
+
+    def data(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> bytes | str:
+        """The graphs of ``key`` (each with its version) for a worker to load: the path of
+        their file, exported through ``export`` the first time; ``b""`` when they are empty."""
+        with self._lock:
+            if key in self._files and os.path.exists(self._files[key]):
+                return self._files[key]
+            data = export([graph for graph, _ in key])
+            if not data:
+                return b""
+            if self._folder is None:
+                self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
+            generations = {version[0] for _, version in key}
+            for old in [k for k in self._files if {v[0] for _, v in k} != generations]:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._files.pop(old))
+            descriptor, path = tempfile.mkstemp(suffix=".nq", dir=self._folder)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(data)
+            self._files[key] = path
+            return path
+
+    def close(self) -> None:
+        """Remove every file."""
+        with self._lock:
+            if self._folder is not None:
+                shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder, self._files = None, {}
+
+
 def _grant(turn: asyncio.Future[None]) -> None:
     if not turn.done():
         turn.set_result(None)
@@ -674,9 +747,10 @@ def _retrieved(task: asyncio.Future[QueryReply]) -> None:
         task.exception()
 
 
-def _stop_all(workers: list[_Worker]) -> None:
+def _stop_all(workers: list[_Worker], spool: _Spool) -> None:
     for worker in workers:
         worker.stop()
+    spool.close()
 
 
 # --- the worker's side ------------------------------------------------------------------------
@@ -693,8 +767,9 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
     from ratified_rdf.queries.offline import forbid_network
 
     forbid_network()
-    with contextlib.suppress(OSError):
-        os.nice(nice)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     from pyoxigraph import Store
 
     from ratified_rdf.queries.guard import check_reader_query
@@ -730,14 +805,17 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
             return
 
 
-def _load(store: Any, graphs: Sequence[str], data: bytes) -> _Reply:
+def _load(store: Any, graphs: Sequence[str], data: bytes | str) -> _Reply:
+    """Replace ``graphs`` with ``data``: N-Quads, or the path of a file of them."""
     from pyoxigraph import NamedNode, RdfFormat
 
     for graph in graphs:
         name = NamedNode(graph)
         if store.contains_named_graph(name):
             store.remove_graph(name)
-    if data:
+    if isinstance(data, str):
+        store.bulk_load(path=data, format=RdfFormat.N_QUADS)
+    elif data:
         store.bulk_load(data, format=RdfFormat.N_QUADS)
     return ("loaded", "")
 
@@ -837,4 +915,6 @@ def _too_many(max_rows: int, what: str) -> _Reply:
 __all__ = ["QueryReply", "QueryRequest", "QuerySandbox", "SandboxError", "SandboxLimits"]
 
 if __name__ == "__main__":
-    _worker_main(Connection(int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else 10)
+    _worker_main(
+        Connection(int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else GENERAL_NICE
+    )

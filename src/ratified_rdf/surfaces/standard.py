@@ -18,7 +18,8 @@ counted before it starts and refused with 422 past ``max_stream_rows``; it ends 
 :data:`STREAM_DEADLINE_S` seconds whatever the client does, and sooner when the client reads
 slower than :data:`STREAM_MIN_BYTES_S` for :data:`STREAM_WINDOW_S` seconds of the producer
 waiting on it; and at most as many streams run at once as there are query workers, one of
-them for one client (a token, else an address, however many connections it opens). What is streamed
+them for one client (a token, else an address, however many connections it opens), and one
+of them kept for clients whose latest stream was read to its end. What is streamed
 is never the client's text: a triple pattern is recognised on rdflib's parse tree (one basic
 graph pattern of one triple, plain variables, IRIs and literals, nothing else) and the query
 that runs is rewritten from those terms alone. Everything else goes to the query sandbox.
@@ -161,13 +162,30 @@ class _State:
     window_s: float = STREAM_WINDOW_S
     lock: threading.Lock = field(default_factory=threading.Lock)
     busy: dict[str, int] = field(default_factory=dict)
+    kept_for: set[str] = field(default_factory=set)
+    """Who holds the slot kept for clients whose latest stream was read to its end."""
+    read_well: dict[str, bool] = field(default_factory=dict)
+    """Whether each client's latest stream was read to its end (not cut off, not dropped)."""
+
+    @property
+    def kept(self) -> int:
+        """Slots kept, once the others are taken, for clients whose latest stream was read to
+        its end: one when there are two or more. A slow reader's streams are cut off, and a
+        new address has read none, so slow readers from many addresses wait for the other
+        slots and a normal client's small stream does not wait behind them."""
+        return 1 if self.max_streams >= 2 else 0
 
     def take(self, client: str) -> bool:
         """Take a stream slot for ``client`` if one is free: one per client, since a client
         that opens more connections is no more clients."""
         with self.lock:
-            if sum(self.busy.values()) >= self.max_streams or client in self.busy:
+            held = sum(self.busy.values())
+            if held >= self.max_streams or client in self.busy:
                 return False
+            if held - len(self.kept_for) >= self.max_streams - self.kept:
+                if len(self.kept_for) >= self.kept or not self.read_well.get(client, False):
+                    return False
+                self.kept_for.add(client)
             self.busy[client] = 1
             return True
 
@@ -179,6 +197,16 @@ class _State:
                 self.busy[client] = left
             else:
                 self.busy.pop(client, None)
+                self.kept_for.discard(client)
+
+    def ended(self, client: str, *, read_well: bool) -> None:
+        """Remember how ``client``'s latest stream ended: read to its end, or not."""
+        with self.lock:
+            self.read_well.pop(client, None)  # the latest last, so the oldest go first
+            self.read_well[client] = read_well
+            if len(self.read_well) > 10_000:  # forget the oldest, so addresses cannot grow it
+                for name in list(self.read_well)[:5_000]:
+                    del self.read_well[name]
 
 
 def install(
@@ -513,6 +541,8 @@ class _Stream:
         self.stopped = threading.Event()
         self.why = ""
         """Why the producer stopped early, for the response to say."""
+        self.read = False
+        """Whether the client took the stream to its end."""
         self._buffer = bytearray()
         self._floor, self._window = min_bytes_s, window_s
         self._taken = 0  # bytes the response has taken
@@ -707,6 +737,7 @@ async def _streamed(
             while True:
                 item = await run_in_threadpool(stream.get)
                 if item is _DONE:
+                    stream.read = True
                     return
                 if isinstance(item, BaseException):
                     # Raised mid-body, so the server cuts the connection: the client sees a
@@ -716,6 +747,7 @@ async def _streamed(
                 yield item
         finally:
             stream.stopped.set()
+            state.ended(client, read_well=stream.read)
 
     return StreamingResponse(body(), media_type=media, headers=headers)
 

@@ -391,3 +391,55 @@ def test_a_revision_listed_missing_is_not_read_though_a_source_holds_it(
         assert [r["n"].value for r in rows] == ["00", "02"]
     finally:
         brain.close()
+
+
+def test_the_bis_drafts_first_revision_is_offered_as_the_rfcs_text(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    result = init_manifest(GitRepository.open(make_tern(tmp_path / "repo")), name="tern")
+    (rfc,) = tomllib.loads(result.text)["rfc"]
+    assert (rfc["number"], rfc["ref"], rfc["file"], rfc["title"]) == (
+        9993,
+        "draft-ietf-tern-rfc9993bis-00",
+        "draft-ietf-tern-rfc9993bis.md",
+        "Flight",
+    )
+    flat = " ".join(result.text.replace("\n# ", " ").split())
+    assert "guess: draft-ietf-tern-rfc9993bis-00, the revision of RFC 9993" in flat
+    assert "This repository holds no RFC text" not in result.text
+    text = result.text.replace('# became = "rfc9993"', 'became = "rfc9993"')
+    head, _, tail = text.rpartition('# published = "YYYY-MM"')  # the [[rfc]] entry's, last
+    text = head + 'published = "2034-05"' + tail
+    (tmp_path / "brain").mkdir()
+    brain, report = _build(text, tmp_path / "repo" / "tern", tmp_path / "brain")
+    brain.close()
+    assert report.rfcs == 1 and report.alignments > 0
+
+
+def test_a_became_to_fill_in_comes_with_an_rfc_entry_titled_as_the_last_revision(
+    grebe: Path, tmp_path: Path
+) -> None:
+    result = init_manifest(GitRepository.open(grebe), name="grebe")
+    assert '# [[rfc]]\n#   number = NNNN\n#   title = "Diving"\n' in result.text
+    text = result.text.replace('# became = "rfcNNNN"', 'became = "rfc9994"')
+    text = text.replace("# [[rfc]]\n#   number = NNNN\n#   title", "[[rfc]]\nnumber = 9994\ntitle")
+    text = text.replace('#   published = "YYYY-MM"', 'published = "2034-06"')
+    brain, report = _build(text, grebe, tmp_path)
+    brain.close()
+    assert report.rfcs == 1 and report.alignments > 0
+
+
+def test_the_brain_is_titled_as_its_last_drafts_last_revision(grebe: Path) -> None:
+    result = init_manifest(GitRepository.open(grebe), name="grebe")
+    assert tomllib.loads(result.text)["brain"]["title"] == "Diving"
+    assert "the title of draft-ietf-grebe-dive-06, the last draft's last revision" in (
+        " ".join(result.text.replace("\n# ", " ").split())
+    )
+
+
+def test_a_draft_no_revision_of_is_held_still_names_the_group_and_its_files(
+    tmp_path: Path,
+) -> None:
+    result = init_manifest(GitRepository.open(make_plover(tmp_path)), name="plover")
+    data = tomllib.loads(result.text)
+    assert data["brain"]["working_group"] == "plover"
+    assert data["discussion"]["document_files"] == ["*.md"]

@@ -1443,8 +1443,8 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
         click.echo("RFC texts: " + ", ".join(f"{r.name} ({r.ref}:{r.path})" for r in survey.rfcs))
     else:
         click.echo(
-            "No RFC text in the repository: the build will read the draft chains, but their "
-            "sections cannot be followed into an RFC."
+            "No RFC text in the repository: an RFC a draft became is still a fact (its "
+            "[[rfc]] entry without ref and file), whose sections are the last revision's."
         )
     click.echo(
         f"GitHub archive: {survey.github_archive}"

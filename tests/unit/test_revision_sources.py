@@ -363,6 +363,8 @@ def test_a_draft_no_revision_of_is_held_gets_an_entry_to_fill_in(tmp_path: Path)
     )
     assert '# revisions = "00-NN"' in result.text
     assert any("how many revisions draft-ietf-plover-nest had" in i for i in result.to_fill)
+    assert any("whether draft-ietf-plover-nest became an RFC" in i for i in result.to_fill)
+    assert '# became = "rfcNNNN"' in result.text and "# [[rfc]]\n#   number = NNNN" in result.text
     assert not result.complete
 
 

@@ -992,24 +992,23 @@ def _render_draft(
                 "became none, delete the became line, this note and the entry."
             )
         )
-        _render_rfc_to_fill(series, out)
+        _render_rfc_to_fill(out, series.title, f"{series.name}-{series.numbers[-1]}")
         fill.append(f"whether {series.name} became an RFC, and which (became)")
 
 
-def _render_rfc_to_fill(series: DraftSeries, out: list[str]) -> None:
+def _render_rfc_to_fill(out: list[str], title: str | None, last: str | None) -> None:
     """A commented ``[[rfc]]`` entry for the RFC a draft may have become, with what the
-    repository suggests (the last revision's title) and what only the public record knows;
-    indented, so that it is not mistaken for an entry init found."""
-    last = f"{series.name}-{series.numbers[-1]}"
+    repository suggests (``title``, that of its revision ``last``) and what only the public
+    record knows; indented, so that it is not mistaken for an entry init found."""
     guess = (
         f" (its title a guess: {last}'s, the last revision; the RFC's may differ)"
-        if series.title
+        if title and last
         else ""
     )
     out.extend(_wrap(f"The [[rfc]] entry to uncomment{guess}:"))
     out.append("# [[rfc]]")
     out.append("#   number = NNNN")
-    out.append(f"#   title = {_value(series.title or '…')}")
+    out.append(f"#   title = {_value(title or '…')}")
     out.append('#   published = "YYYY-MM"')
 
 
@@ -1034,6 +1033,16 @@ def _render_unnumbered(draft: str, path: str, out: list[str], fill: list[str]) -
         )
     )
     fill.append(f"how many revisions {draft} had (revisions, missing); the repository holds none")
+    out.append('# became = "rfcNNNN"')
+    out.extend(
+        _wrap(
+            f"^ FILL IN: the RFC this draft became, if it became one (`ratified fetch "
+            f"datatracker {draft}` says which), with the [[rfc]] entry below; if it became "
+            "none, delete the became line, this note and the entry."
+        )
+    )
+    _render_rfc_to_fill(out, None, None)
+    fill.append(f"whether {draft} became an RFC, and which (became)")
 
 
 def _render_rfc(rfc: RfcText, out: list[str], fill: list[str]) -> None:

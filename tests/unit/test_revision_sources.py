@@ -445,3 +445,18 @@ def test_a_draft_no_revision_of_is_held_still_names_the_group_and_its_files(
     data = tomllib.loads(result.text)
     assert data["brain"]["working_group"] == "plover"
     assert data["discussion"]["document_files"] == ["*.md"]
+
+
+def test_a_manifest_lacking_what_its_fill_in_lines_ask_names_those_facts(
+    tmp_path: Path,
+) -> None:
+    result = init_manifest(GitRepository.open(make_plover(tmp_path)), name="plover")
+    text = result.text.replace(
+        "https://example.invalid/fill-in-the-public-url", "https://git.example/plover"
+    )
+    (tmp_path / "manifest.toml").write_text(text)
+    # Not "revisions: Field required": the facts the user was asked for.
+    with pytest.raises(
+        ManifestError, match=r"FILL IN line\(s\).*the last revision of draft-ietf-plover-nest"
+    ):
+        load_manifest(tmp_path)

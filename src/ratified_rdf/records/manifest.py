@@ -505,7 +505,9 @@ def check_buildable(manifest: Manifest, path: str | Path) -> None:
 
 def _refuse_unfilled(file: Path) -> None:
     """Raise :class:`ManifestError` naming each fact ``file``'s FILL IN lines still ask for."""
-    lines = file.read_text(encoding="utf-8").splitlines() if file.is_file() else []
+    # Replaced, not refused: a file that is not UTF-8 is refused by the reader, saying so.
+    text = file.read_bytes().decode("utf-8", errors="replace") if file.is_file() else ""
+    lines = text.splitlines()
     unfilled = [
         f"line {number}: {_fact(line.split('FILL IN:', 1)[1])}"
         for number, line in enumerate(lines, start=1)

@@ -61,10 +61,12 @@ SECTION = "3"
 """A section every built repository's last revision has."""
 
 QUESTIONS = (
-    ("history of section {s}", "section_history"),
-    ("why does section {s} say what it says?", "discussion"),
-    ("which issues discussed section {s}?", "discussion"),
-    ("who should I ask about section {s}?", "who_to_ask"),
+    ("history of section {s}", {"section_history"}),
+    ("why does section {s} say what it says?", {"discussion"}),
+    # The issues connected to the section where the brain holds issues; where it holds none,
+    # the section's discussion (its commits), saying so.
+    ("which issues discussed section {s}?", {"threads", "discussion"}),
+    ("who should I ask about section {s}?", {"who_to_ask"}),
 )
 
 _NOTE_FAILURES = ("Error", "Traceback", "could not be built", "failed")
@@ -135,9 +137,12 @@ def test_a_sections_history_discussion_and_who_to_ask_are_cards(
     tlswg_brain: Callable[[str], tuple[Brain, BuildReport]], name: str
 ) -> None:
     brain, _ = tlswg_brain(name)
-    for question, intent in QUESTIONS:
+    archive = "github_archive" in (RECORDS / name / "manifest.toml").read_text(encoding="utf-8")
+    for question, intents in QUESTIONS:
         answer = brain.ask(question.format(s=SECTION))
         assert answer.verdict is Verdict.ANSWERED, (question, answer.summary)
-        assert answer.intent == intent, (question, answer.intent)
+        assert answer.intent in intents, (question, answer.intent)
+        if answer.intent == "discussion" and "issues" in question and not archive:
+            assert answer.summary.startswith("This brain holds no issues"), answer.summary
         assert f"§{SECTION} " in answer.summary, answer.summary
         assert answer.evidence, (question, answer.summary)

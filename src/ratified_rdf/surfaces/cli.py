@@ -511,11 +511,13 @@ def render_card(answer: Answer, *, sparql: bool = False) -> str:
     lines = [f"{heading} ({answer.intent})", "", answer.summary, ""]
     history = [r for r in answer.results if isinstance(r, HistoryEntry)]
     if history:
-        lines.append("Revision                              §         Title  (similarity to final)")
+        # As wide as the longest revision name, so a long draft name never runs into its §.
+        width = max(36, *(len(entry.document) + 2 for entry in history))
+        lines.append(f"{'Revision':<{width + 2}}§         Title  (similarity to final)")
         for entry in history:
             mark = "still changing" if entry.still_changing else "final"
             lines.append(
-                f"  {entry.document:<36}{entry.section_number or '-':<10}{entry.heading}"
+                f"  {entry.document:<{width}}{entry.section_number or '-':<10}{entry.heading}"
                 f"  ({entry.similarity:.1%}, {mark})"
             )
         lines.append("")

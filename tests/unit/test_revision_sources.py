@@ -460,3 +460,19 @@ def test_a_manifest_lacking_what_its_fill_in_lines_ask_names_those_facts(
         ManifestError, match=r"FILL IN line\(s\).*the last revision of draft-ietf-plover-nest"
     ):
         load_manifest(tmp_path)
+
+
+@pytest.mark.parametrize(("archive", "problem"), [("", "empty"), ('{"issues": [', "not JSON")])
+def test_an_empty_or_broken_archive_is_a_note_in_the_manifest(
+    tmp_path: Path, archive: str, problem: str
+) -> None:
+    repo = make_grebe(tmp_path)
+    _git(repo, "checkout", "-q", "--orphan", "gh-pages")
+    _git(repo, "rm", "-rfq", ".")
+    (repo / "archive.json").write_text(archive)
+    _commit(repo, "archive")
+    _git(repo, "checkout", "-q", "main")
+    result = init_manifest(GitRepository.open(repo), name="grebe")
+    flat = " ".join(result.text.replace("\n# ", " ").split())
+    assert f"check: gh-pages:archive.json is {problem}, so the brain will hold no issues" in flat
+    assert tomllib.loads(result.text)["discussion"]["github_archive"] == "gh-pages:archive.json"

@@ -196,6 +196,8 @@ class RepositorySurvey(BaseModel):
     rfcs: tuple[RfcText, ...]
     github_archive: str | None
     """``gh-pages:archive.json`` when that file is there."""
+    archive_problem: str | None = None
+    """Why that archive holds no issue a build can read (``empty``, ``not JSON``), if so."""
     other_tags: tuple[str, ...]
     """Tags that are no draft revision (``as-published``): one may hold an RFC's text."""
     bogus_tags: tuple[str, ...] = ()
@@ -287,6 +289,9 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
         if "gh-pages" in branches and "archive.json" in repo.list_files("gh-pages")
         else None
     )
+    archive_problem = (
+        _archive_problem(repo.read_text("gh-pages", "archive.json")) if archive else None
+    )
     every_name = [s.name for s in series] + [draft for draft, _ in unnumbered]
     groups = Counter(
         n.split("-")[2] for n in every_name if n.split("-")[1] in _ADOPTED and len(n.split("-")) > 3
@@ -299,6 +304,7 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
         drafts=tuple(series),
         rfcs=tuple(rfcs),
         github_archive=archive,
+        archive_problem=archive_problem,
         other_tags=tuple(other_tags),
         bogus_tags=bogus,
         not_series=tuple(not_series),
@@ -308,6 +314,17 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
         working_group=groups.most_common(1)[0][0] if groups else None,
         repository_url=url,
     )
+
+
+def _archive_problem(text: str | None) -> str | None:
+    """Why an ``archive.json`` holds nothing a build reads (empty, not JSON), or None."""
+    if text is None or not text.strip():
+        return "empty"
+    try:
+        json.loads(text)
+    except ValueError:
+        return "not JSON"
+    return None
 
 
 def _looks_like_revision_tag(tag: str) -> bool:
@@ -840,6 +857,14 @@ def render_manifest(
             f"github_archive = {_value(survey.github_archive)}   # i-d-template's issue and PR "
             "archive"
         )
+        if survey.archive_problem:
+            say(
+                _wrap(
+                    f"^ check: {survey.github_archive} is {survey.archive_problem}, so the brain "
+                    "will hold no issues (the build notes it and says so on its cards); keep "
+                    "the line if the archive will be filled, else delete it."
+                )
+            )
     else:
         say(
             _wrap(

@@ -442,6 +442,14 @@ class Manifest(BaseModel):
             hops, entry = hops + 1, self.draft_entry(entry.replaced_by)
         return hops
 
+    def head(self, draft_name: str) -> str:
+        """The draft a draft's text moved on to last, following replacements (itself when
+        no draft replaced it)."""
+        hops, entry = 0, self.draft_entry(draft_name)
+        while entry.replaced_by is not None and hops <= len(self.draft):
+            hops, entry = hops + 1, self.draft_entry(entry.replaced_by)
+        return entry.name
+
     def final_rfc(self, draft_name: str) -> str | None:
         """The RFC a draft's text ended up in, following replacements."""
         return self._final_rfcs[draft_name]

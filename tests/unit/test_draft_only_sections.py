@@ -46,6 +46,9 @@ def test_the_last_revision_stands_for_the_drafts_sections(
 ) -> None:
     brain, report = draft_only
     assert report.rfcs == 0 and report.alignments > 0
+    assert any(
+        f"they are followed to those of {LAST}, the last revision of it" in n for n in report.notes
+    ), report.notes
     rows = brain.query(
         f"SELECT ?r WHERE {{ <{v.document_iri('draft-example-pigeon')}> <{RR}sectionsFrom> ?r }}"
     ).rows

@@ -94,3 +94,15 @@ def test_the_history_lists_the_revisions_and_the_commits_are_credited(
     # Bob's commit changed the section in -01: the why card credits it.
     why = brain.ask("why does section 3.1 say what it says?")
     assert BOB[0] in why.summary, why.summary
+
+
+def test_a_section_no_revision_has_is_said_to_be_missing_from_the_last_revision(
+    draft_only: tuple[Brain, BuildReport],
+) -> None:
+    brain, _ = draft_only
+    answer = brain.ask("history of section 9")
+    assert answer.verdict is Verdict.UNKNOWN, answer.summary
+    assert (
+        f"neither an RFC it holds nor {LAST} (the last revision of a draft that became no RFC) "
+        "has a section 9"
+    ) in answer.summary, answer.summary

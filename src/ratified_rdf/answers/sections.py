@@ -306,9 +306,10 @@ def no_section(session: Session, section: str, rfc: Final | None = None) -> str:
     out-of-scope answer: an RFC held as a fact alone (neither its text nor a revision of a
     draft that became it) has no sections at all, which is not the same as having no such
     section."""
+    rows = session.run("held_gaps")
     textless = [
         text_of(r, "rfcNumber") or ""
-        for r in session.run("held_gaps")
+        for r in rows
         if text_of(r, "rfcNumber") is not None and text_of(r, "standsIn") is None
     ]
     if isinstance(rfc, DraftFinal):
@@ -321,7 +322,16 @@ def no_section(session: Session, section: str, rfc: Final | None = None) -> str:
                 "that became it, so it has no sections at all"
             )
         return reason
-    reason = f"no RFC it holds has a section {section}"
+    drafts = [text_of(r, "draftStandsIn") or "" for r in rows if "draftStandsIn" in r]
+    if drafts:
+        # A brain of drafts that became no RFC: their last revisions are what it reads
+        # a bare section number in, and none has this one.
+        reason = (
+            f"neither an RFC it holds nor {', '.join(drafts)} (the last revision of a draft "
+            f"that became no RFC) has a section {section}"
+        )
+    else:
+        reason = f"no RFC it holds has a section {section}"
     if textless:
         names = ", ".join(f"RFC {n}" for n in textless)
         reason += f" (it holds no text of {names}, nor a revision of a draft that became it)"

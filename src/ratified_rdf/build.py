@@ -353,10 +353,19 @@ def build_notes(
     manifest: Manifest, records: SpecRecords, discussion: DiscussionRecords | None
 ) -> tuple[str, ...]:
     """The sentences of :attr:`BuildReport.notes`."""
+    last: dict[str, str] = {}
+    for revision in records.revisions:
+        if revision.name > last.get(revision.draft, ""):
+            last[revision.draft] = revision.name
     notes = [
         f"{draft.name} became no RFC in the records, so its sections cannot be followed into "
-        "an RFC: its revisions and their history are built, and its discussion is not "
-        "credited to any RFC section. Add 'became' to its [[draft]] entry when it has one."
+        + (
+            f"an RFC: they are followed to those of {last[head]}, the last revision of "
+            f"{'it' if head == draft.name else head}, which its section cards are about."
+            if (head := manifest.head(draft.name)) in last
+            else "an RFC: its revisions and their history are built."
+        )
+        + " Add 'became' to its [[draft]] entry when it has one."
         for draft in manifest.draft
         if manifest.final_rfc(draft.name) is None
     ]

@@ -178,3 +178,30 @@ def test_a_review_and_its_line_comment_make_one_line_in_a_revision() -> None:
     card = render_card(_card().model_copy(update={"results": [review, line, review]}))
     assert card.count(link) == 1
     assert 'cites "Section 3.2" and "a review comment on a line (section Loft Beacon)"' in card
+
+
+def test_a_long_revision_name_never_runs_into_its_section_number() -> None:
+    long_name = "draft-example-pigeon-homing-over-very-long-distances-12"
+    entry = HistoryEntry(
+        document=long_name,
+        revision_number="12",
+        date=None,
+        section_number="5",
+        heading="Homing",
+        similarity=1.0,
+        still_changing=False,
+        rule="same heading",
+        url="https://example.org/x",
+    )
+    card = Answer(
+        question="history of section 5",
+        intent="section_history",
+        verdict=Verdict.ANSWERED,
+        summary="s",
+        results=[entry],
+    )
+    rows = render_card(card).splitlines()
+    (row,) = [line for line in rows if long_name in line]
+    assert f"  {long_name}  5 " in row
+    header = next(line for line in rows if line.startswith("Revision"))
+    assert header.index("§") == row.index(" 5 ") + 1

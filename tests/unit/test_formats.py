@@ -254,3 +254,37 @@ def test_a_commit_to_a_plain_text_draft_is_placed_by_position(tmp_path: Path) ->
     places = _places(repo, "draft.txt")
     assert places["Inward"] == [("coop layout", "doors")]
     assert places["Peck hard"] == [("security considerations",)]
+
+
+MMARK = FIXTURES / "mmark" / "draft-example-quail-transport.md"
+"""The Quail draft in mmark: a TOML title block between ``%%%`` lines, ``.# Abstract``,
+``{mainmatter}`` and ``{backmatter}``; named ``.md`` as kramdown-rfc files are."""
+
+
+def test_an_mmark_draft_is_known_by_its_text_and_has_the_same_section_tree() -> None:
+    text = MMARK.read_text(encoding="utf-8")
+    assert format_of(MMARK.name) is FORMATS["kramdown"]
+    doc = parse_document(MMARK.name, text)
+    assert doc.title == "The Quail Courier Protocol"
+    assert doc.docname == "draft-example-quail-transport-03"
+    tree = [(s.number, s.heading, s.level, s.appendix) for s in doc.sections]
+    # mmark writes its references as XML blocks, not as a header's lists: no References.
+    assert tree == [t for t in TREE if not t[1].endswith("References")]
+
+
+def test_an_mmark_drafts_outline_places_lines_in_its_sections() -> None:
+    """Change attribution reads the outline the name's reader gives: for an mmark text, the
+    same sections, on the text's own lines (the title block keeps its lines)."""
+    text = MMARK.read_text(encoding="utf-8")
+    reader = format_of(MMARK.name)
+    assert reader is not None
+    parsed = reader.parse(text)
+    by_position = {s.position: s for s in parsed.sections}
+    keys = section_keys(parsed.sections)
+    outline = reader.outline(text)
+    found = [by_position[keys[key]].heading for key in outline_keys(outline.headings)]
+    assert found == [s.heading for s in parsed.sections]
+    lines = text.split("\n")
+    assert [lines[h.line] for h in outline.headings][-2:] == ["# Coop Layout", "## Doors"]
+    assert [h.appendix for h in outline.headings][-2:] == [True, True]
+    assert reader.outline_line("{backmatter}") and reader.outline_line(".# Abstract")

@@ -262,7 +262,7 @@ def test_without_rfc_text_the_chains_still_build_and_it_says_so(
 ) -> None:
     result = init_manifest(GitRepository.open(pelican), name="pelican")
     assert "This repository holds no RFC text" in result.text
-    assert "sections cannot be followed into an RFC" in result.text
+    assert "An RFC a draft became is still a fact" in result.text
     assert "No archive.json on a gh-pages branch" in result.text
     assert "The default branch (HEAD of the repository) is master." in result.text
     assert "rfc" not in tomllib.loads(result.text)

@@ -363,6 +363,8 @@ def test_a_draft_no_revision_of_is_held_gets_an_entry_to_fill_in(tmp_path: Path)
     )
     assert '# revisions = "00-NN"' in result.text
     assert any("how many revisions draft-ietf-plover-nest had" in i for i in result.to_fill)
+    assert any("whether draft-ietf-plover-nest became an RFC" in i for i in result.to_fill)
+    assert '# became = "rfcNNNN"' in result.text and "# [[rfc]]\n#   number = NNNN" in result.text
     assert not result.complete
 
 
@@ -391,3 +393,86 @@ def test_a_revision_listed_missing_is_not_read_though_a_source_holds_it(
         assert [r["n"].value for r in rows] == ["00", "02"]
     finally:
         brain.close()
+
+
+def test_the_bis_drafts_first_revision_is_offered_as_the_rfcs_text(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    result = init_manifest(GitRepository.open(make_tern(tmp_path / "repo")), name="tern")
+    (rfc,) = tomllib.loads(result.text)["rfc"]
+    assert (rfc["number"], rfc["ref"], rfc["file"], rfc["title"]) == (
+        9993,
+        "draft-ietf-tern-rfc9993bis-00",
+        "draft-ietf-tern-rfc9993bis.md",
+        "Flight",
+    )
+    flat = " ".join(result.text.replace("\n# ", " ").split())
+    assert "guess: draft-ietf-tern-rfc9993bis-00, the revision of RFC 9993" in flat
+    assert "This repository holds no RFC text" not in result.text
+    text = result.text.replace('# became = "rfc9993"', 'became = "rfc9993"')
+    head, _, tail = text.rpartition('# published = "YYYY-MM"')  # the [[rfc]] entry's, last
+    text = head + 'published = "2034-05"' + tail
+    (tmp_path / "brain").mkdir()
+    brain, report = _build(text, tmp_path / "repo" / "tern", tmp_path / "brain")
+    brain.close()
+    assert report.rfcs == 1 and report.alignments > 0
+
+
+def test_a_became_to_fill_in_comes_with_an_rfc_entry_titled_as_the_last_revision(
+    grebe: Path, tmp_path: Path
+) -> None:
+    result = init_manifest(GitRepository.open(grebe), name="grebe")
+    assert '# [[rfc]]\n#   number = NNNN\n#   title = "Diving"\n' in result.text
+    text = result.text.replace('# became = "rfcNNNN"', 'became = "rfc9994"')
+    text = text.replace("# [[rfc]]\n#   number = NNNN\n#   title", "[[rfc]]\nnumber = 9994\ntitle")
+    text = text.replace('#   published = "YYYY-MM"', 'published = "2034-06"')
+    brain, report = _build(text, grebe, tmp_path)
+    brain.close()
+    assert report.rfcs == 1 and report.alignments > 0
+
+
+def test_the_brain_is_titled_as_its_last_drafts_last_revision(grebe: Path) -> None:
+    result = init_manifest(GitRepository.open(grebe), name="grebe")
+    assert tomllib.loads(result.text)["brain"]["title"] == "Diving"
+    assert "the title of draft-ietf-grebe-dive-06, the last draft's last revision" in (
+        " ".join(result.text.replace("\n# ", " ").split())
+    )
+
+
+def test_a_draft_no_revision_of_is_held_still_names_the_group_and_its_files(
+    tmp_path: Path,
+) -> None:
+    result = init_manifest(GitRepository.open(make_plover(tmp_path)), name="plover")
+    data = tomllib.loads(result.text)
+    assert data["brain"]["working_group"] == "plover"
+    assert data["discussion"]["document_files"] == ["*.md"]
+
+
+def test_a_manifest_lacking_what_its_fill_in_lines_ask_names_those_facts(
+    tmp_path: Path,
+) -> None:
+    result = init_manifest(GitRepository.open(make_plover(tmp_path)), name="plover")
+    text = result.text.replace(
+        "https://example.invalid/fill-in-the-public-url", "https://git.example/plover"
+    )
+    (tmp_path / "manifest.toml").write_text(text)
+    # Not "revisions: Field required": the facts the user was asked for.
+    with pytest.raises(
+        ManifestError, match=r"FILL IN line\(s\).*the last revision of draft-ietf-plover-nest"
+    ):
+        load_manifest(tmp_path)
+
+
+@pytest.mark.parametrize(("archive", "problem"), [("", "empty"), ('{"issues": [', "not JSON")])
+def test_an_empty_or_broken_archive_is_a_note_in_the_manifest(
+    tmp_path: Path, archive: str, problem: str
+) -> None:
+    repo = make_grebe(tmp_path)
+    _git(repo, "checkout", "-q", "--orphan", "gh-pages")
+    _git(repo, "rm", "-rfq", ".")
+    (repo / "archive.json").write_text(archive)
+    _commit(repo, "archive")
+    _git(repo, "checkout", "-q", "main")
+    result = init_manifest(GitRepository.open(repo), name="grebe")
+    flat = " ".join(result.text.replace("\n# ", " ").split())
+    assert f"check: gh-pages:archive.json is {problem}, so the brain will hold no issues" in flat
+    assert tomllib.loads(result.text)["discussion"]["github_archive"] == "gh-pages:archive.json"

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from pyoxigraph import NamedNode
 
+from ratified_rdf.answers.draft_finals import Final, final_name
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
@@ -64,7 +65,7 @@ DISCUSSION_NOTE = (
 def discussion(
     session: Session,
     question: str,
-    rfc: int | None,
+    rfc: Final | None,
     section: str,
     count: str | None = None,
     known: HeadingEntry | None = None,
@@ -119,7 +120,7 @@ def discussion(
     pulls = _pull_requests(changed, pull_rows)
     issues = _fixed_issues(pull_rows)
     people = _people(discussed.changing_once, changed, reviewer_rows)
-    title = f"RFC {rfc} §{section} {heading}"
+    title = f"{final_name(rfc)} §{section} {heading}"
     evidence = [
         Evidence(iri=final, label=title, url=text_of(found[0], "page"), role="rfc-section"),
         *discussed.thread_evidence(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ratified_rdf.answers.draft_finals import Final, final_name
 from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
@@ -25,7 +26,7 @@ from ratified_rdf.graph.store import Term
 def who_to_ask(
     session: Session,
     question: str,
-    rfc: int | None,
+    rfc: Final | None,
     section: str,
     known: HeadingEntry | None = None,
 ) -> Answer:
@@ -41,7 +42,7 @@ def who_to_ask(
     if not found:
         return out_of_scope(session, question, no_section(session, section, rfc))
     final = text_of(found[0], "section") or ""
-    title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
+    title = f"{final_name(rfc)} §{section} {text_of(found[0], 'heading')}"
     ranked, *contact_rows = session.run_together(
         ("section_experts", {"final": final}), *contact_calls(session, final)
     )

@@ -9,6 +9,13 @@ from datetime import UTC, datetime
 
 from pyoxigraph import Literal, NamedNode
 
+from ratified_rdf.answers.draft_finals import (
+    DraftFinal,
+    Final,
+    became_no_rfc,
+    final_iri,
+    final_name,
+)
 from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
@@ -207,9 +214,10 @@ class SectionHistory:
         ]
 
 
-def history_of(session: Session, rfc: int, section: str) -> SectionHistory | None:
-    """The earlier texts that align with RFC ``rfc`` §``section``; None when none does."""
-    rows = session.run("section_history", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+def history_of(session: Session, rfc: Final, section: str) -> SectionHistory | None:
+    """The earlier texts that align with RFC ``rfc`` §``section`` (or with the section of the
+    last revision of a draft that became no RFC); None when none does."""
+    rows = session.run("section_history", rfc=final_iri(rfc), sectionNumber=section)
     if not rows:
         return None
     final = rows[0]
@@ -271,9 +279,11 @@ def history_of(session: Session, rfc: int, section: str) -> SectionHistory | Non
     )
 
 
-def publication(session: Session, rfc: int) -> tuple[DocumentFacts, Evidence] | None:
+def publication(session: Session, rfc: Final) -> tuple[DocumentFacts, Evidence] | None:
     """RFC ``rfc``'s publication month as the facts a card's timeline ends on, and the RFC's
-    link; None when the records give no publication date."""
+    link; None when the records give no publication date (or it is a draft, never published)."""
+    if isinstance(rfc, DraftFinal):
+        return None
     iri = v.document_iri(f"rfc{rfc}")
     rows = session.run("rfc_published", rfc=iri)
     if not rows:
@@ -291,16 +301,19 @@ def publication(session: Session, rfc: int) -> tuple[DocumentFacts, Evidence] | 
     return facts, Evidence(iri=iri, label=f"RFC {rfc}", url=url, role="rfc")
 
 
-def no_section(session: Session, section: str, rfc: int | None = None) -> str:
+def no_section(session: Session, section: str, rfc: Final | None = None) -> str:
     """Why the graph has no section ``section`` (of RFC ``rfc``, or of any RFC), for an
     out-of-scope answer: an RFC held as a fact alone (neither its text nor a revision of a
     draft that became it) has no sections at all, which is not the same as having no such
     section."""
+    rows = session.run("held_gaps")
     textless = [
         text_of(r, "rfcNumber") or ""
-        for r in session.run("held_gaps")
+        for r in rows
         if text_of(r, "rfcNumber") is not None and text_of(r, "standsIn") is None
     ]
+    if isinstance(rfc, DraftFinal):
+        return f"it holds no section {section} of {rfc.label}"
     if rfc is not None:
         reason = f"it holds no section {section} of RFC {rfc}"
         if str(rfc) in textless:
@@ -309,17 +322,29 @@ def no_section(session: Session, section: str, rfc: int | None = None) -> str:
                 "that became it, so it has no sections at all"
             )
         return reason
-    reason = f"no RFC it holds has a section {section}"
+    drafts = [text_of(r, "draftStandsIn") or "" for r in rows if "draftStandsIn" in r]
+    if drafts:
+        # A brain of drafts that became no RFC: their last revisions are what it reads
+        # a bare section number in, and none has this one.
+        reason = (
+            f"neither an RFC it holds nor {', '.join(drafts)} (the last revision of a draft "
+            f"that became no RFC) has a section {section}"
+        )
+    else:
+        reason = f"no RFC it holds has a section {section}"
     if textless:
         names = ", ".join(f"RFC {n}" for n in textless)
         reason += f" (it holds no text of {names}, nor a revision of a draft that became it)"
     return reason
 
 
-def text_not_held(session: Session, rfc: int) -> str:
+def text_not_held(session: Session, rfc: Final) -> str:
     """The sentence a section card ends with when the records do not hold RFC ``rfc``'s own
-    text (its sections are then those of the last revision of the draft that became it), with
-    a leading space; empty when they hold it."""
+    text (its sections are then those of the last revision of the draft that became it), or
+    when the card is about a draft that became no RFC, with a leading space; empty when they
+    hold the RFC's text."""
+    if isinstance(rfc, DraftFinal):
+        return became_no_rfc(rfc)
     rows = session.run("rfc_sections_from", rfc=v.document_iri(f"rfc{rfc}"))
     if not rows:
         return ""
@@ -331,7 +356,7 @@ def text_not_held(session: Session, rfc: int) -> str:
     )
 
 
-def section_history(session: Session, question: str, rfc: int | None, section: str) -> Answer:
+def section_history(session: Session, question: str, rfc: Final | None, section: str) -> Answer:
     """Every revision's number and heading for an RFC section, and where its text differed;
     the posts and commits connected to it while it was changing (as its why card lists
     them), and the RFC's publication."""
@@ -342,6 +367,11 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
     if rfc is None:
         return which_rfc(session, question, section)
     history = history_of(session, rfc, section)
+    name = final_name(rfc)
+    if history is None and isinstance(rfc, DraftFinal):
+        return out_of_scope(
+            session, question, f"no revision's section aligns with {name} §{section}"
+        )
     if history is None:
         holders = session.run("rfc_sections_numbered", sectionNumber=section)
         if not any(text_of(r, "rfcNumber") == str(rfc) for r in holders):
@@ -361,7 +391,7 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
     titles = list(dict.fromkeys(e.heading for e in entries))
     earlier = history.earlier
     summary = (
-        f"RFC {rfc} §{section} {final_heading}: {plural(len(entries), 'earlier text')} "
+        f"{name} §{section} {final_heading}: {plural(len(entries), 'earlier text')} "
         f"{'aligns' if len(entries) == 1 else 'align'} with it, "
         f"from {entries[0].document} to {entries[-1].document}"
         + (
@@ -390,14 +420,14 @@ def section_history(session: Session, question: str, rfc: int | None, section: s
     )
     evidence = [
         Evidence(
-            iri=v.document_iri(f"rfc{rfc}"),
-            label=f"RFC {rfc}",
+            iri=final_iri(rfc),
+            label=name,
             url=text_of(first, "rfcPage"),
             role="rfc",
         ),
         Evidence(
             iri=text_of(first, "final") or "",
-            label=f"RFC {rfc} §{section} {final_heading}",
+            label=f"{name} §{section} {final_heading}",
             url=text_of(first, "finalPage"),
             role="rfc-section",
         ),
@@ -601,17 +631,17 @@ def revisions(session: Session, question: str, draft: str) -> Answer:
 
 
 def section_at(
-    session: Session, question: str, rfc: int | None, section: str, when: datetime
+    session: Session, question: str, rfc: Final | None, section: str, when: datetime
 ) -> Answer:
     """What an RFC section's text said on a day (valid time): the text of the revision, or
     RFC, that was the current one then, found through the revisions, not the RFC's number."""
     if rfc is None:
         return which_rfc(session, question, section)
-    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    found = session.run("rfc_section", rfc=final_iri(rfc), sectionNumber=section)
     if not found:
         return out_of_scope(session, question, no_section(session, section, rfc))
     final = text_of(found[0], "section") or ""
-    title = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
+    title = f"{final_name(rfc)} §{section} {text_of(found[0], 'heading')}"
     texts = lineage_texts(session, final)
     moment = when if when.tzinfo else when.replace(tzinfo=UTC)
     current = [(start, row) for start, row in texts if start <= moment]
@@ -718,12 +748,12 @@ def final_section(
 
 
 def revision_numbers(
-    session: Session, rfc: int, section: str, revisions: Sequence[str]
+    session: Session, rfc: Final, section: str, revisions: Sequence[str]
 ) -> list[str | None]:
     """The number the text of RFC ``rfc`` §``section`` had in each of ``revisions``
     ("draft-ietf-tls-tls13-20"), followed through its alignments; None for a revision that
     holds no text aligned with it (all None when the RFC has no such section)."""
-    found = session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    found = session.run("rfc_section", rfc=final_iri(rfc), sectionNumber=section)
     if not found:
         return [None for _ in revisions]
     numbered: dict[str | None, str | None] = {}
@@ -742,7 +772,7 @@ def _appeared(row: dict[str, Term]) -> datetime:
 
 
 def rfc_section_row(
-    session: Session, rfc: int, section: str, known: HeadingEntry | None = None
+    session: Session, rfc: Final, section: str, known: HeadingEntry | None = None
 ) -> list[dict[str, Term]]:
     """Section ``section`` of RFC ``rfc``: one row of its IRI, ``heading`` and ``page`` (none
     when the graph holds no such section).
@@ -758,7 +788,7 @@ def rfc_section_row(
                 "page": NamedNode(known.page),
             }
         ]
-    return session.run("rfc_section", rfc=v.document_iri(f"rfc{rfc}"), sectionNumber=section)
+    return session.run("rfc_section", rfc=final_iri(rfc), sectionNumber=section)
 
 
 def revision_text(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ratified_rdf.answers.draft_finals import DraftFinal, Final, became_no_rfc, final_name
 from ratified_rdf.answers.heading_search import HeadingEntry
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Answer, Count, Evidence, ThreadInfo, Verdict
@@ -65,7 +66,7 @@ def thread_list(
     session: Session,
     question: str,
     *,
-    rfc: int | None,
+    rfc: Final | None,
     section: str | None,
     state: str | None,
     kind: str | None,
@@ -87,7 +88,7 @@ def thread_list(
         if not found:
             return out_of_scope(session, question, no_section(session, section, rfc))
         final = text_of(found[0], "section") or ""
-        scope = f"RFC {rfc} §{section} {text_of(found[0], 'heading')}"
+        scope = f"{final_name(rfc)} §{section} {text_of(found[0], 'heading')}"
         if changed_only:
             posts, commits = [], session.run("section_commits", final=final)
         else:
@@ -157,6 +158,8 @@ def thread_list(
             else " A thread is connected when a post in it referred to the section or a commit "
             "through it changed the section while it was changing."
         )
+    if isinstance(rfc, DraftFinal) and section:
+        summary += became_no_rfc(rfc)
     if threads[:5]:
         summary += " Latest: " + "; ".join(f"#{t.number} {t.title}" for t in threads[:5]) + "."
     evidence.extend(

@@ -16,6 +16,7 @@ from ratified_rdf.answers import (
     diffs,
     discussion,
     documents,
+    draft_finals,
     holdings,
     people,
     router,
@@ -24,6 +25,7 @@ from ratified_rdf.answers import (
     threads,
     where,
 )
+from ratified_rdf.answers.draft_finals import Final
 from ratified_rdf.answers.entities import Mentions
 from ratified_rdf.answers.heading_search import HeadingEntry, runner_ups
 from ratified_rdf.answers.models import (
@@ -65,7 +67,7 @@ class Target:
 
     def __init__(
         self,
-        rfc: int | None,
+        rfc: Final | None,
         number: str,
         known: HeadingEntry | None = None,
         lead: str = "",
@@ -110,6 +112,8 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
         known = session.from_index(lambda index: index.rfc_section(final_rfc, final_number))
         lead = f"Section {chosen.section} of {name} became RFC {final_rfc} §{final_number}. "
         return Target(final_rfc, final_number, known, lead)
+    if chosen.section and (drafted := _draft_final(session, chosen, asking)) is not None:
+        return drafted
     if chosen.section:
         rfc, number = chosen.rfc, chosen.section
         known = None
@@ -162,6 +166,23 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
         for hit in runner_ups(hits)[:1]
     ]
     return Target(rfc, best.entry.number or "", best.entry, lead, alternatives, best.matched)
+
+
+def _draft_final(session: Session, chosen: Route, asking: str) -> Target | None:
+    """The section numbered in the last revision of a draft that became no RFC, where no RFC
+    the brain holds has it, or where the question names that draft (and no RFC)."""
+    mentions = chosen.mentions
+    named = chosen.draft if chosen.draft in mentions.named_drafts and not mentions.rfcs else None
+    if chosen.rfc is not None and named is None:
+        return None
+    assert chosen.section
+    found = draft_finals.draft_final_of(
+        session, chosen.section, named, asking, only_named=chosen.rfc is not None
+    )
+    if found is None:
+        return None
+    final, lead, alternatives = found
+    return Target(final, chosen.section, None, lead, alternatives)
 
 
 def _numbered_in_revision(chosen: Route) -> bool:
@@ -374,7 +395,7 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
     if not (chosen.draft and chosen.older and chosen.newer):
         return holdings.out_of_scope(session, question, "it names no two revisions of one draft")
     section = chosen.section or ""
-    rfc = chosen.mentions.rfcs[0] if chosen.mentions.rfcs else None
+    rfc: Final | None = chosen.mentions.rfcs[0] if chosen.mentions.rfcs else None
     lead = ""
     if not chosen.section:
         found = target(session, question, chosen, "what changed between the revisions in")
@@ -391,20 +412,23 @@ def _diff(session: Session, question: str, chosen: Route) -> Answer:
             return holdings.out_of_scope(
                 session,
                 question,
-                f"neither {named[0]} nor {named[1]} holds a text that became RFC {rfc} §{section}",
+                f"neither {named[0]} nor {named[1]} holds a text that became "
+                f"{draft_finals.final_name(rfc)} §{section}",
             )
         card = diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, own)
         return card.model_copy(
             update={
                 "summary": lead + card.summary + sections.text_not_held(session, rfc),
-                "note": _DIFF_THROUGH_RFC.format(rfc=rfc, section=section),
+                "note": _DIFF_THROUGH_RFC.format(
+                    name=draft_finals.final_name(rfc), section=section
+                ),
             }
         )
     return diffs.section_diff(session, question, chosen.draft, chosen.older, chosen.newer, section)
 
 
 _DIFF_THROUGH_RFC = (
-    "RFC {rfc} §{section} is followed back to the number its text had in the revisions (the "
+    "{name} §{section} is followed back to the number its text had in the revisions (the "
     "alignments the history card shows), then from one revision to the other as the history "
     "card follows it (the same RFC section, else the same heading); commits are those that "
     "changed it in the revisions after the older one, up to the newer one."
@@ -521,6 +545,17 @@ def _not_held(session: Session, question: str, chosen: Route) -> Answer:
         "the discussion sources its manifest names)"
     )
     mentions = chosen.mentions
+    if what == "issues" and mentions.sections:
+        # A section's issues, where the brain holds none: its discussion is what the brain
+        # has (the commits that changed it), said to be all there is.
+        found = target(session, question, chosen, "who discussed")
+        if not isinstance(found, Answer):
+            card = found.dress(_discussion(session, question, chosen, found))
+            lead = (
+                "This brain holds no issues (its records name no issue archive, or it is "
+                "empty): the section's discussion here is its commits and pull requests. "
+            )
+            return card.model_copy(update={"summary": lead + card.summary})
     named = [
         *(f"RFC {n}" for n in mentions.rfcs),
         *(f"{d}-{n}" for d, n in mentions.revisions),
@@ -598,6 +633,7 @@ _ISSUES = re.compile(
 _DISCUSSED = (
     "headings",
     "rfc_sections_from",
+    "draft_sections_numbered",
     "section_posts",
     "section_commits",
     "post_authors",
@@ -665,7 +701,7 @@ register(
         ),
         uses=2,
         answer=_at,
-        queries=("section_texts", "rfc_section", "section_text"),
+        queries=("section_texts", "rfc_section", "section_text", "draft_sections_numbered"),
         results=(SectionText,),
     )
 )
@@ -692,6 +728,7 @@ register(
             "section_counterpart",
             "section_text",
             "rfc_sections_from",
+            "draft_sections_numbered",
         ),
         results=(SectionDiff, CommitChange),
         bind=_bind_diff,
@@ -755,6 +792,7 @@ register(
             "headings",
             "section_group",
             "rfc_sections_from",
+            "draft_sections_numbered",
         ),
         results=(Expert, DraftedQuestion),
     )
@@ -830,6 +868,7 @@ register(
             "documents",
             "headings",
             "holdings",
+            "draft_sections_numbered",
         ),
         results=(Count, ThreadInfo),
         bind=_bind_threads,
@@ -890,6 +929,7 @@ register(
             "pull_requests",
             "rfc_published",
             "rfc_sections_from",
+            "draft_sections_numbered",
         ),
         results=(HistoryEntry, DiscussionPost, CommitChange, DocumentFacts),
     )

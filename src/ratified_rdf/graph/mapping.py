@@ -348,8 +348,14 @@ def spec_batches(
         _add_alignments(batch, aligned.get(rfc.name, []), documents)
         yield batch
     successors = _successors(records)
+    standing = _standing_revisions(records)
     for revision in records.revisions:
         batch = _revision_batch(records, revision, successors, run, person_of)
+        if standing.get(revision.draft) == revision.number:
+            # A draft that became no RFC: its last revision's sections are the ones its
+            # section cards are about, as an RFC's are when its text is not held.
+            iri = v.revision_iri(revision.draft, revision.number)
+            batch.add(v.document_iri(revision.draft), "rr:sectionsFrom", iri)
         start = (current_from or {}).get(revision.name)
         if start is not None:
             batch.typed(
@@ -357,6 +363,17 @@ def spec_batches(
             )
         _add_alignments(batch, aligned.get(revision.name, []), documents)
         yield batch
+
+
+def _standing_revisions(records: SpecRecords) -> dict[str, str]:
+    """Draft name → the number of its last revision, for each draft that became no RFC and
+    that no other draft replaced."""
+    heads = {d.name for d in records.drafts if d.became is None and d.replaced_by is None}
+    out: dict[str, str] = {}
+    for revision in records.revisions:
+        if revision.draft in heads and revision.number > out.get(revision.draft, ""):
+            out[revision.draft] = revision.number
+    return out
 
 
 def _records_batch(

@@ -442,6 +442,14 @@ class Manifest(BaseModel):
             hops, entry = hops + 1, self.draft_entry(entry.replaced_by)
         return hops
 
+    def head(self, draft_name: str) -> str:
+        """The draft a draft's text moved on to last, following replacements (itself when
+        no draft replaced it)."""
+        hops, entry = 0, self.draft_entry(draft_name)
+        while entry.replaced_by is not None and hops <= len(self.draft):
+            hops, entry = hops + 1, self.draft_entry(entry.replaced_by)
+        return entry.name
+
     def final_rfc(self, draft_name: str) -> str | None:
         """The RFC a draft's text ended up in, following replacements."""
         return self._final_rfcs[draft_name]
@@ -468,7 +476,13 @@ def load_manifest(path: str | Path) -> tuple[Manifest, Path]:
             f"There is no manifest at {file}. Point 'ratified build' at a records folder "
             f"holding {MANIFEST_NAME}, such as records/tls13."
         )
-    return read_toml_record(file, Manifest, "a brain"), file.parent
+    try:
+        return read_toml_record(file, Manifest, "a brain"), file.parent
+    except ManifestError:
+        # A manifest init wrote lacks the very fields its FILL IN lines ask for: name those
+        # facts, not the fields they leave missing.
+        _refuse_unfilled(file)
+        raise
 
 
 PLACEHOLDER_HOST = "example.invalid"
@@ -485,7 +499,23 @@ def check_buildable(manifest: Manifest, path: str | Path) -> None:
     mint every link from it, or leave out a fact the user was asked for."""
     path = Path(path)
     file = path / MANIFEST_NAME if path.is_dir() else path
-    lines = file.read_text(encoding="utf-8").splitlines() if file.is_file() else []
+    _refuse_unfilled(file)
+    host = re.match(r"^[a-z]+://([^/:]+)", manifest.brain.repository)
+    # Only init's own host: fictional corpora name hosts under it (git.example.invalid).
+    if host and host.group(1).lower() == PLACEHOLDER_HOST:
+        raise ManifestError(
+            f"{file} gives the repository as {manifest.brain.repository}, the placeholder "
+            "'ratified init' writes: every commit's link would point nowhere. Set [brain] "
+            "repository to the repository's public https URL (build from a local copy with "
+            "--source meanwhile)."
+        )
+
+
+def _refuse_unfilled(file: Path) -> None:
+    """Raise :class:`ManifestError` naming each fact ``file``'s FILL IN lines still ask for."""
+    # Replaced, not refused: a file that is not UTF-8 is refused by the reader, saying so.
+    text = file.read_bytes().decode("utf-8", errors="replace") if file.is_file() else ""
+    lines = text.splitlines()
     unfilled = [
         f"line {number}: {_fact(line.split('FILL IN:', 1)[1])}"
         for number, line in enumerate(lines, start=1)
@@ -499,15 +529,6 @@ def check_buildable(manifest: Manifest, path: str | Path) -> None:
             f"{file} still has {len(unfilled)} FILL IN line(s) from 'ratified init' ({shown}). "
             "Fill in each fact (or decide it does not apply), delete the FILL IN line, and "
             "build again."
-        )
-    host = re.match(r"^[a-z]+://([^/:]+)", manifest.brain.repository)
-    # Only init's own host: fictional corpora name hosts under it (git.example.invalid).
-    if host and host.group(1).lower() == PLACEHOLDER_HOST:
-        raise ManifestError(
-            f"{file} gives the repository as {manifest.brain.repository}, the placeholder "
-            "'ratified init' writes: every commit's link would point nowhere. Set [brain] "
-            "repository to the repository's public https URL (build from a local copy with "
-            "--source meanwhile)."
         )
 
 

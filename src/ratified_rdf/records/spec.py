@@ -8,7 +8,7 @@ its draft became.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ratified_rdf.records.alignment import align_document, forget_texts
 from ratified_rdf.records.manifest import DraftEntry, Manifest, RfcEntry
@@ -213,17 +213,38 @@ def _alignments(
     manifest: Manifest, revisions: list[RevisionRecord], rfcs: list[RfcRecord]
 ) -> list[AlignmentRecord]:
     by_name = {r.name: r for r in rfcs}
+    last = _standing_revisions(manifest, revisions)
     out: list[AlignmentRecord] = []
     for revision in revisions:
         final = manifest.final_rfc(revision.draft)
         if final is not None:
             out += align_document(revision.name, revision.document, final, by_name[final].document)
+        elif (head := last.get(manifest.head(revision.draft))) is not None:
+            # A draft that became no RFC: its last revision is the final text its sections
+            # are cards about, so every revision of its chain aligns with that one.
+            out += align_document(revision.name, revision.document, head.name, head.document)
     for rfc in rfcs:
         for old in rfc.obsoletes:
             out += align_document(
                 f"rfc{old}", by_name[f"rfc{old}"].document, rfc.name, rfc.document
             )
     forget_texts()
+    return out
+
+
+def _standing_revisions(
+    manifest: Manifest, revisions: Sequence[RevisionRecord]
+) -> dict[str, RevisionRecord]:
+    """Draft name → its last revision, for each draft that became no RFC and was replaced by
+    no other (the head of a chain of drafts that became no RFC): the revision whose sections
+    stand for the chain's own, as the last revision's stand for an RFC whose text is not held."""
+    out: dict[str, RevisionRecord] = {}
+    for revision in revisions:
+        entry = manifest.draft_entry(revision.draft)
+        if entry.became is None and entry.replaced_by is None:
+            held = out.get(revision.draft)
+            if held is None or revision.number > held.number:
+                out[revision.draft] = revision
     return out
 
 

@@ -1,12 +1,15 @@
 """The document formats a brain reads, one reader each, chosen by the file's name.
 
 Each format is one module (:mod:`~ratified_rdf.sources.kramdown`,
-:mod:`~ratified_rdf.sources.xml2rfc`, :mod:`~ratified_rdf.sources.rfc_text`) giving two things:
+:mod:`~ratified_rdf.sources.mmark`, :mod:`~ratified_rdf.sources.xml2rfc`,
+:mod:`~ratified_rdf.sources.rfc_text`) giving two things:
 a full read of a text into a :class:`ParsedDocument`, and a quick outline of the same text (its
 headings with their lines, :data:`Outline`), which change attribution places each commit's
 diff lines in. The two agree on every section they both find, so a change is credited, by
 position, to the section the revision holds. A new format is one more module and one entry in
-:data:`FORMATS`.
+:data:`FORMATS`. A format whose files share their name's ending with another's (mmark's ``.md``
+with kramdown-rfc's) is known by its text instead (:attr:`DocumentFormat.sniff`): the format
+the name calls for hands such a text to it.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TypeVar
 
-from ratified_rdf.sources import kramdown, xml2rfc
+from ratified_rdf.sources import mmark, xml2rfc
 from ratified_rdf.sources.document import Outline, ParsedDocument, ParseError
 from ratified_rdf.sources.kramdown import outline_and_breaks, parse_kramdown
 from ratified_rdf.sources.rfc_text import parse_rfc_text, rfc_text_outline
@@ -45,16 +49,48 @@ class DocumentFormat:
     parse_published: Callable[[str], ParsedDocument] | None = None
     """The full read of an RFC's own text where it differs from :attr:`parse` (kramdown: the
     RFC Editor's unnumbered back matter gets no appendix letter); None where it does not."""
+    sniff: Callable[[str], bool] | None = None
+    """For a format chosen by its text, not its name (its :attr:`suffixes` empty): whether a
+    text is in it."""
+
+
+_T = TypeVar("_T")
+
+
+def _or_sniffed(
+    own: Callable[[str], _T], theirs: Callable[[DocumentFormat], Callable[[str], _T]]
+) -> Callable[[str], _T]:
+    """``own``, unless a format known by its text (:attr:`DocumentFormat.sniff`) knows the
+    text: then that format's reader, as ``theirs`` picks it."""
+
+    def read(text: str) -> _T:
+        other = next((f for f in FORMATS.values() if f.sniff is not None and f.sniff(text)), None)
+        return own(text) if other is None else theirs(other)(text)
+
+    return read
 
 
 FORMATS: dict[str, DocumentFormat] = {
     "kramdown": DocumentFormat(
         name="kramdown",
         suffixes=(".md", ".mkd", ".markdown"),
-        parse=parse_kramdown,
-        outline=outline_and_breaks,
-        outline_line=kramdown.outline_line,
-        parse_published=functools.partial(parse_kramdown, published=True),
+        parse=_or_sniffed(parse_kramdown, lambda f: f.parse),
+        outline=_or_sniffed(outline_and_breaks, lambda f: f.outline),
+        # mmark's own lines (``.#``, ``{backmatter}``) can change an outline too.
+        outline_line=mmark.outline_line,
+        parse_published=_or_sniffed(
+            functools.partial(parse_kramdown, published=True),
+            lambda f: f.parse_published or f.parse,
+        ),
+    ),
+    "mmark": DocumentFormat(
+        name="mmark",
+        suffixes=(),
+        parse=mmark.parse_mmark,
+        outline=mmark.mmark_outline,
+        outline_line=mmark.outline_line,
+        parse_published=functools.partial(mmark.parse_mmark, published=True),
+        sniff=mmark.is_mmark,
     ),
     "xml2rfc": DocumentFormat(
         name="xml2rfc",

@@ -102,6 +102,8 @@ class DraftSeries(BaseModel):
     replaced_read: bool = False
     """Whether :attr:`replaced_by` was read from the repository (a file or its docname
     renamed) rather than guessed."""
+    title: str | None = None
+    """The title its last revision gives (a hint for the RFC it became, not a fact)."""
 
     @property
     def numbers(self) -> list[str]:
@@ -172,6 +174,9 @@ class RfcText(BaseModel):
     """Names the file had before, most recent first (following renames)."""
     also_at: tuple[str, ...] = ()
     """Other ``ref:path`` copies of the same RFC (a rendered ``.txt`` on gh-pages, say)."""
+    found_as: str | None = None
+    """How a text not in an ``rfcNNNN`` file was found, as a phrase (the bis draft's -00):
+    a guess the user checks."""
 
     @property
     def name(self) -> str:
@@ -191,6 +196,8 @@ class RepositorySurvey(BaseModel):
     rfcs: tuple[RfcText, ...]
     github_archive: str | None
     """``gh-pages:archive.json`` when that file is there."""
+    archive_problem: str | None = None
+    """Why that archive holds no issue a build can read (``empty``, ``not JSON``), if so."""
     other_tags: tuple[str, ...]
     """Tags that are no draft revision (``as-published``): one may hold an RFC's text."""
     bogus_tags: tuple[str, ...] = ()
@@ -275,14 +282,19 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
     series = _follow_renames(series, find_renames(scan))
     series = _guess_replacements(repo, series)
     rfcs = _rfc_texts(repo, default, branches)
+    rfcs += _bis_starting_points(repo, series, {r.number for r in rfcs})
     series = _became_hints(series, rfcs)
     archive = (
         "gh-pages:archive.json"
         if "gh-pages" in branches and "archive.json" in repo.list_files("gh-pages")
         else None
     )
+    archive_problem = (
+        _archive_problem(repo.read_text("gh-pages", "archive.json")) if archive else None
+    )
+    every_name = [s.name for s in series] + [draft for draft, _ in unnumbered]
     groups = Counter(
-        s.name.split("-")[2] for s in series if not s.individual and len(s.name.split("-")) > 3
+        n.split("-")[2] for n in every_name if n.split("-")[1] in _ADOPTED and len(n.split("-")) > 3
     )
     url = _public_url(repo.source) or _public_url(repo.remote_url() or "")
     return RepositorySurvey(
@@ -292,6 +304,7 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
         drafts=tuple(series),
         rfcs=tuple(rfcs),
         github_archive=archive,
+        archive_problem=archive_problem,
         other_tags=tuple(other_tags),
         bogus_tags=bogus,
         not_series=tuple(not_series),
@@ -301,6 +314,17 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
         working_group=groups.most_common(1)[0][0] if groups else None,
         repository_url=url,
     )
+
+
+def _archive_problem(text: str | None) -> str | None:
+    """Why an ``archive.json`` holds nothing a build reads (empty, not JSON), or None."""
+    if text is None or not text.strip():
+        return "empty"
+    try:
+        json.loads(text)
+    except ValueError:
+        return "not JSON"
+    return None
 
 
 def _looks_like_revision_tag(tag: str) -> bool:
@@ -464,7 +488,11 @@ def _series(repo: GitRepository, name: str, found: dict[str, FoundRevision]) -> 
         revisions.append(current)
         if path is not None:
             previous = current
-    return DraftSeries(name=name, revisions=tuple(revisions))
+    title = None
+    if previous is not None and previous.path is not None:
+        parsed = _parse(previous.path, repo.read_text(previous.commit, previous.path) or "")
+        title = parsed.title if parsed else None
+    return DraftSeries(name=name, revisions=tuple(revisions), title=title)
 
 
 def _tagged_file(
@@ -600,6 +628,47 @@ def _rfc_texts(
     return texts
 
 
+def _bis_starting_points(
+    repo: GitRepository, series: list[DraftSeries], held: set[int]
+) -> list[RfcText]:
+    """The RFC texts held as a bis draft's first revision: where a draft's file went on as
+    ``draft-…-rfcNNNNbis`` (the draft became RFC NNNN), the bis draft's -00 is usually the
+    RFC's text as published, the starting point of its revision. A guess, said so."""
+    by_name = {s.name: s for s in series}
+    texts: list[RfcText] = []
+    for old in series:
+        if not (old.became_hint and old.became_because and "went on as" in old.became_because):
+            continue
+        number = int(old.became_hint.removeprefix("rfc"))
+        bis = next(
+            (
+                s
+                for s in by_name.values()
+                if (m := _BIS.match(s.name)) and int(m.group(1)) == number
+            ),
+            None,
+        )
+        first = bis.revisions[0] if bis and bis.revisions else None
+        if number in held or bis is None or first is None or first.revision != "00":
+            continue
+        if first.path is None:
+            continue
+        text = repo.read_text(first.commit, first.path) or ""
+        parsed = _parse(first.path, text)
+        texts.append(
+            RfcText(
+                number=number,
+                ref=first.tag or first.commit,
+                path=first.path,
+                title=parsed.title if parsed else None,
+                found_as=f"{bis.name}-00, the revision of RFC {number} that {old.name} became, "
+                f"starts from its text ({first.provenance})",
+            )
+        )
+        held.add(number)
+    return texts
+
+
 def _parse(path: str, text: str) -> ParsedDocument | None:
     try:
         return parse_document(path, text)
@@ -715,8 +784,18 @@ def render_manifest(
     out.append("[brain]")
     out.append(f"id = {_value(name)}")
     wg = survey.working_group
-    out.append(f"title = {_value(f'The {wg} working group drafts' if wg else name)}")
-    out.append("# ^ a placeholder: say what the brain is about")
+    last = _last_draft(survey)
+    if last is not None and last.title:
+        out.append(f"title = {_value(last.title)}")
+        out.extend(
+            _wrap(
+                f"^ the title of {last.name}-{last.numbers[-1]}, the last draft's last "
+                "revision: say what the brain is about if it is more"
+            )
+        )
+    else:
+        out.append(f"title = {_value(f'The {wg} working group drafts' if wg else name)}")
+        out.append("# ^ a placeholder: say what the brain is about")
     if survey.repository_url:
         out.append(f"repository = {_value(survey.repository_url)}")
     else:
@@ -763,9 +842,10 @@ def render_manifest(
         say(
             _wrap(
                 "This repository holds no RFC text (no rfcNNNN.md, .xml or .txt on any "
-                "branch). The build reads the draft chains, but their sections cannot be "
-                "followed into an RFC. If a draft became an RFC, add an [[rfc]] entry whose "
-                "ref and file hold the RFC's text and set the draft's became."
+                "branch, no bis draft starting from one). An RFC a draft became is still a "
+                "fact: its [[rfc]] entry without ref and file builds, and the sections of "
+                "the draft's last revision stand for the RFC's, every card saying so. If a "
+                "branch or tag holds the RFC's text, give the entry its ref and file."
             )
         )
     for rfc in survey.rfcs:
@@ -777,6 +857,14 @@ def render_manifest(
             f"github_archive = {_value(survey.github_archive)}   # i-d-template's issue and PR "
             "archive"
         )
+        if survey.archive_problem:
+            say(
+                _wrap(
+                    f"^ check: {survey.github_archive} is {survey.archive_problem}, so the brain "
+                    "will hold no issues (the build notes it and says so on its cards); keep "
+                    "the line if the archive will be filled, else delete it."
+                )
+            )
     else:
         say(
             _wrap(
@@ -788,6 +876,7 @@ def render_manifest(
     suffixes = sorted(
         {f"*{PurePosixPath(p).suffix}" for s in survey.drafts for p in _paths(s)}
         | {f"*{PurePosixPath(r.path).suffix}" for r in survey.rfcs}
+        | {f"*{PurePosixPath(path).suffix}" for _, path in survey.without_revisions}
     )
     out.append(f"document_files = [{', '.join(_value(s) for s in suffixes)}]")
     say(
@@ -811,6 +900,12 @@ def render_manifest(
     except ValidationError:
         complete = False
     return InitResult(survey=survey, text=text, to_fill=tuple(fill), complete=complete)
+
+
+def _last_draft(survey: RepositorySurvey) -> DraftSeries | None:
+    """The draft series whose last revision is the most recent, of those not replaced."""
+    current = [s for s in survey.drafts if s.replaced_by is None and s.revisions]
+    return max(current, key=lambda s: s.revisions[-1].committed_at, default=None)
 
 
 def _render_findings(survey: RepositorySurvey, out: list[str]) -> None:
@@ -918,11 +1013,28 @@ def _render_draft(
         out.extend(
             _wrap(
                 f"^ FILL IN: the RFC this draft became, if it became one ({check} says "
-                "which), with an [[rfc]] entry saying when it was published; if it became "
-                "none, delete the became line and this note."
+                "which), with the [[rfc]] entry below saying when it was published; if it "
+                "became none, delete the became line, this note and the entry."
             )
         )
+        _render_rfc_to_fill(out, series.title, f"{series.name}-{series.numbers[-1]}")
         fill.append(f"whether {series.name} became an RFC, and which (became)")
+
+
+def _render_rfc_to_fill(out: list[str], title: str | None, last: str | None) -> None:
+    """A commented ``[[rfc]]`` entry for the RFC a draft may have become, with what the
+    repository suggests (``title``, that of its revision ``last``) and what only the public
+    record knows; indented, so that it is not mistaken for an entry init found."""
+    guess = (
+        f" (its title a guess: {last}'s, the last revision; the RFC's may differ)"
+        if title and last
+        else ""
+    )
+    out.extend(_wrap(f"The [[rfc]] entry to uncomment{guess}:"))
+    out.append("# [[rfc]]")
+    out.append("#   number = NNNN")
+    out.append(f"#   title = {_value(title or '…')}")
+    out.append('#   published = "YYYY-MM"')
 
 
 def _render_unnumbered(draft: str, path: str, out: list[str], fill: list[str]) -> None:
@@ -946,6 +1058,16 @@ def _render_unnumbered(draft: str, path: str, out: list[str], fill: list[str]) -
         )
     )
     fill.append(f"how many revisions {draft} had (revisions, missing); the repository holds none")
+    out.append('# became = "rfcNNNN"')
+    out.extend(
+        _wrap(
+            f"^ FILL IN: the RFC this draft became, if it became one (`ratified fetch "
+            f"datatracker {draft}` says which), with the [[rfc]] entry below; if it became "
+            "none, delete the became line, this note and the entry."
+        )
+    )
+    _render_rfc_to_fill(out, None, None)
+    fill.append(f"whether {draft} became an RFC, and which (became)")
 
 
 def _render_rfc(rfc: RfcText, out: list[str], fill: list[str]) -> None:
@@ -962,6 +1084,8 @@ def _render_rfc(rfc: RfcText, out: list[str], fill: list[str]) -> None:
     fill.append(f'when RFC {rfc.number} was published ([[rfc]] published = "YYYY-MM"){hint}')
     out.append(f"ref = {_value(rfc.ref)}")
     out.append(f"file = {_value(rfc.path)}")
+    if rfc.found_as:
+        out.extend(_wrap(f"^ guess: {rfc.found_as}; check it is the RFC's text"))
     if rfc.also_at:
         out.extend(_wrap(f"^ also at {', '.join(rfc.also_at)}"))
     if rfc.obsoletes:

@@ -531,11 +531,13 @@ def render_card(answer: Answer, *, sparql: bool = False) -> str:
     lines = [f"{heading} ({answer.intent})", "", answer.summary, ""]
     history = [r for r in answer.results if isinstance(r, HistoryEntry)]
     if history:
-        lines.append("Revision                              §         Title  (similarity to final)")
+        # As wide as the longest revision name, so a long draft name never runs into its §.
+        width = max(36, *(len(entry.document) + 2 for entry in history))
+        lines.append(f"{'Revision':<{width + 2}}§         Title  (similarity to final)")
         for entry in history:
             mark = "still changing" if entry.still_changing else "final"
             lines.append(
-                f"  {entry.document:<36}{entry.section_number or '-':<10}{entry.heading}"
+                f"  {entry.document:<{width}}{entry.section_number or '-':<10}{entry.heading}"
                 f"  ({entry.similarity:.1%}, {mark})"
             )
         lines.append("")
@@ -1463,8 +1465,8 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
         click.echo("RFC texts: " + ", ".join(f"{r.name} ({r.ref}:{r.path})" for r in survey.rfcs))
     else:
         click.echo(
-            "No RFC text in the repository: the build will read the draft chains, but their "
-            "sections cannot be followed into an RFC."
+            "No RFC text in the repository: an RFC a draft became is still a fact (its "
+            "[[rfc]] entry without ref and file), whose sections are the last revision's."
         )
     click.echo(
         f"GitHub archive: {survey.github_archive}"

@@ -139,3 +139,35 @@ def test_validate_and_dump_say_what_they_are_doing_unless_quiet(tmp_path: Path, 
     dumped = _run("dump", "--store", str(store), "-o", str(tmp_path / "brain.nq"))
     assert dumped.exit_code == 0 and "dumping" in dumped.stderr, dumped.output
     assert "quads" in dumped.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_serve_and_mcp_say_an_unsigned_read_in_one_note_line(
+    command: str,
+    tmp_path: Path,
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A log signed before, opened now without its key: the commands' one `Note:` line, not
+    # the log's own warning (several lines, on the logger, which reach stderr twice).
+    store = tmp_path / "brain"
+    monkeypatch.setenv(KEY_ENV, str(tmp_path / "keys" / "audit-key.pem"))
+    built = _run("build", str(MANIFEST), "--source", str(repo), "--store", str(store), "--quiet")
+    assert built.exit_code == 0, built.output
+    monkeypatch.delenv(KEY_ENV)
+    started: list[str] = []
+    if command == "serve":
+        monkeypatch.setattr("uvicorn.run", lambda app, **_: started.append("serve"))
+        ran = _run("serve", "--store", str(store), "--port", "0", "--query-workers", "1")
+    else:
+        from ratified_rdf.surfaces import mcp_server
+
+        monkeypatch.setattr(mcp_server, "serve_stdio", lambda brain, limits: started.append("mcp"))
+        ran = _run("mcp", "--store", str(store))
+    assert ran.exit_code == 0 and started == [command], ran.output
+    notes = [line for line in ran.stderr.splitlines() if "sign" in line]
+    assert len(notes) == 1 and notes[0].startswith("Note: "), ran.stderr
+    assert not [r for r in caplog.records if r.name.startswith("ratified_rdf.audit")]
+    if command == "mcp":
+        assert ran.stdout == ""  # stdout is the MCP client's channel

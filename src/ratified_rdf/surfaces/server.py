@@ -1275,7 +1275,11 @@ def serve_command(
         grants = AccessFile(access) if access is not None else None
         if in_memory:
             click.echo(f"Copying the brain at {store} into memory …", err=True)
-        brain = Brain.open(store, in_memory=in_memory)
+        # The CLI's log opening: one `Note:` line when signing matters, not the log's warning.
+        from ratified_rdf.surfaces.cli import _audit_log
+
+        with _audit_log(store) as log:
+            brain = Brain.open(store, in_memory=in_memory, audit=log)
     except RatifiedError as error:
         raise click.ClickException(str(error)) from None
     with brain:

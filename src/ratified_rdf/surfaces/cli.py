@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     from ratified_rdf.sources.online import PoliteClient
+    from ratified_rdf.sources.online.ietf_texts import KeptText
 
 # What only some commands use is imported in them (the SHACL gate by build, the fetchers by
 # fetch, the web and MCP stacks by serve and mcp: see _LAZY_COMMANDS), so that `ratified ask`
@@ -1368,6 +1369,86 @@ def fetch_mail(
         archive = download_mbox(client, list_name, since.date(), until.date(), folder)
     for mbox in extract_mboxes(archive, folder / "mbox"):
         click.echo(f"{mbox} (add it to the manifest as a [[discussion.mail]] file)")
+
+
+_records_option = click.option(
+    "--records",
+    "records",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("records/tls13"),
+    show_default=True,
+    help="The brain's records folder (beside its manifest); the text goes to <records>/texts/.",
+)
+_cache_option = click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HTTP cache folder (default: beside the repository cache).",
+)
+_offline_option = click.option(
+    "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
+)
+
+
+def _kept(what: str, kept: KeptText) -> None:
+    source = "the cache" if kept.from_cache else kept.url
+    click.echo(f"{what}: {kept.sections} sections, from {source}; kept as {kept.path}.")
+
+
+@fetch_group.command("rfc")
+@click.argument("number", type=click.IntRange(min=1))
+@_records_option
+@_cache_option
+@_offline_option
+@click.option(
+    "--base-url",
+    default=None,
+    help="Where RFC texts are served (default: https://www.rfc-editor.org/rfc/; a mirror).",
+)
+def fetch_rfc(
+    number: int, records: Path, cache: Path | None, offline: bool, base_url: str | None
+) -> None:
+    """Fetch RFC NUMBER's published text from the RFC Editor (XML, else plain text) and keep
+    it as <records>/texts/rfcNUMBER.xml or .txt, for a repository that does not hold it."""
+    from ratified_rdf.sources.online.ietf_texts import RFC_EDITOR_URL, fetch_rfc_text
+
+    click.echo(f"Fetching RFC {number} …", err=True)
+    with _client(cache, offline) as client:
+        kept = fetch_rfc_text(client, number, records, base_url=base_url or RFC_EDITOR_URL)
+    _kept(f"RFC {number}", kept)
+
+
+@fetch_group.command("draft")
+@click.argument("revisions", nargs=-1, required=True)
+@_records_option
+@_cache_option
+@_offline_option
+@click.option(
+    "--base-url",
+    default=None,
+    help="Where draft revisions are served (default: https://www.ietf.org/archive/id/).",
+)
+def fetch_draft(
+    revisions: tuple[str, ...],
+    records: Path,
+    cache: Path | None,
+    offline: bool,
+    base_url: str | None,
+) -> None:
+    """Fetch each named revision (draft-ietf-tls-dtls13-07) from the IETF archive (XML, else
+    plain text) and keep it as <records>/texts/<draft>-NN.xml or .txt: a revision the
+    repository lacks (one the manifest lists as missing)."""
+    from ratified_rdf.sources.online.ietf_texts import ARCHIVE_URL, fetch_draft_revision
+
+    with _client(cache, offline) as client:
+        for index, revision in enumerate(revisions, 1):
+            click.echo(f"Fetching {revision} ({index} of {len(revisions)}) …", err=True)
+            try:
+                kept = fetch_draft_revision(
+                    client, revision, records, base_url=base_url or ARCHIVE_URL
+                )
+            except ValueError as error:
+                raise _Mistake(str(error)) from None
+            _kept(revision, kept)
 
 
 @main.command("init")

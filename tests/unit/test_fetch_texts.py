@@ -1,0 +1,149 @@
+"""``ratified fetch rfc N`` and ``ratified fetch draft NAME-NN`` against a loopback fake of the
+RFC Editor and the IETF archive: what is kept, where, read by which reader, cached, and the
+sentence a missing RFC or revision gets."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from click.testing import CliRunner, Result
+
+from ratified_rdf.sources.formats import parse_document
+from ratified_rdf.sources.revisions.files import revision_of_file
+from ratified_rdf.surfaces.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rfc_text"
+HERON_XML = (
+    '<?xml version="1.0"?>\n<rfc docName="draft-example-heron-wading-07" ipr="trust200902">\n'
+    '<front><title>Heron Wading</title><author fullname="Bob Example"/></front>\n'
+    '<middle>\n<section title="Introduction"><t>Herons wade.</t></section>\n'
+    '<section title="Details"><t>Long legs.</t></section>\n</middle>\n</rfc>\n'
+)
+
+
+class _Fake(http.server.BaseHTTPRequestHandler):
+    """The RFC Editor at /rfc/ (RFC 9999 as text only) and the archive at /archive/id/
+    (draft-example-heron-wading-07 as XML); everything else is 404."""
+
+    files: ClassVar[dict[str, bytes]] = {}
+    asked: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.asked.append(self.path)
+        body = self.files.get(self.path)
+        self.send_response(404 if body is None else 200)
+        self.send_header("Content-Type", "text/plain")
+        payload = b"Not found" if body is None else body
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+@pytest.fixture()
+def fake() -> Iterator[str]:
+    _Fake.files = {
+        "/rfc/rfc9999.txt": (FIXTURES / "pigeon-v3.txt").read_bytes(),
+        "/archive/id/draft-example-heron-wading-07.xml": HERON_XML.encode(),
+    }
+    _Fake.asked = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Fake)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def test_fetch_rfc_keeps_the_text_its_reader_reads_and_asks_once(fake: str, tmp_path: Path) -> None:
+    records, cache = tmp_path / "records", tmp_path / "cache"
+    args = ["--records", str(records), "--cache", str(cache), "--base-url", f"{fake}/rfc/"]
+    done = _run("fetch", "rfc", "9999", *args)
+    assert done.exit_code == 0, done.output
+    kept = records / "texts" / "rfc9999.txt"
+    assert kept.read_bytes() == (FIXTURES / "pigeon-v3.txt").read_bytes()
+    assert f"kept as {kept}" in done.stdout and "Fetching RFC 9999" in done.stderr
+    # The XML is asked for first; the RFC Editor has only the text here.
+    assert _Fake.asked == ["/rfc/rfc9999.xml", "/rfc/rfc9999.txt"]
+    document = parse_document(kept.name, kept.read_text(), published=True)
+    assert [s.number for s in document.sections][:3] == ["1", "1.1", "2"]
+    # Again: the cache answers (the XML's 404 is not cached, so that is asked again).
+    again = _run("fetch", "rfc", "9999", *args)
+    assert again.exit_code == 0 and "from the cache" in again.stdout, again.output
+    assert _Fake.asked.count("/rfc/rfc9999.txt") == 1
+    asked = len(_Fake.asked)
+    offline = _run("fetch", "rfc", "9999", *args, "--offline")
+    assert offline.exit_code == 0 and "from the cache" in offline.stdout, offline.output
+    assert len(_Fake.asked) == asked
+    kept.unlink()
+    nothing = _run("fetch", "rfc", "9998", *args, "--offline")
+    assert nothing.exit_code == 2 and "offline" in nothing.output, nothing.output
+
+
+def test_fetch_draft_keeps_a_revision_the_revision_sources_name(fake: str, tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    done = _run(
+        "fetch",
+        "draft",
+        "draft-example-heron-wading-07",
+        "--records",
+        str(records),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--base-url",
+        f"{fake}/archive/id",
+    )
+    assert done.exit_code == 0, done.output
+    kept = records / "texts" / "draft-example-heron-wading-07.xml"
+    assert kept.read_text() == HERON_XML
+    assert revision_of_file(f"texts/{kept.name}") == ("draft-example-heron-wading", "07")
+    assert "2 sections" in done.stdout
+    assert _Fake.asked == ["/archive/id/draft-example-heron-wading-07.xml"]
+
+
+def test_a_missing_rfc_or_revision_is_a_sentence_and_keeps_nothing(
+    fake: str, tmp_path: Path
+) -> None:
+    records = tmp_path / "records"
+    common = ["--records", str(records), "--cache", str(tmp_path / "cache")]
+    rfc = _run("fetch", "rfc", "9998", *common, "--base-url", f"{fake}/rfc/")
+    assert rfc.exit_code != 0
+    assert "404 Not Found" in rfc.output and "has no RFC 9998 as XML or text" in rfc.output
+    assert "Traceback" not in rfc.output
+    draft = _run(
+        "fetch",
+        "draft",
+        "draft-example-heron-wading-08",
+        *common,
+        "--base-url",
+        f"{fake}/archive/id/",
+    )
+    assert draft.exit_code != 0
+    assert "holds no revision draft-example-heron-wading-08" in draft.output
+    assert not (records / "texts").exists() or not any((records / "texts").iterdir())
+    named = _run("fetch", "draft", "draft-example-heron-wading", *common)
+    assert named.exit_code == 2 and "two-digit revision" in named.output
+    assert "/archive/id/draft-example-heron-wading.xml" not in _Fake.asked
+
+
+def test_a_page_no_reader_can_read_is_refused_and_not_cached(fake: str, tmp_path: Path) -> None:
+    _Fake.files["/rfc/rfc9997.xml"] = b"<html><body>Maintenance</body></html>"
+    common = ["--records", str(tmp_path / "r"), "--cache", str(tmp_path / "cache")]
+    done = _run("fetch", "rfc", "9997", *common, "--base-url", f"{fake}/rfc/")
+    assert done.exit_code != 0 and "notice page" in done.output, done.output
+    assert not (tmp_path / "r" / "texts" / "rfc9997.xml").exists()
+    _run("fetch", "rfc", "9997", *common, "--base-url", f"{fake}/rfc/")
+    assert _Fake.asked.count("/rfc/rfc9997.xml") == 2  # asked again: the bad page was dropped

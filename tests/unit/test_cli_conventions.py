@@ -171,3 +171,30 @@ def test_serve_and_mcp_say_an_unsigned_read_in_one_note_line(
     assert not [r for r in caplog.records if r.name.startswith("ratified_rdf.audit")]
     if command == "mcp":
         assert ran.stdout == ""  # stdout is the MCP client's channel
+
+
+def test_every_command_that_can_take_seconds_says_what_it_is_doing(
+    tmp_path: Path, repo: Path
+) -> None:
+    store = tmp_path / "brain"
+    built = _run("build", str(MANIFEST), "--source", str(repo), "--store", str(store), "--quiet")
+    assert built.exit_code == 0, built.output
+    at = ["--store", str(store)]
+    commands = {
+        "tracing RFC 9999's sections": ["coverage", "9999", *at],
+        "counting the dataset's graphs": ["void", *at],
+        "checking the audit log": ["audit", "verify", *at],
+        "pruning runs": ["prune", *at],
+        "reading": ["init", str(repo), "--out", str(tmp_path / "m.toml")],
+    }
+    for label, args in commands.items():
+        said = _run(*args)
+        # verify of an unsigned log fails (1), as it should; it still says what it checks.
+        assert said.exit_code in {0, 1, 4}, (args, said.output)
+        assert label in said.stderr, (args, said.stderr)
+        assert label not in said.stdout
+        (tmp_path / "m.toml").unlink(missing_ok=True)
+        quiet = _run(*args, "--quiet")
+        assert quiet.exit_code == said.exit_code, (args, quiet.output)
+        assert label not in quiet.stderr, (args, quiet.stderr)
+        (tmp_path / "m.toml").unlink(missing_ok=True)

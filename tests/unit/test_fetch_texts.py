@@ -75,7 +75,7 @@ def test_fetch_rfc_keeps_the_text_its_reader_reads_and_asks_once(fake: str, tmp_
     assert done.exit_code == 0, done.output
     kept = records / "texts" / "rfc9999.txt"
     assert kept.read_bytes() == (FIXTURES / "pigeon-v3.txt").read_bytes()
-    assert f"kept as {kept}" in done.stdout and "Fetching RFC 9999" in done.stderr
+    assert f"kept as {kept}" in done.stdout and "fetching RFC 9999" in done.stderr
     # The XML is asked for first; the RFC Editor has only the text here.
     assert _Fake.asked == ["/rfc/rfc9999.xml", "/rfc/rfc9999.txt"]
     document = parse_document(kept.name, kept.read_text(), published=True)

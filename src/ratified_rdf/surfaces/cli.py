@@ -216,6 +216,23 @@ def _audit_log(store: Path | str, *, writes: bool = False) -> Iterator[AuditLog]
         )
 
 
+quiet_option = click.option("--quiet", is_flag=True, help="No progress on stderr.")
+
+
+@contextmanager
+def _working(label: str, *, quiet: bool) -> Iterator[None]:
+    """Say on stderr what a command is doing while it does it, then how long it took: the
+    same tqdm line validate shows while pyshacl runs, so every command that can take
+    seconds says a word first (``--quiet`` silences it; stdout keeps only the answer)."""
+    from tqdm import tqdm
+
+    with tqdm(
+        total=1, desc=label, bar_format="{desc}: {elapsed}", disable=quiet, file=sys.stderr
+    ) as bar:
+        yield
+        bar.update(1)
+
+
 as_of_option = click.option(
     "--as-of",
     type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S%z"]),
@@ -919,8 +936,9 @@ def links_command(
 @store_option
 @reader_options
 @click.argument("rfc", type=click.IntRange(min=1))
+@quiet_option
 def coverage_command(
-    rfc: int, store: Path | str, tenant: str | None, clearance: str, redaction: str
+    rfc: int, store: Path | str, tenant: str | None, clearance: str, redaction: str, quiet: bool
 ) -> None:
     """How much of RFC NUMBER the brain traces: its sections with discussion, with changes
     only, and with nothing (posts that referred to a section and commits that changed it
@@ -929,7 +947,10 @@ def coverage_command(
 
     from ratified_rdf.graph.vocab import document_iri
 
-    with _open(store, tenant, clearance, redaction) as brain:
+    with (
+        _open(store, tenant, clearance, redaction) as brain,
+        _working(f"tracing RFC {rfc}'s sections", quiet=quiet),
+    ):
         rows, run = brain.run("rfc_coverage", rfc=NamedNode(document_iri(f"rfc{rfc}")))
     if not rows:
         raise click.ClickException(
@@ -1059,9 +1080,13 @@ def review_command(
     envvar="RATIFIED_TENANT",
     help="Prune this tenant's brain (default: the default tenant).",
 )
-def prune_command(store: Path | str, keep: int, tenant: str | None) -> None:
+@quiet_option
+def prune_command(store: Path | str, keep: int, tenant: str | None, quiet: bool) -> None:
     """Forget all but the latest KEEP runs of the brain (as-of reads stop at what is kept)."""
-    with _open_as(store, Reader(tenant, "restricted")) as brain:
+    with (
+        _open_as(store, Reader(tenant, "restricted")) as brain,
+        _working("pruning runs", quiet=quiet),
+    ):
         forgotten = brain.prune(keep)
     click.echo(
         f"Forgot {len(forgotten)} run(s): {', '.join(forgotten)}."
@@ -1109,8 +1134,13 @@ audit_key_option = click.option(
     help="A witness folder the log was anchored at (ratified audit anchor --witness): the log "
     "must still hold the tree head it last saw, and records that match it.",
 )
+@quiet_option
 def audit_verify_command(
-    log: Path | None, store: Path | str, public_key: Path | None, witness: Path | None
+    log: Path | None,
+    store: Path | str,
+    public_key: Path | None,
+    witness: Path | None,
+    quiet: bool,
 ) -> None:
     """Check an audit log from scratch: every record, every signed tree head, every proof,
     that a signed tree head covers every record, and (with --witness) that the log was not
@@ -1137,7 +1167,8 @@ def audit_verify_command(
     else:
         key = load_public_key(in_folder) if in_folder.is_file() else None
     seen = last_seen(witness) if witness is not None else None
-    report = verify_log(folder, key, key_checked=public_key is not None, witness=seen)
+    with _working(f"checking the audit log {folder}", quiet=quiet):
+        report = verify_log(folder, key, key_checked=public_key is not None, witness=seen)
     click.echo(str(report))
     if not report.ok:
         sys.exit(1)
@@ -1223,6 +1254,7 @@ def _sign(log: AuditLog) -> SignedTreeHead:
     help="Write the Turtle to this file instead of stdout.",
 )
 @reader_options
+@quiet_option
 def void_command(
     store: Path | str,
     dump_url: str | None,
@@ -1232,10 +1264,14 @@ def void_command(
     tenant: str | None,
     clearance: str,
     redaction: str,
+    quiet: bool,
 ) -> None:
     """Describe the dataset (what you may read of it) in VoID and DCAT, as Turtle: counts,
     partitions, vocabularies, licence, source and clearance of each graph."""
-    with _open(store, tenant, clearance, redaction) as brain:
+    with (
+        _open(store, tenant, clearance, redaction) as brain,
+        _working("counting the dataset's graphs and partitions", quiet=quiet),
+    ):
         triples = brain.describe_dataset(
             dump_url=dump_url, dump_format=dump_format, endpoint=endpoint
         )
@@ -1306,8 +1342,9 @@ def _client(cache: Path | None, offline: bool) -> PoliteClient:
 @click.option(
     "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
 )
+@quiet_option
 def fetch_datatracker(
-    drafts: tuple[str, ...], records: Path, cache: Path | None, offline: bool
+    drafts: tuple[str, ...], records: Path, cache: Path | None, offline: bool, quiet: bool
 ) -> None:
     """Fetch each draft's revisions and dates, became-RFC and replaces relations, group chairs
     and area directors from the IETF Datatracker, and write them as records."""
@@ -1315,8 +1352,9 @@ def fetch_datatracker(
 
     with _client(cache, offline) as client:
         tracker = DatatrackerClient(client)
-        for draft in drafts:
-            facts = tracker.draft_facts(draft)
+        for index, draft in enumerate(drafts, 1):
+            with _working(f"fetching {draft} ({index} of {len(drafts)})", quiet=quiet):
+                facts = tracker.draft_facts(draft)
             path = write_facts_record(facts, records)
             click.echo(
                 f"{draft}: {len(facts.revisions)} revisions"
@@ -1354,6 +1392,7 @@ def fetch_datatracker(
 @click.option(
     "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
 )
+@quiet_option
 def fetch_mail(
     list_name: str,
     since: datetime,
@@ -1361,11 +1400,15 @@ def fetch_mail(
     folder: Path,
     cache: Path | None,
     offline: bool,
+    quiet: bool,
 ) -> None:
     """Download a list's mbox export from the IETF mail archive for a date range."""
     from ratified_rdf.sources.online import download_mbox, extract_mboxes
 
-    with _client(cache, offline) as client:
+    with (
+        _client(cache, offline) as client,
+        _working(f"downloading {list_name}'s messages", quiet=quiet),
+    ):
         archive = download_mbox(client, list_name, since.date(), until.date(), folder)
     for mbox in extract_mboxes(archive, folder / "mbox"):
         click.echo(f"{mbox} (add it to the manifest as a [[discussion.mail]] file)")
@@ -1404,15 +1447,20 @@ def _kept(what: str, kept: KeptText) -> None:
     default=None,
     help="Where RFC texts are served (default: https://www.rfc-editor.org/rfc/; a mirror).",
 )
+@quiet_option
 def fetch_rfc(
-    number: int, records: Path, cache: Path | None, offline: bool, base_url: str | None
+    number: int,
+    records: Path,
+    cache: Path | None,
+    offline: bool,
+    base_url: str | None,
+    quiet: bool,
 ) -> None:
     """Fetch RFC NUMBER's published text from the RFC Editor (XML, else plain text) and keep
     it as <records>/texts/rfcNUMBER.xml or .txt, for a repository that does not hold it."""
     from ratified_rdf.sources.online.ietf_texts import RFC_EDITOR_URL, fetch_rfc_text
 
-    click.echo(f"Fetching RFC {number} …", err=True)
-    with _client(cache, offline) as client:
+    with _client(cache, offline) as client, _working(f"fetching RFC {number}", quiet=quiet):
         kept = fetch_rfc_text(client, number, records, base_url=base_url or RFC_EDITOR_URL)
     _kept(f"RFC {number}", kept)
 
@@ -1427,12 +1475,14 @@ def fetch_rfc(
     default=None,
     help="Where draft revisions are served (default: https://www.ietf.org/archive/id/).",
 )
+@quiet_option
 def fetch_draft(
     revisions: tuple[str, ...],
     records: Path,
     cache: Path | None,
     offline: bool,
     base_url: str | None,
+    quiet: bool,
 ) -> None:
     """Fetch each named revision (draft-ietf-tls-dtls13-07) from the IETF archive (XML, else
     plain text) and keep it as <records>/texts/<draft>-NN.xml or .txt: a revision the
@@ -1441,11 +1491,11 @@ def fetch_draft(
 
     with _client(cache, offline) as client:
         for index, revision in enumerate(revisions, 1):
-            click.echo(f"Fetching {revision} ({index} of {len(revisions)}) …", err=True)
             try:
-                kept = fetch_draft_revision(
-                    client, revision, records, base_url=base_url or ARCHIVE_URL
-                )
+                with _working(f"fetching {revision} ({index} of {len(revisions)})", quiet=quiet):
+                    kept = fetch_draft_revision(
+                        client, revision, records, base_url=base_url or ARCHIVE_URL
+                    )
             except ValueError as error:
                 raise _Mistake(str(error)) from None
             _kept(revision, kept)
@@ -1462,7 +1512,8 @@ def fetch_draft(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the manifest (default: records/<name>/manifest.toml).",
 )
-def init_command(source: str, name: str | None, out: Path | None) -> None:
+@quiet_option
+def init_command(source: str, name: str | None, out: Path | None, quiet: bool) -> None:
     """Write a manifest for a repository (git URL, local clone or bundle) from its tags and
     files, with a FILL IN comment for each fact no repository holds."""
     import re
@@ -1488,7 +1539,8 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
     commit_map = (
         "commit-map.tsv" if local.exists() and (folder / "commit-map.tsv").is_file() else None
     )
-    result = init_manifest(GitRepository.open(source), name=name, commit_map=commit_map)
+    with _working(f"reading {source}'s tags, files and history", quiet=quiet):
+        result = init_manifest(GitRepository.open(source), name=name, commit_map=commit_map)
     survey = result.survey
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(result.text, encoding="utf-8")

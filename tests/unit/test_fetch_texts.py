@@ -5,6 +5,8 @@ sentence a missing RFC or revision gets."""
 from __future__ import annotations
 
 import http.server
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,9 +15,12 @@ from typing import ClassVar
 import pytest
 from click.testing import CliRunner, Result
 
+from ratified_rdf import Brain
 from ratified_rdf.sources.formats import parse_document
+from ratified_rdf.sources.git_repo import SourceError
 from ratified_rdf.sources.revisions.files import revision_of_file
 from ratified_rdf.surfaces.cli import main
+from tests.pigeon import MANIFEST, make_pigeon_repo
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rfc_text"
 HERON_XML = (
@@ -147,3 +152,50 @@ def test_a_page_no_reader_can_read_is_refused_and_not_cached(fake: str, tmp_path
     assert not (tmp_path / "r" / "texts" / "rfc9997.xml").exists()
     _run("fetch", "rfc", "9997", *common, "--base-url", f"{fake}/rfc/")
     assert _Fake.asked.count("/rfc/rfc9997.xml") == 2  # asked again: the bad page was dropped
+
+
+def test_a_fetched_rfc_text_names_itself_in_the_manifest_and_a_build_reads_it(
+    fake: str, tmp_path: Path
+) -> None:
+    # The pigeon repository without its RFC text; the RFC Editor (the fake) has one.
+    repo = make_pigeon_repo(tmp_path / "g")
+    subprocess.run(["git", "-C", str(repo), "rm", "-q", "rfc9999.md"], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", "tidy up"], check=True)
+    records = tmp_path / "records"
+    shutil.copytree(MANIFEST.parent, records)
+    manifest = records / "manifest.toml"
+    manifest.write_text(
+        manifest.read_text().replace('ref = "main"\nfile = "rfc9999.md"\n', ""),
+        encoding="utf-8",
+    )
+    without, notes = _built(manifest, repo)
+    assert [n for n in notes if "stand for" in n], notes
+
+    fetch = ["fetch", "rfc", "9999", "--records", str(records), "--cache", str(tmp_path / "c")]
+    done = _run(*fetch, "--base-url", f"{fake}/rfc/")
+    assert done.exit_code == 0, done.output
+    assert "now names it: text = 'texts/rfc9999.txt'" in done.stdout
+    entry = manifest.read_text().split("[[rfc]]")[1].split("[")[0]
+    assert 'text = "texts/rfc9999.txt"' in entry and "number = 9999" in entry
+    again = _run(*fetch, "--base-url", f"{fake}/rfc/")
+    assert again.exit_code == 0 and manifest.read_text().count("text = ") == 1
+
+    # The build reads the kept text by its suffix's reader: here the RFC's own markdown.
+    shutil.copy(MANIFEST.parent / "rfc9999.md", records / "texts" / "rfc9999.md")
+    manifest.write_text(manifest.read_text().replace("rfc9999.txt", "rfc9999.md"))
+    brain, notes = _built(manifest, repo)
+    assert not [n for n in notes if "RFC 9999" in n], notes
+    card = brain.ask("history of RFC 9999 section 3.1")
+    assert card.verdict.value == "answered", card.summary
+    before = without.ask("history of RFC 9999 section 3.1")
+    # The RFC's own text now, where the last revision's stood for it before.
+    assert "do not hold RFC 9999's own text" in before.summary
+    assert "own text" not in card.summary
+    (records / "texts" / "rfc9999.md").unlink()
+    with pytest.raises(SourceError, match="ratified fetch rfc 9999 --records"):
+        Brain.build(manifest, source=str(repo))
+
+
+def _built(manifest: Path, repo: Path) -> tuple[Brain, list[str]]:
+    brain, report = Brain.build(manifest, source=str(repo))
+    return brain, list(report.notes)

@@ -1456,13 +1456,27 @@ def fetch_rfc(
     base_url: str | None,
     quiet: bool,
 ) -> None:
-    """Fetch RFC NUMBER's published text from the RFC Editor (XML, else plain text) and keep
-    it as <records>/texts/rfcNUMBER.xml or .txt, for a repository that does not hold it."""
-    from ratified_rdf.sources.online.ietf_texts import RFC_EDITOR_URL, fetch_rfc_text
+    """Fetch RFC NUMBER's published text from the RFC Editor (XML, else plain text), keep it
+    as <records>/texts/rfcNUMBER.xml or .txt, and name it as the text of the manifest's
+    [[rfc]] entry: a build reads it where the repository does not hold the RFC's text."""
+    from ratified_rdf.sources.online.ietf_texts import (
+        RFC_EDITOR_URL,
+        fetch_rfc_text,
+        record_rfc_text,
+    )
 
     with _client(cache, offline) as client, _working(f"fetching RFC {number}", quiet=quiet):
         kept = fetch_rfc_text(client, number, records, base_url=base_url or RFC_EDITOR_URL)
     _kept(f"RFC {number}", kept)
+    manifest = records / "manifest.toml"
+    text = kept.path.relative_to(records).as_posix()
+    if manifest.is_file() and record_rfc_text(manifest, number, text):
+        click.echo(f"Its [[rfc]] entry in {manifest} now names it: text = {text!r}.")
+    else:
+        click.echo(
+            f"No [[rfc]] entry for RFC {number} in {manifest}: add one with its number, title "
+            f'and published month, and text = "{text}", for a build to read it.'
+        )
 
 
 @fetch_group.command("draft")

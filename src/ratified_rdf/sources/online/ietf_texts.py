@@ -33,6 +33,7 @@ __all__ = [
     "KeptText",
     "fetch_draft_revision",
     "fetch_rfc_text",
+    "record_rfc_text",
 ]
 
 RFC_EDITOR_URL = "https://www.rfc-editor.org/rfc/"
@@ -143,6 +144,37 @@ def _fetch(
         return KeptText(target, fetched.url, len(document.sections), fetched.from_cache)
     assert last is not None
     raise last
+
+
+def record_rfc_text(manifest: Path, number: int, text: str) -> bool:
+    """Write ``text = "<text>"`` into the ``[[rfc]]`` entry numbered ``number`` of the
+    manifest file ``manifest``, replacing a ``text`` line it has; every other line, comments
+    included, is kept as it is. False when the manifest has no such entry (nothing is
+    written: an entry needs the RFC's title and publication, which the caller must give)."""
+    lines = manifest.read_text(encoding="utf-8").splitlines(keepends=True)
+    start = None
+    for index, line in enumerate(lines):
+        if line.strip() == "[[rfc]]":
+            start = index
+        elif start is not None and re.fullmatch(rf"number\s*=\s*{number}\s*", line.strip()):
+            break
+    else:
+        return False
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+        len(lines),
+    )
+    entry = f'text = "{text}"\n'
+    for index in range(start + 1, end):
+        if re.match(r"\s*text\s*=", lines[index]):
+            lines[index] = entry
+            break
+    else:
+        # After the entry's last key, before the blank lines that end it.
+        last = max(i for i in range(start, end) if lines[i].strip())
+        lines.insert(last + 1, entry)
+    _write(manifest, "".join(lines).encode("utf-8"))
+    return True
 
 
 def _write(target: Path, content: bytes) -> None:

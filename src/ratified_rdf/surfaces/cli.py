@@ -1298,14 +1298,16 @@ def void_command(
     help="Where the Markdown report and the PNG chart go.",
 )
 @click.option("--no-baselines", is_flag=True, help="Score the graph only.")
-def eval_command(questions: Path, store: Path | str, out: Path, no_baselines: bool) -> None:
+@quiet_option
+def eval_command(
+    questions: Path, store: Path | str, out: Path, no_baselines: bool, quiet: bool
+) -> None:
     """Score the brain on a question file, beside BM25 and dense retrieval baselines."""
     from ratified_rdf.evaluation import format_table, run_eval, write_report
 
+    baselines = () if no_baselines else ("bm25", "dense")
     with _open_as(store) as brain:
-        report = run_eval(
-            brain, questions, baselines=() if no_baselines else ("bm25", "dense"), progress=True
-        )
+        report = run_eval(brain, questions, baselines=baselines, progress=not quiet)
     click.echo(format_table(report))
     for path in write_report(report, out):
         click.echo(f"Wrote {path}.", err=True)

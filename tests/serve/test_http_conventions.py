@@ -10,7 +10,7 @@ import os
 import shutil
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ import pytest
 from openapi_spec_validator import validate
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
+from starlette.responses import StreamingResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
@@ -322,6 +323,28 @@ def test_a_brotli_stream_counts_the_bytes_on_the_wire_against_its_floor() -> Non
         taken += item
     assert brotli.decompress(bytes(taken)) == text
     assert stream._taken == len(taken) < len(text) // 10
+
+
+def test_an_answer_streamed_through_the_middleware_is_one_brotli_stream() -> None:
+    # A streamed answer its producer does not compress (a page, say) is compressed chunk by
+    # chunk by the middleware; each chunk is flushed, so the client can decode as it reads.
+    chunks = [f"line {i} ".encode() * 100 for i in range(50)]
+
+    async def page(request: object) -> StreamingResponse:
+        async def body() -> AsyncIterator[bytes]:
+            for chunk in chunks:
+                yield chunk
+
+        return StreamingResponse(body(), media_type="text/plain")
+
+    app = Starlette(routes=[Route("/", page)], middleware=_http.middleware([]))
+    with (
+        TestClient(app) as web,
+        web.stream("GET", "/", headers={"Accept-Encoding": "br"}) as answer,
+    ):
+        assert answer.headers["content-encoding"] == "br"
+        wire = b"".join(answer.iter_raw())
+    assert brotli.decompress(wire) == b"".join(chunks)
 
 
 def test_conditional_get_and_head_hold_for_a_brotli_answer(client: TestClient) -> None:

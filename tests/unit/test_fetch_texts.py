@@ -199,3 +199,20 @@ def test_a_fetched_rfc_text_names_itself_in_the_manifest_and_a_build_reads_it(
 def _built(manifest: Path, repo: Path) -> tuple[Brain, list[str]]:
     brain, report = Brain.build(manifest, source=str(repo))
     return brain, list(report.notes)
+
+
+def test_online_base_sends_every_request_to_a_mirror_under_the_host_s_name(
+    fake: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The docs' own command line, unchanged: only the environment names the mirror.
+    _Fake.files["/www.rfc-editor.org/rfc/rfc9999.txt"] = _Fake.files["/rfc/rfc9999.txt"]
+    monkeypatch.setenv("RATIFIED_ONLINE_BASE", fake)
+    records = tmp_path / "records"
+    done = _run("fetch", "rfc", "9999", "--records", str(records), "--cache", str(tmp_path / "c"))
+    assert done.exit_code == 0, done.output
+    assert _Fake.asked == [
+        "/www.rfc-editor.org/rfc/rfc9999.xml",
+        "/www.rfc-editor.org/rfc/rfc9999.txt",
+    ]
+    # The answer is cached under the address asked for, as without a mirror.
+    assert "https://www.rfc-editor.org/rfc/rfc9999.txt" in done.stdout

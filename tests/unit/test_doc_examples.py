@@ -1,13 +1,12 @@
 """Every ``ratified`` command the README and docs/ show, as they show it, is one the command
 line accepts: the command exists, every option and argument it gives parses (names, choices,
-numbers, dates). Running them all needs the corpus, a server and the network; the corpus tests
-run the quick start's. A renamed command or option, a dropped choice or a typo in the docs
-fails here with the file and the line."""
+numbers, dates), in seconds and without the corpus; tests/corpus/test_doc_examples_run.py
+runs them all. A renamed command or option, a dropped choice or a typo in the docs fails here
+with the file and the line."""
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from pathlib import Path
 
@@ -15,31 +14,9 @@ import click
 import pytest
 
 from ratified_rdf.surfaces.cli import main
+from tests.doc_examples import ROOT, ratified_commands
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-_BLOCK = re.compile(r"```(?:sh|bash|shell|console)\n(.*?)```", re.S)
-
-
-def _examples() -> list[tuple[str, str]]:
-    """(where, command) for every ``ratified …`` in a shell block, continuation lines
-    joined, a chain (``&&``) split, comments dropped; a synopsis (``[--port N]``, ``…``) is
-    a description, not an example, and is left out, as is one with a ``<placeholder>``."""
-    found: list[tuple[str, str]] = []
-    for path in DOCS:
-        for block in _BLOCK.findall(path.read_text(encoding="utf-8")):
-            for line in block.replace("\\\n", " ").splitlines():
-                for part in line.split("&&"):
-                    words = shlex.split(part, comments=True)
-                    if words[:1] != ["ratified"] or any(
-                        w.startswith("[") or "…" in w or w.startswith("<") for w in words
-                    ):
-                        continue
-                    found.append((f"{path.relative_to(ROOT)}: {part.strip()[:60]}", part))
-    return found
-
-
-EXAMPLES = _examples()
+EXAMPLES = ratified_commands()
 
 
 def test_the_docs_show_examples_of_every_command_family() -> None:

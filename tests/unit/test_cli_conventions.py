@@ -180,13 +180,17 @@ def test_every_command_that_can_take_seconds_says_what_it_is_doing(
     built = _run("build", str(MANIFEST), "--source", str(repo), "--store", str(store), "--quiet")
     assert built.exit_code == 0, built.output
     at = ["--store", str(store)]
+    review = ["--reviewer", "Ada Example", "--ratify"]
     commands = {
         "tracing RFC 9999's sections": ["coverage", "9999", *at],
         "counting the dataset's graphs": ["void", *at],
         "checking the audit log": ["audit", "verify", *at],
         "pruning runs": ["prune", *at],
         "reading": ["init", str(repo), "--out", str(tmp_path / "m.toml")],
+        "running ask.rq": ["query", str(tmp_path / "ask.rq"), *at],
+        "recording the review": ["review", "history of RFC 9999 section 1", *review, *at],
     }
+    (tmp_path / "ask.rq").write_text("ASK {}\n", encoding="utf-8")
     for label, args in commands.items():
         said = _run(*args)
         # verify of an unsigned log fails (1), as it should; it still says what it checks.

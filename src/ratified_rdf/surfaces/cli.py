@@ -735,6 +735,7 @@ def types_command() -> None:
 @reader_options
 @as_of_option
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
+@quiet_option
 def query_command(
     file: Path,
     param: tuple[str, ...],
@@ -744,6 +745,7 @@ def query_command(
     redaction: str,
     as_of: datetime | None,
     as_json: bool,
+    quiet: bool,
 ) -> None:
     """Run a SELECT or ASK query file over the brain's current graphs."""
     try:
@@ -761,7 +763,10 @@ def query_command(
         values[name.lstrip("?")] = value
     try:
         sparql = parse_query_file(file.stem, text).bind(values) if values else text
-        with _open(store, tenant, clearance, redaction) as brain:
+        with (
+            _working(f"running {file.name}", quiet=quiet),
+            _open(store, tenant, clearance, redaction) as brain,
+        ):
             result = brain.query(sparql, as_of=as_of)
     except QueryError as error:
         raise _Mistake(f"{file}: {error}") from None
@@ -1026,6 +1031,7 @@ def dump_command(
 )
 @store_option
 @reader_options
+@quiet_option
 def review_command(
     question: str,
     reviewer: str,
@@ -1038,6 +1044,7 @@ def review_command(
     tenant: str | None,
     clearance: str,
     redaction: str,
+    quiet: bool,
 ) -> None:
     """Ratify, dispute or withdraw the card a question gets (stored with your name and the
     card's hash, audited; only readers cleared as far as you see it)."""
@@ -1057,7 +1064,10 @@ def review_command(
             "disputes or withdraws the card (a later review replaces an earlier one)."
         )
     verdict = given[0][1]
-    with _open(store, tenant, clearance, redaction) as brain:
+    with (
+        _working("answering the question, then recording the review", quiet=quiet),
+        _open(store, tenant, clearance, redaction) as brain,
+    ):
         card = brain.review(
             question, reviewer=reviewer, verdict=verdict, note=note, content_hash=content_hash
         )

@@ -5,13 +5,17 @@ sentence a missing RFC or revision gets."""
 from __future__ import annotations
 
 import http.server
+import io
 import shutil
 import subprocess
+import tarfile
 import threading
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import ClassVar
 
+import httpx
 import pytest
 from click.testing import CliRunner, Result
 
@@ -216,3 +220,30 @@ def test_online_base_sends_every_request_to_a_mirror_under_the_host_s_name(
     ]
     # The answer is cached under the address asked for, as without a mirror.
     assert "https://www.rfc-editor.org/rfc/rfc9999.txt" in done.stdout
+
+
+def test_fetch_mail_makes_the_folder_it_is_given(
+    fake: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ratified_rdf.sources.online.mailarchive import export_url
+
+    url = httpx.URL(export_url("pigeon", date(2029, 1, 1), date(2029, 2, 1)))
+    _Fake.files[f"/{url.host}{url.raw_path.decode()}"] = _mbox_export()
+    monkeypatch.setenv("RATIFIED_ONLINE_BASE", fake)
+    monkeypatch.chdir(tmp_path)
+    done = _run(
+        "fetch", "mail", "pigeon", "--since", "2029-01-01", "--until", "2029-02-01", "--to", "mail/"
+    )
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "mail" / "pigeon-2029-01-01-2029-02-01.tar.gz").is_file()
+    assert (tmp_path / "mail" / "mbox" / "mbox0101_abcde" / "pigeon" / "2029-01.mbox").is_file()
+
+
+def _mbox_export() -> bytes:
+    mbox = b"From alice@example.com Tue Jan 10 10:00:00 2029\nFrom: Alice\nSubject: Coo\n\nCoo.\n"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("mbox0101_abcde/pigeon/2029-01.mbox")
+        info.size = len(mbox)
+        tar.addfile(info, io.BytesIO(mbox))
+    return buffer.getvalue()

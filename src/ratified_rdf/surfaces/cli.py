@@ -1417,6 +1417,9 @@ def fetch_mail(
     """Download a list's mbox export from the IETF mail archive for a date range."""
     from ratified_rdf.sources.online import download_mbox, extract_mboxes
 
+    # The option names a folder, made if missing (a missing one would otherwise be taken
+    # for the export's file name, and `mail/` end up a file).
+    folder.mkdir(parents=True, exist_ok=True)
     with (
         _client(cache, offline) as client,
         _working(f"downloading {list_name}'s messages", quiet=quiet),

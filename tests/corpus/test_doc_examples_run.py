@@ -91,6 +91,8 @@ SHOWN: dict[str, str] = {
     'ratified ask "why does early data work this way?"': "4.2.10",
     "curl -s http://127.0.0.1:{port8000}/sparql": "8446",
     "ratified ask --store http://127.0.0.1:{port7878}": "Early Data Indication",
+    "ratified fetch rfc 9147": "now names it",
+    "ratified fetch mail tls": "2017-01.mbox",
 }
 """What an example prints (a key line of it), by how the example starts."""
 

@@ -253,7 +253,7 @@ def _read_run(
             lambda: ReadHistory(refs, read_git_evidence(repo, refs, files)),
             "reading the documents' history",
         )
-    records = read_spec(manifest, repo, commit_map, step)
+    records = read_spec(manifest, repo, commit_map, step, records_folder=folder)
     facts = _draft_facts(manifest, folder)
     discussion = (
         read_discussion_sources(manifest, records, repo, commit_map, folder, facts, history)
@@ -423,7 +423,7 @@ def rfc_text_notes(records: SpecRecords) -> list[str]:
                 "its own, and every section card says so. Give its [[rfc]] entry a ref and file "
                 "if a branch or tag holds the text."
             )
-        elif rfc.commit is None:
+        elif rfc.commit is None and not rfc.document.sections:
             notes.append(
                 f"The repository does not hold RFC {rfc.number}'s own text and no draft in the "
                 "manifest became it, so it is recorded as a fact alone, without sections."

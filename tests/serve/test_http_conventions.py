@@ -10,17 +10,20 @@ import os
 import shutil
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import brotli
 import httpx
 import jsonschema
 import pytest
 from openapi_spec_validator import validate
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.responses import StreamingResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
@@ -242,7 +245,7 @@ def test_large_answers_are_gzipped_and_decoded_by_httpx(pigeon_brain: Brain, ser
 def test_a_gzipped_stream_counts_the_bytes_on_the_wire_against_its_floor() -> None:
     # The floor judges what the client reads: compressed, the chunks it takes are smaller,
     # so compression does not let a slow reader look faster than it is.
-    stream = standard._Stream(deadline=float("inf"), gzip=True)
+    stream = standard._Stream(deadline=float("inf"), coding="gzip")
     text = b"<https://example.org/pigeon> <https://example.org/p> 'coo' .\n" * 40_000
     stream.write(text)
     stream.finish()
@@ -252,6 +255,113 @@ def test_a_gzipped_stream_counts_the_bytes_on_the_wire_against_its_floor() -> No
         taken += item
     assert zlib.decompress(bytes(taken), 16 + zlib.MAX_WBITS) == text
     assert stream._taken == len(taken) < len(text) // 10
+
+
+# --- Brotli ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("accept_encoding", "coding"),
+    [
+        ("gzip, deflate, br", "br"),  # a browser's: a tie goes to Brotli
+        ("br;q=0.5, gzip", "gzip"),
+        ("gzip;q=0.4, br;q=0.9", "br"),
+        ("br;q=0, gzip", "gzip"),
+        ("br;q=0, gzip;q=0", None),
+        ("*", "br"),
+        ("br;q=0, *;q=0.1", "gzip"),
+        ("identity", None),
+        ("br;q=nope", None),
+        ("", None),
+    ],
+)
+def test_the_coding_follows_the_clients_q_values(accept_encoding: str, coding: str | None) -> None:
+    headers = Headers({"Accept-Encoding": accept_encoding})
+    assert _http.content_coding(headers) == coding
+
+
+def test_a_client_preferring_brotli_gets_brotli_decoded_by_httpx(
+    pigeon_brain: Brain, serve: Serve
+) -> None:
+    with (
+        serve(create_app(pigeon_brain, query_workers=1)) as base,
+        httpx.Client(base_url=base, timeout=60) as web,
+    ):
+        for url, accept in (
+            (f"/sparql?query={ROWS}", "text/csv"),  # compressed by the middleware
+            ("/sparql?default", "application/n-triples"),  # compressed by its producer
+        ):
+            plain = web.get(url, headers={"Accept": accept, "Accept-Encoding": "identity"})
+            answers = {}
+            for coding in ("br", "gzip"):
+                sent = f"{coding}, {'gzip' if coding == 'br' else 'br'};q=0.5"
+                answers[coding] = web.get(url, headers={"Accept": accept, "Accept-Encoding": sent})
+                assert answers[coding].status_code == 200, answers[coding].text
+                assert answers[coding].headers["content-encoding"] == coding
+                assert "Accept-Encoding" in answers[coding].headers["vary"]
+                assert answers[coding].text == plain.text  # decoded by httpx
+            # The bytes on the wire are Brotli's own, not gzip's under another name.
+            with web.stream("GET", url, headers={"Accept": accept, "Accept-Encoding": "br"}) as raw:
+                wire = b"".join(raw.iter_raw())
+            assert not wire.startswith(b"\x1f\x8b")
+            assert brotli.decompress(wire) == plain.content
+            assert len(wire) < len(plain.content)
+            tags = {answers["br"].headers.get("etag"), answers["gzip"].headers.get("etag")}
+            tags.add(plain.headers.get("etag"))
+            if "query" in url:
+                assert len(tags) == 3 and None not in tags  # one tag per representation
+
+
+def test_a_brotli_stream_counts_the_bytes_on_the_wire_against_its_floor() -> None:
+    stream = standard._Stream(deadline=float("inf"), coding="br")
+    text = b"<https://example.org/pigeon> <https://example.org/p> 'coo' .\n" * 40_000
+    stream.write(text)
+    stream.finish()
+    taken = bytearray()
+    while (item := stream.get()) is not standard._DONE:
+        assert isinstance(item, bytes)
+        taken += item
+    assert brotli.decompress(bytes(taken)) == text
+    assert stream._taken == len(taken) < len(text) // 10
+
+
+def test_an_answer_streamed_through_the_middleware_is_one_brotli_stream() -> None:
+    # A streamed answer its producer does not compress (a page, say) is compressed chunk by
+    # chunk by the middleware; each chunk is flushed, so the client can decode as it reads.
+    chunks = [f"line {i} ".encode() * 100 for i in range(50)]
+
+    async def page(request: object) -> StreamingResponse:
+        async def body() -> AsyncIterator[bytes]:
+            for chunk in chunks:
+                yield chunk
+
+        return StreamingResponse(body(), media_type="text/plain")
+
+    app = Starlette(routes=[Route("/", page)], middleware=_http.middleware([]))
+    with (
+        TestClient(app) as web,
+        web.stream("GET", "/", headers={"Accept-Encoding": "br"}) as answer,
+    ):
+        assert answer.headers["content-encoding"] == "br"
+        wire = b"".join(answer.iter_raw())
+    assert brotli.decompress(wire) == b"".join(chunks)
+
+
+def test_conditional_get_and_head_hold_for_a_brotli_answer(client: TestClient) -> None:
+    url = f"/sparql?query={ROWS}"
+    br = {"Accept": "text/csv", "Accept-Encoding": "br"}
+    first = client.get(url, headers=br)
+    assert first.status_code == 200 and first.headers["content-encoding"] == "br"
+    etag = first.headers["etag"]
+    again = client.get(url, headers={**br, "If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag
+    # The Brotli answer's tag does not match a request that will get gzip.
+    other = client.get(url, headers={**br, "Accept-Encoding": "gzip", "If-None-Match": etag})
+    assert other.status_code == 200 and other.headers["content-encoding"] == "gzip"
+    head = client.head(url, headers=br)
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["etag"] == etag
+    assert head.headers["content-type"].startswith("text/csv")
 
 
 # --- validators, conditional GET, HEAD ------------------------------------------------------

@@ -95,7 +95,7 @@ def _write_lines(path: Path, lines: list[bytes]) -> None:
 
 
 def _failures(result: Result) -> list[str]:
-    return [line for line in result.output.splitlines() if line.startswith("FAILED: ")]
+    return [line for line in result.stdout.splitlines() if line.startswith("FAILED: ")]
 
 
 def test_an_untouched_log_passes_with_the_public_key_and_the_witness(
@@ -104,15 +104,15 @@ def test_an_untouched_log_passes_with_the_public_key_and_the_witness(
     _history(store, witness)
     key = public_key_path(operator_key)
     alone = _verify(store, key)
-    assert alone.exit_code == 0, alone.output
-    assert alone.output.startswith(
+    assert alone.exit_code == 0, alone.stdout
+    assert alone.stdout.startswith(
         f"VERIFIED: the audit log at {audit_dir(store)} holds 40 records, every one covered "
         "by its latest of 4 signed tree heads"
     )
-    assert "Not checked, as no witness was given" in alone.output
+    assert "Not checked, as no witness was given" in alone.stdout
     witnessed = _verify(store, key, "--witness", str(witness))
-    assert witnessed.exit_code == 0, witnessed.output
-    assert "It extends the tree head of size 40 the witness last saw" in witnessed.output
+    assert witnessed.exit_code == 0, witnessed.stdout
+    assert "It extends the tree head of size 40 the witness last saw" in witnessed.stdout
 
 
 def test_the_cli_signs_and_anchors_and_the_result_verifies(
@@ -126,18 +126,18 @@ def test_the_cli_signs_and_anchors_and_the_result_verifies(
     anchored = runner.invoke(
         main, ["audit", "anchor", "--store", str(store), "--witness", str(witness)]
     )
-    assert anchored.exit_code == 0, anchored.output
-    assert "Tree head of size 5: anchored at local-witness." in anchored.output
+    assert anchored.exit_code == 0, anchored.stdout
+    assert "Tree head of size 5: anchored at local-witness." in anchored.stdout
     result = _verify(store, public_key_path(operator_key), "--witness", str(witness))
-    assert result.exit_code == 0, result.output  # the anchoring steps were signed too
+    assert result.exit_code == 0, result.stdout  # the anchoring steps were signed too
 
 
 def test_without_the_public_key_it_is_not_verified(store: Path, witness: Path) -> None:
     _history(store, witness)
     result = _verify(store, None)
-    assert result.exit_code == 4, result.output
-    assert result.output.startswith("NOT VERIFIED: ")
-    assert "VERIFIED: the" not in result.output.replace("NOT VERIFIED: the", "")
+    assert result.exit_code == 4, result.stdout
+    assert result.stdout.startswith("NOT VERIFIED: ")
+    assert "VERIFIED: the" not in result.stdout.replace("NOT VERIFIED: the", "")
 
 
 @pytest.mark.parametrize("kept", range(ROUNDS))
@@ -148,7 +148,7 @@ def test_sth_truncated_at_a_line_boundary(
     heads = audit_dir(store) / TREE_HEADS_FILE
     _write_lines(heads, _lines(heads)[:kept])
     result = _verify(store, public_key_path(operator_key))
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 1, result.stdout
     if kept == 0:
         assert _failures(result) == [
             f"FAILED: {heads} holds no signed tree head, so none of the 40 records in "
@@ -167,7 +167,7 @@ def test_sth_truncated_at_a_line_boundary(
     witnessed = _verify(store, public_key_path(operator_key), "--witness", str(witness))
     assert witnessed.exit_code == 1
     assert f"FAILED: {heads} lacks the tree head of size 40 the witness last saw" in (
-        witnessed.output
+        witnessed.stdout
     )
 
 
@@ -196,7 +196,7 @@ def test_the_last_ten_records_dropped_with_their_tree_heads(
     # What is left is a consistent, fully signed log: on its own it cannot show what is
     # missing (the README says so), and the pass says what it did not check.
     alone = _verify(store, key)
-    assert alone.exit_code == 0 and "Not checked, as no witness was given" in alone.output
+    assert alone.exit_code == 0 and "Not checked, as no witness was given" in alone.stdout
     result = _verify(store, key, "--witness", str(witness))
     assert result.exit_code == 1
     [failure] = _failures(result)
@@ -239,7 +239,7 @@ def test_a_fork_with_unsigned_records(store: Path, witness: Path, operator_key: 
     assert failure.startswith("FAILED: 15 of 35 records (lines 21 to 35 of records.jsonl)")
     witnessed = _verify(store, key, "--witness", str(witness))
     assert len(_failures(witnessed)) == 2
-    assert "FAILED: The log holds 35 records, but the tree head of size 40" in witnessed.output
+    assert "FAILED: The log holds 35 records, but the tree head of size 40" in witnessed.stdout
 
 
 def test_a_full_rewrite_with_sth_emptied(store: Path, witness: Path, operator_key: Path) -> None:
@@ -259,9 +259,9 @@ def test_a_full_rewrite_with_sth_emptied(store: Path, witness: Path, operator_ke
     ]
     witnessed = _verify(store, key, "--witness", str(witness))
     assert "FAILED: The first 40 records differ from those of the tree head of size 40" in (
-        witnessed.output
+        witnessed.stdout
     )
-    assert "the log was forked or rewritten after the witness saw it" in witnessed.output
+    assert "the log was forked or rewritten after the witness saw it" in witnessed.stdout
 
 
 def test_a_fork_re_signed_with_another_key(
@@ -322,7 +322,7 @@ def test_a_fork_re_signed_with_the_key_left_in_the_log_folder(
     witnessed = _verify(store, trusted, "--witness", str(witness))
     assert witnessed.exit_code == 1 and len(_failures(witnessed)) == 2
     assert "FAILED: The first 40 records differ from those of the tree head of size 40" in (
-        witnessed.output
+        witnessed.stdout
     )
 
 
@@ -355,7 +355,7 @@ def test_signing_without_a_key_says_how_to_get_one(
     assert f"Set {KEY_ENV} to a key file outside the log's folder" in signed.output
     result = _verify(store, None)
     assert result.exit_code == 1
-    assert "none of the 1 record in records.jsonl is covered" in result.output
+    assert "none of the 1 record in records.jsonl is covered" in result.stdout
 
 
 @pytest.mark.parametrize("deleted", range(ROUNDS - 1))
@@ -369,7 +369,7 @@ def test_any_one_tree_head_deleted_from_the_middle(
     lines = _lines(heads)
     _write_lines(heads, lines[:deleted] + lines[deleted + 1 :])
     result = _verify(store, public_key_path(operator_key))
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 1, result.stdout
     assert _failures(result) == [
         f"FAILED: The tree head on {heads}, line {deleted + 1} is the log's tree head number "
         f"{deleted + 2}, so 1 tree head before it is missing from sth.jsonl: it was deleted. "

@@ -139,3 +139,66 @@ def test_validate_and_dump_say_what_they_are_doing_unless_quiet(tmp_path: Path, 
     dumped = _run("dump", "--store", str(store), "-o", str(tmp_path / "brain.nq"))
     assert dumped.exit_code == 0 and "dumping" in dumped.stderr, dumped.output
     assert "quads" in dumped.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_serve_and_mcp_say_an_unsigned_read_in_one_note_line(
+    command: str,
+    tmp_path: Path,
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A log signed before, opened now without its key: the commands' one `Note:` line, not
+    # the log's own warning (several lines, on the logger, which reach stderr twice).
+    store = tmp_path / "brain"
+    monkeypatch.setenv(KEY_ENV, str(tmp_path / "keys" / "audit-key.pem"))
+    built = _run("build", str(MANIFEST), "--source", str(repo), "--store", str(store), "--quiet")
+    assert built.exit_code == 0, built.output
+    monkeypatch.delenv(KEY_ENV)
+    started: list[str] = []
+    if command == "serve":
+        monkeypatch.setattr("uvicorn.run", lambda app, **_: started.append("serve"))
+        ran = _run("serve", "--store", str(store), "--port", "0", "--query-workers", "1")
+    else:
+        from ratified_rdf.surfaces import mcp_server
+
+        monkeypatch.setattr(mcp_server, "serve_stdio", lambda brain, limits: started.append("mcp"))
+        ran = _run("mcp", "--store", str(store))
+    assert ran.exit_code == 0 and started == [command], ran.output
+    notes = [line for line in ran.stderr.splitlines() if "sign" in line]
+    assert len(notes) == 1 and notes[0].startswith("Note: "), ran.stderr
+    assert not [r for r in caplog.records if r.name.startswith("ratified_rdf.audit")]
+    if command == "mcp":
+        assert ran.stdout == ""  # stdout is the MCP client's channel
+
+
+def test_every_command_that_can_take_seconds_says_what_it_is_doing(
+    tmp_path: Path, repo: Path
+) -> None:
+    store = tmp_path / "brain"
+    built = _run("build", str(MANIFEST), "--source", str(repo), "--store", str(store), "--quiet")
+    assert built.exit_code == 0, built.output
+    at = ["--store", str(store)]
+    review = ["--reviewer", "Ada Example", "--ratify"]
+    commands = {
+        "tracing RFC 9999's sections": ["coverage", "9999", *at],
+        "counting the dataset's graphs": ["void", *at],
+        "checking the audit log": ["audit", "verify", *at],
+        "pruning runs": ["prune", *at],
+        "reading": ["init", str(repo), "--out", str(tmp_path / "m.toml")],
+        "running ask.rq": ["query", str(tmp_path / "ask.rq"), *at],
+        "recording the review": ["review", "history of RFC 9999 section 1", *review, *at],
+    }
+    (tmp_path / "ask.rq").write_text("ASK {}\n", encoding="utf-8")
+    for label, args in commands.items():
+        said = _run(*args)
+        # verify of an unsigned log fails (1), as it should; it still says what it checks.
+        assert said.exit_code in {0, 1, 4}, (args, said.output)
+        assert label in said.stderr, (args, said.stderr)
+        assert label not in said.stdout
+        (tmp_path / "m.toml").unlink(missing_ok=True)
+        quiet = _run(*args, "--quiet")
+        assert quiet.exit_code == said.exit_code, (args, quiet.output)
+        assert label not in quiet.stderr, (args, quiet.stderr)
+        (tmp_path / "m.toml").unlink(missing_ok=True)

@@ -446,7 +446,9 @@ def _rfc_batch(records: SpecRecords, rfc: RfcRecord, run: RunContext) -> Batch:
             lambda n: v.revision_section_url(standing.draft, standing.number, n),
         )
         return batch
-    batch = Batch(run.graph("spec"), f"{rfc.name} at {rfc.ref}:{rfc.file}", shared=True)
+    # A text kept in the records folder (no ref) is named by its path there.
+    where = f"{rfc.ref}:{rfc.file}" if rfc.ref is not None else f"records:{rfc.file}"
+    batch = Batch(run.graph("spec"), f"{rfc.name} at {where}", shared=True)
     if rfc.commit is not None:
         batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, rfc.commit))
     batch.text(iri, "rr:sourceFile", rfc.file)

@@ -231,9 +231,10 @@ class RfcEntry(BaseModel):
     """A published RFC and, when the repository holds it, where its text lives.
 
     Without ``ref`` and ``file`` the RFC is still a fact (its number, title, publication and
-    the draft that became it); a build then looks for its text in the repository, and where
-    none is held the sections of the last revision of the draft that became it stand for its
-    own (see :func:`ratified_rdf.records.rfc_texts.locate_rfc_text`).
+    the draft that became it); a build then looks for its text in the repository, then in
+    ``text`` (a copy kept in the records folder, as ``ratified fetch rfc`` keeps it), and
+    where none is held the sections of the last revision of the draft that became it stand
+    for its own (see :func:`ratified_rdf.records.rfc_texts.locate_rfc_text`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -245,6 +246,9 @@ class RfcEntry(BaseModel):
     """The branch, tag or commit whose tree holds the RFC's text (with ``file``)."""
     file: str | None = None
     """The RFC's text at ``ref`` (with ``ref``)."""
+    text: str | None = None
+    """The RFC's text kept in the records folder, relative to it (``texts/rfc9147.xml``, where
+    ``ratified fetch rfc`` keeps it): read when the repository does not hold the text."""
     obsoletes: tuple[int, ...] = ()
 
     @field_validator("title")
@@ -256,6 +260,19 @@ class RfcEntry(BaseModel):
     @classmethod
     def _file(cls, value: str | None) -> str | None:
         return None if value is None else _repository_path(value, "file")
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = value.split("/")
+        if value.startswith("/") or "\\" in value or ".." in parts or "" in parts:
+            raise ValueError(
+                f"text {value!r} is not a file inside the records folder; write it relative to "
+                "the folder of the manifest, as in 'texts/rfc9147.xml'"
+            )
+        return value
 
     @model_validator(mode="after")
     def _text_named_whole(self) -> RfcEntry:

@@ -9,6 +9,7 @@ its draft became.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from ratified_rdf.records.alignment import align_document, forget_texts
 from ratified_rdf.records.manifest import DraftEntry, Manifest, RfcEntry
@@ -39,8 +40,10 @@ def read_spec(
     repo: GitRepository,
     commit_map: dict[str, str],
     progress: Progress | None = None,
+    records_folder: Path | None = None,
 ) -> SpecRecords:
-    """Read every revision and RFC the manifest names, and align their sections."""
+    """Read every revision and RFC the manifest names, and align their sections; an RFC's
+    ``text`` kept as a record is read from ``records_folder`` (the manifest's folder)."""
     step = progress or (lambda _label: None)
     found = _found(manifest, repo)
     revisions: list[RevisionRecord] = []
@@ -62,7 +65,7 @@ def read_spec(
     rfcs: list[RfcRecord] = []
     for rfc in manifest.rfc:
         step(rfc.name)
-        rfcs.append(_rfc_record(manifest, rfc, repo, commit_map, revisions))
+        rfcs.append(_rfc_record(manifest, rfc, repo, commit_map, revisions, records_folder))
     drafts = [
         DraftRecord(
             name=entry.name,
@@ -138,9 +141,11 @@ def _rfc_record(
     repo: GitRepository,
     commit_map: dict[str, str],
     revisions: list[RevisionRecord],
+    records_folder: Path | None = None,
 ) -> RfcRecord:
-    """The RFC with its text where the repository holds it; else with the sections of the
-    last revision of the draft that became it standing for its own; else a fact alone."""
+    """The RFC with its text where the repository holds it; else as the records folder keeps
+    it (``text``); else with the sections of the last revision of the draft that became it
+    standing for its own; else a fact alone."""
     # The facts alone: no text, no sections, no commit (what is left when nothing holds it).
     fact = RfcRecord(
         number=rfc.number,
@@ -165,6 +170,10 @@ def _rfc_record(
                 "found": how,
             }
         )
+    if rfc.text is not None and records_folder is not None:
+        return fact.model_copy(
+            update={"file": rfc.text, "document": _kept_text(rfc, records_folder)}
+        )
     # The chain's revisions in the order the text evolved: a replaced draft's before its
     # replacement's, then by number; the last is the text the RFC was published from.
     chain = sorted(
@@ -183,6 +192,21 @@ def _rfc_record(
             "sections_from": last.name,
         }
     )
+
+
+def _kept_text(rfc: RfcEntry, records_folder: Path) -> ParsedDocument:
+    """The RFC's text as the records folder keeps it, read by its suffix's reader as an
+    RFC's own; a file that is not there is a sentence saying how to fetch it."""
+    path = records_folder / rfc.text if rfc.text is not None else records_folder
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        raise SourceError(
+            f"RFC {rfc.number}'s [[rfc]] entry names text = {rfc.text!r}, but there is no such "
+            f"file in {records_folder}. Fetch it with `ratified fetch rfc {rfc.number} "
+            f"--records {records_folder}`, or remove the line."
+        ) from None
+    return parse_document(path.name, text, published=True)
 
 
 def _found(manifest: Manifest, repo: GitRepository) -> dict[str, list[FoundRevision]]:

@@ -145,8 +145,16 @@ class GitRepository:
         return tags
 
     def resolve(self, ref: str) -> TagInfo:
-        """The commit a branch, tag or commit id names, with its date."""
-        out = self._git("log", "-1", "--format=%H%x09%cI", f"{ref}^{{commit}}", "--")
+        """The commit a branch, tag or commit id names, with its date. In a local clone, a
+        branch only its ``origin`` has (``git clone`` makes the default branch alone local,
+        so a manifest's ``gh-pages`` is ``origin/gh-pages`` there) is read from ``origin``."""
+        try:
+            out = self._git("log", "-1", "--format=%H%x09%cI", f"{ref}^{{commit}}", "--")
+        except SourceError:
+            remote = f"refs/remotes/origin/{ref}"
+            if not self._git("for-each-ref", "--count=1", remote).strip():
+                raise
+            out = self._git("log", "-1", "--format=%H%x09%cI", f"{remote}^{{commit}}", "--")
         commit, date = out.strip().split("\t")
         return TagInfo(name=ref, commit=commit, committed_at=datetime.fromisoformat(date))
 

@@ -1,6 +1,7 @@
 """The HTTP conventions of ``ratified serve`` that clients expect of any SPARQL server:
-CORS for pages on other origins, gzip, validators (ETag, Last-Modified) with conditional GET,
-a ``timeout`` parameter, ``/health`` and an OpenAPI description at ``/openapi.json``.
+CORS for pages on other origins, Brotli and gzip, validators (ETag, Last-Modified) with
+conditional GET, a ``timeout`` parameter, ``/health`` and an OpenAPI description at
+``/openapi.json``.
 
 Answers are fixed by the brain's state and the reader: the same request, by the same reader,
 against the same run and store generation, gets the same bytes. So a validator is computed
@@ -13,17 +14,19 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+import zlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+import brotli
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.middleware.gzip import GZipMiddleware
+from starlette.middleware.gzip import GZipResponder, IdentityResponder
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -36,6 +39,11 @@ GZIP_LEVEL = 6
 """zlib's level for compressed answers: most of level 9's gain for much less CPU."""
 GZIP_MINIMUM_BYTES = 1_024
 """Smaller answers go uncompressed: the header costs more than it saves."""
+BROTLI_QUALITY = 5
+"""Brotli's quality for compressed answers: smaller than gzip's level above at a like CPU
+cost (benchmarks/RESULTS.md); the top qualities are for files compressed once, not answers."""
+ENCODINGS = ("br", "gzip")
+"""The content codings the server sends, preferred first when a client takes both alike."""
 CORS_MAX_AGE_S = 600
 """How long a browser may keep a preflight's answer."""
 
@@ -79,9 +87,10 @@ def cors_origins(given: Sequence[str], *, token_protected: bool) -> list[str]:
 
 
 def middleware(origins: Sequence[str]) -> list[Middleware]:
-    """The middleware stack, outermost first: CORS (when any origin is allowed), gzip, then
-    the validators. Streamed answers compress themselves (``standard._Stream``), so the
-    byte-rate floor they keep counts the bytes that go on the wire; gzip passes them on."""
+    """The middleware stack, outermost first: CORS (when any origin is allowed), compression
+    (Brotli or gzip), then the validators. Streamed answers compress themselves
+    (``standard._Stream``), so the byte-rate floor they keep counts the bytes that go on the
+    wire; the compression middleware passes them on."""
     stack: list[Middleware] = []
     if origins:
         stack.append(
@@ -94,28 +103,109 @@ def middleware(origins: Sequence[str]) -> list[Middleware]:
                 max_age=CORS_MAX_AGE_S,
             )
         )
-    stack.append(
-        Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
-    )
+    stack.append(Middleware(Compression))
     stack.append(Middleware(Validators))
     return stack
 
 
-def accepts_gzip(headers: Headers) -> bool:
-    """Whether the request's Accept-Encoding takes gzip (a q of 0 refuses it)."""
+# --- compression ----------------------------------------------------------------------------
+
+
+def content_coding(headers: Headers) -> str | None:
+    """The coding to send for the request's Accept-Encoding: ``"br"`` or ``"gzip"``, whichever
+    the client gives the higher q (Brotli on a tie), or ``None`` for the answer as it is.
+
+    RFC 9110: a coding named with q=0 is refused, ``*`` stands for the codings not named, and
+    a q that is not a number counts as 0, so a malformed header never earns a coding."""
+    weights: dict[str, float] = {}
     for part in headers.get("accept-encoding", "").split(","):
         coding, *params = [p.strip() for p in part.split(";")]
-        if coding.lower() not in {"gzip", "x-gzip"}:
+        coding = coding.lower()
+        if not coding:
             continue
+        q = 1.0
         for param in params:
             name, _, value = param.partition("=")
             if name.strip().lower() == "q":
                 try:
-                    return float(value) > 0
+                    q = float(value)
                 except ValueError:
-                    return False
-        return True
-    return False
+                    q = 0.0
+                if not math.isfinite(q):
+                    q = 0.0
+        weights["gzip" if coding == "x-gzip" else coding] = q
+    best, best_q = None, 0.0
+    for coding in ENCODINGS:
+        q = weights.get(coding, weights.get("*", 0.0))
+        if q > best_q:
+            best, best_q = coding, q
+    return best
+
+
+class Compressor(Protocol):
+    """What a stream's producer compresses its chunks with: zlib's and Brotli's objects."""
+
+    def compress(self, data: bytes, /) -> bytes: ...
+    def flush(self) -> bytes: ...
+
+
+class _BrotliStream:
+    def __init__(self) -> None:
+        self._compressor = brotli.Compressor(quality=BROTLI_QUALITY)
+
+    def compress(self, data: bytes, /) -> bytes:
+        return bytes(self._compressor.process(data))
+
+    def flush(self) -> bytes:
+        return bytes(self._compressor.finish())
+
+
+def compressor(coding: str) -> Compressor:
+    """A fresh compressor writing ``coding`` (``"br"`` or ``"gzip"``): ``flush`` ends it."""
+    if coding == "br":
+        return _BrotliStream()
+    if coding == "gzip":
+        return zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    raise ValueError(f"No compressor for the content coding {coding!r}.")
+
+
+class _BrotliResponder(IdentityResponder):
+    """Starlette's gzip responder with Brotli in its place: the same rules on small answers,
+    answers already encoded and excluded media types, so the two codings cannot disagree."""
+
+    content_encoding = "br"
+
+    def __init__(self, app: ASGIApp) -> None:
+        super().__init__(app, GZIP_MINIMUM_BYTES)
+        self._brotli = brotli.Compressor(quality=BROTLI_QUALITY)
+
+    async def apply_compression(self, body: bytes, *, more_body: bool) -> bytes:
+        if more_body:
+            return bytes(self._brotli.process(body)) + bytes(self._brotli.flush())
+        return bytes(self._brotli.process(body)) + bytes(self._brotli.finish())
+
+
+class Compression:
+    """ASGI middleware: an answer over :data:`GZIP_MINIMUM_BYTES` goes in the coding
+    :func:`content_coding` picks from the request's Accept-Encoding; an answer that carries a
+    Content-Encoding already (a stream its producer compresses) passes through as it is."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        coding = content_coding(Headers(scope=scope))
+        responder: ASGIApp
+        if coding == "br":
+            responder = _BrotliResponder(self.app)
+        elif coding == "gzip":
+            responder = GZipResponder(self.app, GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
+        else:
+            responder = IdentityResponder(self.app, GZIP_MINIMUM_BYTES)
+        await responder(scope, receive, send)
 
 
 # --- validators and conditional GET ---------------------------------------------------------
@@ -128,9 +218,11 @@ class Validators:
 
     The ETag digests what decides the answer's bytes: the package version, the brain, its
     current run and store generation, the reader's tenant, clearance and redaction, the path,
-    the query string and the Accept header. It is weak: gzip re-encodes the same answer, and
-    a card's account of how it was computed (engine time, a reused result) varies between
-    equal answers. Last-Modified is when the store was last written (its generation file), or
+    the query string, the Accept header and the content coding the request will get, so a
+    Brotli, a gzip and a plain answer each have their own tag (RFC 9110 asks a tag per
+    representation, and a cache keeps them apart by it). It is weak: a card's account of how
+    it was computed (engine time, a reused result) varies between equal answers.
+    Last-Modified is when the store was last written (its generation file), or
     for a store in memory when the current run ended, or when this server saw a write since."""
 
     def __init__(self, app: ASGIApp) -> None:
@@ -193,6 +285,7 @@ class Validators:
             request.url.path,
             request.url.query,
             request.headers.get("accept", ""),
+            content_coding(request.headers) or "identity",
         ):
             digest.update(str(part).encode("utf-8", "replace") + b"\0")
         if isinstance(marker, tuple) and len(marker) == 3 and isinstance(marker[2], int):

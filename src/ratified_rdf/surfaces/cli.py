@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     from ratified_rdf.sources.online import PoliteClient
+    from ratified_rdf.sources.online.ietf_texts import KeptText
 
 # What only some commands use is imported in them (the SHACL gate by build, the fetchers by
 # fetch, the web and MCP stacks by serve and mcp: see _LAZY_COMMANDS), so that `ratified ask`
@@ -213,6 +214,23 @@ def _audit_log(store: Path | str, *, writes: bool = False) -> Iterator[AuditLog]
             "sign it (see `ratified audit --help`).",
             err=True,
         )
+
+
+quiet_option = click.option("--quiet", is_flag=True, help="No progress on stderr.")
+
+
+@contextmanager
+def _working(label: str, *, quiet: bool) -> Iterator[None]:
+    """Say on stderr what a command is doing while it does it, then how long it took: the
+    same tqdm line validate shows while pyshacl runs, so every command that can take
+    seconds says a word first (``--quiet`` silences it; stdout keeps only the answer)."""
+    from tqdm import tqdm
+
+    with tqdm(
+        total=1, desc=label, bar_format="{desc}: {elapsed}", disable=quiet, file=sys.stderr
+    ) as bar:
+        yield
+        bar.update(1)
 
 
 as_of_option = click.option(
@@ -739,6 +757,7 @@ def types_command() -> None:
 @reader_options
 @as_of_option
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
+@quiet_option
 def query_command(
     file: Path,
     param: tuple[str, ...],
@@ -748,6 +767,7 @@ def query_command(
     redaction: str,
     as_of: datetime | None,
     as_json: bool,
+    quiet: bool,
 ) -> None:
     """Run a SELECT or ASK query file over the brain's current graphs."""
     try:
@@ -765,7 +785,10 @@ def query_command(
         values[name.lstrip("?")] = value
     try:
         sparql = parse_query_file(file.stem, text).bind(values) if values else text
-        with _open(store, tenant, clearance, redaction) as brain:
+        with (
+            _working(f"running {file.name}", quiet=quiet),
+            _open(store, tenant, clearance, redaction) as brain,
+        ):
             result = brain.query(sparql, as_of=as_of)
     except QueryError as error:
         raise _Mistake(f"{file}: {error}") from None
@@ -940,8 +963,9 @@ def links_command(
 @store_option
 @reader_options
 @click.argument("rfc", type=click.IntRange(min=1))
+@quiet_option
 def coverage_command(
-    rfc: int, store: Path | str, tenant: str | None, clearance: str, redaction: str
+    rfc: int, store: Path | str, tenant: str | None, clearance: str, redaction: str, quiet: bool
 ) -> None:
     """How much of RFC NUMBER the brain traces: its sections with discussion, with changes
     only, and with nothing (posts that referred to a section and commits that changed it
@@ -950,7 +974,10 @@ def coverage_command(
 
     from ratified_rdf.graph.vocab import document_iri
 
-    with _open(store, tenant, clearance, redaction) as brain:
+    with (
+        _open(store, tenant, clearance, redaction) as brain,
+        _working(f"tracing RFC {rfc}'s sections", quiet=quiet),
+    ):
         rows, run = brain.run("rfc_coverage", rfc=NamedNode(document_iri(f"rfc{rfc}")))
     if not rows:
         raise click.ClickException(
@@ -1026,6 +1053,7 @@ def dump_command(
 )
 @store_option
 @reader_options
+@quiet_option
 def review_command(
     question: str,
     reviewer: str,
@@ -1038,6 +1066,7 @@ def review_command(
     tenant: str | None,
     clearance: str,
     redaction: str,
+    quiet: bool,
 ) -> None:
     """Ratify, dispute or withdraw the card a question gets (stored with your name and the
     card's hash, audited; only readers cleared as far as you see it)."""
@@ -1057,7 +1086,10 @@ def review_command(
             "disputes or withdraws the card (a later review replaces an earlier one)."
         )
     verdict = given[0][1]
-    with _open(store, tenant, clearance, redaction) as brain:
+    with (
+        _working("answering the question, then recording the review", quiet=quiet),
+        _open(store, tenant, clearance, redaction) as brain,
+    ):
         card = brain.review(
             question, reviewer=reviewer, verdict=verdict, note=note, content_hash=content_hash
         )
@@ -1080,9 +1112,13 @@ def review_command(
     envvar="RATIFIED_TENANT",
     help="Prune this tenant's brain (default: the default tenant).",
 )
-def prune_command(store: Path | str, keep: int, tenant: str | None) -> None:
+@quiet_option
+def prune_command(store: Path | str, keep: int, tenant: str | None, quiet: bool) -> None:
     """Forget all but the latest KEEP runs of the brain (as-of reads stop at what is kept)."""
-    with _open_as(store, Reader(tenant, "restricted")) as brain:
+    with (
+        _open_as(store, Reader(tenant, "restricted")) as brain,
+        _working("pruning runs", quiet=quiet),
+    ):
         forgotten = brain.prune(keep)
     click.echo(
         f"Forgot {len(forgotten)} run(s): {', '.join(forgotten)}."
@@ -1130,8 +1166,13 @@ audit_key_option = click.option(
     help="A witness folder the log was anchored at (ratified audit anchor --witness): the log "
     "must still hold the tree head it last saw, and records that match it.",
 )
+@quiet_option
 def audit_verify_command(
-    log: Path | None, store: Path | str, public_key: Path | None, witness: Path | None
+    log: Path | None,
+    store: Path | str,
+    public_key: Path | None,
+    witness: Path | None,
+    quiet: bool,
 ) -> None:
     """Check an audit log from scratch: every record, every signed tree head, every proof,
     that a signed tree head covers every record, and (with --witness) that the log was not
@@ -1158,7 +1199,8 @@ def audit_verify_command(
     else:
         key = load_public_key(in_folder) if in_folder.is_file() else None
     seen = last_seen(witness) if witness is not None else None
-    report = verify_log(folder, key, key_checked=public_key is not None, witness=seen)
+    with _working(f"checking the audit log {folder}", quiet=quiet):
+        report = verify_log(folder, key, key_checked=public_key is not None, witness=seen)
     click.echo(str(report))
     if not report.ok:
         sys.exit(1)
@@ -1244,6 +1286,7 @@ def _sign(log: AuditLog) -> SignedTreeHead:
     help="Write the Turtle to this file instead of stdout.",
 )
 @reader_options
+@quiet_option
 def void_command(
     store: Path | str,
     dump_url: str | None,
@@ -1253,10 +1296,14 @@ def void_command(
     tenant: str | None,
     clearance: str,
     redaction: str,
+    quiet: bool,
 ) -> None:
     """Describe the dataset (what you may read of it) in VoID and DCAT, as Turtle: counts,
     partitions, vocabularies, licence, source and clearance of each graph."""
-    with _open(store, tenant, clearance, redaction) as brain:
+    with (
+        _open(store, tenant, clearance, redaction) as brain,
+        _working("counting the dataset's graphs and partitions", quiet=quiet),
+    ):
         triples = brain.describe_dataset(
             dump_url=dump_url, dump_format=dump_format, endpoint=endpoint
         )
@@ -1283,14 +1330,16 @@ def void_command(
     help="Where the Markdown report and the PNG chart go.",
 )
 @click.option("--no-baselines", is_flag=True, help="Score the graph only.")
-def eval_command(questions: Path, store: Path | str, out: Path, no_baselines: bool) -> None:
+@quiet_option
+def eval_command(
+    questions: Path, store: Path | str, out: Path, no_baselines: bool, quiet: bool
+) -> None:
     """Score the brain on a question file, beside BM25 and dense retrieval baselines."""
     from ratified_rdf.evaluation import format_table, run_eval, write_report
 
+    baselines = () if no_baselines else ("bm25", "dense")
     with _open_as(store) as brain:
-        report = run_eval(
-            brain, questions, baselines=() if no_baselines else ("bm25", "dense"), progress=True
-        )
+        report = run_eval(brain, questions, baselines=baselines, progress=not quiet)
     click.echo(format_table(report))
     for path in write_report(report, out):
         click.echo(f"Wrote {path}.", err=True)
@@ -1327,8 +1376,9 @@ def _client(cache: Path | None, offline: bool) -> PoliteClient:
 @click.option(
     "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
 )
+@quiet_option
 def fetch_datatracker(
-    drafts: tuple[str, ...], records: Path, cache: Path | None, offline: bool
+    drafts: tuple[str, ...], records: Path, cache: Path | None, offline: bool, quiet: bool
 ) -> None:
     """Fetch each draft's revisions and dates, became-RFC and replaces relations, group chairs
     and area directors from the IETF Datatracker, and write them as records."""
@@ -1336,8 +1386,9 @@ def fetch_datatracker(
 
     with _client(cache, offline) as client:
         tracker = DatatrackerClient(client)
-        for draft in drafts:
-            facts = tracker.draft_facts(draft)
+        for index, draft in enumerate(drafts, 1):
+            with _working(f"fetching {draft} ({index} of {len(drafts)})", quiet=quiet):
+                facts = tracker.draft_facts(draft)
             path = write_facts_record(facts, records)
             click.echo(
                 f"{draft}: {len(facts.revisions)} revisions"
@@ -1375,6 +1426,7 @@ def fetch_datatracker(
 @click.option(
     "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
 )
+@quiet_option
 def fetch_mail(
     list_name: str,
     since: datetime,
@@ -1382,14 +1434,127 @@ def fetch_mail(
     folder: Path,
     cache: Path | None,
     offline: bool,
+    quiet: bool,
 ) -> None:
     """Download a list's mbox export from the IETF mail archive for a date range."""
     from ratified_rdf.sources.online import download_mbox, extract_mboxes
 
-    with _client(cache, offline) as client:
+    # The option names a folder, made if missing (a missing one would otherwise be taken
+    # for the export's file name, and `mail/` end up a file).
+    folder.mkdir(parents=True, exist_ok=True)
+    with (
+        _client(cache, offline) as client,
+        _working(f"downloading {list_name}'s messages", quiet=quiet),
+    ):
         archive = download_mbox(client, list_name, since.date(), until.date(), folder)
     for mbox in extract_mboxes(archive, folder / "mbox"):
         click.echo(f"{mbox} (add it to the manifest as a [[discussion.mail]] file)")
+
+
+_records_option = click.option(
+    "--records",
+    "records",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("records/tls13"),
+    show_default=True,
+    help="The brain's records folder (beside its manifest); the text goes to <records>/texts/.",
+)
+_cache_option = click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HTTP cache folder (default: beside the repository cache).",
+)
+_offline_option = click.option(
+    "--offline", is_flag=True, help="Answer only from the cache; never touch the network."
+)
+
+
+def _kept(what: str, kept: KeptText) -> None:
+    source = "the cache" if kept.from_cache else kept.url
+    click.echo(f"{what}: {kept.sections} sections, from {source}; kept as {kept.path}.")
+
+
+@fetch_group.command("rfc")
+@click.argument("number", type=click.IntRange(min=1))
+@_records_option
+@_cache_option
+@_offline_option
+@click.option(
+    "--base-url",
+    default=None,
+    help="Where RFC texts are served (default: https://www.rfc-editor.org/rfc/; a mirror).",
+)
+@quiet_option
+def fetch_rfc(
+    number: int,
+    records: Path,
+    cache: Path | None,
+    offline: bool,
+    base_url: str | None,
+    quiet: bool,
+) -> None:
+    """Fetch RFC NUMBER's published text from the RFC Editor (XML, else plain text), keep it
+    as <records>/texts/rfcNUMBER.xml or .txt, and name it as the text of the manifest's
+    [[rfc]] entry: a build reads it where the repository does not hold the RFC's text."""
+    from ratified_rdf.sources.online.ietf_texts import (
+        RFC_EDITOR_URL,
+        fetch_rfc_text,
+        record_rfc_text,
+    )
+
+    with _client(cache, offline) as client, _working(f"fetching RFC {number}", quiet=quiet):
+        kept = fetch_rfc_text(client, number, records, base_url=base_url or RFC_EDITOR_URL)
+    _kept(f"RFC {number}", kept)
+    manifest = records / "manifest.toml"
+    text = kept.path.relative_to(records).as_posix()
+    if manifest.is_file() and record_rfc_text(manifest, number, text):
+        click.echo(f"Its [[rfc]] entry in {manifest} now names it: text = {text!r}.")
+    else:
+        click.echo(
+            f"No [[rfc]] entry for RFC {number} in {manifest}: add one with its number, title "
+            f'and published month, and text = "{text}", for a build to read it.'
+        )
+
+
+@fetch_group.command("draft")
+@click.argument("revisions", nargs=-1, required=True)
+@_records_option
+@_cache_option
+@_offline_option
+@click.option(
+    "--base-url",
+    default=None,
+    help="Where draft revisions are served (default: https://www.ietf.org/archive/id/).",
+)
+@quiet_option
+def fetch_draft(
+    revisions: tuple[str, ...],
+    records: Path,
+    cache: Path | None,
+    offline: bool,
+    base_url: str | None,
+    quiet: bool,
+) -> None:
+    """Fetch each named revision (draft-ietf-tls-dtls13-07) from the IETF archive (XML, else
+    plain text) and keep it as <records>/texts/<draft>-NN.xml or .txt: a revision the
+    repository lacks. Builds do not read kept revisions yet."""
+    from ratified_rdf.sources.online.ietf_texts import ARCHIVE_URL, fetch_draft_revision
+
+    with _client(cache, offline) as client:
+        for index, revision in enumerate(revisions, 1):
+            try:
+                with _working(f"fetching {revision} ({index} of {len(revisions)})", quiet=quiet):
+                    kept = fetch_draft_revision(
+                        client, revision, records, base_url=base_url or ARCHIVE_URL
+                    )
+            except ValueError as error:
+                raise _Mistake(str(error)) from None
+            _kept(revision, kept)
+    click.echo(
+        "Note: a build does not read revisions from texts/ yet (only an [[rfc]] entry's text): "
+        "they are kept for when it does, and a revision the manifest lists as missing stays so.",
+        err=True,
+    )
 
 
 @main.command("init")
@@ -1403,7 +1568,8 @@ def fetch_mail(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the manifest (default: records/<name>/manifest.toml).",
 )
-def init_command(source: str, name: str | None, out: Path | None) -> None:
+@quiet_option
+def init_command(source: str, name: str | None, out: Path | None, quiet: bool) -> None:
     """Write a manifest for a repository (git URL, local clone or bundle) from its tags and
     files, with a FILL IN comment for each fact no repository holds."""
     import re
@@ -1429,7 +1595,8 @@ def init_command(source: str, name: str | None, out: Path | None) -> None:
     commit_map = (
         "commit-map.tsv" if local.exists() and (folder / "commit-map.tsv").is_file() else None
     )
-    result = init_manifest(GitRepository.open(source), name=name, commit_map=commit_map)
+    with _working(f"reading {source}'s tags, files and history", quiet=quiet):
+        result = init_manifest(GitRepository.open(source), name=name, commit_map=commit_map)
     survey = result.survey
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(result.text, encoding="utf-8")

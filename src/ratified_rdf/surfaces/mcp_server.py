@@ -889,8 +889,13 @@ def mcp_command(
         import mcp.server.mcpserver  # noqa: F401  (only whether it imports)
     except ImportError:
         raise _CommandError(MCP_MISSING) from None
+    # The CLI's log opening: one `Note:` line on stderr (never stdout, the client's channel)
+    # when signing matters, rather than the log's own warning.
+    from ratified_rdf.surfaces.cli import _audit_log
+
     try:
-        brain = Brain.open(store, reader=Reader(scope, clearance, redaction, actor))
+        with _audit_log(store) as log:
+            brain = Brain.open(store, reader=Reader(scope, clearance, redaction, actor), audit=log)
     except (*_EXPECTED, OSError) as error:
         raise _CommandError(str(error)) from None
     try:

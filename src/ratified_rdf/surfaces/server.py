@@ -1325,8 +1325,13 @@ def serve_command(
         raise click.BadParameter(str(error), param_hint="--cors-origin") from None
     try:
         grants = AccessFile(access) if access is not None else None
-        # The copy in memory is made on a thread: the store on disk answers until it is ready.
-        brain = Brain.open(store, in_memory=in_memory, wait_for_copy=False)
+        # The CLI's log opening: one `Note:` line when signing matters, not the log's warning.
+        from ratified_rdf.surfaces.cli import _audit_log
+
+        with _audit_log(store) as log:
+            # The copy in memory is made on a thread: the store on disk answers until it is
+            # ready.
+            brain = Brain.open(store, in_memory=in_memory, audit=log, wait_for_copy=False)
     except RatifiedError as error:
         raise click.ClickException(str(error)) from None
     with brain:

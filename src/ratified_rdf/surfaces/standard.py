@@ -37,7 +37,6 @@ import re
 import threading
 import time
 import weakref
-import zlib
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -528,15 +527,14 @@ class _Stream:
         min_bytes_s: float = STREAM_MIN_BYTES_S,
         window_s: float = STREAM_WINDOW_S,
         *,
-        gzip: bool = False,
+        coding: str | None = None,
     ) -> None:
         self.deadline = deadline
-        # Compressed here, on the producer thread, rather than by the server's gzip
+        # Compressed here, on the producer thread, rather than by the server's compression
         # middleware: the chunks counted against the byte-rate floor are then the bytes the
         # client reads, so compression gives a slow reader no more time, and the event loop
         # compresses nothing.
-        self._gzip = zlib.compressobj(_http.GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-        self._gzip_on = gzip
+        self._compressor = None if coding is None else _http.compressor(coding)
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CHUNKS)
         self.stopped = threading.Event()
         self.why = ""
@@ -551,7 +549,7 @@ class _Stream:
 
     def write(self, data: bytes) -> int:
         """Take serialised bytes; pass them on a chunk at a time."""
-        self._buffer += self._gzip.compress(data) if self._gzip_on else data
+        self._buffer += data if self._compressor is None else self._compressor.compress(data)
         if len(self._buffer) >= CHUNK_BYTES:
             self._put(bytes(self._buffer))
             self._buffer.clear()
@@ -571,8 +569,8 @@ class _Stream:
 
     def finish(self) -> None:
         """Pass on what is left, then the end."""
-        if self._gzip_on:
-            self._buffer += self._gzip.flush()
+        if self._compressor is not None:
+            self._buffer += self._compressor.flush()
         if self._buffer:
             self._put(bytes(self._buffer))
             self._buffer.clear()
@@ -710,12 +708,12 @@ async def _streamed(
                 {"Retry-After": "1"},
             )
         await asyncio.sleep(0.05)
-    gzip = _http.accepts_gzip(request.headers)
-    if gzip:
-        headers = {**headers, "Content-Encoding": "gzip"}
-        headers["Vary"] = headers.get("Vary", "Accept") + ", Accept-Encoding"
+    coding = _http.content_coding(request.headers)
+    headers = {**headers, "Vary": headers.get("Vary", "Accept") + ", Accept-Encoding"}
+    if coding is not None:
+        headers["Content-Encoding"] = coding
     stream = _Stream(
-        time.monotonic() + state.deadline_s, state.min_bytes_s, state.window_s, gzip=gzip
+        time.monotonic() + state.deadline_s, state.min_bytes_s, state.window_s, coding=coding
     )
     threading.Thread(
         target=_produce,

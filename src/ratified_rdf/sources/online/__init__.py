@@ -1,4 +1,5 @@
-"""Public facts fetched over the network: the IETF Datatracker and the IETF mail archive.
+"""Public facts fetched over the network: the IETF Datatracker, the IETF mail archive, and
+RFC and draft texts from the RFC Editor and the IETF archive.
 
 Everything here goes through one polite client (:mod:`.http`), which caches what it fetched on
 disk so that a build can run again offline from the same answers.
@@ -14,6 +15,11 @@ from ratified_rdf.sources.online.datatracker import (
     write_facts_record,
 )
 from ratified_rdf.sources.online.http import Fetched, FetchError, PoliteClient
+from ratified_rdf.sources.online.ietf_texts import (
+    KeptText,
+    fetch_draft_revision,
+    fetch_rfc_text,
+)
 from ratified_rdf.sources.online.mailarchive import download_mbox, export_url, extract_mboxes
 
 __all__ = [
@@ -23,11 +29,14 @@ __all__ = [
     "FactsRecordError",
     "FetchError",
     "Fetched",
+    "KeptText",
     "PoliteClient",
     "Revision",
     "download_mbox",
     "export_url",
     "extract_mboxes",
+    "fetch_draft_revision",
+    "fetch_rfc_text",
     "read_facts_record",
     "write_facts_record",
 ]

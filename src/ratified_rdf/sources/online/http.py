@@ -14,6 +14,10 @@ Politeness, because the IETF's services are shared and free:
 * other 5xx answers and transport errors (refused connections, timeouts) are retried with
   exponential backoff and jitter, a bounded number of times (4 attempts by default);
 * every request carries a User-Agent naming this tool, and has timeouts;
+* ``RATIFIED_ONLINE_BASE`` (an address such as ``http://127.0.0.1:8080``) sends every request
+  for ``https://host/path`` to ``<base>/host/path`` instead: a mirror of the IETF's services,
+  or a fake one in tests, with the command lines unchanged; answers are still cached under the
+  address asked for;
 * every successful answer is kept in an on-disk cache, keyed by its full URL, so a second build
   asks nothing it already knows. ``offline=True`` answers from that cache only and never opens a
   connection: offline builds must never touch the network.
@@ -53,6 +57,19 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # The statuses whose Retry-After is honoured (RFC 9110 §10.2.3 names 503 and 3xx; RFC 6585 §4
 # adds 429). Redirects are followed by httpx before we see them, so only these two matter.
 _RETRY_AFTER_STATUSES = frozenset({429, 503})
+
+ONLINE_BASE_ENV = "RATIFIED_ONLINE_BASE"
+"""The environment variable naming a mirror every online request goes to (see the module)."""
+
+
+def mirrored(url: str, base: str | None) -> str:
+    """Where a request for ``url`` goes: ``url`` itself, or with a mirror ``base``,
+    ``<base>/<host><path>?<query>``."""
+    if not base:
+        return url
+    parsed = httpx.URL(url)
+    query = f"?{parsed.query.decode('ascii')}" if parsed.query else ""
+    return f"{base.rstrip('/')}/{parsed.host}{parsed.raw_path.decode('ascii').split('?')[0]}{query}"
 
 
 class FetchError(SourceError):
@@ -210,6 +227,7 @@ class PoliteClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], datetime] = _utcnow,
         jitter: Callable[[], float] = random.random,
+        mirror: str | None = None,
     ) -> None:
         """Set the client up; nothing is fetched until :meth:`get`.
 
@@ -219,13 +237,15 @@ class PoliteClient:
         fresher one to be had. ``attempts`` counts the first try. ``backoff`` is the first retry's
         wait in seconds, doubled each time up to ``max_backoff``. A server asking (Retry-After)
         for a longer wait than ``max_retry_after`` seconds makes the fetch fail rather than hang
-        the build.
+        the build. ``mirror`` is where requests go instead of the services' own hosts (default:
+        ``$RATIFIED_ONLINE_BASE``, else none).
         """
         if concurrency < 1 or attempts < 1:
             raise ValueError("concurrency and attempts must both be at least 1")
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self.max_age = max_age
         self.offline = offline
+        self.mirror = mirror if mirror is not None else os.environ.get(ONLINE_BASE_ENV) or None
         self.concurrency = concurrency
         self.attempts = attempts
         self.backoff = backoff
@@ -331,7 +351,9 @@ class PoliteClient:
                 # The slot is held only while the request is on the wire, never while waiting
                 # to retry, so one struggling URL does not starve the others.
                 with self._slots:
-                    response = self._http.get(url, follow_redirects=follow_redirects)
+                    response = self._http.get(
+                        mirrored(url, self.mirror), follow_redirects=follow_redirects
+                    )
             except httpx.TransportError as error:
                 if last:
                     raise FetchError(

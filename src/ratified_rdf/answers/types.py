@@ -301,6 +301,10 @@ _NOT_HELD = re.compile(
     r"were|support\w*|ha(?:ve|d))|(?:tls |quic |crypto |ssl |http )?librar(?:y|ies)|"
     r"browsers?|deploy(?:s|ed|ing|ments?)|adoption|usage (?:data|numbers|statistics)|"
     r"how widely|in production|"
+    # Code and deployments in other words: "which TLS stacks shipped it?", "how many
+    # websites use it?", "how many servers negotiate it today?".
+    r"(?:tls|quic|dtls|ssl|crypto|http|network) stacks?|ship(?:s|ped|ping)|web ?sites?|"
+    r"how many (?:servers|clients|sites|hosts|domains|users|connections)|"
     # Meetings, hums and last calls: none of their records is ingested.
     r"meetings?|ietf ?-?\d{2,3}|hum(?:s|med)?|bofs?|wglc|working group last call)(?![\w-])",
     re.IGNORECASE,
@@ -618,7 +622,11 @@ _KINDS: tuple[tuple[str, str | None], ...] = (
     ("implement", "implementations"),
     ("librar", "implementations"),
     ("browser", "implementations"),
+    ("stack", "implementations"),
+    ("ship", "implementations"),
     ("deploy", "deployments"),
+    ("site", "deployments"),
+    ("how many", "deployments"),
     ("adoption", "deployments"),
     ("usage", "deployments"),
     ("widely", "deployments"),

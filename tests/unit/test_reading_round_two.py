@@ -158,3 +158,18 @@ def test_threads_whose_topic_no_heading_holds_are_found_by_their_titles(pigeon: 
     assert "whose titles hold 'owls'" in closed.summary
     still_open = pigeon.ask("which issues are still open about owls?")
     assert [getattr(r, "number", None) for r in still_open.results[1:]] == [3]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which owl stacks shipped draft-ietf-owl-hoot13-20?",
+        "how many websites use RFC 9990?",
+        "how many servers negotiate RFC 9990 today?",
+        "which TLS stacks support RFC 9990?",
+    ],
+)
+def test_code_and_deployments_in_other_words_were_never_ingested(question: str) -> None:
+    # Before, these were answered from the document they name, or from a heading their
+    # words matched ("servers", "negotiate").
+    assert route(question, ROOSTS).intent == Intent.NOT_HELD

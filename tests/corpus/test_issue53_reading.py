@@ -189,8 +189,8 @@ def test_who_merged_is_read_from_git_or_the_archive_on_tlswg_repositories(
     # Family "tolerant" ("merged by" in other words). tls-record-limit and tls-subcerts: the
     # merge commit's person; dtls-conn-id: the archive's mergedBy.
     for name, number, question in [
-        ("tls-record-limit", 15, "who merged PR 15?"),
-        ("tls-subcerts", 108, "pull request 108: who merged it?"),
+        ("tls-record-limit", 19, "who merged PR 19?"),
+        ("tls-subcerts", 106, "pull request 106: who merged it?"),
     ]:
         bundle = TLSWG / name / f"{name}.bundle"
         merger, _ = _git_merger(_mirror(bundle, tmp_path / name), number)

@@ -12,6 +12,9 @@ temporary folder when it is not given). The report has two parts:
 * **Routing alone**: the gazetteer and heading index are built once, then every question of
   the evaluation files and the card list below is routed 20 times (``route`` only: no query
   runs); p50 and p95 per question, in milliseconds.
+* **Routing alone, against an earlier commit** (with ``--before``): the same, in a fresh
+  process of each tree (alternating, the earlier first), every question of this checkout's
+  files routed by both; p50 and p95 of each tree and this checkout's ratio.
 * **Cards end to end** (with ``--before``): the earlier commit is checked out with ``git
   worktree``; each run asks every card question in a fresh process of each tree (alternating,
   the earlier first), after one warm-up ask of each, then times 9 asks of each; the report
@@ -76,6 +79,28 @@ print(json.dumps(out))
 """
 
 
+_ROUTER = r"""
+import json, statistics, sys, time
+from ratified_rdf import Brain
+from ratified_rdf.answers.router import route
+questions = json.loads(sys.argv[2])
+brain = Brain.open(sys.argv[1])
+gazetteer = brain.reading.gazetteer()
+for q in questions:
+    route(q, gazetteer)
+out = {}
+for q in questions:
+    times = []
+    for _ in range(20):
+        start = time.perf_counter()
+        route(q, gazetteer)
+        times.append((time.perf_counter() - start) * 1000)
+    out[q] = statistics.median(times)
+brain.close()
+print(json.dumps(out))
+"""
+
+
 def _questions() -> list[str]:
     found = list(CARDS)
     for path in sorted((ROOT / "tests" / "eval").glob("*.toml")):
@@ -112,10 +137,40 @@ def routing(store: Path) -> str:
     )
 
 
-def _cards(tree: Path, store: Path, cards: Sequence[str]) -> dict[str, float]:
+def _p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def routing_side_by_side(store: Path, before: str, runs: int) -> str:
+    """Every question routed 20 times by each tree, in alternating processes (the earlier
+    first); p50 and p95 of the per-question medians, and this checkout's ratio."""
+    questions = _questions()
+    times: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    with report.checkout(before) as earlier:
+        for run in range(runs):
+            log(f"routing run {run + 1}/{runs}")
+            times["before"].append(_cards(earlier, store, questions, _ROUTER))
+            times["after"].append(_cards(ROOT, store, questions, _ROUTER))
+    medians = {
+        side: [statistics.median(t[q] for t in runs_of) for q in questions]
+        for side, runs_of in times.items()
+    }
+    b50, a50 = statistics.median(medians["before"]), statistics.median(medians["after"])
+    b95, a95 = _p95(medians["before"]), _p95(medians["after"])
+    return (
+        f"## Routing alone, against {before}\n\n{len(questions)} questions × 20 per process, "
+        f"{runs} alternating run(s) of a process per tree (median per question over runs): "
+        f"{before} p50 {report.ms(b50)} ms, p95 {report.ms(b95)} ms; this checkout p50 "
+        f"{report.ms(a50)} ms, p95 {report.ms(a95)} ms; p95 ratio {a95 / b95:.2f}×, p50 ratio "
+        f"{a50 / b50:.2f}×."
+    )
+
+
+def _cards(tree: Path, store: Path, cards: Sequence[str], script: str = _TIMER) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(tree / "src")}
     done = subprocess.run(
-        [sys.executable, "-c", _TIMER, str(store), json.dumps(list(cards))],
+        [sys.executable, "-c", script, str(store), json.dumps(list(cards))],
         capture_output=True, text=True, env=env, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -174,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                            check=True, cwd=ROOT)  # fmt: skip
         sections = [routing(store)]
         if args.before:
+            sections.append(routing_side_by_side(store, args.before, args.runs))
             sections.append(side_by_side(store, args.before, args.runs, cards))
     title = "Routing, and the cards against an earlier commit"
     report.publish("routing", title, sections, record=args.record)

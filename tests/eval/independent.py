@@ -480,9 +480,38 @@ def _revision_sections(rfc: int, number: str) -> list[tuple[str, Heading]]:
     return found
 
 
-def history(rfc: int, number: str) -> list[str]:
-    """Revisions in the RFC's lineage that hold a section headed like RFC ``rfc`` ``number``."""
-    return [tag for tag, _ in _revision_sections(rfc, number)]
+def history(rfc: int, number: str, renamed: bool = False) -> list[str]:
+    """Revisions in the RFC's lineage that hold a section headed like RFC ``rfc`` ``number``;
+    with ``renamed``, also the revisions before the first of them that hold the same section
+    under an earlier heading (:func:`_renamed_before`)."""
+    found = [tag for tag, _ in _revision_sections(rfc, number)]
+    return [*_renamed_before(rfc, number), *found] if renamed and found else found
+
+
+def _first_paragraph(text: str) -> str:
+    return _squash(text.strip().split("\n\n")[0])
+
+
+def _renamed_before(rfc: int, number: str) -> list[str]:
+    """The revisions, walking back from the first that holds a section headed like RFC
+    ``rfc`` ``number``, whose section at the same number opens with the same paragraph as
+    the next revision's: the same section under an earlier heading (git shows a rename)."""
+    sections = _revision_sections(rfc, number)
+    first_tag, held = sections[0]
+    for series in lineage(rfc):
+        _, first, last, _ = series_row(series)
+        numbers = [n for n in range(first, last + 1) if revision_tag(series, n) == first_tag]
+        if not numbers:
+            continue
+        earlier: list[str] = []
+        for n in range(numbers[0] - 1, first - 1, -1):
+            before = section(revision_headings(series, n), held.number)
+            if before is None or _first_paragraph(before.text) != _first_paragraph(held.text):
+                break
+            earlier.insert(0, revision_tag(series, n))
+            held = before
+        return earlier
+    return []
 
 
 def _squash(text: str) -> str:

@@ -12,7 +12,9 @@ person names are written, never corpus text. Recipes::
 
 (all three add ``also``: the same-headed section of the other RFC of its line, lenient only)
     became <series> <revision> <num>   the RFC section with the same heading
-    history <rfc> <number>             revisions in the RFC's lineage holding the same heading
+    history <rfc> <number> [renamed]   revisions in the RFC's lineage holding the same heading
+                                       (``renamed``: and, before the first, those holding it
+                                       under an earlier heading, by its same first paragraph)
     count <rfc> <number>               posts naming the section while it changed, with tolerance
     posts <rfc> <number>               the same, and inline review comments on its lines
     revisions <series>                 every revision of the series
@@ -180,7 +182,8 @@ def expectation(recipe: str) -> dict[str, object]:
             raise ValueError(f"No RFC section carries the heading of {recipe!r}.")
         return {"rfc": found[0], "final_section": found[1]}
     if verb == "history":
-        return {"revisions": ind.history(int(args[0]), args[1])}
+        renamed = args[2:] == ["renamed"]
+        return {"revisions": ind.history(int(args[0]), args[1], renamed=renamed)}
     if verb in {"count", "posts"}:
         count = ind.count_posts_mentioning(int(args[0]), args[1], reviews=verb == "posts")
         return {"count": count, "what": "posts", "tolerance": count_tolerance(count)}

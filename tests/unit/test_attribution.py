@@ -405,6 +405,48 @@ def test_a_pull_request_is_known_from_its_merge_commit(birds: Brain) -> None:
     assert "through 1 pull request" in card.summary, card.summary
 
 
+def test_who_merged_a_pull_request_known_from_git_alone_is_its_merge_commit_s(
+    birds: Brain,
+) -> None:
+    # Alice made the merge commit of #7 on the command line: she merged it, and the card
+    # shows that commit as its evidence.
+    rows = birds.query(
+        "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+        "PREFIX foaf: <http://xmlns.com/foaf/0.1/> "
+        "PREFIX prov: <http://www.w3.org/ns/prov#> "
+        "SELECT ?name WHERE { ?pr rr:threadNumber 7 ; prov:wasDerivedFrom ?merge . "
+        "?merge prov:wasAttributedTo/foaf:name ?name }"
+    ).rows
+    assert [r["name"].value for r in rows] == ["Alice Example"]
+    card = birds.ask("who merged PR 7?")
+    assert card.verdict is Verdict.ANSWERED
+    assert "It was merged by Alice Example on 2030-02-08, as its merge commit" in card.summary
+    assert card.results[0].merged_by == "Alice Example"  # type: ignore[union-attr]
+    assert [e.label for e in card.evidence if e.role == "commit"] == ["merge commit"]
+
+
+def test_a_web_merge_is_its_author_s_and_a_web_squash_names_no_one() -> None:
+    from datetime import UTC, datetime
+
+    from ratified_rdf.graph.discussion_mapping import _merger
+    from ratified_rdf.sources.git_history import CommitRecord
+
+    def commit(parents: int, committer: tuple[str, str]) -> CommitRecord:
+        at = datetime(2030, 1, 1, tzinfo=UTC)
+        return CommitRecord(
+            commit="c" * 40, parents=tuple("p" * 40 for _ in range(parents)),
+            author_name="Bob Example", author_email="bob@example.org", authored_at=at,
+            committed_at=at, subject="s", message="s", pull_request=4,
+            committer_name=committer[0], committer_email=committer[1],
+        )  # fmt: skip
+
+    web = ("GitHub", "noreply@github.com")
+    assert _merger(commit(2, web)).name == "Bob Example"  # type: ignore[union-attr]
+    assert _merger(commit(1, web)) is None  # a squash's author wrote it, not merged it
+    local = _merger(commit(1, ("Carol Example", "carol@example.net")))
+    assert local is not None and local.email == "carol@example.net"
+
+
 def test_a_forks_own_pull_request_number_is_not_this_repositorys(birds: Brain) -> None:
     rows = birds.query(
         "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
@@ -471,7 +513,7 @@ def test_a_removed_line_that_reads_like_a_file_header_is_content() -> None:
 
     record = (
         "c0ffee\x1f\x1fAlice Example\x1falice@example.com\x1f2030-01-01T00:00:00+00:00\x1f"
-        "2030-01-01T00:00:00+00:00\x1fReflow\x1d\n"
+        "2030-01-01T00:00:00+00:00\x1fAlice Example\x1falice@example.com\x1fReflow\x1d\n"
         ":100644 100644 aaaa bbbb M\tdraft-example-heron.md\n\n"
         "diff --git a/draft-example-heron.md b/draft-example-heron.md\n"
         "index aaaa..bbbb 100644\n--- a/draft-example-heron.md\n+++ b/draft-example-heron.md\n"

@@ -53,6 +53,12 @@ _SHORT_REVISION = re.compile(
     r"(?:\s*(?:and|to|vs\.?|versus|->|→)\s*(?:draft\s*-?\s*|-)?(\d{1,2})\b)?",
     re.IGNORECASE,
 )
+_PAIRED_REVISION = re.compile(
+    r"\s*(?:and|to|vs\.?|versus|->|→)\s*(?:draft\s*-?\s*|revision\s*|rev\.?\s*|-)?"
+    r"(\d{1,2})\b(?![.\d])",
+    re.IGNORECASE,
+)
+"""A second revision number written short right after a revision's full name."""
 _SECTION_WORD = re.compile(
     # "s4.2.10" (glued to a dotted number) is the shortest way people write a section.
     r"(?:\bsections?|\bsec\.?|\bs(?=\d{1,2}\.\d)|§|\bappendix|\bappendices)\s*"
@@ -390,8 +396,9 @@ _SERIES_DRAFT = re.compile(r"\s*(?:-\s*)?draft\b(?!s)", re.IGNORECASE)
 def _series_names(drafts: Iterable[str], excluded: frozenset[str]) -> list[SeriesName]:
     """The short names of each draft series, built from the drafts' own names: the end of
     the name after the working group ("recovery", "rfc8446bis"), that end with the group
-    before it ("quic-recovery"), an RFC number's end without "rfc" ("8446bis") and the end
-    run together ("rfc8446bis" for "rfc8446-bis"). A name two series share names the working
+    before it ("quic-recovery"), an RFC number's end without "rfc" ("8446bis"), the end
+    run together ("rfc8446bis" for "rfc8446-bis") and a version run into a name written out
+    ("dtls 1.3" for "dtls13"). A name two series share names the working
     group's draft, else neither; a name that is the group's or the subject's names none."""
     owners: dict[str, set[str]] = {}
     for draft in drafts:
@@ -403,6 +410,11 @@ def _series_names(drafts: Iterable[str], excluded: frozenset[str]) -> list[Serie
         for form in list(forms):
             if re.match(r"rfc\d{3,5}[a-z]", form):
                 forms.add(form[3:])
+            # A protocol's version run into its name is written out: "dtls13" is the
+            # "dtls 1.3" (or "dtls1.3") draft.
+            if versioned := re.fullmatch(r"([a-z]{2,})(\d)(\d)", form):
+                letters, major, minor = versioned.groups()
+                forms |= {f"{letters} {major}.{minor}", f"{letters}{major}.{minor}"}
         for form in forms:
             owners.setdefault(form, set()).add(draft)
     names: list[SeriesName] = []
@@ -567,6 +579,13 @@ class Gazetteer:
             if self.holds_draft(draft):
                 revisions.append((draft, number))
                 named.append(draft)
+                # "between draft-ietf-tls-dtls13-20 and 21": the second number is the same
+                # draft's revision, written short.
+                paired = _PAIRED_REVISION.match(text, match.end())
+                second = paired.group(1).zfill(2) if paired else ""
+                held = self.permissive or second in self.drafts.get(draft, ())
+                if second and held and (draft, second) not in revisions:
+                    revisions.append((draft, second))
             elif f"{draft}-{number}" in self.drafts:
                 named.append(f"{draft}-{number}")
             else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ratified_rdf.answers.draft_finals import DraftFinal, Final, became_no_rfc, final_name
-from ratified_rdf.answers.heading_search import HeadingEntry
+from ratified_rdf.answers.heading_search import HeadingEntry, heading_terms
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Answer, Count, Evidence, ThreadInfo, Verdict
 from ratified_rdf.answers.sections import no_section, rfc_section_row
@@ -117,6 +117,11 @@ def thread_list(
     else:
         rows = session.run(THREADS[0])
     threads = [_thread(r) for r in rows]
+    if titled and not section:
+        # No section: the threads whose titles hold every word of the topic, compared as
+        # heading search reads words ("cookie" holds in "Cookies and HRR").
+        wanted = set(heading_terms(" ".join(titled)))
+        threads = [t for t in threads if wanted <= set(heading_terms(t.title))]
     if kind == "issues":
         threads = [t for t in threads if not t.is_pull_request]
     elif kind == "pull requests":
@@ -142,6 +147,8 @@ def thread_list(
     connected = "connected to " + scope if section else "in " + scope
     if titled and section and not changed_only:
         connected += " or titled with '" + " ".join(titled) + "'"
+    elif titled and not section:
+        connected += " whose titles hold '" + " ".join(titled) + "'"
     listed = plural(len(threads), noun, nouns)
     if state:
         verb = "is" if len(threads) == 1 else "are"

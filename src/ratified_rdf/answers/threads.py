@@ -35,7 +35,8 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
         created=text_of(row, "created") or "",
         is_pull_request=is_pull,
         merged=text_of(row, "merged"),
-        merged_by=text_of(row, "merger"),
+        # The archive's merger, else the person git attributes the merge commit to.
+        merged_by=text_of(row, "merger") or text_of(row, "mergerName"),
         merge_commit=text_of(row, "mergePage"),
     )
     changes = session.run("thread_changes", thread=text_of(row, "thread") or "") if is_pull else []
@@ -69,7 +70,12 @@ def thread_lookup(session: Session, question: str, number: int) -> Answer:
     if is_pull and _MERGED_BY.search(question):
         # Asked who merged it: say who, or that the graph records when but not who.
         when = f" on {thread.merged[:10]}" if thread.merged else ""
-        if thread.merged_by:
+        if thread.merged_by and not text_of(row, "merger"):
+            summary += (
+                f" It was merged by {thread.merged_by}{when}, as its merge commit records"
+                f" ({thread.merge_commit})."
+            )
+        elif thread.merged_by:
             summary += f" It was merged by {thread.merged_by}{when}."
         elif thread.merged or thread.state.lower() == "merged":
             summary += (

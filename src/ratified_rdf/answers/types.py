@@ -27,7 +27,7 @@ from ratified_rdf.answers import (
 )
 from ratified_rdf.answers.draft_finals import Final
 from ratified_rdf.answers.entities import Mentions
-from ratified_rdf.answers.heading_search import HeadingEntry, runner_ups
+from ratified_rdf.answers.heading_search import HeadingEntry, heading_terms, runner_ups
 from ratified_rdf.answers.models import (
     Alternative,
     Answer,
@@ -49,6 +49,7 @@ from ratified_rdf.answers.models import (
     ThreadInfo,
 )
 from ratified_rdf.answers.router import (
+    ASKING_WORDS,
     Intent,
     QuestionType,
     Reading,
@@ -141,7 +142,13 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
     found = index.search(question, limit=20)
     if not any(q.name == run.name for q in session.queries):
         session.queries.append(run.model_copy(update={"reused": True}))
-    hits = index.rfc_hits(found, chosen.rfc)
+    # A heading matched only by words that say what is asked ("issues" in PMTU Issues for
+    # "which issues are still open about ack?") is not what the question is about.
+    hits = [
+        hit
+        for hit in index.rfc_hits(found, chosen.rfc)
+        if not {word.casefold() for word in hit.matched} <= ASKING_WORDS
+    ]
     if not hits:
         terms = ", ".join(found.query_terms) or "none"
         return holdings.out_of_scope(
@@ -270,6 +277,31 @@ _THREAD_WORDS = frozenset(
     {"issue", "issues", "pr", "prs", "pull", "pulls", "request", "requests", "thread", "threads"}
 )
 """Words that name the kind of thread asked for, never a title's topic."""
+_NOT_A_TITLE_TOPIC = frozenset(
+    heading_terms(
+        " ".join(
+            [
+                *_THREAD_WORDS,
+                *ASKING_WORDS,
+                "open closed merged unresolved still about concerning regarding touch touched",
+                "touching mention mentioned mentioning discuss discussing any all list show",
+            ]
+        )
+    )
+)
+"""Terms that say which threads are asked for, never what their titles are about."""
+
+
+def _title_topic(question: str) -> tuple[str, ...]:
+    """The words of what a list of threads is about ("cookie" in "which closed issues were
+    about the cookie?")."""
+    return tuple(
+        word
+        for word in re.findall(r"[\w-]+", question)
+        if (terms := heading_terms(word)) and not set(terms) <= _NOT_A_TITLE_TOPIC
+    )
+
+
 _THREAD_KIND = re.compile(r"\b(issues?|prs?|pull requests?|threads?)\b", re.IGNORECASE)
 
 _NOT_HELD = re.compile(
@@ -290,6 +322,10 @@ _NOT_HELD = re.compile(
     r"were|support\w*|ha(?:ve|d))|(?:tls |quic |crypto |ssl |http )?librar(?:y|ies)|"
     r"browsers?|deploy(?:s|ed|ing|ments?)|adoption|usage (?:data|numbers|statistics)|"
     r"how widely|in production|"
+    # Code and deployments in other words: "which TLS stacks shipped it?", "how many
+    # websites use it?", "how many servers negotiate it today?".
+    r"(?:tls|quic|dtls|ssl|crypto|http|network) stacks?|ship(?:s|ped|ping)|web ?sites?|"
+    r"how many (?:servers|clients|sites|hosts|domains|users|connections)|"
     # Meetings, hums and last calls: none of their records is ingested.
     r"meetings?|ietf ?-?\d{2,3}|hum(?:s|med)?|bofs?|wglc|working group last call)(?![\w-])",
     re.IGNORECASE,
@@ -355,10 +391,12 @@ def _at(session: Session, question: str, chosen: Route) -> Answer:
     if chosen.valid_at is not None:
         when = datetime.combine(chosen.valid_at, time(23, 59, 59), UTC)
     elif chosen.draft and chosen.revision and not chosen.mentions.rfcs:
-        # "What did section 4.2.9 of draft-21 say?": the number is the revision's own.
-        return sections.revision_text(
-            session, question, chosen.draft, chosen.revision, chosen.section or ""
-        )
+        if chosen.section:
+            # "What did section 4.2.9 of draft-21 say?": the number is the revision's own.
+            return sections.revision_text(
+                session, question, chosen.draft, chosen.revision, chosen.section
+            )
+        return _revision_text_by_heading(session, question, chosen)
     elif chosen.draft and chosen.revision:
         rows = session.run("document_revisions", draftName=chosen.draft)
         day = next(
@@ -378,6 +416,27 @@ def _at(session: Session, question: str, chosen: Route) -> Answer:
     if found.rfc is None:
         return sections.which_rfc(session, question, found.number)
     return found.dress(sections.section_at(session, question, found.rfc, found.number, when))
+
+
+def _revision_text_by_heading(session: Session, question: str, chosen: Route) -> Answer:
+    """What a section named by its heading's words said in the revision named ("what did
+    the state machine section say in draft-41?"): the RFC section the words find, followed
+    back to the number its text had in that revision."""
+    assert chosen.draft and chosen.revision
+    found = target(session, question, chosen, "what did this say:")
+    if isinstance(found, Answer):
+        return found
+    if found.rfc is None:
+        return sections.which_rfc(session, question, found.number)
+    name = f"{chosen.draft}-{chosen.revision}"
+    own = sections.revision_numbers(session, found.rfc, found.number, (name,))[0]
+    if own is None:
+        return holdings.out_of_scope(
+            session, question, f"{name} holds no text that became RFC {found.rfc} §{found.number}"
+        )
+    return found.dress(
+        sections.revision_text(session, question, chosen.draft, chosen.revision, own)
+    )
 
 
 def _numbered_in_rfc(mentions: Mentions) -> bool:
@@ -459,8 +518,16 @@ def _threads(session: Session, question: str, chosen: Route) -> Answer:
     found = target(session, question, chosen, "which threads are about")
     if isinstance(found, Answer):
         if chosen.section is None and chosen.state:
+            # No heading holds its topic ("which closed issues were about the cookie?"): the
+            # threads in that state whose titles hold the topic's words.
             return thread_lists.thread_list(
-                session, question, rfc=None, section=None, state=chosen.state, kind=chosen.count
+                session,
+                question,
+                rfc=None,
+                section=None,
+                state=chosen.state,
+                kind=chosen.count,
+                titled=_title_topic(question),
             )
         return found
     return found.dress(
@@ -590,7 +657,11 @@ _KINDS: tuple[tuple[str, str | None], ...] = (
     ("implement", "implementations"),
     ("librar", "implementations"),
     ("browser", "implementations"),
+    ("stack", "implementations"),
+    ("ship", "implementations"),
     ("deploy", "deployments"),
+    ("site", "deployments"),
+    ("how many", "deployments"),
     ("adoption", "deployments"),
     ("usage", "deployments"),
     ("widely", "deployments"),
@@ -695,9 +766,10 @@ register(
             ),
             cue(r"\b(?:on|at|by) \d{4}-\d{2}-\d{2}\b", 1.5),
         ),
+        # A revision's text of a section named by number, or by its heading's words.
         needs=lambda m, r: bool(
             (m.days and r.has_section and not m.revisions)
-            or (m.sections and m.revisions and not m.days)
+            or (m.revisions and not m.days and r.has_section)
         ),
         uses=2,
         answer=_at,
@@ -1047,6 +1119,12 @@ register(
                 r"\b(?:chain|lead\w* to|path|route|steps?|journey|follow\w*|superseded|"
                 r"came after|what came next|successors?|next revisions?|get to the rfc|road to|"
                 r"up to the rfc|trac(?:e|ed|es|ing)|track\w*|(?<!in)to (?:the|its) rfc)\b",
+                4,
+            ),
+            # "how did draft-x-40 get to RFC 9147?", "when did it reach the RFC?"
+            cue(
+                r"\b(?:get|gets|got|getting|reach\w*|make it|made it)\s+(?:to\s+)?"
+                r"(?:the |its )?rfc\b",
                 4,
             ),
         ),

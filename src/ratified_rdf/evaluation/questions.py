@@ -9,6 +9,7 @@ A question file is TOML holding an array of tables named ``question``::
     intent = "discussion"           # the intent the router is expected to pick
     text = "why does early data work this way?"
     derive = "words 8446 early data indication"   # optional: how the expectation was computed
+    family = "tolerant"             # optional: the reading family it tests (see Family)
     expect = { rfc = 8446, section = "4.2.10" }
 
 The ``expect`` table is structured, never a string to match. It holds exactly one *main
@@ -58,6 +59,11 @@ from ratified_rdf._errors import InputError
 
 Block = Literal["tuned", "held-out"]
 Kind = Literal["lookup", "count", "list"]
+Family = Literal["names", "numbers", "first_rule", "tolerant"]
+"""The families of issue 53's reading: a document by its short names; a section number read
+in the document it is written beside; the first rule (what was never ingested is "doesn't
+know", even beside a held document); tolerant reading (contractions, case, CamelCase, dates in
+words, other words for one question, "merged by")."""
 
 
 MAIN_SHAPES = (
@@ -192,6 +198,8 @@ class Question(BaseModel):
     kind: Kind
     expect: Expectation
     derive: str | None = None
+    family: Family | None = None
+    """The reading family the question tests, when it was written for one."""
 
     @property
     def group(self) -> Literal["lookup", "count/list"]:

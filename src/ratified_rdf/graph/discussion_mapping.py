@@ -30,8 +30,15 @@ from ratified_rdf.records.discussion import (
     github_post_key,
     mail_post_key,
 )
-from ratified_rdf.records.identity import Identity, PeopleLookup, PeopleTable
+from ratified_rdf.records.identity import (
+    NOT_A_PERSON_EMAILS,
+    Identity,
+    PeopleLookup,
+    PeopleTable,
+    normalise_email,
+)
 from ratified_rdf.records.models import SpecRecords
+from ratified_rdf.sources.git_history import CommitRecord
 from ratified_rdf.sources.github_archive import GitHubArchive
 from ratified_rdf.sources.mail import MailMessage, archive_links_in
 
@@ -251,7 +258,7 @@ def commit_batches(discussion: DiscussionRecords, context: MapContext) -> Iterat
             _commit(batch, evidence, repository, context.sections, pulls, context.people)
             number = evidence.commit.pull_request
             if number is not None and merged.get(number) is evidence:
-                _merged_pull_request(batch, number, evidence, repository)
+                _merged_pull_request(batch, number, evidence, repository, context.people)
         yield batch
 
 
@@ -272,10 +279,11 @@ def _merged_pull_requests(commits: Sequence[CommitEvidence]) -> dict[int, Commit
 
 
 def _merged_pull_request(
-    batch: Batch, number: int, evidence: CommitEvidence, repository: str
+    batch: Batch, number: int, evidence: CommitEvidence, repository: str, people: PeopleIndex
 ) -> None:
     """A pull request known only from the commit that merged it: its number, its title as the
-    merge message gives it, its page, when it was merged, and the commit it is read from."""
+    merge message gives it, its page, when it was merged, and the commit it is read from,
+    attributed (``prov:wasAttributedTo``) to the person who merged it when git says who."""
     commit = evidence.commit
     iri = v.thread_iri(repository, number)
     batch.add(iri, "rdf:type", term("rr:PullRequest").value)
@@ -284,11 +292,28 @@ def _merged_pull_request(
     batch.text(iri, "dcterms:title", _merged_title(commit.subject, commit.message, number))
     batch.add(iri, "foaf:page", f"{repository.rstrip('/')}/pull/{number}")
     batch.typed(iri, "rr:mergedAt", commit.committed_at, XSD_DT)
-    batch.add(
-        iri,
-        "prov:wasDerivedFrom",
-        v.commit_iri(repository, evidence.public_commit or commit.commit),
-    )
+    merge = v.commit_iri(repository, evidence.public_commit or commit.commit)
+    batch.add(iri, "prov:wasDerivedFrom", merge)
+    merger = _merger(commit)
+    person = people.iri(merger) if merger is not None else None
+    if person is not None:
+        batch.add(merge, "prov:wasAttributedTo", person)
+
+
+def _merger(commit: CommitRecord) -> Identity | None:
+    """Who merged a pull request, as its merge or squash commit records it: the committer,
+    who put the commit on the branch; but GitHub's web-flow commits what is merged on its
+    site, and then a merge commit's author is who pressed the button, while a squash commit's
+    author is the pull request's (who merged it is not in git, so no one is named)."""
+    if (normalise_email(commit.committer_email) or "") not in NOT_A_PERSON_EMAILS:
+        if commit.committer_name or commit.committer_email:
+            return Identity(
+                kind="git", name=commit.committer_name or None, email=commit.committer_email or None
+            )
+        return None
+    if len(commit.parents) < 2 or not (commit.author_name or commit.author_email):
+        return None
+    return Identity(kind="git", name=commit.author_name or None, email=commit.author_email or None)
 
 
 def _merged_title(subject: str, message: str, number: int) -> str:

@@ -96,6 +96,10 @@ class CommitRecord(BaseModel):
     changes: tuple[FileChange, ...] = ()
     pull_request: int | None = None
     """The pull request a merge or squash commit names in its message."""
+    committer_name: str = ""
+    committer_email: str = ""
+    """Who put the commit on its branch: for a pull request's merge or squash commit, who
+    merged it, unless GitHub's web-flow committed it (then a merge's author did)."""
 
 
 def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list[CommitRecord]:
@@ -122,7 +126,7 @@ def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list
             # revert on a merged branch leave the tree as it was, and would be skipped.
             "--full-history",
             "--reverse",
-            "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%B%x1d",
+            "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%cn%x1f%ce%x1f%B%x1d",
             "--raw",
             "--no-abbrev",
             "-p",
@@ -252,7 +256,8 @@ def _line_counts(repo: GitRepository, blobs: Sequence[str]) -> list[int]:
 
 def _commit(record: str) -> CommitRecord:
     header, _, diff = record.partition("\x1d")
-    commit, parents, name, email, authored, committed, message = header.split("\x1f", 6)
+    fields = header.split("\x1f", 8)
+    commit, parents, name, email, authored, committed, committer, committer_email, message = fields
     touched: dict[tuple[str, str], None] = {}
     blobs: dict[str, tuple[str | None, str | None]] = {}
     hunks: dict[str, list[Hunk]] = {}
@@ -327,6 +332,8 @@ def _commit(record: str) -> CommitRecord:
             for path, (old, new) in blobs.items()
         ),
         pull_request=int(pr.group(1)) if pr else None,
+        committer_name=committer,
+        committer_email=committer_email,
     )
 
 

@@ -15,10 +15,11 @@ from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
 from ratified_rdf.group import GroupReport, build_group, is_group, load_group
 from ratified_rdf.records.manifest import ManifestError
+from ratified_rdf.records.reference_formats import references_in
 from ratified_rdf.records.references import read_references
 from ratified_rdf.trust import TenantId
 from tests.pigeon import FIXTURES as PIGEON
-from tests.pigeon import make_pigeon_repo
+from tests.pigeon import _git, make_pigeon_repo
 from tests.sparrow import FIXTURES as SPARROW
 from tests.sparrow import MANIFEST as SPARROW_MANIFEST
 from tests.sparrow import make_sparrow_repo
@@ -317,3 +318,192 @@ def test_a_persons_card_and_a_sections_people_count_each_member_once(
     card = Brain.from_store(store, "birds").ask("who should I ask about RFC 9999 section 3.1?")
     names = [r.name for r in card.results if isinstance(r, Expert) and r.role == "participant"]
     assert names and len(names) == len(set(names))
+
+
+# ------------------------------------------------------------- references in every format
+
+WREN_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE rfc [
+  <!ENTITY RFC2119 SYSTEM "https://bib.ietf.org/public/rfc/bibxml/reference.RFC.2119.xml">
+]>
+<rfc docName="draft-example-wren-00" category="exp" updates="9999" obsoletes="1149, 2549">
+  <front><title>The Wren Extension (fictional)</title></front>
+  <middle>
+    <section title="Introduction">
+      <t>Wrens nest as <xref target="RFC9999" section="3.1"/> says, and as Section 2 of
+      <xref target="PIGEON"/> says for drafts; see also <xref target="I-D.example-finch"/>,
+      <xref target="rules"/> and Section 4 of this document.</t>
+    </section>
+    <section title="Rules" anchor="rules">
+      <t>Section 2 of <xref target="I-D.example-pigeon"/> is cited twice.</t>
+    </section>
+  </middle>
+  <back>
+    <references title="Normative References">
+      &RFC2119;
+      <reference anchor="RFC9999">
+        <front><title>The Pigeon Transport Protocol</title></front>
+        <seriesInfo name="RFC" value="9999"/>
+      </reference>
+      <reference anchor="PIGEON">
+        <front><title>Pigeon, the draft</title></front>
+        <seriesInfo name="Internet-Draft" value="draft-example-pigeon-01"/>
+      </reference>
+    </references>
+    <references title="Informative References">
+      <reference anchor="I-D.example-finch">
+        <front><title>Finches</title></front>
+        <seriesInfo name="Internet-Draft" value="draft-example-finch-02"/>
+      </reference>
+    </references>
+  </back>
+</rfc>
+"""
+
+ROBIN_TXT = """Robin Working Group                                           A. Example
+Internet-Draft                                              Example Inc.
+Updates: 9999, 9998 (if approved)                            1 July 2031
+Obsoletes: 1149 (if approved)
+Intended status: Experimental
+Expires: 2 January 2032
+
+
+                       The Robin Extension (fictional)
+                         draft-example-robin-00
+
+1.  Introduction
+
+   Robins follow Section 3.1 of [RFC9999] and [TLS13], Section 4.2;
+   their nests are those of Section 2 of [PIGEON].  See also
+   [RFC1149] and Section 5 of this document.
+
+2.  References
+
+2.1.  Normative References
+
+   [RFC9999]  Example, A., "The Pigeon Transport Protocol", RFC 9999,
+              April 2030.
+
+   [PIGEON]   Example, A., "The Pigeon Transport Protocol, updating
+              RFC 2549", Work in Progress, Internet-Draft,
+              draft-example-pigeon-02, 20 November 2029.
+
+   [TLS13]    Example, B., "Fictional TLS", RFC 9990, DOI 10.0/RFC9990,
+              May 2030.
+
+2.2.  Informative References
+
+   [RFC1149]  Waitzman, D., "A Standard for the Transmission of IP
+              Datagrams on Avian Carriers", RFC 1149, April 1990.
+
+Author's Address
+
+   A. Example
+"""
+
+
+def test_references_are_read_from_xml2rfc_xml() -> None:
+    cited = references_in("draft-example-wren.xml", WREN_XML)
+    assert cited is not None
+    # &RFC2119; is an external entity, never fetched: its name says which RFC it is.
+    assert cited.normative == ("rfc2119", "rfc9999", "draft-example-pigeon")
+    assert cited.informative == ("draft-example-finch",)
+    assert (cited.updates, cited.obsoletes) == ((9999,), (1149, 2549))
+    # The section attribute, and "Section N of" around a plain xref through its anchor; an
+    # xref to the draft's own section and "this document" are no other document's.
+    assert cited.sections == (("rfc9999", "3.1"), ("draft-example-pigeon", "2"))
+
+
+def test_references_are_read_from_plain_text() -> None:
+    cited = references_in("draft-example-robin-00.txt", ROBIN_TXT)
+    assert cited is not None
+    # [PIGEON]'s title names RFC 2549: its series information, after the title, says which
+    # document it is.
+    assert cited.normative == ("rfc9999", "draft-example-pigeon", "rfc9990")
+    assert cited.informative == ("rfc1149",)
+    assert (cited.updates, cited.obsoletes) == ((9999, 9998), (1149,))
+    assert cited.sections == (
+        ("rfc9999", "3.1"),
+        ("rfc9990", "4.2"),
+        ("draft-example-pigeon", "2"),
+    )
+
+
+def test_markdown_cites_a_drafts_sections_by_its_key() -> None:
+    text = (
+        "---\ntitle: X\ninformative:\n  I-D.example-pigeon:\n---\n\n"
+        "See {{I-D.example-pigeon, Section 2}} and Section 3 of [I-D.example-pigeon].\n"
+    )
+    cited = read_references(text)
+    assert cited.sections == (("draft-example-pigeon", "2"), ("draft-example-pigeon", "3"))
+
+
+def _member(folder: Path, name: str, file: str, text: str, date: str) -> tuple[Path, Path]:
+    """A fictional one-revision repository ``example/<name>-spec`` under ``folder`` (its copy
+    beside Pigeon's) and its records folder."""
+    repo = folder / f"{name}-spec"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / file).write_text(text)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "revision 00", date=date)
+    _git(repo, "tag", f"draft-example-{name}-00")
+    records = folder / "records" / name
+    records.mkdir(parents=True)
+    (records / "manifest.toml").write_text(
+        f'[brain]\nid = "{name}"\ntitle = "{name} (fictional)"\n'
+        f'repository = "https://github.com/example/{name}-spec"\nworking_group = "pigeon"\n\n'
+        f'[[draft]]\nname = "draft-example-{name}"\nfile = "{file}"\nrevisions = "00-00"\n'
+    )
+    return repo, records
+
+
+@pytest.fixture(scope="module")
+def nests(tmp_path_factory: pytest.TempPathFactory) -> OxigraphStore:
+    """Pigeon, Wren (XML, dated between Pigeon's -00 and -01) and Robin (text, after -02)."""
+    folder = tmp_path_factory.mktemp("nests")
+    make_pigeon_repo(folder)
+    _, wren = _member(folder, "wren", "draft-example-wren.xml", WREN_XML, "2029-03-01T10:00:00Z")
+    _, robin = _member(folder, "robin", "draft-example-robin.txt", ROBIN_TXT, "2031-07-01T10:00Z")
+    store = OxigraphStore()
+    build_group(_group(folder, [PIGEON, wren, robin], "nests"), source=folder, store=store)
+    return store
+
+
+def test_a_drafts_cited_section_is_the_one_current_at_the_citing_date(
+    nests: OxigraphStore,
+) -> None:
+    group = Brain.from_store(nests, "nests")
+
+    def cited(draft: str) -> set[str]:
+        rows = group.query(
+            f"SELECT ?o WHERE {{ <https://w3id.org/ratified-rdf/id/doc/{draft}/00> "
+            "<http://purl.org/dc/terms/references> ?o }"
+        ).rows
+        return {row["o"].value for row in rows if "/draft-example-pigeon/" in row["o"].value}
+
+    pigeon = "https://w3id.org/ratified-rdf/id/doc/draft-example-pigeon"
+    # Wren (March 2029) cites Section 2 while -00 was current: Flight Rules there. Robin
+    # (2031) cites it after -02: Terminology. Independently, from the fixtures' headings.
+    assert cited("draft-example-wren") == {f"{pigeon}/00/section/2"}
+    assert cited("draft-example-robin") == {f"{pigeon}/02/section/2"}
+    # The second top-level heading of each revision's text is its Section 2.
+    for draft, number in (("draft-example-wren", "00"), ("draft-example-robin", "02")):
+        text = (PIGEON / f"draft-example-pigeon-{number}.md").read_text()
+        second = [line[2:].strip() for line in text.splitlines() if line.startswith("# ")][1]
+        (section,) = cited(draft)
+        title = group.query(
+            f"SELECT ?t WHERE {{ <{section}> <http://purl.org/dc/terms/title> ?t }}"
+        ).rows
+        assert [row["t"].value for row in title] == [second]
+    # Both say they update RFC 9999; both cite its Section 3.1, by page and by section.
+    card = group.ask("which documents depend on RFC 9999 section 3.1?")
+    assert [r.label for r in card.results[1:]] == [  # type: ignore[union-attr]
+        "draft-example-robin-00",
+        "draft-example-wren-00",
+    ]
+    card = group.ask("what updates RFC 9999?")
+    assert {r.label for r in card.results} == {  # type: ignore[union-attr]
+        "draft-example-robin-00",
+        "draft-example-wren-00",
+    }

@@ -150,13 +150,16 @@ def build_group(
     audit: AuditLog | None = None,
     actor: str = "unknown",
     log: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> GroupReport:
     """Build the group at ``path`` into ``store`` from the copies under ``source``
     (:func:`find_source`): every member, or only the member brains ``only`` names (the
     others' current runs are kept as they are), then the group's own run.
 
-    Members are built one after another: one embedded store takes one writer at a time."""
-    from ratified_rdf.build import build  # what a build runs is imported when one does
+    Each member is read in a child process of its own, up to ``workers`` at once (the
+    machine's cores when None), and written into the store in the group file's order
+    (:func:`~ratified_rdf.build.build_many`): one embedded store takes one writer at a time."""
+    from ratified_rdf.build import build_many  # what a build runs is imported when one does
 
     group, members = load_group(path)
     ids = [m.brain.id for _, m in members]
@@ -167,21 +170,18 @@ def build_group(
             f"{', '.join(ids)}."
         )
     say = log or (lambda _line: None)
-    built = []
-    for folder, manifest in members:
-        if only and manifest.brain.id not in only:
-            continue
-        say(f"building {manifest.brain.id}")
-        built.append(
-            build(
-                folder,
-                source=find_source(source, manifest),
-                store=store,
-                progress=progress,
-                audit=audit,
-                actor=actor,
-            )
+    chosen = [(f, m) for f, m in members if not only or m.brain.id in only]
+    built = list(
+        build_many(
+            [(folder, find_source(source, manifest)) for folder, manifest in chosen],
+            store=store,
+            progress=progress,
+            audit=audit,
+            actor=actor,
+            workers=workers,
+            log=say,
         )
+    )
     say(f"linking {group.group.id}'s documents")
     references = {
         manifest.brain.id: _read_references(find_source(source, manifest), manifest)

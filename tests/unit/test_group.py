@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ratified_rdf import Brain
+from ratified_rdf import build as build_module
+from ratified_rdf._forked import Forked
 from ratified_rdf.answers.models import Expert, PersonActivity
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
@@ -507,3 +512,75 @@ def test_a_drafts_cited_section_is_the_one_current_at_the_citing_date(
         "draft-example-robin-00",
         "draft-example-wren-00",
     }
+
+
+# ------------------------------------------------------------------- reading in parallel
+
+
+def test_members_are_read_ahead_in_child_processes_and_written_in_order(
+    copies: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    pids = tmp_path / "pids"
+    real_read, real_write, real_forked = build_module._read, build_module._write, Forked
+
+    def read(begun: Any, progress: bool) -> Any:
+        with open(pids, "a") as file:  # in the reading process, whichever it is
+            file.write(f"{begun.manifest.brain.id} {os.getpid()}\n")
+        return real_read(begun, progress)
+
+    def forked(work: Any, what: str) -> Any:
+        events.append(what)
+        return real_forked(work, what)
+
+    def write(begun: Any, *args: Any) -> Any:
+        events.append(f"writing {begun.manifest.brain.id}")
+        return real_write(begun, *args)
+
+    monkeypatch.setattr(build_module, "_read", read)
+    monkeypatch.setattr(build_module, "_write", write)
+    monkeypatch.setattr(build_module, "Forked", forked)
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    store = OxigraphStore()
+    build_group(folder, source=copies, store=store, workers=2)
+    # Both members' reading started before the first was written, each in a process of its
+    # own; the store took them one at a time, in the group file's order.
+    assert events == ["reading pigeon", "reading sparrow", "writing pigeon", "writing sparrow"]
+    readers = dict(line.split() for line in pids.read_text().splitlines())
+    assert set(readers) == {"pigeon", "sparrow"}
+    assert len(set(readers.values())) == 2 and str(os.getpid()) not in readers.values()
+    assert _current(store, "sparrow")[1] and Brain.from_store(store, "birds").validate() == []
+
+
+def test_readers_see_the_last_complete_group_until_the_group_commits(
+    copies: Path, tmp_path: Path
+) -> None:
+    store = OxigraphStore()
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    build_group(folder, source=copies, store=store)
+    before = Brain.from_store(store, "birds").read_graphs
+    seen: list[bool] = []
+
+    def log(line: str) -> None:
+        # Every member of the rebuild has committed its new run; the group's has not.
+        if line.startswith("linking"):
+            seen.append(Brain.from_store(store, "birds").read_graphs == before)
+            seen.append(_current(store, "sparrow")[1][0] not in before)
+
+    build_group(folder, source=copies, store=store, log=log)
+    assert seen == [True, True]
+    assert Brain.from_store(store, "birds").read_graphs != before
+
+
+def test_a_failed_member_ends_the_reading_started_ahead(
+    copies: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(*_args: Any) -> Any:
+        raise RuntimeError("the gate said no (a test's)")
+
+    monkeypatch.setattr(build_module, "_write", fail)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(RuntimeError, match="the gate said no"):
+        build_group(_group(tmp_path, [PIGEON, SPARROW]), source=copies, store=OxigraphStore())
+    # Sparrow's reading, started ahead of Pigeon's failed write, ended with the build.
+    assert set(multiprocessing.active_children()) <= before

@@ -242,7 +242,8 @@ def _commit_group(
 
 
 def _group_records(group: GroupInfo, members: list[Manifest], run: RunContext) -> Batch:
-    """The group's brain, its members' brains and the repositories they were built from."""
+    """The group's brain, its members' brains, the repositories they were built from and the
+    documents each repository holds."""
     batch = Batch(run.graph("records"), f"group {group.id}", shared=True)
     brain = v.brain_iri(group.tenant, group.id)
     batch.add(brain, "rdf:type", term("void:Dataset").value)
@@ -254,6 +255,9 @@ def _group_records(group: GroupInfo, members: list[Manifest], run: RunContext) -
         batch.add(repo, "rdf:type", term("rr:SourceRepository").value)
         batch.add(repo, "foaf:page", manifest.brain.repository)
         batch.typed(repo, "rr:repositoryUrl", manifest.brain.repository, XSD_URI)
+        # Which repository holds which document: what the group holds per repository.
+        for document in [*(d.name for d in manifest.draft), *(r.name for r in manifest.rfc)]:
+            batch.add(repo, "dcterms:hasPart", v.document_iri(document))
     return batch
 
 

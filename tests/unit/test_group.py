@@ -14,7 +14,7 @@ import pytest
 from ratified_rdf import Brain
 from ratified_rdf import build as build_module
 from ratified_rdf._forked import Forked
-from ratified_rdf.answers.models import Expert, PersonActivity
+from ratified_rdf.answers.models import Expert, Holding, PersonActivity
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
@@ -584,3 +584,53 @@ def test_a_failed_member_ends_the_reading_started_ahead(
         build_group(_group(tmp_path, [PIGEON, SPARROW]), source=copies, store=OxigraphStore())
     # Sparrow's reading, started ahead of Pigeon's failed write, ended with the build.
     assert set(multiprocessing.active_children()) <= before
+
+
+# ------------------------------------------------------------------ what each member holds
+
+
+def test_what_the_group_holds_per_repository(birds: tuple[OxigraphStore, GroupReport]) -> None:
+    store = birds[0]
+    card = Brain.from_store(store, "birds").ask("what does the brain hold per repository?")
+    assert card.intent == "group_holdings"
+    counts = {r.what: r.count for r in card.results if isinstance(r, Holding)}
+    # Independently, from the manifests and tests/pigeon.py, tests/sparrow.py: one draft and
+    # one RFC each; Pigeon tags three revisions, Sparrow two; Sparrow's RFC 9998 has no file.
+    for repository, revisions in (("pigeon-spec", 3), ("sparrow-spec", 2)):
+        assert counts[f"drafts in {repository}"] == 1
+        assert counts[f"RFCs in {repository}"] == 1
+        assert counts[f"revisions in {repository}"] == revisions
+    assert counts["RFC texts not held in pigeon-spec"] == 0
+    lacking = next(r for r in card.results if r.what == "RFC texts not held in sparrow-spec")  # type: ignore[union-attr]
+    assert lacking.names == ["RFC 9998"]  # type: ignore[union-attr]
+    assert "sparrow-spec: 1 draft, 1 RFC, 2 revisions" in card.summary
+    # Each repository's sections are those its own brain holds.
+    for brain, repository in (("pigeon", "pigeon-spec"), ("sparrow", "sparrow-spec")):
+        own = Brain.from_store(store, brain).ask("what does the brain hold?")
+        sections = next(r for r in own.results if r.what == "sections")  # type: ignore[union-attr]
+        assert counts[f"sections in {repository}"] == sections.count  # type: ignore[union-attr]
+    # A brain of one repository answers with its own holdings.
+    one = Brain.from_store(store, "pigeon").ask("what does the brain hold per repository?")
+    assert one.intent == "group_holdings" and "3 revisions" in one.summary
+
+
+CARDS = (
+    "what is the history of RFC 9999 section 3.1?",
+    "why does RFC 9999 section 3.1 say what it says?",
+    "who should I ask about RFC 9999 section 3.1?",
+    "what did draft-example-pigeon-00 section 2.2 become?",
+)
+
+
+@pytest.mark.parametrize("question", CARDS)
+def test_a_single_brains_cards_repeat_no_row_on_the_group(
+    birds: tuple[OxigraphStore, GroupReport], question: str
+) -> None:
+    store = birds[0]
+    group = Brain.from_store(store, "birds").ask(question)
+    alone = Brain.from_store(store, "pigeon").ask(question)
+    assert group.intent == alone.intent and group.verdict == "answered"
+    rows = [r.model_dump_json() for r in group.results]
+    assert len(rows) == len(set(rows)), "a row repeated on the group brain"
+    evidence = [e.model_dump_json() for e in group.evidence]
+    assert len(evidence) == len(set(evidence))

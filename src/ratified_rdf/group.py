@@ -315,11 +315,12 @@ def _reference_batch(
 
 class _SectionFinder:
     """The sections and revisions the group's member graphs hold, looked up as the edges
-    are made (each draft's revisions read once)."""
+    are made (each draft's revisions, and each document's sections, read once)."""
 
     def __init__(self, store: TripleStore, graphs: list[str]) -> None:
         self.store, self.graphs = store, graphs
         self._revisions: dict[str, list[tuple[str, str, str, str]]] = {}
+        self._sections: dict[str, dict[str, list[str]]] = {}
 
     def revisions(self, draft: str) -> list[tuple[str, str, str, str]]:
         """(revision IRI, number, date, start) of each revision of ``draft``, by start."""
@@ -348,13 +349,15 @@ class _SectionFinder:
 
     def of(self, document: str, section: str) -> list[str]:
         """The section numbered ``section`` of ``document`` (an RFC's or a revision's IRI)."""
-        rows, _ = run_query(
-            self.store,
-            self.graphs,
-            "rfc_section",
-            {"rfc": document, "sectionNumber": section},
-        )
-        return [row["section"].value for row in rows]
+        if document not in self._sections:
+            rows, _ = run_query(
+                self.store, self.graphs, "group_document_sections", {"document": document}
+            )
+            numbered: dict[str, list[str]] = {}
+            for row in rows:
+                numbered.setdefault(row["sectionNumber"].value, []).append(row["section"].value)
+            self._sections[document] = numbered
+        return self._sections[document].get(section, [])
 
 
 def _instant(stamp: str) -> datetime:

@@ -634,3 +634,32 @@ def test_a_single_brains_cards_repeat_no_row_on_the_group(
     assert len(rows) == len(set(rows)), "a row repeated on the group brain"
     evidence = [e.model_dump_json() for e in group.evidence]
     assert len(evidence) == len(set(evidence))
+
+
+def test_xml2rfc_v2_includes_and_a_text_headers_long_lists_are_read() -> None:
+    xml = (
+        '<?xml version="1.0"?>\n<rfc docName="draft-example-kite-01" updates="9999">\n'
+        "<front><title>Kite</title></front><middle><section title='A'><t>x</t></section>"
+        '</middle><back>\n<references title="Normative References">\n'
+        "  <?rfc include='reference.RFC.9999'?>\n"
+        '  <?rfc include="reference.I-D.example-finch.xml"?>\n</references>\n'
+        "<references title='Informative References'>\n"
+        "  <?rfc include='reference.RFC.1149'?>\n</references>\n</back></rfc>\n"
+    )
+    cited = references_in("draft-example-kite-01.xml", xml)
+    assert cited is not None
+    assert (cited.normative, cited.informative) == (
+        ("rfc9999", "draft-example-finch"),
+        ("rfc1149",),
+    )
+    text = (
+        "Kite Working Group                                            A. Example\n"
+        "Obsoletes: 1149 2549 (if approved)                          Example Inc.\n"
+        "Updates: 9999 9998 9997                                     1 July 2031\n"
+        "         9996, 9995\n"
+        "Intended status: Experimental\n\n"
+        "1.  Introduction\n\n   Kites.\n"
+    )
+    cited = references_in("draft-example-kite-01.txt", text)
+    assert cited is not None
+    assert (cited.updates, cited.obsoletes) == ((9999, 9998, 9997, 9996, 9995), (1149, 2549))

@@ -21,7 +21,11 @@ __all__ = ["read_text_references"]
 HEADER_LINES = 40
 """How many lines from the top the header's "Updates:"/"Obsoletes:" are looked for in."""
 
-_HEADER = re.compile(r"^(Updates|Obsoletes):?\s+(\d{1,5}(?:\s*,\s*\d{1,5})*)", re.IGNORECASE)
+# A run of numbers, by commas or single spaces: two spaces or more lead to the right column.
+_NUMBERS = r"(\d{1,5}(?:(?:,[ \t]?|[ \t])\d{1,5})*)"
+_HEADER = re.compile(rf"^(Updates|Obsoletes):?[ \t]+{_NUMBERS}", re.IGNORECASE)
+# A long list goes on under the first, in the left column: "         7030 6750 6749".
+_HEADER_MORE = re.compile(rf"^[ \t]+{_NUMBERS}")
 # "4.1.  Normative References", "Normative References", "A.2. Informative References"; never a
 # table of contents line ("4.1.  Normative References . . . .   12"), which is indented.
 _LIST_HEADING = re.compile(
@@ -44,10 +48,17 @@ def read_text_references(text: str) -> DocumentReferences:
     documents."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     numbers: dict[str, list[int]] = {"updates": [], "obsoletes": []}
+    listing: str | None = None
     for line in lines[:HEADER_LINES]:
         found = _HEADER.match(line)
+        more = _HEADER_MORE.match(line) if listing and not found else None
         if found:
-            numbers[found.group(1).lower()] += [int(n) for n in re.findall(r"\d+", found[2])]
+            listing = found.group(1).lower()
+            numbers[listing] += [int(n) for n in re.findall(r"\d+", found[2])]
+        elif more and listing:
+            numbers[listing] += [int(n) for n in re.findall(r"\d+", more[1])]
+        else:
+            listing = None
     lists: dict[str, list[str]] = {"normative": [], "informative": []}
     aliases: dict[str, str] = {}
     first_list: int | None = None

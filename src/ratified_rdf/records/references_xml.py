@@ -7,8 +7,9 @@ title="Normative References">``, v2) or name (``<name>Normative References</name
 entry is a ``<reference>`` (named by its anchor, or by its ``seriesInfo``: ``RFC 8446``,
 ``draft-ietf-tls-esni-05``), an ``<xi:include>`` of the RFC Editor's bibliography
 (``reference.RFC.8446.xml``), or, in v2, an external entity (``&RFC2119;``), which the XML
-reader stands in for with an entry of the entity's name. An anchor that is not a document's
-own name (``TLS13``) stands for the document its entry names.
+reader stands in for with an entry of the entity's name, or a processing instruction
+(``<?rfc include='reference.RFC.8174'?>``), read from the raw text. An anchor that is not a
+document's own name (``TLS13``) stands for the document its entry names.
 
 The text cites sections with ``<xref target="RFC8446" section="4.2"/>`` (v3), or in words
 around a plain ``<xref target="RFC8446"/>`` ("Section 4.2 of <xref …/>"). The body is rendered
@@ -31,12 +32,18 @@ from ratified_rdf.sources.xml2rfc import _parse_safely
 __all__ = ["read_xml_references"]
 
 _NUMBER = re.compile(r"\d{1,5}")
-# The RFC Editor's bibliography files: reference.RFC.8446.xml, reference.I-D.ietf-tls-esni.xml.
+# The RFC Editor's bibliography files, by the end of an include's address: reference.RFC.8446.xml,
+# reference.I-D.ietf-tls-esni.xml (v2's processing instruction leaves out the ".xml").
 _BIBXML = re.compile(
     r"reference\.(?:RFC\.(?P<rfc>\d{1,5})|I-D\.(?:draft-)?(?P<draft>[a-z0-9][a-z0-9\-]*?)"
-    r"(?:-\d{2})?)\.xml",
+    r"(?:-\d{2})?)(?:\.xml)?$",
     re.IGNORECASE,
 )
+# v2's includes, <?rfc include='reference.RFC.8174'?>, which the XML reader does not keep:
+# read from the raw text of each <references> element.
+_RAW_LIST = re.compile(r"<references\b([^>]*)>(.*?)</references>", re.DOTALL)
+_RAW_TITLE = re.compile(r"""\btitle\s*=\s*["']([^"']*)["']""")
+_RAW_INCLUDE = re.compile(r"""<\?rfc\s+include\s*=\s*["']([^"']+)["']""")
 
 
 def read_xml_references(text: str) -> DocumentReferences:
@@ -61,6 +68,14 @@ def read_xml_references(text: str) -> DocumentReferences:
                 lists[kind].append(name)
                 if anchor and document_name(anchor) != name:
                     aliases[anchor] = key
+    for attributes, inside in _RAW_LIST.findall(text):
+        title = _RAW_TITLE.search(attributes)
+        kind = _kind(title.group(1) if title else "")
+        for address in _RAW_INCLUDE.findall(inside) if kind is not None else ():
+            key = _bibxml_key(address)
+            name = document_name(key) if key else None
+            if kind is not None and name is not None:
+                lists[kind].append(name)
     if lists["normative"]:
         normative = set(lists["normative"])
         lists["informative"] = [n for n in lists["informative"] if n not in normative]
@@ -72,6 +87,15 @@ def read_xml_references(text: str) -> DocumentReferences:
         obsoletes=_numbers(root.get("obsoletes")),
         sections=cited_sections(body, aliases),
     )
+
+
+def _bibxml_key(address: str) -> str | None:
+    """The reference key a bibliography file's address names (``RFC8446``,
+    ``I-D.ietf-tls-esni``); None for any other address."""
+    found = _BIBXML.search(address.strip())
+    if found is None:
+        return None
+    return f"RFC{found['rfc']}" if found["rfc"] else f"I-D.{found['draft']}"
 
 
 def _numbers(value: str | None) -> tuple[int, ...]:
@@ -100,9 +124,9 @@ def _entries(entry: ET.Element) -> Iterator[tuple[str | None, str]]:
     ``I-D.ietf-tls-esni``, by the entry's series information before its anchor."""
     tag = re.split(r"[}:]", entry.tag)[-1]  # "xi:include", or namespaced "{…}include"
     if tag == "include":
-        found = _BIBXML.search(entry.get("href") or "")
-        if found:
-            yield None, (f"RFC{found['rfc']}" if found["rfc"] else f"I-D.{found['draft']}")
+        key = _bibxml_key(entry.get("href") or "")
+        if key:
+            yield None, key
     elif tag == "referencegroup":
         for child in entry:
             yield from _entries(child)

@@ -72,8 +72,8 @@ def read_xml_references(text: str) -> DocumentReferences:
         title = _RAW_TITLE.search(attributes)
         kind = _kind(title.group(1) if title else "")
         for address in _RAW_INCLUDE.findall(inside) if kind is not None else ():
-            key = _bibxml_key(address)
-            name = document_name(key) if key else None
+            included = _bibxml_key(address)
+            name = document_name(included) if included else None
             if kind is not None and name is not None:
                 lists[kind].append(name)
     if lists["normative"]:

@@ -242,3 +242,16 @@ class Forked(Generic[T]):
                 return pickle.load(file)
         finally:
             shutil.rmtree(self._folder, ignore_errors=True)
+
+    def cancel(self) -> None:
+        """End the child, if it still runs, and forget what it would have returned (for work
+        started ahead that is no longer wanted)."""
+        if self._pool is not None:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                with contextlib.suppress(OSError):
+                    process.kill()  # a pool's shutdown waits for the work; this does not
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections import defaultdict
@@ -9,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -87,8 +89,81 @@ def build(
     """
     manifest, folder = load_manifest(manifest_path)
     check_buildable(manifest, manifest_path)
+    return _audited(
+        manifest,
+        manifest_path,
+        source,
+        audit,
+        actor,
+        lambda: _build(manifest, folder, source, store, cache_dir, progress, audit, actor),
+    )
+
+
+def build_many(
+    members: Sequence[tuple[str | Path, str | None]],
+    *,
+    store: TripleStore,
+    progress: bool = False,
+    audit: AuditLog | None = None,
+    actor: str = "unknown",
+    workers: int | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Iterator[BuildReport]:
+    """Build several brains into one store (``members``: each manifest's path and source, as
+    :func:`build` takes them), yielding each one's report, in order, once it has committed.
+
+    Reading is most of a build and touches no store: each brain is read in a child process
+    of its own (:class:`~ratified_rdf._forked.Forked`), up to ``workers`` at once (the
+    machine's cores when None), while those read before it are written, one after another
+    in order (one embedded store takes one writer at a time). Each brain's run commits on its
+    own, as :func:`build`'s does: a reader never sees a brain half written. With ``audit``,
+    each build is recorded before its run is written (its reading, in a child, writes
+    nothing), its batches are recorded, and a tree head is signed when it ends.
+    """
+    say = log or (lambda _line: None)
+    loaded = []
+    for path, source in members:
+        manifest, folder = load_manifest(path)
+        check_buildable(manifest, path)
+        loaded.append((path, source, manifest, folder))
+    width = max(1, workers or os.cpu_count() or 1)
+    ahead: dict[int, tuple[_Begun, Forked[tuple[_RunMapping, _ReadSummary]]]] = {}
+    started = 0
+    try:
+        for index, (path, source, manifest, _folder) in enumerate(loaded):
+            while started < min(len(loaded), index + width):
+                _, copy, next_manifest, next_folder = loaded[started]
+                say(f"reading {next_manifest.brain.id}")
+                begun = _begin(next_manifest, next_folder, copy, store, None, audit, actor)
+                reading = Forked(partial(_read, begun, False), f"reading {next_manifest.brain.id}")
+                ahead[started] = (begun, reading)
+                started += 1
+            begun, reading = ahead.pop(index)
+
+            def written(begun: _Begun = begun, reading: Forked[Any] = reading) -> BuildReport:
+                mapping, summary = reading.result()
+                return _write(begun, mapping, summary, progress)
+
+            say(f"writing {manifest.brain.id}")
+            yield _audited(manifest, path, source, audit, actor, written)
+    finally:
+        # A build that failed, or was left unfinished, ends the reading it started ahead.
+        for _, reading in ahead.values():
+            reading.cancel()
+
+
+def _audited(
+    manifest: Manifest,
+    manifest_path: str | Path,
+    source: str | None,
+    audit: AuditLog | None,
+    actor: str,
+    run: Callable[[], BuildReport],
+) -> BuildReport:
+    """``run()``, recorded in ``audit`` (when given) before it starts, with its run and
+    triples after it; a tree head is signed when it ends."""
     if audit is None:
-        return _build(manifest, folder, source, store, cache_dir, progress, None, actor)
+        return run()
     subject: dict[str, JsonValue] = {
         "manifest": str(manifest_path),
         "brain": manifest.brain.id,
@@ -104,7 +179,7 @@ def build(
             clearance=top.value,
             actor=actor,
         ) as record:
-            report = _build(manifest, folder, source, store, cache_dir, progress, audit, actor)
+            report = run()
             audit.append(
                 DetailSidecar(
                     annotates=record.id,
@@ -130,22 +205,40 @@ def _build(
     audit: AuditLog | None,
     actor: str,
 ) -> BuildReport:
+    begun = _begin(manifest, folder, source, store, cache_dir, audit, actor)
+    mapping, read = _read(begun, progress)
+    return _write(begun, mapping, read, progress)
+
+
+@dataclass
+class _Begun:
+    """A build begun: its repository, writer and run, before anything is read or written."""
+
+    manifest: Manifest
+    folder: Path
+    origin: str
+    repo: GitRepository
+    commit_map: dict[str, str]
+    gate: ShaclGate
+    writer: Writer
+    run: RunContext
+    begin_seconds: float
+    """How long opening the repository and beginning the run took (counted as reading)."""
+
+
+def _begin(
+    manifest: Manifest,
+    folder: Path,
+    source: str | None,
+    store: TripleStore,
+    cache_dir: Path | None,
+    audit: AuditLog | None,
+    actor: str,
+) -> _Begun:
     started = time.perf_counter()
     origin = source or manifest.brain.repository
     repo = GitRepository.open(origin, cache_dir)
     commit_map = _commit_map(origin, manifest.brain.commit_map)
-    bar = tqdm(
-        total=sum(len(d.expected_revisions()) for d in manifest.draft) + len(manifest.rfc) + 1,
-        desc="reading",
-        unit="doc",
-        disable=not progress,
-        file=sys.stderr,
-    )
-
-    def step(label: str) -> None:
-        bar.set_postfix_str(label, refresh=False)
-        bar.update(1)
-
     gate = ShaclGate()
     levels = source_levels(manifest)
     writer = Writer(
@@ -166,10 +259,45 @@ def _build(
         actor=actor,
     )
     run = writer.begin_run()
+    took = time.perf_counter() - started
+    return _Begun(manifest, folder, origin, repo, commit_map, gate, writer, run, took)
+
+
+def _read(begun: _Begun, progress: bool) -> tuple[_RunMapping, _ReadSummary]:
+    """Read a begun build's records: touches no store, so it may run in a child process."""
+    manifest = begun.manifest
+    read_started = time.perf_counter()
+    bar = tqdm(
+        total=sum(len(d.expected_revisions()) for d in manifest.draft) + len(manifest.rfc) + 1,
+        desc="reading",
+        unit="doc",
+        disable=not progress,
+        file=sys.stderr,
+    )
+
+    def step(label: str) -> None:
+        bar.set_postfix_str(label, refresh=False)
+        bar.update(1)
+
     # Only the mapping holds the records from here: it lets go of them once it has mapped
     # the run as often as the writer maps it, before the gate's workers fork.
-    mapping, read = _read_run(manifest, folder, repo, commit_map, step, run, writer.passes)
+    mapping, read = _read_run(
+        manifest,
+        begun.folder,
+        begun.repo,
+        begun.commit_map,
+        step,
+        begun.run,
+        begun.writer.passes,
+    )
     bar.close()
+    took = begun.begin_seconds + time.perf_counter() - read_started
+    return mapping, read.model_copy(update={"read_seconds": took})
+
+
+def _write(begun: _Begun, mapping: _RunMapping, read: _ReadSummary, progress: bool) -> BuildReport:
+    """Write and commit a begun build's run from what :func:`_read` read."""
+    manifest, run, writer, gate = begun.manifest, begun.run, begun.writer, begun.gate
     read_done = time.perf_counter()
     derived = [0]
     spool = view_spool(run)
@@ -197,18 +325,19 @@ def _build(
         )
     writer.commit(run, used=[v.repository_iri(manifest.brain.repository)])
     done = time.perf_counter()
+    write_seconds = done - read_done
     return BuildReport(
         brain_id=manifest.brain.id,
         tenant=manifest.brain.tenant,
         run_id=run.run_id,
-        source=origin,
-        **read.model_dump(),
+        source=begun.origin,
+        **read.model_dump(exclude={"read_seconds"}),
         batches=mapping.batches + derived[0],
         triples=triples,
         gate=gate.engine.name,
-        read_seconds=round(read_done - started, 3),
-        write_seconds=round(done - read_done, 3),
-        total_seconds=round(done - started, 3),
+        read_seconds=round(read.read_seconds, 3),
+        write_seconds=round(write_seconds, 3),
+        total_seconds=round(read.read_seconds + write_seconds, 3),
     )
 
 
@@ -230,6 +359,7 @@ class _ReadSummary(BaseModel):
     alignments: int
     problems: tuple[str, ...]
     notes: tuple[str, ...]
+    read_seconds: float = 0.0
 
 
 def _read_run(

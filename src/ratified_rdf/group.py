@@ -15,6 +15,7 @@ the last complete group brain, never a half-built one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -36,7 +37,8 @@ from ratified_rdf.records.manifest import (
     load_manifest,
     read_toml_record,
 )
-from ratified_rdf.records.references import DocumentReferences, read_references
+from ratified_rdf.records.reference_formats import references_in
+from ratified_rdf.records.references import DocumentReferences
 from ratified_rdf.records.spec import last_revisions
 from ratified_rdf.sources.git_repo import GitRepository
 from ratified_rdf.trust import Clearance, TenantId
@@ -148,13 +150,16 @@ def build_group(
     audit: AuditLog | None = None,
     actor: str = "unknown",
     log: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> GroupReport:
     """Build the group at ``path`` into ``store`` from the copies under ``source``
     (:func:`find_source`): every member, or only the member brains ``only`` names (the
     others' current runs are kept as they are), then the group's own run.
 
-    Members are built one after another: one embedded store takes one writer at a time."""
-    from ratified_rdf.build import build  # what a build runs is imported when one does
+    Each member is read in a child process of its own, up to ``workers`` at once (the
+    machine's cores when None), and written into the store in the group file's order
+    (:func:`~ratified_rdf.build.build_many`): one embedded store takes one writer at a time."""
+    from ratified_rdf.build import build_many  # what a build runs is imported when one does
 
     group, members = load_group(path)
     ids = [m.brain.id for _, m in members]
@@ -165,21 +170,18 @@ def build_group(
             f"{', '.join(ids)}."
         )
     say = log or (lambda _line: None)
-    built = []
-    for folder, manifest in members:
-        if only and manifest.brain.id not in only:
-            continue
-        say(f"building {manifest.brain.id}")
-        built.append(
-            build(
-                folder,
-                source=find_source(source, manifest),
-                store=store,
-                progress=progress,
-                audit=audit,
-                actor=actor,
-            )
+    chosen = [(f, m) for f, m in members if not only or m.brain.id in only]
+    built = list(
+        build_many(
+            [(folder, find_source(source, manifest)) for folder, manifest in chosen],
+            store=store,
+            progress=progress,
+            audit=audit,
+            actor=actor,
+            workers=workers,
+            log=say,
         )
+    )
     say(f"linking {group.group.id}'s documents")
     references = {
         manifest.brain.id: _read_references(find_source(source, manifest), manifest)
@@ -191,16 +193,15 @@ def build_group(
 def _read_references(
     source: str, manifest: Manifest
 ) -> list[tuple[str, str, str, DocumentReferences]]:
-    """(draft, number, its date, what it cites) of each draft's last revision written in
-    markdown (the format whose header lists its references)."""
+    """(draft, number, its commit, what it cites) of each draft's last revision, read by its
+    format's reader (:func:`~ratified_rdf.records.reference_formats.references_in`)."""
     repo = GitRepository.open(source)
     read = []
     for draft, number, commit, file in last_revisions(manifest, repo):
-        if not file.endswith((".md", ".mkd")):
-            continue
         text = repo.read_text(commit, file)
-        if text is not None:
-            read.append((draft, number, commit, read_references(text)))
+        cited = references_in(file, text) if text is not None else None
+        if cited is not None:
+            read.append((draft, number, commit, cited))
     return read
 
 
@@ -241,7 +242,8 @@ def _commit_group(
 
 
 def _group_records(group: GroupInfo, members: list[Manifest], run: RunContext) -> Batch:
-    """The group's brain, its members' brains and the repositories they were built from."""
+    """The group's brain, its members' brains, the repositories they were built from and the
+    documents each repository holds."""
     batch = Batch(run.graph("records"), f"group {group.id}", shared=True)
     brain = v.brain_iri(group.tenant, group.id)
     batch.add(brain, "rdf:type", term("void:Dataset").value)
@@ -253,6 +255,9 @@ def _group_records(group: GroupInfo, members: list[Manifest], run: RunContext) -
         batch.add(repo, "rdf:type", term("rr:SourceRepository").value)
         batch.add(repo, "foaf:page", manifest.brain.repository)
         batch.typed(repo, "rr:repositoryUrl", manifest.brain.repository, XSD_URI)
+        # Which repository holds which document: what the group holds per repository.
+        for document in [*(d.name for d in manifest.draft), *(r.name for r in manifest.rfc)]:
+            batch.add(repo, "dcterms:hasPart", v.document_iri(document))
     return batch
 
 
@@ -265,33 +270,97 @@ def _reference_batch(
 ) -> tuple[Batch, int, int]:
     """The edges from each draft's last revision to the documents and sections it cites.
 
-    A section is cited by its public page (rfc-editor.org's ``#section-N``), which every
-    reader can open; where the group holds the RFC, also by the brain's own section."""
+    An RFC's section is cited by its public page (rfc-editor.org's ``#section-N``), which every
+    reader can open; where the group holds the RFC, also by the brain's own section. A draft's
+    section is cited, where the group holds the draft, through the draft's revision current at
+    the citing revision's date (the rule the discussion's citations follow): the section of
+    that number in that revision."""
     batch = Batch(run.graph("references"), "references between the group's documents")
     held = {rfc.name for m in members for rfc in m.rfc}
-    readable = list(graphs)
+    drafts = {d.name for m in members for d in m.draft}
+    sections = _SectionFinder(store, list(graphs))
     documents = edges = 0
     for manifest in members:
         for draft, number, _commit, cited in references[manifest.brain.id]:
             documents += 1
             revision = v.revision_iri(draft, number)
             pairs = [
-                *(("dcterms:requires", v.document_iri(d)) for d in cited.normative),
-                *(("dcterms:references", v.document_iri(d)) for d in cited.informative),
+                *(("dcterms:requires", v.document_iri(d)) for d in cited.normative if d != draft),
+                *(
+                    ("dcterms:references", v.document_iri(d))
+                    for d in cited.informative
+                    if d != draft
+                ),
                 *(("rr:updates", v.document_iri(f"rfc{n}")) for n in cited.updates),
                 *(("rr:declaresObsoletes", v.document_iri(f"rfc{n}")) for n in cited.obsoletes),
             ]
             for document, section in cited.sections:
-                pairs.append(("dcterms:references", v.rfc_section_url(document, section)))
-                if document in held:
-                    rows, _ = run_query(
-                        store,
-                        readable,
-                        "rfc_section",
-                        {"rfc": v.document_iri(document), "sectionNumber": section},
-                    )
-                    pairs += [("dcterms:references", row["section"].value) for row in rows]
+                if document == draft:
+                    continue  # a draft's own sections, named with its own name
+                if document.startswith("rfc"):
+                    pairs.append(("dcterms:references", v.rfc_section_url(document, section)))
+                    if document in held:
+                        found = sections.of(v.document_iri(document), section)
+                        pairs += [("dcterms:references", s) for s in found]
+                elif document in drafts:
+                    when = sections.date_of(draft, number)
+                    at = sections.revision_at(document, when) if when else None
+                    if at is not None:
+                        pairs += [("dcterms:references", s) for s in sections.of(at, section)]
             for predicate, target in dict.fromkeys(pairs):
                 batch.add(revision, predicate, target)
                 edges += 1
     return batch, documents, edges
+
+
+class _SectionFinder:
+    """The sections and revisions the group's member graphs hold, looked up as the edges
+    are made (each draft's revisions, and each document's sections, read once)."""
+
+    def __init__(self, store: TripleStore, graphs: list[str]) -> None:
+        self.store, self.graphs = store, graphs
+        self._revisions: dict[str, list[tuple[str, str, str, str]]] = {}
+        self._sections: dict[str, dict[str, list[str]]] = {}
+
+    def revisions(self, draft: str) -> list[tuple[str, str, str, str]]:
+        """(revision IRI, number, date, start) of each revision of ``draft``, by start."""
+        if draft not in self._revisions:
+            rows, _ = run_query(
+                self.store,
+                self.graphs,
+                "group_revision_starts",
+                {"draft": v.document_iri(draft)},
+            )
+            self._revisions[draft] = [
+                (r["revision"].value, r["revisionNumber"].value, r["date"].value, r["start"].value)
+                for r in rows
+            ]
+        return self._revisions[draft]
+
+    def date_of(self, draft: str, number: str) -> str | None:
+        """The date of revision ``number`` of ``draft``."""
+        return next((d for _, n, d, _ in self.revisions(draft) if n == number), None)
+
+    def revision_at(self, draft: str, when: str) -> str | None:
+        """The revision of ``draft`` current at ``when``: the last to have started by then."""
+        moment = _instant(when)
+        started = [iri for iri, _, _, start in self.revisions(draft) if _instant(start) <= moment]
+        return started[-1] if started else None
+
+    def of(self, document: str, section: str) -> list[str]:
+        """The section numbered ``section`` of ``document`` (an RFC's or a revision's IRI)."""
+        if document not in self._sections:
+            rows, _ = run_query(
+                self.store, self.graphs, "group_document_sections", {"document": document}
+            )
+            numbered: dict[str, list[str]] = {}
+            for row in rows:
+                numbered.setdefault(row["sectionNumber"].value, []).append(row["section"].value)
+            self._sections[document] = numbered
+        return self._sections[document].get(section, [])
+
+
+def _instant(stamp: str) -> datetime:
+    """An ``xsd:dateTime``'s instant, comparable whatever its zone (a date alone is UTC)."""
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -39,6 +39,7 @@ QUESTIONS = {
     "group_updates": "what updates RFC 9999?",
     "group_published": "what did the group publish in 2030?",
     "group_topic_people": "who knows most about example across the group?",
+    "group_holdings": "what does the brain hold per repository?",
 }
 
 CARD_OF = {"not_held": "out_of_scope"}

@@ -3,22 +3,28 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ratified_rdf import Brain
-from ratified_rdf.answers.models import Expert, PersonActivity
+from ratified_rdf import build as build_module
+from ratified_rdf._forked import Forked
+from ratified_rdf.answers.models import Expert, Holding, PersonActivity
 from ratified_rdf.build import build
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
 from ratified_rdf.group import GroupReport, build_group, is_group, load_group
 from ratified_rdf.records.manifest import ManifestError
+from ratified_rdf.records.reference_formats import references_in
 from ratified_rdf.records.references import read_references
 from ratified_rdf.trust import TenantId
 from tests.pigeon import FIXTURES as PIGEON
-from tests.pigeon import make_pigeon_repo
+from tests.pigeon import _git, make_pigeon_repo
 from tests.sparrow import FIXTURES as SPARROW
 from tests.sparrow import MANIFEST as SPARROW_MANIFEST
 from tests.sparrow import make_sparrow_repo
@@ -317,3 +323,343 @@ def test_a_persons_card_and_a_sections_people_count_each_member_once(
     card = Brain.from_store(store, "birds").ask("who should I ask about RFC 9999 section 3.1?")
     names = [r.name for r in card.results if isinstance(r, Expert) and r.role == "participant"]
     assert names and len(names) == len(set(names))
+
+
+# ------------------------------------------------------------- references in every format
+
+WREN_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE rfc [
+  <!ENTITY RFC2119 SYSTEM "https://bib.ietf.org/public/rfc/bibxml/reference.RFC.2119.xml">
+]>
+<rfc docName="draft-example-wren-00" category="exp" updates="9999" obsoletes="1149, 2549">
+  <front><title>The Wren Extension (fictional)</title></front>
+  <middle>
+    <section title="Introduction">
+      <t>Wrens nest as <xref target="RFC9999" section="3.1"/> says, and as Section 2 of
+      <xref target="PIGEON"/> says for drafts; see also <xref target="I-D.example-finch"/>,
+      <xref target="rules"/> and Section 4 of this document.</t>
+    </section>
+    <section title="Rules" anchor="rules">
+      <t>Section 2 of <xref target="I-D.example-pigeon"/> is cited twice.</t>
+    </section>
+  </middle>
+  <back>
+    <references title="Normative References">
+      &RFC2119;
+      <reference anchor="RFC9999">
+        <front><title>The Pigeon Transport Protocol</title></front>
+        <seriesInfo name="RFC" value="9999"/>
+      </reference>
+      <reference anchor="PIGEON">
+        <front><title>Pigeon, the draft</title></front>
+        <seriesInfo name="Internet-Draft" value="draft-example-pigeon-01"/>
+      </reference>
+    </references>
+    <references title="Informative References">
+      <reference anchor="I-D.example-finch">
+        <front><title>Finches</title></front>
+        <seriesInfo name="Internet-Draft" value="draft-example-finch-02"/>
+      </reference>
+    </references>
+  </back>
+</rfc>
+"""
+
+ROBIN_TXT = """Robin Working Group                                           A. Example
+Internet-Draft                                              Example Inc.
+Updates: 9999, 9998 (if approved)                            1 July 2031
+Obsoletes: 1149 (if approved)
+Intended status: Experimental
+Expires: 2 January 2032
+
+
+                       The Robin Extension (fictional)
+                         draft-example-robin-00
+
+1.  Introduction
+
+   Robins follow Section 3.1 of [RFC9999] and [TLS13], Section 4.2;
+   their nests are those of Section 2 of [PIGEON].  See also
+   [RFC1149] and Section 5 of this document.
+
+2.  References
+
+2.1.  Normative References
+
+   [RFC9999]  Example, A., "The Pigeon Transport Protocol", RFC 9999,
+              April 2030.
+
+   [PIGEON]   Example, A., "The Pigeon Transport Protocol, updating
+              RFC 2549", Work in Progress, Internet-Draft,
+              draft-example-pigeon-02, 20 November 2029.
+
+   [TLS13]    Example, B., "Fictional TLS", RFC 9990, DOI 10.0/RFC9990,
+              May 2030.
+
+2.2.  Informative References
+
+   [RFC1149]  Waitzman, D., "A Standard for the Transmission of IP
+              Datagrams on Avian Carriers", RFC 1149, April 1990.
+
+Author's Address
+
+   A. Example
+"""
+
+
+def test_references_are_read_from_xml2rfc_xml() -> None:
+    cited = references_in("draft-example-wren.xml", WREN_XML)
+    assert cited is not None
+    # &RFC2119; is an external entity, never fetched: its name says which RFC it is.
+    assert cited.normative == ("rfc2119", "rfc9999", "draft-example-pigeon")
+    assert cited.informative == ("draft-example-finch",)
+    assert (cited.updates, cited.obsoletes) == ((9999,), (1149, 2549))
+    # The section attribute, and "Section N of" around a plain xref through its anchor; an
+    # xref to the draft's own section and "this document" are no other document's.
+    assert cited.sections == (("rfc9999", "3.1"), ("draft-example-pigeon", "2"))
+
+
+def test_references_are_read_from_plain_text() -> None:
+    cited = references_in("draft-example-robin-00.txt", ROBIN_TXT)
+    assert cited is not None
+    # [PIGEON]'s title names RFC 2549: its series information, after the title, says which
+    # document it is.
+    assert cited.normative == ("rfc9999", "draft-example-pigeon", "rfc9990")
+    assert cited.informative == ("rfc1149",)
+    assert (cited.updates, cited.obsoletes) == ((9999, 9998), (1149,))
+    assert cited.sections == (
+        ("rfc9999", "3.1"),
+        ("rfc9990", "4.2"),
+        ("draft-example-pigeon", "2"),
+    )
+
+
+def test_markdown_cites_a_drafts_sections_by_its_key() -> None:
+    text = (
+        "---\ntitle: X\ninformative:\n  I-D.example-pigeon:\n---\n\n"
+        "See {{I-D.example-pigeon, Section 2}} and Section 3 of [I-D.example-pigeon].\n"
+    )
+    cited = read_references(text)
+    assert cited.sections == (("draft-example-pigeon", "2"), ("draft-example-pigeon", "3"))
+
+
+def _member(folder: Path, name: str, file: str, text: str, date: str) -> tuple[Path, Path]:
+    """A fictional one-revision repository ``example/<name>-spec`` under ``folder`` (its copy
+    beside Pigeon's) and its records folder."""
+    repo = folder / f"{name}-spec"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / file).write_text(text)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "revision 00", date=date)
+    _git(repo, "tag", f"draft-example-{name}-00")
+    records = folder / "records" / name
+    records.mkdir(parents=True)
+    (records / "manifest.toml").write_text(
+        f'[brain]\nid = "{name}"\ntitle = "{name} (fictional)"\n'
+        f'repository = "https://github.com/example/{name}-spec"\nworking_group = "pigeon"\n\n'
+        f'[[draft]]\nname = "draft-example-{name}"\nfile = "{file}"\nrevisions = "00-00"\n'
+    )
+    return repo, records
+
+
+@pytest.fixture(scope="module")
+def nests(tmp_path_factory: pytest.TempPathFactory) -> OxigraphStore:
+    """Pigeon, Wren (XML, dated between Pigeon's -00 and -01) and Robin (text, after -02)."""
+    folder = tmp_path_factory.mktemp("nests")
+    make_pigeon_repo(folder)
+    _, wren = _member(folder, "wren", "draft-example-wren.xml", WREN_XML, "2029-03-01T10:00:00Z")
+    _, robin = _member(folder, "robin", "draft-example-robin.txt", ROBIN_TXT, "2031-07-01T10:00Z")
+    store = OxigraphStore()
+    build_group(_group(folder, [PIGEON, wren, robin], "nests"), source=folder, store=store)
+    return store
+
+
+def test_a_drafts_cited_section_is_the_one_current_at_the_citing_date(
+    nests: OxigraphStore,
+) -> None:
+    group = Brain.from_store(nests, "nests")
+
+    def cited(draft: str) -> set[str]:
+        rows = group.query(
+            f"SELECT ?o WHERE {{ <https://w3id.org/ratified-rdf/id/doc/{draft}/00> "
+            "<http://purl.org/dc/terms/references> ?o }"
+        ).rows
+        return {row["o"].value for row in rows if "/draft-example-pigeon/" in row["o"].value}
+
+    pigeon = "https://w3id.org/ratified-rdf/id/doc/draft-example-pigeon"
+    # Wren (March 2029) cites Section 2 while -00 was current: Flight Rules there. Robin
+    # (2031) cites it after -02: Terminology. Independently, from the fixtures' headings.
+    assert cited("draft-example-wren") == {f"{pigeon}/00/section/2"}
+    assert cited("draft-example-robin") == {f"{pigeon}/02/section/2"}
+    # The second top-level heading of each revision's text is its Section 2.
+    for draft, number in (("draft-example-wren", "00"), ("draft-example-robin", "02")):
+        text = (PIGEON / f"draft-example-pigeon-{number}.md").read_text()
+        second = [line[2:].strip() for line in text.splitlines() if line.startswith("# ")][1]
+        (section,) = cited(draft)
+        title = group.query(
+            f"SELECT ?t WHERE {{ <{section}> <http://purl.org/dc/terms/title> ?t }}"
+        ).rows
+        assert [row["t"].value for row in title] == [second]
+    # Both say they update RFC 9999; both cite its Section 3.1, by page and by section.
+    card = group.ask("which documents depend on RFC 9999 section 3.1?")
+    assert [r.label for r in card.results[1:]] == [  # type: ignore[union-attr]
+        "draft-example-robin-00",
+        "draft-example-wren-00",
+    ]
+    card = group.ask("what updates RFC 9999?")
+    assert {r.label for r in card.results} == {  # type: ignore[union-attr]
+        "draft-example-robin-00",
+        "draft-example-wren-00",
+    }
+
+
+# ------------------------------------------------------------------- reading in parallel
+
+
+def test_members_are_read_ahead_in_child_processes_and_written_in_order(
+    copies: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    pids = tmp_path / "pids"
+    real_read, real_write, real_forked = build_module._read, build_module._write, Forked
+
+    def read(begun: Any, progress: bool) -> Any:
+        with open(pids, "a") as file:  # in the reading process, whichever it is
+            file.write(f"{begun.manifest.brain.id} {os.getpid()}\n")
+        return real_read(begun, progress)
+
+    def forked(work: Any, what: str) -> Any:
+        events.append(what)
+        return real_forked(work, what)
+
+    def write(begun: Any, *args: Any) -> Any:
+        events.append(f"writing {begun.manifest.brain.id}")
+        return real_write(begun, *args)
+
+    monkeypatch.setattr(build_module, "_read", read)
+    monkeypatch.setattr(build_module, "_write", write)
+    monkeypatch.setattr(build_module, "Forked", forked)
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    store = OxigraphStore()
+    build_group(folder, source=copies, store=store, workers=2)
+    # Both members' reading started before the first was written, each in a process of its
+    # own; the store took them one at a time, in the group file's order.
+    assert events == ["reading pigeon", "reading sparrow", "writing pigeon", "writing sparrow"]
+    readers = dict(line.split() for line in pids.read_text().splitlines())
+    assert set(readers) == {"pigeon", "sparrow"}
+    assert len(set(readers.values())) == 2 and str(os.getpid()) not in readers.values()
+    assert _current(store, "sparrow")[1] and Brain.from_store(store, "birds").validate() == []
+
+
+def test_readers_see_the_last_complete_group_until_the_group_commits(
+    copies: Path, tmp_path: Path
+) -> None:
+    store = OxigraphStore()
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    build_group(folder, source=copies, store=store)
+    before = Brain.from_store(store, "birds").read_graphs
+    seen: list[bool] = []
+
+    def log(line: str) -> None:
+        # Every member of the rebuild has committed its new run; the group's has not.
+        if line.startswith("linking"):
+            seen.append(Brain.from_store(store, "birds").read_graphs == before)
+            seen.append(_current(store, "sparrow")[1][0] not in before)
+
+    build_group(folder, source=copies, store=store, log=log)
+    assert seen == [True, True]
+    assert Brain.from_store(store, "birds").read_graphs != before
+
+
+def test_a_failed_member_ends_the_reading_started_ahead(
+    copies: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(*_args: Any) -> Any:
+        raise RuntimeError("the gate said no (a test's)")
+
+    monkeypatch.setattr(build_module, "_write", fail)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(RuntimeError, match="the gate said no"):
+        build_group(_group(tmp_path, [PIGEON, SPARROW]), source=copies, store=OxigraphStore())
+    # Sparrow's reading, started ahead of Pigeon's failed write, ended with the build.
+    assert set(multiprocessing.active_children()) <= before
+
+
+# ------------------------------------------------------------------ what each member holds
+
+
+def test_what_the_group_holds_per_repository(birds: tuple[OxigraphStore, GroupReport]) -> None:
+    store = birds[0]
+    card = Brain.from_store(store, "birds").ask("what does the brain hold per repository?")
+    assert card.intent == "group_holdings"
+    counts = {r.what: r.count for r in card.results if isinstance(r, Holding)}
+    # Independently, from the manifests and tests/pigeon.py, tests/sparrow.py: one draft and
+    # one RFC each; Pigeon tags three revisions, Sparrow two; Sparrow's RFC 9998 has no file.
+    for repository, revisions in (("pigeon-spec", 3), ("sparrow-spec", 2)):
+        assert counts[f"drafts in {repository}"] == 1
+        assert counts[f"RFCs in {repository}"] == 1
+        assert counts[f"revisions in {repository}"] == revisions
+    assert counts["RFC texts not held in pigeon-spec"] == 0
+    lacking = next(r for r in card.results if r.what == "RFC texts not held in sparrow-spec")  # type: ignore[union-attr]
+    assert lacking.names == ["RFC 9998"]  # type: ignore[union-attr]
+    assert "sparrow-spec: 1 draft, 1 RFC, 2 revisions" in card.summary
+    # Each repository's sections are those its own brain holds.
+    for brain, repository in (("pigeon", "pigeon-spec"), ("sparrow", "sparrow-spec")):
+        own = Brain.from_store(store, brain).ask("what does the brain hold?")
+        sections = next(r for r in own.results if r.what == "sections")  # type: ignore[union-attr]
+        assert counts[f"sections in {repository}"] == sections.count  # type: ignore[union-attr]
+    # A brain of one repository answers with its own holdings.
+    one = Brain.from_store(store, "pigeon").ask("what does the brain hold per repository?")
+    assert one.intent == "group_holdings" and "3 revisions" in one.summary
+
+
+CARDS = (
+    "what is the history of RFC 9999 section 3.1?",
+    "why does RFC 9999 section 3.1 say what it says?",
+    "who should I ask about RFC 9999 section 3.1?",
+    "what did draft-example-pigeon-00 section 2.2 become?",
+)
+
+
+@pytest.mark.parametrize("question", CARDS)
+def test_a_single_brains_cards_repeat_no_row_on_the_group(
+    birds: tuple[OxigraphStore, GroupReport], question: str
+) -> None:
+    store = birds[0]
+    group = Brain.from_store(store, "birds").ask(question)
+    alone = Brain.from_store(store, "pigeon").ask(question)
+    assert group.intent == alone.intent and group.verdict == "answered"
+    rows = [r.model_dump_json() for r in group.results]
+    assert len(rows) == len(set(rows)), "a row repeated on the group brain"
+    evidence = [e.model_dump_json() for e in group.evidence]
+    assert len(evidence) == len(set(evidence))
+
+
+def test_xml2rfc_v2_includes_and_a_text_headers_long_lists_are_read() -> None:
+    xml = (
+        '<?xml version="1.0"?>\n<rfc docName="draft-example-kite-01" updates="9999">\n'
+        "<front><title>Kite</title></front><middle><section title='A'><t>x</t></section>"
+        '</middle><back>\n<references title="Normative References">\n'
+        "  <?rfc include='reference.RFC.9999'?>\n"
+        '  <?rfc include="reference.I-D.example-finch.xml"?>\n</references>\n'
+        "<references title='Informative References'>\n"
+        "  <?rfc include='reference.RFC.1149'?>\n</references>\n</back></rfc>\n"
+    )
+    cited = references_in("draft-example-kite-01.xml", xml)
+    assert cited is not None
+    assert (cited.normative, cited.informative) == (
+        ("rfc9999", "draft-example-finch"),
+        ("rfc1149",),
+    )
+    text = (
+        "Kite Working Group                                            A. Example\n"
+        "Obsoletes: 1149 2549 (if approved)                          Example Inc.\n"
+        "Updates: 9999 9998 9997                                     1 July 2031\n"
+        "         9996, 9995\n"
+        "Intended status: Experimental\n\n"
+        "1.  Introduction\n\n   Kites.\n"
+    )
+    cited = references_in("draft-example-kite-01.txt", text)
+    assert cited is not None
+    assert (cited.updates, cited.obsoletes) == ((9999, 9998, 9997, 9996, 9995), (1149, 2549))

@@ -124,6 +124,7 @@ def test_whole_graph_queries_are_marked_in_their_header() -> None:
         "gazetteer_people",
         "gazetteer_revisions",
         "gazetteer_threads",
+        "group_holdings",
         "group_officers",
         "headings",
         "held_gaps",

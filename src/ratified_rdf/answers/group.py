@@ -1,7 +1,10 @@
 """Questions across a working group's repositories (a group brain, :mod:`ratified_rdf.group`).
 
 Which documents cite or depend on an RFC or one of its sections, what updates or obsoletes an
-RFC, what the group published in a year, and who worked most on a topic across the group.
+RFC, what the group published in a year, who worked most on a topic across the group, and what
+the group holds per repository (with what it lacks). Which section of which document covers a
+topic, and a person's work, are the built-in types' (``where_is``, ``person``): on a group brain
+they read every member's documents and records.
 Each is a registered question type like those in :mod:`~ratified_rdf.answers.types`; importing
 this module registers them. They read the edges a group build writes between documents, so on
 a brain of one repository they answer from that repository alone.
@@ -16,6 +19,7 @@ from pyoxigraph import NamedNode
 # The built-in types register first: on a tie they keep the question (REGISTRY order).
 from ratified_rdf.answers import types as _types  # noqa: F401
 from ratified_rdf.answers.entities import Mentions
+from ratified_rdf.answers.holdings import holdings as brain_holdings
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import (
     Answer,
@@ -23,6 +27,7 @@ from ratified_rdf.answers.models import (
     DocumentFacts,
     Evidence,
     Expert,
+    Holding,
     Result,
     RevisionEntry,
     Verdict,
@@ -32,9 +37,10 @@ from ratified_rdf.answers.session import Session, text_of
 from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph import vocab as v
 
-__all__ = ["CITING", "PUBLISHED", "TOPIC_PEOPLE", "UPDATES"]
+__all__ = ["CITING", "HOLDINGS", "PUBLISHED", "TOPIC_PEOPLE", "UPDATES"]
 
 CITING = "group_citing"
+HOLDINGS = "group_holdings"
 UPDATES = "group_updates"
 PUBLISHED = "group_published"
 TOPIC_PEOPLE = "group_topic_people"
@@ -243,6 +249,67 @@ def topic_people(session: Session, question: str, route: Route) -> Answer:
     )
 
 
+_HELD = (
+    ("drafts", "drafts"),
+    ("rfcs", "RFCs"),
+    ("revisions", "revisions"),
+    ("sections", "sections"),
+)
+# (column, what a result counts, the column naming them, the noun, what is wrong with them)
+_LACKING = (
+    ("missingRevisions", "revisions named but not held", "missingNames", "revision", "not held"),
+    ("rfcTextsNotHeld", "RFC texts not held", "textlessNumbers", "RFC", "without its own text"),
+    ("unreadFiles", "unread files", None, "file", "not read"),
+)
+
+
+def holdings(session: Session, question: str, route: Route) -> Answer:
+    """What each member repository of a group brain holds, and what it lacks; a brain of one
+    repository answers with its own holdings."""
+    rows = session.run("group_holdings")
+    if not rows:
+        return brain_holdings(session, question).model_copy(update={"intent": HOLDINGS})
+    results: list[Result] = []
+    said = []
+    for row in rows:
+        name = (text_of(row, "page") or "").rstrip("/").rsplit("/", 1)[-1]
+        held = [(what, int(text_of(row, key) or 0)) for key, what in _HELD]
+        results += [Holding(what=f"{what} in {name}", count=count) for what, count in held]
+        lacking = []
+        for key, what, names, noun, wrong in _LACKING:
+            count = int(text_of(row, key) or 0)
+            listed = (text_of(row, names) or "").split() if names else []
+            if key == "rfcTextsNotHeld":
+                listed = [f"RFC {n}" for n in listed]
+            results.append(Holding(what=f"{what} in {name}", count=count, names=listed))
+            if count:
+                lacking.append(f"{plural(count, noun)} {wrong}")
+        line = f"{name}: " + ", ".join(plural(count, what.rstrip("s")) for what, count in held)
+        said.append(line + (f"; lacks {', '.join(lacking)}" if lacking else "; lacks nothing read"))
+    return Answer(
+        question=question,
+        intent=HOLDINGS,
+        verdict=Verdict.ANSWERED,
+        summary=f"The brain holds {plural(len(rows), 'repository', 'repositories')}. "
+        + ". ".join(said)
+        + ".",
+        results=results,
+        evidence=[
+            Evidence(
+                iri=text_of(row, "repository") or "",
+                label=text_of(row, "page") or "",
+                url=text_of(row, "page"),
+                role="repository",
+            )
+            for row in rows
+        ],
+        queries=session.queries,
+        note="Lacking: revisions a draft's record names that no file in the repository holds, "
+        "RFCs whose own text is not in the records, and files on the default branch that "
+        "look like a draft's text but no manifest entry reads.",
+    )
+
+
 _ACROSS = re.compile(
     r"\b(?:across|in|of) (?:the|this|our) (?:group|wg|working group)\b|\bacross (?:the )?repositor",
     re.IGNORECASE,
@@ -335,6 +402,27 @@ register(
         queries=("group_topic_people",),
         results=(Expert,),
         examples=("who knows most about ECH?",),
+    )
+)
+
+register(
+    QuestionType(
+        intent=HOLDINGS,
+        answers="What a group brain holds per repository, and what each lacks.",
+        cues=(
+            cue(
+                r"\b(?:per|each|every|by) repositor(?:y|ies)\b|"
+                r"\b(?:which|what) repositor(?:y|ies)\b.{0,40}\b(?:hold|have|has|lack|miss)\w*",
+                6,  # more than "what does the brain hold": it says how to split the answer
+            ),
+        ),
+        needs=lambda m, r: not m.sections and not m.people,
+        uses=0,
+        answer=holdings,
+        # On a brain of one repository, its own holdings card answers (holdings.py's).
+        queries=("group_holdings", "holdings", "documents", "gazetteer_threads", "held_gaps"),
+        results=(Holding,),
+        examples=("what does the brain hold per repository?",),
     )
 )
 

@@ -5,8 +5,10 @@ kramdown-rfc writes them in the YAML header (``normative:``/``informative:`` lis
 ``RFC8446`` or ``I-D.ietf-tls-esni``; ``updates: 8446, 8447``) and in the text ("Section
 4.2.11 of [RFC8446]", ``{{RFC8446, Section 4.2.11}}``). Section citations are found by the
 same rules the discussion uses (:func:`~ratified_rdf.records.citations.find_citations`), so a
-citation here is one a reader can trace to a rule. Only markdown is read: an XML or text
-revision has no such header, and its citations are left for a later reader.
+citation here is one a reader can trace to a rule. This module reads markdown; the readers of
+the other formats (:mod:`~ratified_rdf.records.references_xml`,
+:mod:`~ratified_rdf.records.references_text`) share its names and rules, and
+:mod:`~ratified_rdf.records.reference_formats` picks one by the file's format.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.records.citations import find_citations
 
-__all__ = ["DocumentReferences", "read_references"]
+__all__ = ["DocumentReferences", "cited_sections", "document_name", "read_references"]
 
 
 class DocumentReferences(BaseModel):
@@ -31,8 +33,9 @@ class DocumentReferences(BaseModel):
     updates: tuple[int, ...] = ()
     obsoletes: tuple[int, ...] = ()
     sections: tuple[tuple[str, str], ...] = ()
-    """(document, section number) of every section of another RFC the text cites, once each,
-    in the order first cited."""
+    """(document, section number) of every section of another RFC or draft the text cites
+    (``("rfc8446", "4.2.11")``, ``("draft-ietf-tls-esni", "6.1")``), once each, in the order
+    first cited."""
 
 
 _KEY = re.compile(r"^(normative|informative|updates|obsoletes)\s*:\s*(.*)$")
@@ -109,26 +112,51 @@ def read_references(text: str) -> DocumentReferences:
         name = document_name(cited.replace(" ", ""))
         if name is not None:
             lists["normative" if mark == "!" else "informative"].append(name)
-    if aliases:
-        body = _CITING.sub(lambda m: _unaliased(m.group(0), aliases), body)
+    sections = cited_sections(body, aliases)
     lists = {kind: [n for n in names if n] for kind, names in lists.items()}
     if lists["normative"]:
         normative = set(lists["normative"])
         lists["informative"] = [n for n in lists["informative"] if n not in normative]
-    # "{{TLS13}}; Section 9.3" cites as "{{TLS13}}, Section 9.3" does.
-    body = _SEMICOLON.sub(r"\1, \2", body)
-    sections = dict.fromkeys(
-        (f"rfc{c.rfc}", c.section)
-        for c in find_citations(body)
-        if c.rfc is not None and c.section is not None
-    )
     return DocumentReferences(
         normative=tuple(dict.fromkeys(lists["normative"])),
         informative=tuple(dict.fromkeys(lists["informative"])),
         updates=tuple(dict.fromkeys(numbers["updates"])),
         obsoletes=tuple(dict.fromkeys(numbers["obsoletes"])),
-        sections=tuple(sections),
+        sections=sections,
     )
+
+
+# A draft cited by its reference key: "[I-D.ietf-tls-esni]" and "{{I-D.ietf-tls-esni}}" become
+# the draft's name, which the citation rules know ("Section 6 of draft-ietf-tls-esni"); in
+# "{{I-D.ietf-tls-esni, Section 6}}" the braces stay, as they do around an RFC's key.
+_DRAFT_KEY_ALONE = re.compile(
+    r"(?:\[|\{\{)\s*[!?]?I-D\.(?:draft-)?([a-z0-9][a-z0-9\-]*?)(?:-\d{2})?\s*(?:\]|\}\})",
+    re.IGNORECASE,
+)
+_DRAFT_KEY = re.compile(r"(\{\{\s*)[!?]?I-D\.(?:draft-)?([a-z0-9][a-z0-9\-]*?)(?:-\d{2})?(?=\s*,)")
+
+
+def cited_sections(body: str, aliases: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """(document, section number) of every section of another RFC or draft ``body`` cites, in
+    the order first cited; ``aliases`` maps the keys the text cites documents by (``TLS13``)
+    to what they stand for (``RFC8446``, ``I-D.ietf-tls-esni``). Citations are written as the
+    formats write them once rendered: "Section 4.2 of [RFC8446]", "[TLS13], Section 4",
+    ``{{RFC8446, Section 4}}``."""
+    if aliases:
+        body = _CITING.sub(lambda m: _unaliased(m.group(0), aliases), body)
+    body = _DRAFT_KEY_ALONE.sub(lambda m: f"draft-{m.group(1).lower()}", body)
+    body = _DRAFT_KEY.sub(lambda m: f"{m.group(1)}draft-{m.group(2).lower()}", body)
+    # "{{TLS13}}; Section 9.3" cites as "{{TLS13}}, Section 9.3" does.
+    body = _SEMICOLON.sub(r"\1, \2", body)
+    found: dict[tuple[str, str], None] = {}
+    for citation in find_citations(body):
+        if citation.section is None:
+            continue
+        if citation.rfc is not None:
+            found[(f"rfc{citation.rfc}", citation.section)] = None
+        elif citation.draft is not None:
+            found[(citation.draft, citation.section)] = None
+    return tuple(found)
 
 
 def _indent(line: str) -> int:

@@ -142,12 +142,14 @@ class _Heading:
     numbered: bool = True
 
 
-_MD_CANDIDATE = re.compile(r"\n(?:[#%~`{-]|[ \t]+[~`])[^\n]*")
+_MD_CANDIDATE = re.compile(r"\n(?:[#%~`{=-]|[ \t]+[~`])[^\n]*")
 _MD_HEADING = re.compile(r"^(?:%%)?(#{1,6})(?!#)[ \t]*(.*?)[ \t]*$")
 _IAL = re.compile(r"[ \t]*\{[:#][^}]*\}[ \t]*$")
 _UNNUMBERED = re.compile(r"numbered\s*=\s*[\"']?(?:false|no)\b|\bunnumbered\b")
 _FENCE = re.compile(r"^[ \t]*(~{3,}|`{3,})")
 _MARKER = re.compile(r"^---(?:[ \t]+([A-Za-z][\w-]*))?[ \t]*$")
+_SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
+_NOT_SETEXT_TEXT = re.compile(r"^(?:[ \t]{4}|[ \t]*(?:[-*+|>]|\d+\.)[ \t]|[ \t]*$|[ \t]*\{:)")
 
 
 def _candidate_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -173,6 +175,7 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
     region = "middle"
     in_yaml = text.startswith("---\n") or text.startswith("---\r\n")
     fence = ""
+    lines: list[str] | None = None
     for line, raw in _candidate_lines(text):
         if line == 1 and in_yaml:
             continue
@@ -186,6 +189,24 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
             ):
                 fence = ""
             continue
+        underline = None if in_yaml else _SETEXT.match(raw)
+        if underline and region != "front" and line >= 2:
+            # A setext heading (``Title`` over ``===`` or ``---``): kramdown reads the line
+            # above as the heading when it is text that starts a block (a blank line before).
+            if lines is None:
+                lines = text.split("\n")
+            above = lines[line - 2].rstrip("\r")
+            before = lines[line - 3].strip() if line >= 3 else ""
+            if not _NOT_SETEXT_TEXT.match(above) and not before and not above.startswith("#"):
+                title = above.strip()
+                attributes = _IAL.search(title)
+                if attributes:
+                    title = title[: attributes.start()].strip()
+                level = 1 if underline.group(1)[0] == "=" else 2
+                numbered = not (attributes and _UNNUMBERED.search(attributes.group(0)))
+                if title:
+                    headings.append(_Heading(line - 1, level, title, region, numbered))
+                continue
         marker = _MARKER.match(raw)
         if marker:
             name = marker.group(1) or ""
@@ -272,6 +293,124 @@ def _xml_sections(text: str) -> list[tuple[int, int, int, str, str, bool]]:
     return [tuple(entry) for entry in found]  # type: ignore[misc]
 
 
+_DOCTYPE = re.compile(r"<!DOCTYPE[^\[>]*\[(.*?)\]\s*>", re.S)
+_ENTITY = re.compile(r"""<!ENTITY\s+([\w.-]+)\s+(?:"([^"]*)"|'([^']*)')\s*>""")
+_ENTITY_USE = re.compile(r"&([\w.-]+);")
+
+
+def expand_entities(text: str, rounds: int = 4, limit: int = 4_000_000) -> str:
+    """``text`` with the general entities its DOCTYPE declares inline (``<!ENTITY MAY
+    "<bcp14>MAY</bcp14>">``) replaced by their values, as an XML parser would; external
+    (``SYSTEM``) and parameter entities are left as written. The expansion is bounded (a few
+    rounds, a size cap) and keeps every line where it was: a value's line breaks become
+    spaces, so a line of the expanded text is the same line of the file."""
+    doctype = _DOCTYPE.search(text)
+    if doctype is None:
+        return text
+    values = {
+        m.group(1): " ".join((m.group(2) if m.group(2) is not None else m.group(3)).split("\n"))
+        for m in _ENTITY.finditer(doctype.group(1))
+    }
+    if not values:
+        return text
+    head, body = text[: doctype.end()], text[doctype.end() :]
+    for _ in range(rounds):
+        expanded = _ENTITY_USE.sub(lambda m: values.get(m.group(1), m.group(0)), body)
+        if expanded == body or len(expanded) > limit:
+            break
+        body = expanded
+    return head + body
+
+
+_TEXT_HEADING = re.compile(
+    r"^(?:Appendix[ \t]+([A-Z]{1,2})\.?|(\d+|[A-Z]{1,2}(?=\.\d))((?:\.\d+)*)\.?)[ \t]+(\S.*?)[ \t]*$"
+)
+_TEXT_PAGE_LINE = re.compile(
+    r"\[Page \d+\][ \t]*$|^(?:Internet[- ]Draft|INTERNET[- ]DRAFT|RFC[ \t]+\d+)[ \t]{2,}"
+)
+_TOC_LEADER = re.compile(r"(?:\.[ \t]?){3,}[ \t]*\d+[ \t]*$|[ \t]{2,}\d+[ \t]*$")
+
+
+def _successor(previous: tuple[str, ...] | None, number: tuple[str, ...]) -> bool:
+    """Whether section ``number`` may follow ``previous`` in a text: the next at some level
+    (``3.2`` after ``3.1.4``, ``4`` after ``3.2``), the first child (``3.2.1`` after
+    ``3.2``), or the first appendix (``A`` after any numbered section)."""
+
+    def following(part: str) -> str:
+        if part.isdigit():
+            return str(int(part) + 1)
+        return _letters(sum((ord(c) - 64) * 26**i for i, c in enumerate(reversed(part))))
+
+    if previous is None:
+        return number == ("1",)
+    if number == (*previous, "1"):
+        return True
+    if len(number) == 1 and number[0] == "A" and previous[0].isdigit():
+        return True
+    for depth in range(len(previous)):
+        if number == (*previous[:depth], following(previous[depth])):
+            return True
+    return False
+
+
+def _text_tree(text: str) -> SectionTree:
+    """The sections of a plain-text draft or RFC, as the IETF lays one out: a heading
+    starts at the left margin (body text is indented) with its number and a full stop
+    (``3.2.``), appendices as ``Appendix A.`` and ``A.1.``; the table of contents is
+    indented, so it is not read. A number is only taken when it can follow the one before
+    (a line of a figure that starts with a number is not a heading). After the first
+    section, a short line at the margin between blank lines (``Acknowledgments``,
+    ``Authors' Addresses``) is an unnumbered section; page headers and footers are not."""
+    lines = text.split("\n")
+    found: list[tuple[int, tuple[str, ...] | None, str, bool]] = []  # line, number, title, back
+    previous: tuple[str, ...] | None = None
+    appendix = False
+    for index, raw in enumerate(lines):
+        line = raw.rstrip("\r").replace("\f", "")
+        if not line or line[0] in " \t" or _TEXT_PAGE_LINE.search(line):
+            continue
+        heading = _TEXT_HEADING.match(line)
+        if heading and not _TOC_LEADER.search(line):
+            letter, top, rest, title = heading.groups()
+            parts = (letter or top, *[p for p in (rest or "").split(".") if p])
+            if _successor(previous, parts):
+                previous = parts
+                appendix = appendix or not parts[0].isdigit()
+                found.append((index + 1, parts, title, appendix))
+                continue
+        if previous is None:
+            continue
+        above = lines[index - 1].strip().replace("\f", "") if index else ""
+        below = lines[index + 1].strip().replace("\f", "") if index + 1 < len(lines) else ""
+        if not above and not below and len(line) <= 60 and line[-1] not in ".:,;":
+            found.append((index + 1, None, line.strip(), appendix))
+    last_line = len(lines)
+    sections: list[Section] = []
+    seen: dict[tuple[str, ...], int] = {}
+    parents: dict[tuple[str, ...], int] = {}
+    for position, (start, parts, title, back) in enumerate(found):
+        end = found[position + 1][0] - 1 if position + 1 < len(found) else last_line
+        parent = parents.get(parts[:-1]) if parts and len(parts) > 1 else None
+        path = (*(sections[parent].path if parent is not None else ()), title)
+        occurrence = seen.get(_folded(path), 0)
+        seen[_folded(path)] = occurrence + 1
+        number = ".".join(parts) if parts else None
+        sections.append(Section(number, path, occurrence, back, start, end, parent))
+        if parts:
+            parents[parts] = len(sections) - 1
+    # A parent's span runs to its last descendant's end.
+    for index in range(len(sections) - 1, -1, -1):
+        section = sections[index]
+        if section.parent is not None:
+            parent = sections[section.parent]
+            if parent.end < section.end:
+                sections[section.parent] = Section(
+                    parent.number, parent.path, parent.occurrence, parent.appendix,
+                    parent.start, section.end, parent.parent,
+                )  # fmt: skip
+    return SectionTree.of(sections)
+
+
 def _letters(index: int) -> str:
     """Appendix letters as xml2rfc writes them: A … Z, then AA, AB …"""
     letters = ""
@@ -290,8 +429,13 @@ def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
     ``{:numbered="false"}`` sections, and everything under them, take no number)."""
     raw: list[tuple[int, int | None, int, str, str, bool]] = []  # start, end, depth, …
     open_fence = False
+    if filename.lower().endswith(".txt"):
+        return _text_tree(text)
     if filename.lower().endswith(".xml"):
-        raw = [(s, e, d, t or "(untitled)", r, n) for s, e, d, t, r, n in _xml_sections(text)]
+        raw = [
+            (s, e, d, t or "(untitled)", r, n)
+            for s, e, d, t, r, n in _xml_sections(expand_entities(text))
+        ]
     else:
         headings, markers, open_fence = _markdown_headings(text)
         last_line = text.count("\n") + (0 if text.endswith("\n") else 1)

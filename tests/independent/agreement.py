@@ -132,7 +132,8 @@ def compare(name: str, git_dir: str | Path, brain: object) -> Agreement:
         if expected == got:
             result.sections += len(got)
         else:
-            result.disagreements.append(f"{label} ({mine.path}): " + _tree_difference(expected, got))
+            difference = _tree_difference(expected, got)
+            result.disagreements.append(f"{label} ({mine.path}): {difference}")
     # Missing revisions: the numbers below a draft's newest held one that nothing holds.
     numbers: dict[str, set[int]] = {}
     for h in held.values():

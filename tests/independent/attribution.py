@@ -323,7 +323,8 @@ def expand_entities(text: str, rounds: int = 4, limit: int = 4_000_000) -> str:
 
 
 _TEXT_HEADING = re.compile(
-    r"^(?:Appendix[ \t]+([A-Z]{1,2})\.?|(\d+|[A-Z]{1,2}(?=\.\d))((?:\.\d+)*)\.?)[ \t]+(\S.*?)[ \t]*$"
+    r"^(?:Appendix[ \t]+([A-Z]{1,2})\.?|(\d+|[A-Z]{1,2}(?=\.\d))((?:\.\d+)*)\.?)"
+    r"[ \t]+(\S.*?)[ \t]*$"
 )
 _TEXT_PAGE_LINE = re.compile(
     r"\[Page \d+\][ \t]*$|^(?:Internet[- ]Draft|INTERNET[- ]DRAFT|RFC[ \t]+\d+)[ \t]{2,}"
@@ -372,7 +373,7 @@ def _text_tree(text: str) -> SectionTree:
         heading = _TEXT_HEADING.match(line)
         if heading and not _TOC_LEADER.search(line):
             letter, top, rest, title = heading.groups()
-            parts = (letter or top, *[p for p in (rest or "").split(".") if p])
+            parts: tuple[str, ...] = (letter or top, *[p for p in (rest or "").split(".") if p])
             if _successor(previous, parts):
                 previous = parts
                 appendix = appendix or not parts[0].isdigit()
@@ -388,25 +389,25 @@ def _text_tree(text: str) -> SectionTree:
     sections: list[Section] = []
     seen: dict[tuple[str, ...], int] = {}
     parents: dict[tuple[str, ...], int] = {}
-    for position, (start, parts, title, back) in enumerate(found):
+    for position, (start, given, heading_text, back) in enumerate(found):
         end = found[position + 1][0] - 1 if position + 1 < len(found) else last_line
-        parent = parents.get(parts[:-1]) if parts and len(parts) > 1 else None
-        path = (*(sections[parent].path if parent is not None else ()), title)
+        parent = parents.get(given[:-1]) if given and len(given) > 1 else None
+        path = (*(sections[parent].path if parent is not None else ()), heading_text)
         occurrence = seen.get(_folded(path), 0)
         seen[_folded(path)] = occurrence + 1
-        number = ".".join(parts) if parts else None
+        number = ".".join(given) if given else None
         sections.append(Section(number, path, occurrence, back, start, end, parent))
-        if parts:
-            parents[parts] = len(sections) - 1
+        if given:
+            parents[given] = len(sections) - 1
     # A parent's span runs to its last descendant's end.
     for index in range(len(sections) - 1, -1, -1):
-        section = sections[index]
-        if section.parent is not None:
-            parent = sections[section.parent]
-            if parent.end < section.end:
-                sections[section.parent] = Section(
-                    parent.number, parent.path, parent.occurrence, parent.appendix,
-                    parent.start, section.end, parent.parent,
+        child = sections[index]
+        if child.parent is not None:
+            holder = sections[child.parent]
+            if holder.end < child.end:
+                sections[child.parent] = Section(
+                    holder.number, holder.path, holder.occurrence, holder.appendix,
+                    holder.start, child.end, holder.parent,
                 )  # fmt: skip
     return SectionTree.of(sections)
 

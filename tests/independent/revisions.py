@@ -196,9 +196,9 @@ def _markdown_references(text: str) -> list[str]:
         if not key:
             continue
         inline = (key.group(2) or "").strip()
-        if inline and inline not in ("{}", "~", "null"):
-            lists[key.group(1)] = True
-        elif index + 1 < len(lines) and lines[index + 1][:1] in (" ", "\t"):
+        listed_inline = bool(inline) and inline not in ("{}", "~", "null")
+        listed_below = index + 1 < len(lines) and lines[index + 1][:1] in (" ", "\t")
+        if listed_inline or listed_below:
             lists[key.group(1)] = True
     lists["normative"] = lists["normative"] or "{{!" in text
     lists["informative"] = lists["informative"] or "{{?" in text
@@ -206,25 +206,18 @@ def _markdown_references(text: str) -> list[str]:
 
 
 def _xml_references(text: str) -> tuple[list[str], str | None]:
-    """The titles of the top-level ``<references>`` lists of an xml2rfc text, and the title
-    of a ``<references>`` that holds them (v3), if any."""
-    titles: list[str] = []
+    """The titles of the reference lists of an xml2rfc text, and the title of a
+    ``<references>`` that holds them (v3 nests the lists in one), if any."""
+    named: list[tuple[int, str]] = []  # (depth, title) of each <references>, in order
     depth = 0
-    outer: str | None = None
-    naming: int | None = None  # depth of the references whose <name> is awaited
+    naming: int | None = None  # index into named of the list whose <name> is awaited
     for token in _XML_REFERENCES.finditer(text):
         closing, attributes, empty, name = token.groups()
         if token.group(0).startswith("<!--"):
             continue
         if name is not None:
             if naming is not None:
-                title = " ".join(re.sub(r"<[^>]+>", "", name).split())
-                if naming == 1 and depth == 1 and not titles:
-                    outer = title
-                elif naming == 1:
-                    outer = title
-                else:
-                    titles.append(title)
+                named[naming] = (named[naming][0], " ".join(re.sub(r"<[^>]+>", "", name).split()))
                 naming = None
             continue
         if closing:
@@ -232,18 +225,15 @@ def _xml_references(text: str) -> tuple[list[str], str | None]:
             continue
         depth += 1
         given = _TITLE_ATTRIBUTE.search(attributes or "")
-        title = (given.group(1) or given.group(2)) if given else None
-        if depth == 1:
-            outer = None
-            if title is not None:
-                titles.append(title)
-        elif title is not None:
-            titles.append(title)
-        if title is None:
-            naming = depth
+        named.append((depth, (given.group(1) or given.group(2) or "") if given else ""))
+        naming = None if given else len(named) - 1
         if empty:
             depth -= 1
-    return titles, outer
+    inner = [title for level, title in named if level == 2]
+    if inner:
+        outer = next((title for level, title in named if level == 1), None)
+        return inner, outer or None
+    return [title or "References" for level, title in named if level == 1], None
 
 
 def section_rows(text: str, path: str) -> list[tuple[str | None, str]]:

@@ -13,8 +13,10 @@ answer beside the brain's:
 * the revisions named missing;
 * the section tree of every revision, markdown, xml2rfc XML and plain text alike.
 
-And the commits credited to every section of every tagged revision of a markdown repository
-(``dtls-conn-id``), against the checker's attribution by position.
+And the commits credited to every section of every revision of three repositories of three
+formats, against the checker's attribution by position: ``dtls-conn-id`` (markdown, tags),
+``dnssec-chain-extension`` (xml2rfc v2, one file per revision) and ``oldversions-deprecate``
+(plain text and XML, one file per revision).
 
 The 25 brains are built once per session (a few minutes on two cores); the whole module's
 time is in benchmarks/RESULTS.md.
@@ -36,6 +38,7 @@ from ratified_rdf.surfaces.cli import main
 from tests.conftest import REPO, require_corpus
 from tests.independent.agreement import Agreement, compare
 from tests.independent.attribution import attribute
+from tests.independent.revision_files import section_commits
 from tests.independent.revisions import holdings
 
 pytestmark = pytest.mark.corpus
@@ -166,37 +169,25 @@ def test_the_checker_covers_every_format(agreements: dict[str, Agreement | None]
 
 
 _SECTION = re.compile(r"/id/doc/(draft-[a-z0-9-]+?)/(\d\d)/section/")
+_CHANGES = (
+    "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+    "PREFIX dcterms: <http://purl.org/dc/terms/> "
+    "SELECT ?id ?section ?number ?title WHERE { ?commit rr:commitId ?id ; "
+    "rr:changedSection ?section . ?section dcterms:title ?title "
+    "OPTIONAL { ?section rr:sectionNumber ?number } }"
+)
 
 
-def test_markdown_commits_per_section_agree_with_the_checker(tlswg: Built) -> None:
-    """Every section of every tagged revision of dtls-conn-id has exactly the commits the
-    checker's attribution by position finds (public commit ids on both sides)."""
-    name = "dtls-conn-id"
-    store = tlswg.brain(name)
-    assert store is not None
-    public = dict(
-        row.split("\t")[:2]
-        for row in (TLSWG / name / "commit-map.tsv").read_text().splitlines()[1:]
-        if "\t" in row
-    )
-    result = attribute(tlswg.clone(name))
-    theirs: dict[tuple[str, str], set[str]] = {}
-    for tags in result.revisions.values():
-        for tag in tags:
-            for label, shas in result.commits_per_section(tag).items():
-                if not label.startswith("? "):
-                    if label.startswith("(unnumbered) "):
-                        label = "(unnumbered) " + label.split(" > ")[-1]
-                    theirs[(tag, label)] = {public.get(s, s) for s in shas}
+def _public(name: str) -> dict[str, str]:
+    rows = (TLSWG / name / "commit-map.tsv").read_text().splitlines()[1:]
+    return dict(row.split("\t")[:2] for row in rows if "\t" in row)
+
+
+def _brain_changes(store: Path) -> dict[tuple[str, str], set[str]]:
+    """(revision, section number or ``(unnumbered) Heading``) → public commit ids."""
     brain = Brain.open(store)
     try:
-        rows = brain.query(
-            "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
-            "PREFIX dcterms: <http://purl.org/dc/terms/> "
-            "SELECT ?id ?section ?number ?title WHERE { ?commit rr:commitId ?id ; "
-            "rr:changedSection ?section . ?section dcterms:title ?title "
-            "OPTIONAL { ?section rr:sectionNumber ?number } }"
-        ).rows
+        rows = brain.query(_CHANGES).rows
     finally:
         brain.close()
     ours: dict[tuple[str, str], set[str]] = {}
@@ -208,10 +199,72 @@ def test_markdown_commits_per_section_agree_with_the_checker(tlswg: Built) -> No
         label = number.value if number else "(unnumbered) " + row["title"].value
         key = (f"{revision.group(1)}-{revision.group(2)}", label)
         ours.setdefault(key, set()).add(row["id"].value)
-    assert sum(len(v) for v in theirs.values()) > 100
-    differences = {
+    return ours
+
+
+def _apart(
+    ours: dict[tuple[str, str], set[str]], theirs: dict[tuple[str, str], set[str]]
+) -> dict[tuple[str, str], tuple[set[str], set[str]]]:
+    """Per (revision, section) that disagrees: (only the checker's, only the brain's)."""
+    return {
         key: (theirs.get(key, set()) - ours.get(key, set()), ours.get(key, set()) - theirs[key])
         for key in set(ours) | set(theirs)
         if ours.get(key, set()) != theirs.setdefault(key, set())
     }
-    assert differences == {}
+
+
+def test_markdown_commits_per_section_agree_with_the_checker(tlswg: Built) -> None:
+    """Every section of every tagged revision of dtls-conn-id (kramdown-rfc markdown) has
+    exactly the commits the checker's attribution by position finds."""
+    name = "dtls-conn-id"
+    store = tlswg.brain(name)
+    assert store is not None
+    public = _public(name)
+    result = attribute(tlswg.clone(name))
+    theirs: dict[tuple[str, str], set[str]] = {}
+    for tags in result.revisions.values():
+        for tag in tags:
+            for label, shas in result.commits_per_section(tag).items():
+                if not label.startswith("? "):
+                    if label.startswith("(unnumbered) "):
+                        label = "(unnumbered) " + label.split(" > ")[-1]
+                    theirs[(tag, label)] = {public.get(s, s) for s in shas}
+    assert sum(len(v) for v in theirs.values()) > 200
+    assert _apart(_brain_changes(store), theirs) == {}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dnssec-chain-extension",  # xml2rfc v2 with DOCTYPE entities, a file per revision
+        "oldversions-deprecate",  # plain text (and XML) files, one per revision
+    ],
+)
+def test_per_revision_file_commits_per_section_agree_with_the_checker(
+    name: str, tlswg: Built
+) -> None:
+    """Every section of every revision held as its own file has exactly the commits that
+    changed that file there, by position, as the checker finds them."""
+    store = tlswg.brain(name)
+    assert store is not None
+    public = _public(name)
+    ours = _brain_changes(store)
+    brain = Brain.open(store)
+    try:
+        held = {
+            row["label"].value
+            for row in brain.query(
+                "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#> "
+                "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
+                "SELECT ?label WHERE { ?r rr:revisionNumber ?n ; rdfs:label ?label }"
+            ).rows
+        }
+    finally:
+        brain.close()
+    theirs = {
+        key: {public.get(s, s) for s in shas}
+        for key, shas in section_commits(tlswg.clone(name)).items()
+        if key[0] in held  # a working copy the manifest leaves out (-pre-04) is no revision
+    }
+    assert sum(len(v) for v in theirs.values()) > 200
+    assert _apart(ours, theirs) == {}

@@ -111,6 +111,9 @@ class SectionTree:
     open_fence: bool = False
     """A fence is left open at the end of the text: a reader of the file cannot be sure which
     lines are code (this checker reads the rest of the file as code, as it stands)."""
+    blank_lines: frozenset[int] = field(repr=False, compare=False, default=frozenset())
+    """Lines of an XML text that hold only white space: the layout between elements, no
+    section's text, so a change to them changes no section."""
 
     @classmethod
     def of(cls, sections: Iterable[Section]) -> SectionTree:
@@ -248,7 +251,8 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
 
 
 _XML_TOKEN = re.compile(
-    r"<!--.*?-->|<(/?)(section|middle|back|name)\b([^>]*?)(/?)>", re.S | re.IGNORECASE
+    r"<!--.*?-->|<(/?)(section|references|middle|back|name)\b([^>]*?)(/?)>",
+    re.S | re.IGNORECASE,
 )
 _XML_ATTRIBUTE = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
@@ -274,6 +278,20 @@ def _xml_sections(text: str) -> list[tuple[int, int, int, str, str, bool]]:
             end = text.find("</name>", token.end())
             name = re.sub(r"<[^>]+>", "", text[token.end() : end if end >= 0 else token.end()])
             found[naming][3] = html.unescape(" ".join(name.split()))
+        elif tag == "references" and not closing:
+            # A reference list is a numbered section of the body's numbering, after its last
+            # section (xml2rfc renders it so); its title is ``title=`` (v2) or ``<name>``.
+            values = {
+                m.group(1): m.group(2) or m.group(3) or ""
+                for m in _XML_ATTRIBUTE.finditer(attributes)
+            }
+            title = html.unescape(" ".join(values.get("title", "").split()))
+            found.append([line, line, len(stack), title, "references", True])
+            naming = len(found) - 1
+            if empty:
+                naming = None
+            else:
+                stack.append(len(found) - 1)
         elif tag == "section" and not closing:
             values = {
                 m.group(1): m.group(2) or m.group(3) or ""
@@ -287,10 +305,34 @@ def _xml_sections(text: str) -> list[tuple[int, int, int, str, str, bool]]:
                 naming = None
             else:
                 stack.append(len(found) - 1)
-        elif tag == "section" and closing and stack:
+        elif tag in ("section", "references") and closing and stack:
             found[stack.pop()][1] = text.count("\n", 0, token.end()) + 1
             naming = None
-    return [tuple(entry) for entry in found]  # type: ignore[misc]
+    return _reference_lists([tuple(entry) for entry in found])  # type: ignore[misc]
+
+
+def _reference_lists(
+    found: list[tuple[int, int, int, str, str, bool]],
+) -> list[tuple[int, int, int, str, str, bool]]:
+    """The reference lists numbered as xml2rfc numbers them: one list is one section of the
+    body's numbering (``9. Normative References``); several side by side (v2) are
+    subsections of one ``References`` section it makes up, spanning them all."""
+    lists = [i for i, entry in enumerate(found) if entry[4] == "references"]
+    top = [i for i in lists if found[i][2] == 0]
+    marked = [
+        (s, e, d, t or "References", "middle", n) if r == "references" else (s, e, d, t, r, n)
+        for s, e, d, t, r, n in found
+    ]
+    if len(top) < 2:
+        return marked
+    first, last = top[0], top[-1]
+    end = max(found[i][1] for i in lists)
+    parent = (found[first][0], end, 0, "References", "middle", True)
+    nested = [
+        (s, e, d + 1, t, r, n) if first <= i <= last or i in lists else (s, e, d, t, r, n)
+        for i, (s, e, d, t, r, n) in enumerate(marked)
+    ]
+    return [*nested[:first], parent, *nested[first:]]
 
 
 _DOCTYPE = re.compile(r"<!DOCTYPE[^\[>]*\[(.*?)\]\s*>", re.S)
@@ -433,27 +475,30 @@ def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
     if filename.lower().endswith(".txt"):
         return _text_tree(text)
     if filename.lower().endswith(".xml"):
-        raw = [
-            (s, e, d, t or "(untitled)", r, n)
-            for s, e, d, t, r, n in _xml_sections(expand_entities(text))
-        ]
-    else:
-        headings, markers, open_fence = _markdown_headings(text)
-        last_line = text.count("\n") + (0 if text.endswith("\n") else 1)
-        events = sorted([(h.line, h) for h in headings] + [(m, None) for m in markers],
-                        key=lambda event: event[0])  # fmt: skip
-        open_sections: list[tuple[int, int]] = []  # (heading level, index into raw)
-        for line, heading in events:
-            level = 0 if heading is None else heading.level
-            while open_sections and open_sections[-1][0] >= level:
-                index = open_sections.pop()[1]
-                raw[index] = (*raw[index][:1], line - 1, *raw[index][2:])
-            if heading is not None:
-                raw.append((line, None, len(open_sections), heading.title, heading.region,
-                            heading.numbered))  # fmt: skip
-                open_sections.append((level, len(raw) - 1))
-        for _, index in open_sections:
-            raw[index] = (*raw[index][:1], last_line, *raw[index][2:])
+        blank = frozenset(i for i, line in enumerate(text.split("\n"), 1) if not line.strip())
+        tree = _number(
+            [
+                (s, e, d, t or "(untitled)", r, n)
+                for s, e, d, t, r, n in _xml_sections(expand_entities(text))
+            ]
+        )
+        return SectionTree(tree.sections, tree._starts, False, blank)
+    headings, markers, open_fence = _markdown_headings(text)
+    last_line = text.count("\n") + (0 if text.endswith("\n") else 1)
+    events = sorted([(h.line, h) for h in headings] + [(m, None) for m in markers],
+                    key=lambda event: event[0])  # fmt: skip
+    open_sections: list[tuple[int, int]] = []  # (heading level, index into raw)
+    for line, heading in events:
+        level = 0 if heading is None else heading.level
+        while open_sections and open_sections[-1][0] >= level:
+            index = open_sections.pop()[1]
+            raw[index] = (*raw[index][:1], line - 1, *raw[index][2:])
+        if heading is not None:
+            raw.append((line, None, len(open_sections), heading.title, heading.region,
+                        heading.numbered))  # fmt: skip
+            open_sections.append((level, len(raw) - 1))
+    for _, index in open_sections:
+        raw[index] = (*raw[index][:1], last_line, *raw[index][2:])
     tree = _number(raw)
     return SectionTree(tree.sections, tree._starts, open_fence)
 
@@ -807,15 +852,18 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NULL = "0" * 40
 
 
-def _walk(git: _Git, branch: str) -> Iterator[tuple[list[str], list[_Change]]]:
+def _walk(
+    git: _Git, branch: str, suffixes: tuple[str, ...] = DOCUMENT_SUFFIXES
+) -> Iterator[tuple[list[str], list[_Change]]]:
     """``([sha, parents, email, date], changes)`` for every non-merge commit of ``branch``
-    that changed a ``.md`` or ``.xml`` file, with its ``--unified=0`` hunks."""
+    that changed a file ending in one of ``suffixes`` (``.md``, ``.xml``), with its
+    ``--unified=0`` hunks."""
     commits = git.run("rev-list", "--no-merges", branch)
     output = git.run(
         "diff-tree", "--stdin", "--root", "-r", "-M", "--raw", "-p", "--unified=0",
         "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
         "--src-prefix=a/", "--dst-prefix=b/", "--format=%x1e%H%x09%P%x09%ae%x09%aI%x09%cI",
-        "--", *(f"*{suffix}" for suffix in DOCUMENT_SUFFIXES),
+        "--", *(f"*{suffix}" for suffix in suffixes),
         stdin=commits,
     )  # fmt: skip
     header: list[str] | None = None
@@ -926,18 +974,29 @@ def _rows_for(
     """``(side, file, section)`` for every section a change's hunks sit in; the blobs read
     whose fences do not pair up are added to ``open_fences``."""
     rows: list[tuple[str, str, Section | None]] = []
-    seen: set[tuple[str, int | None]] = set()
+    seen: set[tuple[str, int | None, tuple[str, ...]]] = set()
 
     def place(side: str, path: str, blob: str, first: int, count: int) -> None:
         tree = trees.get(blob, path)
         if tree.open_fence:
             open_fences.add(blob)
         for line in range(first, first + count):
+            if line in tree.blank_lines:
+                continue
             section = tree.at(line)
-            key = (side, None if section is None else section.start)
-            if key not in seen:
-                seen.add(key)
-                rows.append((side, path, section))
+            placed = [section]
+            # A section xml2rfc makes up (References over two lists) has no line of its own
+            # but the line its first subsection opens on: a change there is in both.
+            while section is not None and section.parent is not None:
+                section = tree.sections[section.parent]
+                if section.start != line:
+                    break
+                placed.append(section)
+            for found in placed:
+                key = (side, None, ()) if found is None else (side, found.start, found.path)
+                if key not in seen:
+                    seen.add(key)
+                    rows.append((side, path, found))
 
     for a, b, c, d in change.hunks:
         if d and change.new_blob and change.new_path:
@@ -959,7 +1018,7 @@ class _TreeCache:
 
     def get(self, blob: str, path: str) -> SectionTree:
         """The section tree of blob ``blob`` (a file named ``path``)."""
-        key = blob + (":xml" if path.lower().endswith(".xml") else ":md")
+        key = blob + ":" + PurePosixPath(path).suffix.lower()  # a .txt is read as text
         tree = self._trees.get(key)
         if tree is None:
             tree = parse_sections(self.git.blob(blob), path)

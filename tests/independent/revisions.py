@@ -243,8 +243,8 @@ def section_rows(text: str, path: str) -> list[tuple[str | None, str]]:
     when there are two lists, else the one list's own title)."""
     sections = parse_sections(text, path).sections
     rows = [(s.number, s.title) for s in sections]
-    if path.endswith(".txt"):
-        return rows  # a text says its references' numbers itself
+    if not path.endswith((".md", ".mkd")):
+        return rows  # a text says its references' numbers itself; XML trees hold them
     if path.endswith(".xml"):
         expanded = expand_entities(text)
         titles, outer = _xml_references(expanded)

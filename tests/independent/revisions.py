@@ -188,6 +188,7 @@ def _markdown_references(text: str) -> list[str]:
     """The reference lists kramdown-rfc writes for a markdown draft: ``Normative
     References`` when the front matter lists normative references or the text cites one with
     ``{{!…}}``, ``Informative References`` likewise for ``informative:`` and ``{{?…}}``."""
+    text = text.replace("\r\n", "\n")  # a file saved on Windows
     front = text.split("\n---", 2)[0] if text.startswith("---") else ""
     lists: dict[str, bool] = {"normative": False, "informative": False}
     lines = front.split("\n")

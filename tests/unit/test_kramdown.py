@@ -605,3 +605,18 @@ def test_a_citation_only_in_a_code_block_makes_no_reference_list() -> None:
     )
     outline = [(s.number, s.heading) for s in parse_kramdown(text).sections]
     assert outline == [("1", "Introduction"), ("2", "Normative References")]
+
+
+def test_a_second_back_marker_makes_no_second_reference_list() -> None:
+    text = (
+        "---\ntitle: Pigeon Perches\nnormative:\n  RFC1149:\n---\n\n--- middle\n\n"
+        "# Introduction\n\nPerches.\n\n--- back\n\n# Perch Sizes\n\nSmall.\n\n--- back\n\n"
+        "# Perch Colours\n\nGrey.\n"
+    )
+    outline = [(s.number, s.heading) for s in parse_kramdown(text).sections]
+    assert outline == [
+        ("1", "Introduction"),
+        ("2", "Normative References"),
+        ("A", "Perch Sizes"),
+        ("B", "Perch Colours"),
+    ]

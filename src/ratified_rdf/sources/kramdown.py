@@ -102,7 +102,8 @@ def parse_kramdown(text: str, *, published: bool = False) -> ParsedDocument:
                 if part != "middle":
                     close_current()
                     current, body = None, []
-                if part == "back":
+                if part == "back" and not references_placed:
+                    # Once: a second "--- back" (drafts have them) goes on with the appendices.
                     headings.extend(_reference_sections(header))
                     references_placed = True
                 continue

@@ -7,7 +7,10 @@ reads git alone; this module is the only place that reads the brain, with SPARQL
 * a revision one side holds and the other does not (of a draft the brain holds; drafts the
   brain leaves out are listed apart, as ``unlisted``);
 * a revision whose text came from another kind of source (tag, per-revision file, docname
-  commit), or from another text (the blobs read differ);
+  commit), or from another text (the blobs read differ; for a docname revision, a text
+  whose front matter does not name it: where the docname went back and forth between
+  branches, several versions name one revision and git alone cannot say which was
+  submitted);
 * revisions named missing by one side only;
 * a section tree that differs: the ``(number, title)`` rows of the revision's text in
   document order.
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.independent.attribution import _Git
-from tests.independent.revisions import Held, holdings, section_rows
+from tests.independent.revisions import Held, holdings, names_revision, section_rows
 
 __all__ = ["Agreement", "compare"]
 
@@ -172,11 +175,21 @@ def _source_problem(git: _Git, mine: Held, theirs: dict[str, str]) -> str | None
         ref = found.group(1)
     mine_ref = f"refs/tags/{mine.ref}^{{commit}}" if mine.kind == "tag" else mine.ref
     if _blob(git, ref, path) != _blob(git, mine_ref, mine.path):
+        if kind == "docname" and _names(git, ref, path, mine.label):
+            # Several versions of the file name the revision (the docname went back and
+            # forth between branches): git alone cannot say which was submitted, so any of
+            # them is the revision's text.
+            return None
         return (
             f"the brain read {path} at {ref[:24]} ('{provenance}'), "
             f"a different text from the checker's {_where(mine)}"
         )
     return None
+
+
+def _names(git: _Git, ref: str, path: str, label: str) -> bool:
+    """Whether ``path`` at ``ref`` names revision ``label`` in its front matter."""
+    return names_revision(git.git_dir, ref, path, label)
 
 
 def _tree_difference(

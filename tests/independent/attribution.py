@@ -403,7 +403,8 @@ def _text_tree(text: str) -> SectionTree:
     indented, so it is not read. A number is only taken when it can follow the one before
     (a line of a figure that starts with a number is not a heading). After the first
     section, a short line at the margin between blank lines (``Acknowledgments``,
-    ``Authors' Addresses``) is an unnumbered section; page headers and footers are not."""
+    ``Authors' Addresses``) is an unnumbered section; page headers and footers are not. A
+    heading follows a blank line (or a page header), never a line of a paragraph."""
     lines = text.split("\n")
     found: list[tuple[int, tuple[str, ...] | None, str, bool]] = []  # line, number, title, back
     previous: tuple[str, ...] | None = None
@@ -412,7 +413,11 @@ def _text_tree(text: str) -> SectionTree:
         line = raw.rstrip("\r").replace("\f", "")
         if not line or line[0] in " \t" or _TEXT_PAGE_LINE.search(line):
             continue
-        heading = _TEXT_HEADING.match(line)
+        above = lines[index - 1].replace("\f", "").strip() if index else ""
+        # A heading stands after a blank line (or a page's header); a line of a paragraph
+        # that starts at the margin with a number does not.
+        after_break = not above or bool(_TEXT_PAGE_LINE.search(above))
+        heading = _TEXT_HEADING.match(line) if after_break else None
         if heading and not _TOC_LEADER.search(line):
             letter, top, rest, title = heading.groups()
             parts: tuple[str, ...] = (letter or top, *[p for p in (rest or "").split(".") if p])
@@ -423,7 +428,6 @@ def _text_tree(text: str) -> SectionTree:
                 continue
         if previous is None:
             continue
-        above = lines[index - 1].strip().replace("\f", "") if index else ""
         below = lines[index + 1].strip().replace("\f", "") if index + 1 < len(lines) else ""
         if not above and not below and len(line) <= 60 and line[-1] not in ".:,;":
             found.append((index + 1, None, line.strip(), appendix))
@@ -464,12 +468,18 @@ def _letters(index: int) -> str:
     return letters
 
 
-def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
+def parse_sections(
+    text: str, filename: str = "draft.md", *, published: bool = False
+) -> SectionTree:
     """The section tree of one document text, numbered as xml2rfc numbers it.
 
     ``filename`` picks the scanner: ``.xml`` reads ``<section>`` nesting, anything else is
     kramdown-rfc markdown (``#`` headings; ``--- back`` starts the appendices, lettered A, B …;
-    ``{:numbered="false"}`` sections, and everything under them, take no number)."""
+    ``{:numbered="false"}`` sections, and everything under them, take no number).
+
+    ``published``: the text is an RFC's as the RFC Editor published it, whose back matter
+    after the appendices (Acknowledgments, Contributors, Authors' Addresses, Index) is never
+    lettered, however the source left it (RFC 7322, the RFC Style Guide)."""
     raw: list[tuple[int, int | None, int, str, str, bool]] = []  # start, end, depth, …
     open_fence = False
     if filename.lower().endswith(".txt"):
@@ -477,10 +487,11 @@ def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
     if filename.lower().endswith(".xml"):
         blank = frozenset(i for i, line in enumerate(text.split("\n"), 1) if not line.strip())
         tree = _number(
+            published,
             [
                 (s, e, d, t or "(untitled)", r, n)
                 for s, e, d, t, r, n in _xml_sections(expand_entities(text))
-            ]
+            ],
         )
         return SectionTree(tree.sections, tree._starts, False, blank)
     headings, markers, open_fence = _markdown_headings(text)
@@ -499,18 +510,27 @@ def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
             open_sections.append((level, len(raw) - 1))
     for _, index in open_sections:
         raw[index] = (*raw[index][:1], last_line, *raw[index][2:])
-    tree = _number(raw)
+    tree = _number(published, raw)
     return SectionTree(tree.sections, tree._starts, open_fence)
 
 
-def _number(raw: list[tuple[int, int | None, int, str, str, bool]]) -> SectionTree:
+BACK_MATTER = frozenset(
+    {"acknowledgments", "acknowledgements", "contributors", "authors' addresses",
+     "author's address", "index"}
+)  # fmt: skip
+"""Headings (case folded) of the RFC Editor's unnumbered sections after the appendices."""
+
+
+def _number(published: bool, raw: list[tuple[int, int | None, int, str, str, bool]]) -> SectionTree:
     """Number sections given in document order as (start, end, depth, title, region,
-    numbered)."""
+    numbered); in a published RFC, back matter (:data:`BACK_MATTER`) takes no letter."""
     sections: list[Section] = []
     parents: list[int] = []  # index of the open section at each depth
     counters: dict[tuple[int | None, str], int] = {}
     seen: dict[tuple[str, ...], int] = {}
     for start, end, depth, title, region, numbered in raw:
+        if published and region == "back" and depth == 0:
+            numbered = numbered and " ".join(title.casefold().split()) not in BACK_MATTER
         depth = min(depth, len(parents))
         del parents[depth:]
         parent = parents[-1] if parents else None
@@ -1149,7 +1169,7 @@ def _attribute(
             if tag not in set(landings[draft].values())
         )
         text_trees = {
-            (ref, path): parse_sections(git.run("show", f"{ref}:{path}"), path)
+            (ref, path): parse_sections(git.run("show", f"{ref}:{path}"), path, published=True)
             for ref, path in texts
         }
         reachable = {ref: frozenset(git.run("rev-list", ref, "--").split()) for ref, _ in texts}

@@ -151,7 +151,7 @@ _IAL = re.compile(r"[ \t]*\{[:#][^}]*\}[ \t]*$")
 _UNNUMBERED = re.compile(r"numbered\s*=\s*[\"']?(?:false|no)\b|\bunnumbered\b")
 _FENCE = re.compile(r"^[ \t]*(~{3,}|`{3,})")
 _MARKER = re.compile(r"^---(?:[ \t]+([A-Za-z][\w-]*))?[ \t]*$")
-_SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
+_SETEXT = re.compile(r"^(=+|-{2,})[ \t]*$")  # a lone "- " is an empty list item
 _NOT_SETEXT_TEXT = re.compile(r"^(?:[ \t]{4}|[ \t]*(?:[-*+|>]|\d+\.)[ \t]|[ \t]*$|[ \t]*\{:)")
 
 
@@ -200,7 +200,14 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
                 lines = text.split("\n")
             above = lines[line - 2].rstrip("\r")
             before = lines[line - 3].strip() if line >= 3 else ""
-            if not _NOT_SETEXT_TEXT.match(above) and not before and not above.startswith("#"):
+            # A merge conflict committed as it was ("<<<<<<< HEAD" over "=======") is text.
+            conflict = above.startswith(("<<<<<<<", ">>>>>>>", "|||||||"))
+            if (
+                not _NOT_SETEXT_TEXT.match(above)
+                and not before
+                and not above.startswith("#")
+                and not conflict
+            ):
                 title = above.strip()
                 attributes = _IAL.search(title)
                 if attributes:

@@ -140,9 +140,9 @@ def test_text_headings_are_read_from_the_margin_past_toc_and_page_breaks() -> No
         (None, "Author's Address"),
     ]
     tree = parse_sections(TEXT, "x.txt")
-    sizes = tree.numbered("1.1")
-    assert sizes is not None and tree.numbered("1") is not None
-    assert tree.numbered("1").end >= sizes.end  # a parent spans its subsections
+    sizes, introduction = tree.numbered("1.1"), tree.numbered("1")
+    assert sizes is not None and introduction is not None
+    assert introduction.end >= sizes.end  # a parent spans its subsections
 
 
 def test_a_published_rfcs_back_matter_takes_no_letter_but_a_drafts_does() -> None:

@@ -758,6 +758,16 @@ def _landing(repo: GitRepository, manifest: Manifest, spec: SpecRecords) -> _Lan
         first_in[draft.name] = first_containing(
             repo, [(r.name, r.commit.commit) for r in revisions]
         )
+        # A file named for one revision (draft-x-05.xml, and its .txt beside it) is that
+        # revision's working copy: a change to it lands in that revision, whichever revision
+        # the draft's own file is named for.
+        for revision in revisions:
+            if revision.tag is None and PurePosixPath(revision.file).stem == revision.name:
+                for suffix in (".md", ".mkd", ".xml", ".txt"):
+                    documents_of[revision.name + suffix].insert(0, revision.name)
+                first_in[revision.name] = first_containing(
+                    repo, [(revision.name, revision.commit.commit)]
+                )
     # An RFC whose text is not held has no text for a change to land in: its sections are
     # a revision's, whose changes land in that revision.
     held = [rfc for rfc in spec.rfcs if rfc.text_held]

@@ -111,6 +111,9 @@ class SectionTree:
     open_fence: bool = False
     """A fence is left open at the end of the text: a reader of the file cannot be sure which
     lines are code (this checker reads the rest of the file as code, as it stands)."""
+    blank_lines: frozenset[int] = field(repr=False, compare=False, default=frozenset())
+    """Lines of an XML text that hold only white space: the layout between elements, no
+    section's text, so a change to them changes no section."""
 
     @classmethod
     def of(cls, sections: Iterable[Section]) -> SectionTree:
@@ -142,12 +145,14 @@ class _Heading:
     numbered: bool = True
 
 
-_MD_CANDIDATE = re.compile(r"\n(?:[#%~`{-]|[ \t]+[~`])[^\n]*")
+_MD_CANDIDATE = re.compile(r"\n(?:[#%~`{=-]|[ \t]+[~`])[^\n]*")
 _MD_HEADING = re.compile(r"^(?:%%)?(#{1,6})(?!#)[ \t]*(.*?)[ \t]*$")
 _IAL = re.compile(r"[ \t]*\{[:#][^}]*\}[ \t]*$")
 _UNNUMBERED = re.compile(r"numbered\s*=\s*[\"']?(?:false|no)\b|\bunnumbered\b")
 _FENCE = re.compile(r"^[ \t]*(~{3,}|`{3,})")
 _MARKER = re.compile(r"^---(?:[ \t]+([A-Za-z][\w-]*))?[ \t]*$")
+_SETEXT = re.compile(r"^(=+|-{2,})[ \t]*$")  # a lone "- " is an empty list item
+_NOT_SETEXT_TEXT = re.compile(r"^(?:[ \t]{4}|[ \t]*(?:[-*+|>]|\d+\.)[ \t]|[ \t]*$|[ \t]*\{:)")
 
 
 def _candidate_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -173,6 +178,7 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
     region = "middle"
     in_yaml = text.startswith("---\n") or text.startswith("---\r\n")
     fence = ""
+    lines: list[str] | None = None
     for line, raw in _candidate_lines(text):
         if line == 1 and in_yaml:
             continue
@@ -186,6 +192,31 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
             ):
                 fence = ""
             continue
+        underline = None if in_yaml else _SETEXT.match(raw)
+        if underline and region != "front" and line >= 2:
+            # A setext heading (``Title`` over ``===`` or ``---``): kramdown reads the line
+            # above as the heading when it is text that starts a block (a blank line before).
+            if lines is None:
+                lines = text.split("\n")
+            above = lines[line - 2].rstrip("\r")
+            before = lines[line - 3].strip() if line >= 3 else ""
+            # A merge conflict committed as it was ("<<<<<<< HEAD" over "=======") is text.
+            conflict = above.startswith(("<<<<<<<", ">>>>>>>", "|||||||"))
+            if (
+                not _NOT_SETEXT_TEXT.match(above)
+                and not before
+                and not above.startswith("#")
+                and not conflict
+            ):
+                title = above.strip()
+                attributes = _IAL.search(title)
+                if attributes:
+                    title = title[: attributes.start()].strip()
+                level = 1 if underline.group(1)[0] == "=" else 2
+                numbered = not (attributes and _UNNUMBERED.search(attributes.group(0)))
+                if title:
+                    headings.append(_Heading(line - 1, level, title, region, numbered))
+                continue
         marker = _MARKER.match(raw)
         if marker:
             name = marker.group(1) or ""
@@ -227,7 +258,8 @@ def _markdown_headings(text: str) -> tuple[list[_Heading], list[int], bool]:
 
 
 _XML_TOKEN = re.compile(
-    r"<!--.*?-->|<(/?)(section|middle|back|name)\b([^>]*?)(/?)>", re.S | re.IGNORECASE
+    r"<!--.*?-->|<(/?)(section|references|middle|back|name)\b([^>]*?)(/?)>",
+    re.S | re.IGNORECASE,
 )
 _XML_ATTRIBUTE = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
@@ -253,6 +285,20 @@ def _xml_sections(text: str) -> list[tuple[int, int, int, str, str, bool]]:
             end = text.find("</name>", token.end())
             name = re.sub(r"<[^>]+>", "", text[token.end() : end if end >= 0 else token.end()])
             found[naming][3] = html.unescape(" ".join(name.split()))
+        elif tag == "references" and not closing:
+            # A reference list is a numbered section of the body's numbering, after its last
+            # section (xml2rfc renders it so); its title is ``title=`` (v2) or ``<name>``.
+            values = {
+                m.group(1): m.group(2) or m.group(3) or ""
+                for m in _XML_ATTRIBUTE.finditer(attributes)
+            }
+            title = html.unescape(" ".join(values.get("title", "").split()))
+            found.append([line, line, len(stack), title, "references", True])
+            naming = len(found) - 1
+            if empty:
+                naming = None
+            else:
+                stack.append(len(found) - 1)
         elif tag == "section" and not closing:
             values = {
                 m.group(1): m.group(2) or m.group(3) or ""
@@ -266,10 +312,157 @@ def _xml_sections(text: str) -> list[tuple[int, int, int, str, str, bool]]:
                 naming = None
             else:
                 stack.append(len(found) - 1)
-        elif tag == "section" and closing and stack:
+        elif tag in ("section", "references") and closing and stack:
             found[stack.pop()][1] = text.count("\n", 0, token.end()) + 1
             naming = None
-    return [tuple(entry) for entry in found]  # type: ignore[misc]
+    return _reference_lists([tuple(entry) for entry in found])  # type: ignore[misc]
+
+
+def _reference_lists(
+    found: list[tuple[int, int, int, str, str, bool]],
+) -> list[tuple[int, int, int, str, str, bool]]:
+    """The reference lists numbered as xml2rfc numbers them: one list is one section of the
+    body's numbering (``9. Normative References``); several side by side (v2) are
+    subsections of one ``References`` section it makes up, spanning them all."""
+    lists = [i for i, entry in enumerate(found) if entry[4] == "references"]
+    top = [i for i in lists if found[i][2] == 0]
+    marked = [
+        (s, e, d, t or "References", "middle", n) if r == "references" else (s, e, d, t, r, n)
+        for s, e, d, t, r, n in found
+    ]
+    if len(top) < 2:
+        return marked
+    first, last = top[0], top[-1]
+    end = max(found[i][1] for i in lists)
+    parent = (found[first][0], end, 0, "References", "middle", True)
+    nested = [
+        (s, e, d + 1, t, r, n) if first <= i <= last or i in lists else (s, e, d, t, r, n)
+        for i, (s, e, d, t, r, n) in enumerate(marked)
+    ]
+    return [*nested[:first], parent, *nested[first:]]
+
+
+_DOCTYPE = re.compile(r"<!DOCTYPE[^\[>]*\[(.*?)\]\s*>", re.S)
+_ENTITY = re.compile(r"""<!ENTITY\s+([\w.-]+)\s+(?:"([^"]*)"|'([^']*)')\s*>""")
+_ENTITY_USE = re.compile(r"&([\w.-]+);")
+
+
+def expand_entities(text: str, rounds: int = 4, limit: int = 4_000_000) -> str:
+    """``text`` with the general entities its DOCTYPE declares inline (``<!ENTITY MAY
+    "<bcp14>MAY</bcp14>">``) replaced by their values, as an XML parser would; external
+    (``SYSTEM``) and parameter entities are left as written. The expansion is bounded (a few
+    rounds, a size cap) and keeps every line where it was: a value's line breaks become
+    spaces, so a line of the expanded text is the same line of the file."""
+    doctype = _DOCTYPE.search(text)
+    if doctype is None:
+        return text
+    values = {
+        m.group(1): " ".join((m.group(2) if m.group(2) is not None else m.group(3)).split("\n"))
+        for m in _ENTITY.finditer(doctype.group(1))
+    }
+    if not values:
+        return text
+    head, body = text[: doctype.end()], text[doctype.end() :]
+    for _ in range(rounds):
+        expanded = _ENTITY_USE.sub(lambda m: values.get(m.group(1), m.group(0)), body)
+        if expanded == body or len(expanded) > limit:
+            break
+        body = expanded
+    return head + body
+
+
+_TEXT_HEADING = re.compile(
+    r"^(?:Appendix[ \t]+([A-Z]{1,2})\.?|(\d+|[A-Z]{1,2}(?=\.\d))((?:\.\d+)*)\.?)"
+    r"[ \t]+(\S.*?)[ \t]*$"
+)
+_TEXT_PAGE_LINE = re.compile(
+    r"\[Page \d+\][ \t]*$|^(?:Internet[- ]Draft|INTERNET[- ]DRAFT|RFC[ \t]+\d+)[ \t]{2,}"
+)
+_TOC_LEADER = re.compile(r"(?:\.[ \t]?){3,}[ \t]*\d+[ \t]*$|[ \t]{2,}\d+[ \t]*$")
+
+
+def _successor(previous: tuple[str, ...] | None, number: tuple[str, ...]) -> bool:
+    """Whether section ``number`` may follow ``previous`` in a text: the next at some level
+    (``3.2`` after ``3.1.4``, ``4`` after ``3.2``), the first child (``3.2.1`` after
+    ``3.2``), or the first appendix (``A`` after any numbered section)."""
+
+    def following(part: str) -> str:
+        if part.isdigit():
+            return str(int(part) + 1)
+        return _letters(sum((ord(c) - 64) * 26**i for i, c in enumerate(reversed(part))))
+
+    if previous is None:
+        return number == ("1",)
+    if number == (*previous, "1"):
+        return True
+    if len(number) == 1 and number[0] == "A" and previous[0].isdigit():
+        return True
+    for depth in range(len(previous)):
+        if number == (*previous[:depth], following(previous[depth])):
+            return True
+    return False
+
+
+def _text_tree(text: str) -> SectionTree:
+    """The sections of a plain-text draft or RFC, as the IETF lays one out: a heading
+    starts at the left margin (body text is indented) with its number and a full stop
+    (``3.2.``), appendices as ``Appendix A.`` and ``A.1.``; the table of contents is
+    indented, so it is not read. A number is only taken when it can follow the one before
+    (a line of a figure that starts with a number is not a heading). After the first
+    section, a short line at the margin between blank lines (``Acknowledgments``,
+    ``Authors' Addresses``) is an unnumbered section; page headers and footers are not. A
+    heading follows a blank line (or a page header), never a line of a paragraph."""
+    lines = text.split("\n")
+    found: list[tuple[int, tuple[str, ...] | None, str, bool]] = []  # line, number, title, back
+    previous: tuple[str, ...] | None = None
+    appendix = False
+    for index, raw in enumerate(lines):
+        line = raw.rstrip("\r").replace("\f", "")
+        if not line or line[0] in " \t" or _TEXT_PAGE_LINE.search(line):
+            continue
+        above = lines[index - 1].replace("\f", "").strip() if index else ""
+        # A heading stands after a blank line (or a page's header); a line of a paragraph
+        # that starts at the margin with a number does not.
+        after_break = not above or bool(_TEXT_PAGE_LINE.search(above))
+        heading = _TEXT_HEADING.match(line) if after_break else None
+        if heading and not _TOC_LEADER.search(line):
+            letter, top, rest, title = heading.groups()
+            parts: tuple[str, ...] = (letter or top, *[p for p in (rest or "").split(".") if p])
+            if _successor(previous, parts):
+                previous = parts
+                appendix = appendix or not parts[0].isdigit()
+                found.append((index + 1, parts, title, appendix))
+                continue
+        if previous is None:
+            continue
+        below = lines[index + 1].strip().replace("\f", "") if index + 1 < len(lines) else ""
+        if not above and not below and len(line) <= 60 and line[-1] not in ".:,;":
+            found.append((index + 1, None, line.strip(), appendix))
+    last_line = len(lines)
+    sections: list[Section] = []
+    seen: dict[tuple[str, ...], int] = {}
+    parents: dict[tuple[str, ...], int] = {}
+    for position, (start, given, heading_text, back) in enumerate(found):
+        end = found[position + 1][0] - 1 if position + 1 < len(found) else last_line
+        parent = parents.get(given[:-1]) if given and len(given) > 1 else None
+        path = (*(sections[parent].path if parent is not None else ()), heading_text)
+        occurrence = seen.get(_folded(path), 0)
+        seen[_folded(path)] = occurrence + 1
+        number = ".".join(given) if given else None
+        sections.append(Section(number, path, occurrence, back, start, end, parent))
+        if given:
+            parents[given] = len(sections) - 1
+    # A parent's span runs to its last descendant's end.
+    for index in range(len(sections) - 1, -1, -1):
+        child = sections[index]
+        if child.parent is not None:
+            holder = sections[child.parent]
+            if holder.end < child.end:
+                sections[child.parent] = Section(
+                    holder.number, holder.path, holder.occurrence, holder.appendix,
+                    holder.start, child.end, holder.parent,
+                )  # fmt: skip
+    return SectionTree.of(sections)
 
 
 def _letters(index: int) -> str:
@@ -282,45 +475,69 @@ def _letters(index: int) -> str:
     return letters
 
 
-def parse_sections(text: str, filename: str = "draft.md") -> SectionTree:
+def parse_sections(
+    text: str, filename: str = "draft.md", *, published: bool = False
+) -> SectionTree:
     """The section tree of one document text, numbered as xml2rfc numbers it.
 
     ``filename`` picks the scanner: ``.xml`` reads ``<section>`` nesting, anything else is
     kramdown-rfc markdown (``#`` headings; ``--- back`` starts the appendices, lettered A, B …;
-    ``{:numbered="false"}`` sections, and everything under them, take no number)."""
+    ``{:numbered="false"}`` sections, and everything under them, take no number).
+
+    ``published``: the text is an RFC's as the RFC Editor published it, whose back matter
+    after the appendices (Acknowledgments, Contributors, Authors' Addresses, Index) is never
+    lettered, however the source left it (RFC 7322, the RFC Style Guide)."""
     raw: list[tuple[int, int | None, int, str, str, bool]] = []  # start, end, depth, …
     open_fence = False
+    if filename.lower().endswith(".txt"):
+        return _text_tree(text)
     if filename.lower().endswith(".xml"):
-        raw = [(s, e, d, t or "(untitled)", r, n) for s, e, d, t, r, n in _xml_sections(text)]
-    else:
-        headings, markers, open_fence = _markdown_headings(text)
-        last_line = text.count("\n") + (0 if text.endswith("\n") else 1)
-        events = sorted([(h.line, h) for h in headings] + [(m, None) for m in markers],
-                        key=lambda event: event[0])  # fmt: skip
-        open_sections: list[tuple[int, int]] = []  # (heading level, index into raw)
-        for line, heading in events:
-            level = 0 if heading is None else heading.level
-            while open_sections and open_sections[-1][0] >= level:
-                index = open_sections.pop()[1]
-                raw[index] = (*raw[index][:1], line - 1, *raw[index][2:])
-            if heading is not None:
-                raw.append((line, None, len(open_sections), heading.title, heading.region,
-                            heading.numbered))  # fmt: skip
-                open_sections.append((level, len(raw) - 1))
-        for _, index in open_sections:
-            raw[index] = (*raw[index][:1], last_line, *raw[index][2:])
-    tree = _number(raw)
+        blank = frozenset(i for i, line in enumerate(text.split("\n"), 1) if not line.strip())
+        tree = _number(
+            published,
+            [
+                (s, e, d, t or "(untitled)", r, n)
+                for s, e, d, t, r, n in _xml_sections(expand_entities(text))
+            ],
+        )
+        return SectionTree(tree.sections, tree._starts, False, blank)
+    headings, markers, open_fence = _markdown_headings(text)
+    last_line = text.count("\n") + (0 if text.endswith("\n") else 1)
+    events = sorted([(h.line, h) for h in headings] + [(m, None) for m in markers],
+                    key=lambda event: event[0])  # fmt: skip
+    open_sections: list[tuple[int, int]] = []  # (heading level, index into raw)
+    for line, heading in events:
+        level = 0 if heading is None else heading.level
+        while open_sections and open_sections[-1][0] >= level:
+            index = open_sections.pop()[1]
+            raw[index] = (*raw[index][:1], line - 1, *raw[index][2:])
+        if heading is not None:
+            raw.append((line, None, len(open_sections), heading.title, heading.region,
+                        heading.numbered))  # fmt: skip
+            open_sections.append((level, len(raw) - 1))
+    for _, index in open_sections:
+        raw[index] = (*raw[index][:1], last_line, *raw[index][2:])
+    tree = _number(published, raw)
     return SectionTree(tree.sections, tree._starts, open_fence)
 
 
-def _number(raw: list[tuple[int, int | None, int, str, str, bool]]) -> SectionTree:
+BACK_MATTER = frozenset(
+    {"acknowledgments", "acknowledgements", "contributors", "authors' addresses",
+     "author's address", "index"}
+)  # fmt: skip
+"""Headings (case folded) of the RFC Editor's unnumbered sections after the appendices."""
+
+
+def _number(published: bool, raw: list[tuple[int, int | None, int, str, str, bool]]) -> SectionTree:
     """Number sections given in document order as (start, end, depth, title, region,
-    numbered)."""
+    numbered); in a published RFC, back matter (:data:`BACK_MATTER`) takes no letter."""
     sections: list[Section] = []
     parents: list[int] = []  # index of the open section at each depth
     counters: dict[tuple[int | None, str], int] = {}
     seen: dict[tuple[str, ...], int] = {}
     for start, end, depth, title, region, numbered in raw:
+        if published and region == "back" and depth == 0:
+            numbered = numbered and " ".join(title.casefold().split()) not in BACK_MATTER
         depth = min(depth, len(parents))
         del parents[depth:]
         parent = parents[-1] if parents else None
@@ -662,15 +879,18 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NULL = "0" * 40
 
 
-def _walk(git: _Git, branch: str) -> Iterator[tuple[list[str], list[_Change]]]:
+def _walk(
+    git: _Git, branch: str, suffixes: tuple[str, ...] = DOCUMENT_SUFFIXES
+) -> Iterator[tuple[list[str], list[_Change]]]:
     """``([sha, parents, email, date], changes)`` for every non-merge commit of ``branch``
-    that changed a ``.md`` or ``.xml`` file, with its ``--unified=0`` hunks."""
+    that changed a file ending in one of ``suffixes`` (``.md``, ``.xml``), with its
+    ``--unified=0`` hunks."""
     commits = git.run("rev-list", "--no-merges", branch)
     output = git.run(
         "diff-tree", "--stdin", "--root", "-r", "-M", "--raw", "-p", "--unified=0",
         "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
         "--src-prefix=a/", "--dst-prefix=b/", "--format=%x1e%H%x09%P%x09%ae%x09%aI%x09%cI",
-        "--", *(f"*{suffix}" for suffix in DOCUMENT_SUFFIXES),
+        "--", *(f"*{suffix}" for suffix in suffixes),
         stdin=commits,
     )  # fmt: skip
     header: list[str] | None = None
@@ -781,18 +1001,29 @@ def _rows_for(
     """``(side, file, section)`` for every section a change's hunks sit in; the blobs read
     whose fences do not pair up are added to ``open_fences``."""
     rows: list[tuple[str, str, Section | None]] = []
-    seen: set[tuple[str, int | None]] = set()
+    seen: set[tuple[str, int | None, tuple[str, ...]]] = set()
 
     def place(side: str, path: str, blob: str, first: int, count: int) -> None:
         tree = trees.get(blob, path)
         if tree.open_fence:
             open_fences.add(blob)
         for line in range(first, first + count):
+            if line in tree.blank_lines:
+                continue
             section = tree.at(line)
-            key = (side, None if section is None else section.start)
-            if key not in seen:
-                seen.add(key)
-                rows.append((side, path, section))
+            placed = [section]
+            # A section xml2rfc makes up (References over two lists) has no line of its own
+            # but the line its first subsection opens on: a change there is in both.
+            while section is not None and section.parent is not None:
+                section = tree.sections[section.parent]
+                if section.start != line:
+                    break
+                placed.append(section)
+            for found in placed:
+                key = (side, None, ()) if found is None else (side, found.start, found.path)
+                if key not in seen:
+                    seen.add(key)
+                    rows.append((side, path, found))
 
     for a, b, c, d in change.hunks:
         if d and change.new_blob and change.new_path:
@@ -814,7 +1045,7 @@ class _TreeCache:
 
     def get(self, blob: str, path: str) -> SectionTree:
         """The section tree of blob ``blob`` (a file named ``path``)."""
-        key = blob + (":xml" if path.lower().endswith(".xml") else ":md")
+        key = blob + ":" + PurePosixPath(path).suffix.lower()  # a .txt is read as text
         tree = self._trees.get(key)
         if tree is None:
             tree = parse_sections(self.git.blob(blob), path)
@@ -945,7 +1176,7 @@ def _attribute(
             if tag not in set(landings[draft].values())
         )
         text_trees = {
-            (ref, path): parse_sections(git.run("show", f"{ref}:{path}"), path)
+            (ref, path): parse_sections(git.run("show", f"{ref}:{path}"), path, published=True)
             for ref, path in texts
         }
         reachable = {ref: frozenset(git.run("rev-list", ref, "--").split()) for ref, _ in texts}

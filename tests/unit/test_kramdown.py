@@ -577,3 +577,46 @@ def test_an_rfcs_unnumbered_back_matter_gets_no_appendix_letter() -> None:
     # A draft's text is numbered as its markdown says: only the RFC Editor's rule is applied.
     draft = parse_document("draft-example-pigeon.md", _PUBLISHED)
     assert _section(draft, "Contributors").number == "B"
+
+
+def test_references_cited_in_the_text_make_their_lists_though_the_header_lists_none() -> None:
+    # kramdown-rfc files {{!…}} under the normative and {{?…}} under the informative
+    # references whether or not the header has those keys: each list is a numbered section.
+    text = (
+        "---\ntitle: Pigeon Perches\ndocname: draft-pigeon-perches-00\nnormative:\n"
+        "informative:\n---\n\n--- abstract\n\nPerches.\n\n--- middle\n\n# Introduction\n\n"
+        "Pigeons perch {{!RFC1149}}; see also {{?RFC2549}}.\n\n~~~\n{{?NOT-A-CITATION}}\n~~~\n\n"
+        "--- back\n\n# Perch Sizes\n\nSmall.\n"
+    )
+    outline = [(s.number, s.heading) for s in parse_kramdown(text).sections]
+    assert outline == [
+        ("1", "Introduction"),
+        ("2", "References"),
+        ("2.1", "Normative References"),
+        ("2.2", "Informative References"),
+        ("A", "Perch Sizes"),
+    ]
+
+
+def test_a_citation_only_in_a_code_block_makes_no_reference_list() -> None:
+    text = (
+        "---\ntitle: Pigeon Perches\n---\n\n--- middle\n\n# Introduction\n\n"
+        "Pigeons perch {{!RFC1149}}.\n\n~~~\n{{?NOT-A-CITATION}}\n~~~\n"
+    )
+    outline = [(s.number, s.heading) for s in parse_kramdown(text).sections]
+    assert outline == [("1", "Introduction"), ("2", "Normative References")]
+
+
+def test_a_second_back_marker_makes_no_second_reference_list() -> None:
+    text = (
+        "---\ntitle: Pigeon Perches\nnormative:\n  RFC1149:\n---\n\n--- middle\n\n"
+        "# Introduction\n\nPerches.\n\n--- back\n\n# Perch Sizes\n\nSmall.\n\n--- back\n\n"
+        "# Perch Colours\n\nGrey.\n"
+    )
+    outline = [(s.number, s.heading) for s in parse_kramdown(text).sections]
+    assert outline == [
+        ("1", "Introduction"),
+        ("2", "Normative References"),
+        ("A", "Perch Sizes"),
+        ("B", "Perch Colours"),
+    ]

@@ -96,6 +96,7 @@ FORMATS: dict[str, DocumentFormat] = {
         name="xml2rfc",
         suffixes=(".xml",),
         parse=parse_xml2rfc,
+        parse_published=functools.partial(parse_xml2rfc, published=True),
         outline=xml2rfc_outline,
         outline_line=xml2rfc.outline_line,
     ),

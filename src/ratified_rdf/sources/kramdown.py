@@ -74,6 +74,7 @@ def parse_kramdown(text: str, *, published: bool = False) -> ParsedDocument:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     header, body_start = _front_matter(lines)
     in_fence = _fence_mask(lines)
+    header["references"] = _cited_lists(header.get("references", ()), lines, in_fence, body_start)
     headings: list[RawHeading] = []
     current: dict[str, Any] | None = None
     body: list[str] = []
@@ -101,7 +102,8 @@ def parse_kramdown(text: str, *, published: bool = False) -> ParsedDocument:
                 if part != "middle":
                     close_current()
                     current, body = None, []
-                if part == "back":
+                if part == "back" and not references_placed:
+                    # Once: a second "--- back" (drafts have them) goes on with the appendices.
                     headings.extend(_reference_sections(header))
                     references_placed = True
                 continue
@@ -361,6 +363,24 @@ def _marked(line: str) -> bool:
     return line.lstrip()[:1] in ("#", "%", "-", "=") or any(
         mark in line for mark in ("~~~", "```", "<!--", "-->")
     )
+
+
+_CITED = {"normative": "{{!", "informative": "{{?"}
+
+
+def _cited_lists(
+    listed: tuple[str, ...], lines: list[str], in_fence: list[bool], body_start: int
+) -> tuple[str, ...]:
+    """The reference lists a document has: those its header fills, and those its text cites
+    into (kramdown-rfc files ``{{!RFC8446}}`` under the normative references and
+    ``{{?RFC8446}}`` under the informative ones, listed in the header or not)."""
+    cited = set(listed)
+    for kind, mark in _CITED.items():
+        if kind not in cited and any(
+            mark in lines[i] and not in_fence[i] for i in range(body_start, len(lines))
+        ):
+            cited.add(kind)
+    return tuple(k for k in dict.fromkeys(("normative", "informative", *listed)) if k in cited)
 
 
 def _reference_sections(header: dict[str, Any]) -> list[RawHeading]:

@@ -22,6 +22,7 @@ that its DOCTYPE and entity events can be intercepted; an entity declaration tha
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import textwrap
 import xml.etree.ElementTree as ET
@@ -38,6 +39,7 @@ from ratified_rdf.sources.document import (
     RawHeading,
     assemble_sections,
 )
+from ratified_rdf.sources.kramdown import UNNUMBERED_BACK
 from ratified_rdf.sources.xml_entities import expand_entities
 
 __all__ = ["outline_line", "parse_xml2rfc", "xml2rfc_outline"]
@@ -59,8 +61,12 @@ tree recursively, so a deeper document is refused as it is parsed instead of exh
 interpreter's recursion limit."""
 
 
-def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
+def parse_xml2rfc(text: str | bytes, *, published: bool = False) -> ParsedDocument:
     """Read an xml2rfc document (v3, or v2 where the two differ only in spelling).
+
+    ``published``: the text is an RFC's, whose back matter the RFC Editor ends with
+    unnumbered sections (:data:`~ratified_rdf.sources.kramdown.UNNUMBERED_BACK`, such as
+    Contributors): they get no appendix letter even where the XML leaves them numbered.
 
     Returns the title, docname (``docName`` attribute, Internet-Draft ``seriesInfo`` or
     ``rfc<number>``), the ``<front>`` authors and every section of ``<middle>`` and ``<back>``
@@ -104,7 +110,10 @@ def parse_xml2rfc(text: str | bytes) -> ParsedDocument:
             _collect(child, 1 + (len(references) > 1), appendix=False, out=headings)
         for child in back:
             if child.tag == "section":
+                start = len(headings)
                 _collect(child, 1, appendix=True, out=headings)
+                if published and _heading(child).lower() in UNNUMBERED_BACK:
+                    headings[start] = dataclasses.replace(headings[start], numbered=False)
     return ParsedDocument(
         title=title,
         docname=docname,

@@ -377,6 +377,14 @@ def build_notes(
         if draft.missing
     ]
     notes += [
+        f"{draft.name}: revisions not numbered in the repository (no tag, no per-revision "
+        "file, no docname naming one), so its document as last committed is read as one "
+        "revision named 'latest' and which numbered revisions the IETF published is not "
+        "guessed: tag each revision's commit and give the numbered range to read them."
+        for draft in manifest.draft
+        if draft.unnumbered
+    ]
+    notes += [
         f"{', '.join(names)} all became {rfc}, and none is replaced by another: if they were "
         "one draft renamed, or one replaced another, say so with replaced_by; if they were "
         "merged, their sections are each followed into it."

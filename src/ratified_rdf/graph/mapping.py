@@ -24,6 +24,7 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import ntriples
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
+from ratified_rdf.records.manifest import UNNUMBERED
 from ratified_rdf.records.models import (
     AlignmentRecord,
     CommitRef,
@@ -477,7 +478,14 @@ def _revision_batch(
     batch.text(iri, "rr:sourceFile", revision.file)
     batch.text(iri, "rr:readingGap", revision.document.gap)
     batch.typed(iri, "prov:generatedAtTime", revision.commit.committed_at, XSD_DT)
-    batch.add(iri, "foaf:page", v.revision_url(revision.draft, revision.number))
+    # An unnumbered revision has no page of its own at the datatracker: its draft's is it.
+    batch.add(
+        iri,
+        "foaf:page",
+        v.draft_url(revision.draft)
+        if revision.number == UNNUMBERED
+        else v.revision_url(revision.draft, revision.number),
+    )
     batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, revision.commit))
     successor = successors.get(revision.name)
     if successor is not None:

@@ -101,6 +101,15 @@ def test_an_unnumbered_draft_builds_its_text_as_last_committed(
             _RR + "SELECT ?t WHERE { ?s rr:text ?t FILTER(CONTAINS(?t, 'worms')) }"
         ).rows
         assert text
+        # Every card listing the draft's revisions names the gap and no number.
+        listed = brain.ask("what revisions does draft-ietf-avocet-wade have?")
+        assert listed.intent == "revisions"
+        assert "revisions not numbered in the repository" in listed.summary
+        assert "draft-ietf-avocet-wade-latest" in listed.summary
+        held = brain.ask("what do you hold?")
+        gap = [r for r in held.results if r.what == "revisions not numbered in the repository"]
+        assert [g.names for g in gap] == [["draft-ietf-avocet-wade"]]
+        assert "numbers no revision of draft-ietf-avocet-wade" in held.summary
     finally:
         brain.close()
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from ratified_rdf import Brain, BuildReport, Verdict
+from ratified_rdf.answers.models import Holding
 from tests.conftest import REPO, require_corpus
 
 pytestmark = pytest.mark.corpus
@@ -137,7 +138,11 @@ def test_a_repository_numbering_no_revision_builds_each_draft_as_last_committed(
         assert "revisions not numbered in the repository" in listed.summary, listed.summary
         assert f"{draft}-latest" in listed.summary
     held = brain.ask("what do you hold?")
-    gap = [r for r in held.results if r.what == "revisions not numbered in the repository"]
+    gap = [
+        r
+        for r in held.results
+        if isinstance(r, Holding) and r.what == "revisions not numbered in the repository"
+    ]
     assert [sorted(g.names or ()) for g in gap] == [sorted(drafts)]
     # The section's commits are credited to the unnumbered revision's sections.
     who = brain.ask(f"who should I ask about section {SECTION}?")

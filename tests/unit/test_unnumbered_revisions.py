@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ratified_rdf import Brain
+from ratified_rdf.answers.models import Holding
 from ratified_rdf.records.manifest import ManifestError, load_manifest
 
 _RR = "PREFIX rr: <https://w3id.org/ratified-rdf/ontology#>\n"
@@ -107,7 +108,11 @@ def test_an_unnumbered_draft_builds_its_text_as_last_committed(
         assert "revisions not numbered in the repository" in listed.summary
         assert "draft-ietf-avocet-wade-latest" in listed.summary
         held = brain.ask("what do you hold?")
-        gap = [r for r in held.results if r.what == "revisions not numbered in the repository"]
+        gap = [
+            r
+            for r in held.results
+            if isinstance(r, Holding) and r.what == "revisions not numbered in the repository"
+        ]
         assert [g.names for g in gap] == [["draft-ietf-avocet-wade"]]
         assert "numbers no revision of draft-ietf-avocet-wade" in held.summary
     finally:

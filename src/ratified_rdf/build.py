@@ -383,8 +383,13 @@ def _read_run(
             lambda: ReadHistory(refs, read_git_evidence(repo, refs, files)),
             "reading the documents' history",
         )
-    records = read_spec(manifest, repo, commit_map, step, records_folder=folder)
     facts = _draft_facts(manifest, folder)
+    posted = {
+        f"{name}-{revision.rev}": revision.time
+        for name, known in facts.items()
+        for revision in known.revisions
+    }
+    records = read_spec(manifest, repo, commit_map, step, records_folder=folder, posted=posted)
     discussion = (
         read_discussion_sources(manifest, records, repo, commit_map, folder, facts, history)
         if manifest.discussion is not None
@@ -396,9 +401,10 @@ def _read_run(
             computed = compute_expertise(discussion.visible_to(sources), records)
             scores.append((level, sources, computed, datetime.now(UTC)))
     summary = _ReadSummary(
-        revisions=len(records.revisions),
+        revisions=len(records.revisions) + len(records.kept_revisions),
         rfcs=len(records.rfcs),
         sections=sum(len(r.document.sections) for r in records.revisions)
+        + sum(len(r.document.sections) for r in records.kept_revisions)
         + sum(len(r.document.sections) for r in records.rfcs),
         alignments=len(records.alignments),
         problems=discussion.problems if discussion else (),
@@ -500,11 +506,24 @@ def build_notes(
         if manifest.final_rfc(draft.name) is None
     ]
     notes += [
-        f"{draft.name} lacks revision(s) {', '.join(draft.missing)}: the manifest lists them "
-        "as missing (the repository holds them nowhere, or in no form read), so they are "
-        "recorded as missing (rr:missingRevision) rather than read."
+        f"{draft.name} lacks revision(s) {', '.join(draft.missing_revisions)}: the manifest "
+        "lists them as missing (the repository holds them nowhere, or in no form read), so "
+        "they are recorded as missing (rr:missingRevision) rather than read."
+        for draft in records.drafts
+        if draft.missing_revisions
+    ]
+    notes += [
+        f"{kept.name}, which the repository lacks, is read from {kept.file} (fetched from the "
+        "IETF archive) and dated by its posting; no commit is credited to it."
+        for kept in records.kept_revisions
+    ]
+    notes += [
+        f"{draft.name}: revisions not numbered in the repository (no tag, no per-revision "
+        "file, no docname naming one), so its document as last committed is read as one "
+        "revision named 'latest' and which numbered revisions the IETF published is not "
+        "guessed: tag each revision's commit and give the numbered range to read them."
         for draft in manifest.draft
-        if draft.missing
+        if draft.unnumbered
     ]
     notes += [
         f"{', '.join(names)} all became {rfc}, and none is replaced by another: if they were "

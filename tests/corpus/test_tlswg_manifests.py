@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from ratified_rdf import Brain, BuildReport, Verdict
-from ratified_rdf.records.manifest import ManifestError
+from ratified_rdf.answers.models import Holding
 from tests.conftest import REPO, require_corpus
 
 pytestmark = pytest.mark.corpus
@@ -51,11 +51,10 @@ README_RFCS = {
     ("dnssec-chain-extension", "draft-ietf-tls-dnssec-chain-extension"): (9102, "2021-08"),
 }
 
-NOT_BUILDABLE = {
-    # The repository holds no numbered revision of either draft (no tag, no per-revision
-    # file, docnames say -latest) and the README does not say how many there were: the build
-    # refuses the FILL IN lines init wrote for them, naming them.
-    "sniencryption": "the last revision of draft-ietf-tls-sni-encryption",
+UNNUMBERED = {
+    # The repository numbers no revision of either draft (no tag, no per-revision file,
+    # docnames say -latest): each is its text as last committed, one revision named latest.
+    "sniencryption": ("draft-ietf-tls-sni-encryption", "draft-ietf-tls-sni-encryption-oldsolution"),
 }
 
 SECTION = "3"
@@ -109,7 +108,7 @@ def test_the_readme_rfcs_are_recorded_with_their_months() -> None:
     assert recorded == README_RFCS
 
 
-@pytest.mark.parametrize("name", sorted(set(NAMES) - set(NOT_BUILDABLE)))
+@pytest.mark.parametrize("name", NAMES)
 def test_each_repository_builds_and_its_notes_name_gaps_only(
     tlswg_brain: Callable[[str], tuple[Brain, BuildReport]], name: str
 ) -> None:
@@ -124,17 +123,33 @@ def test_each_repository_builds_and_its_notes_name_gaps_only(
     assert report.alignments > 0
 
 
-@pytest.mark.parametrize(("name", "what"), sorted(NOT_BUILDABLE.items()))
-def test_a_repository_holding_no_revision_is_refused_saying_what_to_fill_in(
-    tlswg_brain: Callable[[str], tuple[Brain, BuildReport]], name: str, what: str
+@pytest.mark.parametrize(("name", "drafts"), sorted(UNNUMBERED.items()))
+def test_a_repository_numbering_no_revision_builds_each_draft_as_last_committed(
+    tlswg_brain: Callable[[str], tuple[Brain, BuildReport]], name: str, drafts: tuple[str, ...]
 ) -> None:
-    require_corpus(SHARED / name / f"{name}.bundle", f"tlswg/{name}")
-    with pytest.raises(ManifestError, match="FILL IN line") as refused:
-        tlswg_brain(name)
-    assert what in str(refused.value)
+    brain, report = tlswg_brain(name)
+    assert report.revisions == len(drafts)
+    for draft in drafts:
+        assert any(
+            note.startswith(f"{draft}: revisions not numbered in the repository")
+            for note in report.notes
+        ), report.notes
+        listed = brain.ask(f"what revisions does {draft} have?")
+        assert "revisions not numbered in the repository" in listed.summary, listed.summary
+        assert f"{draft}-latest" in listed.summary
+    held = brain.ask("what do you hold?")
+    gap = [
+        r
+        for r in held.results
+        if isinstance(r, Holding) and r.what == "revisions not numbered in the repository"
+    ]
+    assert [sorted(g.names or ()) for g in gap] == [sorted(drafts)]
+    # The section's commits are credited to the unnumbered revision's sections.
+    who = brain.ask(f"who should I ask about section {SECTION}?")
+    assert "commit" in who.summary, who.summary
 
 
-@pytest.mark.parametrize("name", sorted(set(NAMES) - set(NOT_BUILDABLE)), ids=str)
+@pytest.mark.parametrize("name", NAMES, ids=str)
 def test_a_sections_history_discussion_and_who_to_ask_are_cards(
     tlswg_brain: Callable[[str], tuple[Brain, BuildReport]], name: str
 ) -> None:

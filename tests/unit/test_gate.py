@@ -105,7 +105,7 @@ def test_rejected_batch_leaves_store_byte_for_byte(brain: Brain) -> None:
         "The SHACL gate rejected the batch from revision draft-example-pigeon-123"
     )
     assert "nothing of it was written" in text
-    assert "A revision has exactly one two-digit number." in text
+    assert "A revision has exactly one two-digit number, or 'latest'" in text
     assert all(v.source_record == report.source for v in report.violations)
 
 

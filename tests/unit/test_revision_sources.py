@@ -356,16 +356,29 @@ def test_drafts_becoming_one_rfc_side_by_side_are_named_in_the_notes(tmp_path: P
     assert any("draft-ietf-gull-wing, draft-ietf-gull-beak all became rfc9992" in n for n in notes)
 
 
-def test_a_draft_no_revision_of_is_held_gets_an_entry_to_fill_in(tmp_path: Path) -> None:
-    result = init_manifest(GitRepository.open(make_plover(tmp_path)), name="plover")
+def test_a_draft_no_revision_of_is_numbered_is_read_as_last_committed(tmp_path: Path) -> None:
+    """init writes the one unnumbered revision (no count to guess), and it builds."""
+    plover = make_plover(tmp_path)
+    result = init_manifest(GitRepository.open(plover), name="plover")
     assert '[[draft]]\nname = "draft-ietf-plover-nest"\nfile = "draft-ietf-plover-nest.md"' in (
         result.text
     )
-    assert '# revisions = "00-NN"' in result.text
-    assert any("how many revisions draft-ietf-plover-nest had" in i for i in result.to_fill)
+    assert 'revisions = "latest"\nrevisions_from = ["latest"]' in result.text
+    assert not any("how many revisions" in i for i in result.to_fill)
     assert any("whether draft-ietf-plover-nest became an RFC" in i for i in result.to_fill)
     assert '# became = "rfcNNNN"' in result.text and "# [[rfc]]\n#   number = NNNN" in result.text
     assert not result.complete
+    records = tmp_path / "records"
+    records.mkdir()
+    brain, report = _build(result.text, plover, records)
+    try:
+        assert report.revisions == 1 and report.sections > 0
+        assert any(
+            "draft-ietf-plover-nest: revisions not numbered in the repository" in note
+            for note in report.notes
+        )
+    finally:
+        brain.close()
 
 
 def test_a_draft_going_on_as_a_bis_draft_became_that_rfc_and_is_not_replaced(
@@ -453,12 +466,10 @@ def test_a_manifest_lacking_what_its_fill_in_lines_ask_names_those_facts(
     result = init_manifest(GitRepository.open(make_plover(tmp_path)), name="plover")
     text = result.text.replace(
         "https://example.invalid/fill-in-the-public-url", "https://git.example/plover"
-    )
+    ).replace('revisions = "latest"\n', "")
     (tmp_path / "manifest.toml").write_text(text)
     # Not "revisions: Field required": the facts the user was asked for.
-    with pytest.raises(
-        ManifestError, match=r"FILL IN line\(s\).*the last revision of draft-ietf-plover-nest"
-    ):
+    with pytest.raises(ManifestError, match=r"FILL IN line\(s\).*the RFC this draft became"):
         load_manifest(tmp_path)
 
 

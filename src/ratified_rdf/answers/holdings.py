@@ -65,6 +65,19 @@ def _gaps(session: Session) -> tuple[list[Holding], str]:
                 if standing
                 else ", and no revision it holds stands for it: it has no sections."
             )
+    unnumbered = [text_of(r, "unnumbered") or "" for r in rows if text_of(r, "unnumbered")]
+    if unnumbered:
+        gaps.append(
+            Holding(
+                what="revisions not numbered in the repository",
+                count=len(unnumbered),
+                names=unnumbered,
+            )
+        )
+        said += (
+            f" Its repository numbers no revision of {', '.join(unnumbered)}: each is held as "
+            "its text as last committed (named latest), not as the revisions published."
+        )
     if unread:
         gaps.append(Holding(what="unread files", count=len(unread), names=unread))
         shown = ", ".join(unread[:UNREAD_NAMED])

@@ -36,6 +36,7 @@ from ratified_rdf.answers.wording import plural
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import Term
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
+from ratified_rdf.records.manifest import UNNUMBERED
 
 CONNECTION_NOT_CAUSATION = (
     "Alignment says a section became that section of the RFC, matched by the rule shown; "
@@ -613,14 +614,21 @@ def revisions(session: Session, question: str, draft: str) -> Answer:
         )
         for r in rows
     ]
+    numbered = [e for e in entries if e.revision_number != UNNUMBERED]
+    summary = (
+        f"{draft} has {plural(len(entries), 'revision')}, {entries[0].revision_number} "
+        f"({entries[0].date[:10]}) to {entries[-1].revision_number} ({entries[-1].date[:10]})."
+        if numbered
+        # Never a number the repository does not give: the gap is said instead.
+        else f"{draft} has revisions not numbered in the repository: the records hold its "
+        f"text as last committed ({entries[0].date[:10]}), as {entries[0].label}, and not "
+        "which numbered revisions were published."
+    )
     return Answer(
         question=question,
         intent="revisions",
         verdict=Verdict.ANSWERED,
-        summary=(
-            f"{draft} has {plural(len(entries), 'revision')}, {entries[0].revision_number} "
-            f"({entries[0].date[:10]}) to {entries[-1].revision_number} ({entries[-1].date[:10]})."
-        ),
+        summary=summary,
         results=list(entries),
         evidence=[
             Evidence(iri=text_of(r, "revision") or "", label=e.label, url=e.url, role="revision")

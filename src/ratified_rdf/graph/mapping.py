@@ -24,9 +24,11 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import ntriples
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
+from ratified_rdf.records.manifest import UNNUMBERED
 from ratified_rdf.records.models import (
     AlignmentRecord,
     CommitRef,
+    KeptRevision,
     RevisionRecord,
     RfcRecord,
     SpecRecords,
@@ -337,6 +339,9 @@ def spec_batches(
     """
     yield _records_batch(records, run, facts or {}, person_of)
     documents = {r.name: (v.revision_iri(r.draft, r.number), r.document) for r in records.revisions}
+    documents.update(
+        {r.name: (v.revision_iri(r.draft, r.number), r.document) for r in records.kept_revisions}
+    )
     documents.update({r.name: (v.document_iri(r.name), r.document) for r in records.rfcs})
     aligned: dict[str, list[AlignmentRecord]] = {}
     for alignment in records.alignments:
@@ -363,6 +368,49 @@ def spec_batches(
             )
         _add_alignments(batch, aligned.get(revision.name, []), documents)
         yield batch
+    for kept in records.kept_revisions:
+        batch = _kept_revision_batch(records, kept, successors, run, person_of)
+        _add_alignments(batch, aligned.get(kept.name, []), documents)
+        yield batch
+
+
+def _kept_revision_batch(
+    records: SpecRecords,
+    kept: KeptRevision,
+    successors: Mapping[str, str],
+    run: RunContext,
+    person_of: Callable[[Author], str | None] | None,
+) -> Batch:
+    """A revision the repository lacks, read from a text kept in the records folder: derived
+    from the IETF archive's copy rather than a commit, dated by its posting."""
+    batch = Batch(run.graph("spec"), f"{kept.name} ({kept.provenance})")
+    iri = v.revision_iri(kept.draft, kept.number)
+    batch.add(iri, "rdf:type", term("rr:Revision").value)
+    batch.add(iri, "rr:revisionOf", v.document_iri(kept.draft))
+    batch.text(iri, "rr:revisionNumber", kept.number)
+    batch.text(iri, "rdfs:label", kept.name)
+    batch.text(iri, "dcterms:title", kept.document.title)
+    batch.text(iri, "rr:revisionProvenance", kept.provenance)
+    batch.text(iri, "rr:sourceFile", kept.file)
+    batch.text(iri, "rr:readingGap", kept.document.gap)
+    batch.typed(iri, "prov:generatedAtTime", kept.posted_at, XSD_DT)
+    batch.add(iri, "foaf:page", v.revision_url(kept.draft, kept.number))
+    batch.add(iri, "prov:hadPrimarySource", kept.url)
+    batch.add(kept.url, "rdf:type", term("rr:ArchivedText").value)
+    successor = successors.get(kept.name)
+    if successor is not None:
+        batch.add(iri, "rr:supersededBy", successor)
+    else:
+        draft = next(d for d in records.drafts if d.name == kept.draft)
+        if draft.became:
+            batch.add(iri, "rr:became", v.document_iri(draft.became))
+    for author in kept.document.authors:
+        resolved = person_of(author) if person_of else None
+        batch.add(iri, "dcterms:creator", resolved or _person(batch, author))
+    _sections(
+        batch, iri, kept.document, lambda n: v.revision_section_url(kept.draft, kept.number, n)
+    )
+    return batch
 
 
 def _standing_revisions(records: SpecRecords) -> dict[str, str]:
@@ -477,7 +525,14 @@ def _revision_batch(
     batch.text(iri, "rr:sourceFile", revision.file)
     batch.text(iri, "rr:readingGap", revision.document.gap)
     batch.typed(iri, "prov:generatedAtTime", revision.commit.committed_at, XSD_DT)
-    batch.add(iri, "foaf:page", v.revision_url(revision.draft, revision.number))
+    # An unnumbered revision has no page of its own at the datatracker: its draft's is it.
+    batch.add(
+        iri,
+        "foaf:page",
+        v.draft_url(revision.draft)
+        if revision.number == UNNUMBERED
+        else v.revision_url(revision.draft, revision.number),
+    )
     batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, revision.commit))
     successor = successors.get(revision.name)
     if successor is not None:
@@ -504,13 +559,14 @@ def _successors(records: SpecRecords) -> dict[str, str]:
     (Found once for the run: found per revision, by scanning every revision, it grew with the
     square of their number.)"""
     numbers: dict[str, list[str]] = {}
-    for revision in records.revisions:
+    every: list[RevisionRecord | KeptRevision] = [*records.revisions, *records.kept_revisions]
+    for revision in every:
         numbers.setdefault(revision.draft, []).append(revision.number)
     for found in numbers.values():
         found.sort()
     replaced_by = {d.name: d.replaced_by for d in records.drafts}
     successors: dict[str, str] = {}
-    for revision in records.revisions:
+    for revision in every:
         later = [n for n in numbers[revision.draft] if n > revision.number]
         if later:
             successors[revision.name] = v.revision_iri(revision.draft, later[0])

@@ -24,6 +24,9 @@ Record = TypeVar("Record", bound=BaseModel)
 
 _DRAFT_NAME = re.compile(r"^draft-[a-z0-9]+(-[a-z0-9]+)+$")
 _RANGE = re.compile(r"^(\d{2})(?:-(\d{2}))?$")
+UNNUMBERED = "latest"
+"""The one revision of a draft whose repository numbers none (``revisions = "latest"``): the
+document as last committed, named as the repository names it (``docname: draft-x-latest``)."""
 
 
 class ManifestError(InputError):
@@ -86,6 +89,8 @@ class DraftEntry(BaseModel):
     """The draft's document (a path in the repository) at each of its tags, unless
     :attr:`moved` says it lives elsewhere from some revision on."""
     revisions: str
+    """The revisions that must exist, ``"00-28"`` or ``"00"``; ``"latest"`` when the repository
+    numbers none (read with ``revisions_from = ["latest"]``)."""
     became: str | None = None
     replaced_by: str | None = None
     moved: dict[str, str] = {}
@@ -156,6 +161,18 @@ class DraftEntry(BaseModel):
 
     @model_validator(mode="after")
     def _moves_within_revisions(self) -> DraftEntry:
+        if self.unnumbered and (self.missing or self.moved):
+            raise ValueError(
+                f'revisions = "{UNNUMBERED}" is the one revision of a draft the repository '
+                "never numbered: it has no missing revision and no move; remove 'missing' and "
+                "'moved', or give the numbered range instead"
+            )
+        if self.unnumbered != (self.revisions_from == (UNNUMBERED,)):
+            raise ValueError(
+                f'revisions = "{UNNUMBERED}" and revisions_from = ["{UNNUMBERED}"] go together: '
+                "a draft whose repository numbers no revision is read as its document was last "
+                "committed, and one with numbered revisions from where they are numbered"
+            )
         outside = [n for n in self.missing if n not in self.expected_revisions()]
         if outside:
             raise ValueError(
@@ -196,18 +213,33 @@ class DraftEntry(BaseModel):
     @field_validator("revisions")
     @classmethod
     def _range(cls, value: str) -> str:
+        if value == UNNUMBERED:
+            return value
         match = _RANGE.match(value)
         if not match or (match.group(2) and int(match.group(2)) < int(match.group(1))):
-            raise ValueError(f"revisions {value!r} must look like '00-28' or '00'")
+            raise ValueError(
+                f"revisions {value!r} must look like '00-28' or '00', or be '{UNNUMBERED}' for a "
+                "draft whose repository numbers no revision"
+            )
         return value
 
     def expected_revisions(self) -> list[str]:
-        """The two-digit revision numbers this entry's range names, in order."""
+        """The two-digit revision numbers this entry's range names, in order (``["latest"]``
+        for a draft whose repository numbers no revision)."""
+        if self.unnumbered:
+            return [UNNUMBERED]
         match = _RANGE.match(self.revisions)
         assert match is not None  # checked by the validator
         first = int(match.group(1))
         last = int(match.group(2) or match.group(1))
         return [f"{n:02d}" for n in range(first, last + 1)]
+
+    @property
+    def unnumbered(self) -> bool:
+        """Whether the repository numbers none of the draft's revisions (``revisions =
+        "latest"``): its one revision is the document as last committed, a gap the build
+        names rather than a number it guesses."""
+        return self.revisions == UNNUMBERED
 
     def held_revisions(self) -> list[str]:
         """The revisions of the range the repository holds: all but :attr:`missing`."""

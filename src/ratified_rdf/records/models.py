@@ -60,6 +60,34 @@ class RevisionRecord(BaseModel):
         return f"{self.draft}-{self.number}"
 
 
+class KeptRevision(BaseModel):
+    """A revision the repository lacks, read from a text kept in the records folder
+    (``texts/<draft>-NN.xml`` or ``.txt``, as ``ratified fetch draft`` keeps it from the IETF
+    archive): no commit of the repository made it, so none is credited to it; it is dated by
+    its posting as the Datatracker records it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    draft: str
+    number: str
+    file: str
+    """The kept text, relative to the records folder (``texts/draft-x-07.txt``)."""
+    url: str
+    """Where the IETF archive serves it."""
+    posted_at: datetime
+    document: ParsedDocument
+
+    @property
+    def name(self) -> str:
+        """The revision's full name, e.g. ``draft-ietf-tls-dtls13-07``."""
+        return f"{self.draft}-{self.number}"
+
+    @property
+    def provenance(self) -> str:
+        """Where its text came from, as a phrase."""
+        return f"kept record {self.file}, fetched from the IETF archive ({self.url})"
+
+
 class RfcRecord(BaseModel):
     """A published RFC and its text as the repository holds it.
 
@@ -131,6 +159,8 @@ class SpecRecords(BaseModel):
     revisions: tuple[RevisionRecord, ...]
     rfcs: tuple[RfcRecord, ...]
     alignments: tuple[AlignmentRecord, ...]
+    kept_revisions: tuple[KeptRevision, ...] = ()
+    """Revisions the repository lacks, read from texts kept in the records folder."""
     unread_files: tuple[str, ...] = ()
     """Files on the default branch that look like a draft's or an RFC's text but that no
     entry of the manifest reads (nor the build found an RFC's text in)."""

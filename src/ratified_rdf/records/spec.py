@@ -8,7 +8,8 @@ its draft became.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 
 from ratified_rdf.records.alignment import align_document, forget_texts
@@ -17,6 +18,7 @@ from ratified_rdf.records.models import (
     AlignmentRecord,
     CommitRef,
     DraftRecord,
+    KeptRevision,
     RevisionRecord,
     RfcRecord,
     SpecRecords,
@@ -41,9 +43,12 @@ def read_spec(
     commit_map: dict[str, str],
     progress: Progress | None = None,
     records_folder: Path | None = None,
+    posted: Mapping[str, datetime] | None = None,
 ) -> SpecRecords:
     """Read every revision and RFC the manifest names, and align their sections; an RFC's
-    ``text`` kept as a record is read from ``records_folder`` (the manifest's folder)."""
+    ``text`` kept as a record is read from ``records_folder`` (the manifest's folder), and so
+    is a revision listed as missing whose text is kept there (``texts/<draft>-NN.*``), dated
+    by its posting (``posted``: revision name → when the Datatracker says it was posted)."""
     step = progress or (lambda _label: None)
     found = _found(manifest, repo)
     revisions: list[RevisionRecord] = []
@@ -62,6 +67,12 @@ def read_spec(
                     document=_read(repo, revision, file, gap=True),
                 )
             )
+    kept = (
+        [k for e in manifest.draft for k in _kept_revisions(e, records_folder, posted or {})]
+        if records_folder is not None
+        else []
+    )
+    filled = {k.name for k in kept}
     rfcs: list[RfcRecord] = []
     for rfc in manifest.rfc:
         step(rfc.name)
@@ -74,7 +85,7 @@ def read_spec(
             ),
             became=entry.became,
             replaced_by=entry.replaced_by,
-            missing_revisions=entry.missing,
+            missing_revisions=tuple(n for n in entry.missing if f"{entry.name}-{n}" not in filled),
         )
         for entry in manifest.draft
     ]
@@ -85,7 +96,8 @@ def read_spec(
         drafts=tuple(drafts),
         revisions=tuple(revisions),
         rfcs=tuple(rfcs),
-        alignments=tuple(_alignments(manifest, revisions, rfcs)),
+        alignments=tuple(_alignments(manifest, revisions, rfcs, kept)),
+        kept_revisions=tuple(kept),
         unread_files=unread_document_files(repo, _read_paths(manifest, revisions, rfcs)),
     )
 
@@ -209,6 +221,59 @@ def _kept_text(rfc: RfcEntry, records_folder: Path) -> ParsedDocument:
     return parse_document(path.name, text, published=True)
 
 
+KEPT_SUFFIXES = (".xml", ".txt", ".md")
+"""The suffixes a kept revision text may have, the preferred (the source) first."""
+
+
+def _kept_revisions(
+    entry: DraftEntry, records_folder: Path, posted: Mapping[str, datetime]
+) -> list[KeptRevision]:
+    """The revisions ``entry`` lists as missing whose text the records folder keeps
+    (``texts/<draft>-NN.xml``, as ``ratified fetch draft`` keeps it), each read by its
+    suffix's reader; one its reader cannot read is a gap, as a repository's would be."""
+    from ratified_rdf.sources.online.ietf_texts import ARCHIVE_URL, TEXTS_FOLDER
+
+    out: list[KeptRevision] = []
+    for number in entry.missing:
+        name = f"{entry.name}-{number}"
+        path = next(
+            (
+                p
+                for s in KEPT_SUFFIXES
+                if (p := records_folder / TEXTS_FOLDER / f"{name}{s}").is_file()
+            ),
+            None,
+        )
+        if path is None:
+            continue
+        when = posted.get(name)
+        if when is None:
+            raise SourceError(
+                f"{records_folder / TEXTS_FOLDER} keeps {path.name}, the text of {name}, which "
+                "the repository lacks, but nothing dates it: no commit made it, and the "
+                "Datatracker facts kept beside the manifest do not give its posting. Run "
+                f"`ratified fetch datatracker {entry.name} --records {records_folder}`, or "
+                "remove the kept text."
+            )
+        file = f"{TEXTS_FOLDER}/{path.name}"
+        label = f"kept record {file}"
+        try:
+            document = parse_document(path.name, path.read_text(encoding="utf-8"))
+        except (ParseError, UnicodeDecodeError) as error:
+            document = ParsedDocument(gap=f"{file} ({label}) could not be read: {error}")
+        out.append(
+            KeptRevision(
+                draft=entry.name,
+                number=number,
+                file=file,
+                url=f"{ARCHIVE_URL}{path.name}",
+                posted_at=when,
+                document=document,
+            )
+        )
+    return out
+
+
 def _found(manifest: Manifest, repo: GitRepository) -> dict[str, list[FoundRevision]]:
     """Every revision the sources the manifest's drafts name find, by source."""
     names = list(dict.fromkeys(n for entry in manifest.draft for n in entry.revisions_from))
@@ -234,12 +299,17 @@ def _entry_revisions(
 
 
 def _alignments(
-    manifest: Manifest, revisions: list[RevisionRecord], rfcs: list[RfcRecord]
+    manifest: Manifest,
+    revisions: list[RevisionRecord],
+    rfcs: list[RfcRecord],
+    kept: Sequence[KeptRevision] = (),
 ) -> list[AlignmentRecord]:
     by_name = {r.name: r for r in rfcs}
     last = _standing_revisions(manifest, revisions)
     out: list[AlignmentRecord] = []
-    for revision in revisions:
+    # A kept revision's sections align as a repository's revision's do.
+    read: list[RevisionRecord | KeptRevision] = [*revisions, *kept]
+    for revision in read:
         final = manifest.final_rfc(revision.draft)
         if final is not None:
             out += align_document(revision.name, revision.document, final, by_name[final].document)

@@ -257,7 +257,7 @@ def survey_repository(repo: GitRepository) -> RepositorySurvey:
     files, docnames), their files, renames, the RFC texts, the default branch and the GitHub
     archive of ``repo``."""
     scan = RepositoryScan(repo)
-    found = find_revisions(scan)
+    found = find_revisions(scan, DEFAULT_ORDER)
     names = sorted({r.draft for revisions in found.values() for r in revisions})
     not_series = _not_series(names)
     left_out = {name for name, _ in not_series}
@@ -1048,16 +1048,15 @@ def _render_unnumbered(draft: str, path: str, out: list[str], fill: list[str]) -
             "numbered revisions (no tag, no per-revision file, no docname naming one)"
         )
     )
-    out.append('# revisions = "00-NN"')
-    out.append('# missing = ["00", …, "NN"]')
+    out.append('revisions = "latest"')
+    out.append('revisions_from = ["latest"]')
     out.extend(
         _wrap(
-            f"^ FILL IN: the last revision of {draft} (`ratified fetch datatracker {draft}` "
-            "says), with every revision listed as missing: the brain then says which "
-            "revisions it lacks. Or tag each revision's commit and run init again."
+            "^ the repository numbers no revision: its document as last committed is read "
+            "as one revision named latest, and the brain says the numbered ones are not in "
+            "it. If you know them, tag each revision's commit and run init again."
         )
     )
-    fill.append(f"how many revisions {draft} had (revisions, missing); the repository holds none")
     out.append('# became = "rfcNNNN"')
     out.extend(
         _wrap(

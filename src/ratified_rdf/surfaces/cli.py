@@ -1537,7 +1537,8 @@ def fetch_draft(
 ) -> None:
     """Fetch each named revision (draft-ietf-tls-dtls13-07) from the IETF archive (XML, else
     plain text) and keep it as <records>/texts/<draft>-NN.xml or .txt: a revision the
-    repository lacks. Builds do not read kept revisions yet."""
+    repository lacks. A build reads it in place of a revision the manifest lists as missing,
+    dated by its posting (ratified fetch datatracker keeps that)."""
     from ratified_rdf.sources.online.ietf_texts import ARCHIVE_URL, fetch_draft_revision
 
     with _client(cache, offline) as client:
@@ -1550,11 +1551,6 @@ def fetch_draft(
             except ValueError as error:
                 raise _Mistake(str(error)) from None
             _kept(revision, kept)
-    click.echo(
-        "Note: a build does not read revisions from texts/ yet (only an [[rfc]] entry's text): "
-        "they are kept for when it does, and a revision the manifest lists as missing stays so.",
-        err=True,
-    )
 
 
 @main.command("init")

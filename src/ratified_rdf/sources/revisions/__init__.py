@@ -6,7 +6,9 @@ A repository records its submitted revisions in one or more ways, and each is a 
 - ``tags``: a ``<draft>-NN`` tag per revision (i-d-template's way);
 - ``files``: one file per revision, ``draft-…-NN.xml`` or ``.txt`` (under any folder);
 - ``docnames``: the commits whose front matter names a numbered revision
-  (``docname: draft-…-07``, ``<rfc docName="draft-…-07">``).
+  (``docname: draft-…-07``, ``<rfc docName="draft-…-07">``);
+- ``latest``: where the repository numbers no revision (``docname: draft-…-latest``), the
+  document as last committed, one revision named ``latest``.
 
 Every revision found says where its text came from (:attr:`FoundRevision.provenance`), so a
 manifest, a build and a card can tell a tagged revision from one inferred from a file name or
@@ -139,8 +141,10 @@ def register(source: RevisionSource) -> RevisionSource:
 
 
 DEFAULT_ORDER = ("tags", "files", "docnames")
-"""The order the built-in sources are preferred in: a tag is what was submitted, a file named
-after a revision nearly so, a docname a guess at which commit it was."""
+"""The order the built-in sources of numbered revisions are preferred in: a tag is what was
+submitted, a file named after a revision nearly so, a docname a guess at which commit it was.
+``latest`` (a draft's one unnumbered revision) comes after them and is never mixed with them:
+a manifest asks for it alone."""
 
 
 def revision_source_names() -> tuple[str, ...]:
@@ -159,7 +163,7 @@ def revision_source(name: str) -> RevisionSource | None:
 
 def _load() -> None:
     # Imported for their registration; here so that importing this module loads no source.
-    from ratified_rdf.sources.revisions import docnames, files, tags  # noqa: F401
+    from ratified_rdf.sources.revisions import docnames, files, latest, tags  # noqa: F401
 
 
 def find_revisions(

@@ -142,7 +142,7 @@ def test_a_query_file_holding_an_update_is_refused_and_changes_nothing(
     ask = tmp_path / "ask.rq"
     ask.write_text("ASK { <https://example.org/s> ?p ?o }")
     after = _run("query", str(ask), "--store", str(store))
-    assert after.exit_code == 0 and after.output.strip() == "False", after.output
+    assert after.exit_code == 0 and after.stdout.strip() == "False", after.output
 
 
 def test_a_query_file_that_is_not_utf8_is_named_as_such(store: Path, tmp_path: Path) -> None:

@@ -27,8 +27,12 @@ to retry while the load goes on, so the retry finds them loaded.
 
 Slots are shared fairly, with no estimate of what a query costs: one client (a token, or an
 address) holds at most ``per_client`` of them; how long each client's queries ran is
-remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`), and a freed
-worker goes to the waiting client whose queries ran the shortest. ``quick_workers`` of the
+remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`), and so is
+how much worker time each client took in all lately (a sum forgotten by half every
+:data:`SHARE_HALF_LIFE_S`): a freed worker goes to the waiting client that took the least, so a
+client sending quick queries back to back does not keep the others waiting behind it (the
+running average alone would let it in before a client with one query now and then), then to
+the one whose queries ran the shortest. ``quick_workers`` of the
 workers are kept for *light* clients (whose queries ran under half of ``quick_s`` lately; a
 client with no finished query yet is not one) once the others are all taken, and a query may
 run there ``quick_s`` at most (an ended query counts as a whole ``timeout_s``): a client
@@ -61,6 +65,9 @@ from ratified_rdf._forked import start_module
 
 USAGE_HALF_LIFE_S: Final = 60.0
 """How long a client's queries ran counts half as much this many seconds later."""
+SHARE_HALF_LIFE_S: Final = 10.0
+"""The worker time a client took counts half as much this many seconds later: short, so the
+order among waiting clients follows what each takes now."""
 _LATEST: Final = 0.3
 """The weight of a client's latest query in the running average of how long its queries
 run: a client that sent one heavy query is heavy for several more."""
@@ -257,6 +264,7 @@ class QuerySandbox:
         self._busy: dict[str, int] = {}
         self._quick_held = 0  # slots taken in the quick lane; every other one is general
         self._usage: dict[str, tuple[float, float]] = {}
+        self._share: dict[str, tuple[float, float]] = {}  # worker seconds taken, and when
         self._growth: dict[int, int] = {}
         self._waiting: list[_Waiter] = []
         self._arrivals = 0
@@ -286,15 +294,32 @@ class QuerySandbox:
         used, at = self._usage.get(client, (0.0, now))
         return used * 0.5 ** ((now - at) / USAGE_HALF_LIFE_S)
 
+    def _taken(self, client: str, now: float) -> float:
+        """How much worker time ``client`` took lately: every query's seconds, each halved
+        every :data:`SHARE_HALF_LIFE_S` since."""
+        taken, at = self._share.get(client, (0.0, now))
+        return taken * 0.5 ** ((now - at) / SHARE_HALF_LIFE_S)
+
     def _charge(self, client: str, seconds: float) -> None:
         """Count a query of ``seconds`` against ``client``."""
         now = time.monotonic()
         with self._lock:
             before = self._used(client, now) if client in self._usage else seconds
             self._usage[client] = (before + _LATEST * (seconds - before), now)
+            self._share[client] = (self._taken(client, now) + seconds, now)
             if len(self._usage) > 10_000:  # forget the lightest, so addresses cannot grow it
                 for name in sorted(self._usage, key=lambda c: self._used(c, now))[:5_000]:
                     del self._usage[name]
+                    self._share.pop(name, None)
+            if len(self._share) > 10_000:
+                for name in sorted(self._share, key=lambda c: self._taken(c, now))[:5_000]:
+                    del self._share[name]
+
+    def _turn(self, waiter: _Waiter, now: float) -> tuple[float, float, int]:
+        """Where ``waiter`` stands among the waiting (lowest first): the client that took the
+        least worker time lately, then the one whose queries ran the shortest, then the
+        earliest."""
+        return (self._taken(waiter.client, now), self._used(waiter.client, now), waiter.order)
 
     def _lane(self, client: str, now: float) -> str | None:
         """The lane ``client`` may take a worker in now, if any (lock held)."""
@@ -366,14 +391,14 @@ class QuerySandbox:
 
     def _release(self, client: str, lane: str | None = None) -> None:
         """Give back ``client``'s slot in ``lane``, and hand free slots to the waiting
-        clients that have used the least worker time (the earliest first among equals)."""
+        clients that have taken the least worker time lately (see :meth:`_turn`)."""
         with self._lock:
             self._busy[client] -= 1
             if not self._busy[client]:
                 del self._busy[client]
             self._quick_held -= lane == "quick"
             now = time.monotonic()
-            for waiter in sorted(self._waiting, key=lambda w: (self._used(w.client, now), w.order)):
+            for waiter in sorted(self._waiting, key=lambda w: self._turn(w, now)):
                 granted = self._lane(waiter.client, now)
                 if granted is None:
                     continue
@@ -497,6 +522,7 @@ class QuerySandbox:
         with self._lock:
             for name in names:
                 self._usage.pop(name, None)
+                self._share.pop(name, None)
 
     def _pick(self, lane: str) -> _Worker:
         """A free worker of ``lane``'s kind if there is one, else any free worker: the one

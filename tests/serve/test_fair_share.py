@@ -316,14 +316,16 @@ def test_a_stream_slot_is_kept_for_clients_that_read_their_streams() -> None:
 
 def test_a_client_flooding_the_kept_worker_waits_behind_one_that_asks_now_and_then() -> None:
     # Both clients' queries are quick, so both may use the worker kept for light clients; one
-    # sends them back to back (as the attackers refused in milliseconds do) and has taken far
-    # more worker time lately. It asked first, yet the kept worker, once freed, goes to the
-    # other: otherwise a normal client queues behind every flooder on that one worker.
+    # sends even quicker ones back to back (as attackers refused in a millisecond do) and was
+    # served many times since the other was. It asked first, yet the kept worker, once freed,
+    # goes to the other: otherwise a normal client queues behind every flooder on that worker.
     sandbox = QuerySandbox(SandboxLimits(workers=2, quick_workers=1))
     flooder, occasional = "address:127.0.2.2", "address:127.0.1.1"
-    for _ in range(40):
-        sandbox._charge(flooder, 0.02)
-    sandbox._charge(occasional, 0.02)
+    for client, seconds in [(occasional, 0.02)] + [(flooder, 0.002)] * 40:
+        with sandbox._lock:
+            sandbox._take(client, "general")
+        sandbox._release(client, "general")
+        sandbox._charge(client, seconds)
 
     async def scene() -> list[str]:
         with sandbox._lock:

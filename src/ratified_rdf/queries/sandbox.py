@@ -27,12 +27,11 @@ to retry while the load goes on, so the retry finds them loaded.
 
 Slots are shared fairly, with no estimate of what a query costs: one client (a token, or an
 address) holds at most ``per_client`` of them; how long each client's queries ran is
-remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`), and so is
-how much worker time each client took in all lately (a sum forgotten by half every
-:data:`SHARE_HALF_LIFE_S`): a freed worker goes to the waiting client that took the least, so a
-client sending quick queries back to back does not keep the others waiting behind it (the
-running average alone would let it in before a client with one query now and then), then to
-the one whose queries ran the shortest. ``quick_workers`` of the
+remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`). A freed
+worker goes to a waiting light client (below) if there is one, the one served longest ago
+first, in turn: so a client sending quick queries back to back waits its turn behind a client
+that asks now and then, instead of going first because its queries are even quicker; else to
+the waiting client whose queries ran the shortest. ``quick_workers`` of the
 workers are kept for *light* clients (whose queries ran under half of ``quick_s`` lately; a
 client with no finished query yet is not one) once the others are all taken, and a query may
 run there ``quick_s`` at most (an ended query counts as a whole ``timeout_s``): a client
@@ -65,9 +64,6 @@ from ratified_rdf._forked import start_module
 
 USAGE_HALF_LIFE_S: Final = 60.0
 """How long a client's queries ran counts half as much this many seconds later."""
-SHARE_HALF_LIFE_S: Final = 10.0
-"""The worker time a client took counts half as much this many seconds later: short, so the
-order among waiting clients follows what each takes now."""
 _LATEST: Final = 0.3
 """The weight of a client's latest query in the running average of how long its queries
 run: a client that sent one heavy query is heavy for several more."""
@@ -264,7 +260,8 @@ class QuerySandbox:
         self._busy: dict[str, int] = {}
         self._quick_held = 0  # slots taken in the quick lane; every other one is general
         self._usage: dict[str, tuple[float, float]] = {}
-        self._share: dict[str, tuple[float, float]] = {}  # worker seconds taken, and when
+        self._served: dict[str, int] = {}  # the number of the latest grant to each client
+        self._grants = 0
         self._growth: dict[int, int] = {}
         self._waiting: list[_Waiter] = []
         self._arrivals = 0
@@ -294,32 +291,24 @@ class QuerySandbox:
         used, at = self._usage.get(client, (0.0, now))
         return used * 0.5 ** ((now - at) / USAGE_HALF_LIFE_S)
 
-    def _taken(self, client: str, now: float) -> float:
-        """How much worker time ``client`` took lately: every query's seconds, each halved
-        every :data:`SHARE_HALF_LIFE_S` since."""
-        taken, at = self._share.get(client, (0.0, now))
-        return taken * 0.5 ** ((now - at) / SHARE_HALF_LIFE_S)
-
     def _charge(self, client: str, seconds: float) -> None:
         """Count a query of ``seconds`` against ``client``."""
         now = time.monotonic()
         with self._lock:
             before = self._used(client, now) if client in self._usage else seconds
             self._usage[client] = (before + _LATEST * (seconds - before), now)
-            self._share[client] = (self._taken(client, now) + seconds, now)
             if len(self._usage) > 10_000:  # forget the lightest, so addresses cannot grow it
                 for name in sorted(self._usage, key=lambda c: self._used(c, now))[:5_000]:
                     del self._usage[name]
-                    self._share.pop(name, None)
-            if len(self._share) > 10_000:
-                for name in sorted(self._share, key=lambda c: self._taken(c, now))[:5_000]:
-                    del self._share[name]
+                    self._served.pop(name, None)
 
-    def _turn(self, waiter: _Waiter, now: float) -> tuple[float, float, int]:
-        """Where ``waiter`` stands among the waiting (lowest first): the client that took the
-        least worker time lately, then the one whose queries ran the shortest, then the
-        earliest."""
-        return (self._taken(waiter.client, now), self._used(waiter.client, now), waiter.order)
+    def _turn(self, waiter: _Waiter, now: float) -> tuple[bool, float, int]:
+        """Where ``waiter`` stands among the waiting (lowest first): light clients before the
+        others, in turn among them (the one served longest ago first); the others by how
+        long their queries ran (the shortest first); then the earliest to ask."""
+        if self._light(waiter.client, now):
+            return (False, self._served.get(waiter.client, 0), waiter.order)
+        return (True, self._used(waiter.client, now), waiter.order)
 
     def _lane(self, client: str, now: float) -> str | None:
         """The lane ``client`` may take a worker in now, if any (lock held)."""
@@ -345,6 +334,10 @@ class QuerySandbox:
         self._busy[client] = self._busy.get(client, 0) + 1
         self._quick_held += lane == "quick"
         self.granted.append((client, lane))
+        self._grants += 1
+        self._served[client] = self._grants
+        if len(self._served) > 10_000:  # keep the clients still remembered as light or not
+            self._served = {c: n for c, n in self._served.items() if c in self._usage}
 
     async def _acquire(self, client: str, deadline: float) -> str:
         """Wait for a worker slot until ``deadline``; the lane it is in."""
@@ -391,7 +384,7 @@ class QuerySandbox:
 
     def _release(self, client: str, lane: str | None = None) -> None:
         """Give back ``client``'s slot in ``lane``, and hand free slots to the waiting
-        clients that have taken the least worker time lately (see :meth:`_turn`)."""
+        clients in the order of :meth:`_turn`."""
         with self._lock:
             self._busy[client] -= 1
             if not self._busy[client]:
@@ -522,7 +515,7 @@ class QuerySandbox:
         with self._lock:
             for name in names:
                 self._usage.pop(name, None)
-                self._share.pop(name, None)
+                self._served.pop(name, None)
 
     def _pick(self, lane: str) -> _Worker:
         """A free worker of ``lane``'s kind if there is one, else any free worker: the one

@@ -55,6 +55,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, Final
@@ -271,7 +272,13 @@ class QuerySandbox:
         self.ended = 0
         """Queries ended by the sandbox (deadline or memory) since it started."""
         self._spool = _Spool()
-        self._finalizer = weakref.finalize(self, _stop_all, self._all, self._spool)
+        # A thread per slot waits on its worker, of the sandbox's own: on the event loop's
+        # shared pool, queries running for seconds would leave the server's other short jobs
+        # (an audit record's write, for every query) queueing for the few threads left.
+        self._threads = ThreadPoolExecutor(
+            max_workers=limits.workers + 1, thread_name_prefix="ratified-sandbox"
+        )
+        self._finalizer = weakref.finalize(self, _stop_all, self._all, self._spool, self._threads)
 
     @property
     def busy(self) -> int:
@@ -456,7 +463,7 @@ class QuerySandbox:
                         daemon=True,
                     ).start()
 
-        task = asyncio.ensure_future(asyncio.to_thread(exchange))
+        task = asyncio.get_running_loop().run_in_executor(self._threads, exchange)
         task.add_done_callback(_retrieved)
         while True:
             # Past the deadline the thread may still be restarting an ended worker: look again
@@ -766,10 +773,11 @@ def _retrieved(task: asyncio.Future[QueryReply]) -> None:
         task.exception()
 
 
-def _stop_all(workers: list[_Worker], spool: _Spool) -> None:
+def _stop_all(workers: list[_Worker], spool: _Spool, threads: ThreadPoolExecutor) -> None:
     for worker in workers:
         worker.stop()
     spool.close()
+    threads.shutdown(wait=False)
 
 
 # --- the worker's side ------------------------------------------------------------------------

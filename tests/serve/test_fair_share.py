@@ -9,6 +9,8 @@ anything took.
 
 from __future__ import annotations
 
+import asyncio
+import math
 import socket
 import threading
 import time
@@ -24,6 +26,7 @@ from starlette.testclient import TestClient
 
 from ratified_rdf import Brain
 from ratified_rdf.graph import copies
+from ratified_rdf.queries.sandbox import QuerySandbox, SandboxLimits
 from ratified_rdf.surfaces import standard
 from ratified_rdf.surfaces.server import create_app
 
@@ -309,3 +312,40 @@ def test_a_stream_slot_is_kept_for_clients_that_read_their_streams() -> None:
     assert not state.take("address:slow-1")  # cut off: not the kept one
     assert state.take("address:normal")
     assert state.busy == {"address:normal": 1, "address:slow-2": 1}
+
+
+def test_a_client_flooding_the_kept_worker_waits_behind_one_that_asks_now_and_then() -> None:
+    # Both clients' queries are quick, so both may use the worker kept for light clients; one
+    # sends even quicker ones back to back (as attackers refused in a millisecond do) and was
+    # served many times since the other was. It asked first, yet the kept worker, once freed,
+    # goes to the other: otherwise a normal client queues behind every flooder on that worker.
+    sandbox = QuerySandbox(SandboxLimits(workers=2, quick_workers=1))
+    flooder, occasional = "address:127.0.2.2", "address:127.0.1.1"
+    for client, seconds in [(occasional, 0.02)] + [(flooder, 0.002)] * 40:
+        with sandbox._lock:
+            sandbox._take(client, "general")
+        sandbox._release(client, "general")
+        sandbox._charge(client, seconds)
+
+    async def scene() -> list[str]:
+        with sandbox._lock:
+            sandbox._take("address:a-heavy-one", "general")
+            sandbox._take("address:someone-quick", "quick")
+        first = asyncio.ensure_future(sandbox._acquire(flooder, math.inf))
+        while len(sandbox._waiting) < 1:
+            await asyncio.sleep(0)
+        second = asyncio.ensure_future(sandbox._acquire(occasional, math.inf))
+        while len(sandbox._waiting) < 2:
+            await asyncio.sleep(0)
+        # A turn is granted under the lock as the slot is given back: read at once who got it.
+        sandbox._release("address:someone-quick", "quick")
+        order = [sandbox.granted[-1][0]]
+        sandbox._release(order[0], "quick")
+        order.append(sandbox.granted[-1][0])
+        await asyncio.gather(first, second)
+        return order
+
+    try:
+        assert asyncio.run(scene()) == [occasional, flooder]
+    finally:
+        sandbox.close()

@@ -610,3 +610,36 @@ def test_the_look_at_the_text_reads_it_once() -> None:
     assert could_be_pattern(hostile)  # the one group outside the strings
     assert not could_be_pattern('"\\' * 1_800 + "{ { } }")  # all inside an unclosed string
     assert not could_be_pattern("{}" * 1_000)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?a ?d ?g",
+        'SELECT * WHERE { ?a ?b ?c . ?d ?e ?f FILTER(REGEX(STR(?c), "(a+)+b")) }',
+        "SELECT * WHERE { ?s (<urn:x:p>|!<urn:x:p>)* ?o }",
+        "SELECT (GROUP_CONCAT(STR(?c)) AS ?all) WHERE { ?a ?b ?c }",
+        "SELECT DISTINCT ?s WHERE { ?s ?p ?o }",
+        "select ?s where { ?s ?p ?o } order by ?s",
+    ],
+)
+def test_a_query_with_a_keyword_or_expression_no_pattern_has_is_not_parsed_in_the_server(
+    query: str,
+) -> None:
+    # A client sending such queries back to back made the server parse every one with
+    # rdflib (milliseconds each, the interpreter's lock held) before the sandbox refused or
+    # ran it: the look at the text turns them away without a parse.
+    assert not could_be_pattern(query)
+    assert triple_pattern(query) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "PREFIX order: <https://example.org/(a)> SELECT ?p WHERE { order:x ?p <https://e/(x)> }",
+        "SELECT ?filter WHERE { ?filter <https://example.org/distinct> ex:ORDER }",
+        'SELECT ?s WHERE { ?s ?p "ORDER BY (x)" } LIMIT 3',
+    ],
+)
+def test_a_pattern_spelling_a_keyword_in_its_names_is_still_one(query: str) -> None:
+    assert could_be_pattern(query)

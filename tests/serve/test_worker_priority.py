@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Iterator, Sequence
 
 import pytest
 
-from ratified_rdf.queries.sandbox import QuerySandbox, SandboxLimits
+from ratified_rdf.queries.sandbox import QueryRequest, QuerySandbox, SandboxLimits
 from ratified_rdf.surfaces.mcp_server import default_limits
 
 LOWEST = 19
@@ -60,3 +61,25 @@ def test_the_mcp_servers_workers_all_run_at_the_lowest_priority(
     sandbox = QuerySandbox(default_limits(workers=2))
     sandbox_of.append(sandbox)
     assert _priorities(sandbox) == {"quick": [], "general": [LOWEST, LOWEST]}
+
+
+def test_a_query_waits_on_its_worker_from_a_thread_of_the_sandboxs_own(
+    sandbox_of: list[QuerySandbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A query holds the thread that waits on its worker for as long as it runs. On the event
+    # loop's shared pool (a few threads on a small machine) heavy queries left the server's
+    # short jobs, an audit record's write for every query among them, queueing for the rest.
+    sandbox = QuerySandbox(SandboxLimits(workers=2))
+    sandbox_of.append(sandbox)
+    seen: list[str] = []
+    real = QuerySandbox._exchange
+
+    def exchange(self: QuerySandbox, *args: object, **kwargs: object) -> object:
+        seen.append(threading.current_thread().name)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(QuerySandbox, "_exchange", exchange)
+    request = QueryRequest("ASK {}", (), "application/sparql-results+json", None)
+    reply = asyncio.run(sandbox.run("address:127.0.1.1", request, _nothing))
+    assert reply.media_type.startswith("application/sparql-results+json")
+    assert [name.startswith("ratified-sandbox") for name in seen] == [True]

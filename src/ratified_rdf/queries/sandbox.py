@@ -27,8 +27,11 @@ to retry while the load goes on, so the retry finds them loaded.
 
 Slots are shared fairly, with no estimate of what a query costs: one client (a token, or an
 address) holds at most ``per_client`` of them; how long each client's queries ran is
-remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`), and a freed
-worker goes to the waiting client whose queries ran the shortest. ``quick_workers`` of the
+remembered (a running average, forgotten by half every :data:`USAGE_HALF_LIFE_S`). A freed
+worker goes to a waiting light client (below) if there is one, the one served longest ago
+first, in turn: so a client sending quick queries back to back waits its turn behind a client
+that asks now and then, instead of going first because its queries are even quicker; else to
+the waiting client whose queries ran the shortest. ``quick_workers`` of the
 workers are kept for *light* clients (whose queries ran under half of ``quick_s`` lately; a
 client with no finished query yet is not one) once the others are all taken, and a query may
 run there ``quick_s`` at most (an ended query counts as a whole ``timeout_s``): a client
@@ -52,6 +55,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, Final
@@ -257,6 +261,8 @@ class QuerySandbox:
         self._busy: dict[str, int] = {}
         self._quick_held = 0  # slots taken in the quick lane; every other one is general
         self._usage: dict[str, tuple[float, float]] = {}
+        self._served: dict[str, int] = {}  # the number of the latest grant to each client
+        self._grants = 0
         self._growth: dict[int, int] = {}
         self._waiting: list[_Waiter] = []
         self._arrivals = 0
@@ -266,7 +272,13 @@ class QuerySandbox:
         self.ended = 0
         """Queries ended by the sandbox (deadline or memory) since it started."""
         self._spool = _Spool()
-        self._finalizer = weakref.finalize(self, _stop_all, self._all, self._spool)
+        # A thread per slot waits on its worker, of the sandbox's own: on the event loop's
+        # shared pool, queries running for seconds would leave the server's other short jobs
+        # (an audit record's write, for every query) queueing for the few threads left.
+        self._threads = ThreadPoolExecutor(
+            max_workers=limits.workers + 1, thread_name_prefix="ratified-sandbox"
+        )
+        self._finalizer = weakref.finalize(self, _stop_all, self._all, self._spool, self._threads)
 
     @property
     def busy(self) -> int:
@@ -295,6 +307,15 @@ class QuerySandbox:
             if len(self._usage) > 10_000:  # forget the lightest, so addresses cannot grow it
                 for name in sorted(self._usage, key=lambda c: self._used(c, now))[:5_000]:
                     del self._usage[name]
+                    self._served.pop(name, None)
+
+    def _turn(self, waiter: _Waiter, now: float) -> tuple[bool, float, int]:
+        """Where ``waiter`` stands among the waiting (lowest first): light clients before the
+        others, in turn among them (the one served longest ago first); the others by how
+        long their queries ran (the shortest first); then the earliest to ask."""
+        if self._light(waiter.client, now):
+            return (False, self._served.get(waiter.client, 0), waiter.order)
+        return (True, self._used(waiter.client, now), waiter.order)
 
     def _lane(self, client: str, now: float) -> str | None:
         """The lane ``client`` may take a worker in now, if any (lock held)."""
@@ -320,6 +341,10 @@ class QuerySandbox:
         self._busy[client] = self._busy.get(client, 0) + 1
         self._quick_held += lane == "quick"
         self.granted.append((client, lane))
+        self._grants += 1
+        self._served[client] = self._grants
+        if len(self._served) > 10_000:  # keep the clients still remembered as light or not
+            self._served = {c: n for c, n in self._served.items() if c in self._usage}
 
     async def _acquire(self, client: str, deadline: float) -> str:
         """Wait for a worker slot until ``deadline``; the lane it is in."""
@@ -366,14 +391,14 @@ class QuerySandbox:
 
     def _release(self, client: str, lane: str | None = None) -> None:
         """Give back ``client``'s slot in ``lane``, and hand free slots to the waiting
-        clients that have used the least worker time (the earliest first among equals)."""
+        clients in the order of :meth:`_turn`."""
         with self._lock:
             self._busy[client] -= 1
             if not self._busy[client]:
                 del self._busy[client]
             self._quick_held -= lane == "quick"
             now = time.monotonic()
-            for waiter in sorted(self._waiting, key=lambda w: (self._used(w.client, now), w.order)):
+            for waiter in sorted(self._waiting, key=lambda w: self._turn(w, now)):
                 granted = self._lane(waiter.client, now)
                 if granted is None:
                     continue
@@ -438,7 +463,7 @@ class QuerySandbox:
                         daemon=True,
                     ).start()
 
-        task = asyncio.ensure_future(asyncio.to_thread(exchange))
+        task = asyncio.get_running_loop().run_in_executor(self._threads, exchange)
         task.add_done_callback(_retrieved)
         while True:
             # Past the deadline the thread may still be restarting an ended worker: look again
@@ -497,6 +522,7 @@ class QuerySandbox:
         with self._lock:
             for name in names:
                 self._usage.pop(name, None)
+                self._served.pop(name, None)
 
     def _pick(self, lane: str) -> _Worker:
         """A free worker of ``lane``'s kind if there is one, else any free worker: the one
@@ -747,10 +773,11 @@ def _retrieved(task: asyncio.Future[QueryReply]) -> None:
         task.exception()
 
 
-def _stop_all(workers: list[_Worker], spool: _Spool) -> None:
+def _stop_all(workers: list[_Worker], spool: _Spool, threads: ThreadPoolExecutor) -> None:
     for worker in workers:
         worker.stop()
     spool.close()
+    threads.shutdown(wait=False)
 
 
 # --- the worker's side ------------------------------------------------------------------------

@@ -805,13 +805,27 @@ def _term(value: object, position: int) -> str | None:
     return None
 
 
+_NOT_A_PATTERN: Final = re.compile(
+    r"(?<![\w:?$.\-])(?:ORDER|GROUP|HAVING|FILTER|OPTIONAL|VALUES|BIND|MINUS|UNION|SERVICE"
+    r"|GRAPH|DISTINCT|REDUCED|FROM|CONSTRUCT|DESCRIBE|ASK)(?![\w:\-])",
+    re.IGNORECASE,
+)
+"""Keywords no bare triple pattern holds, outside its IRIs and literals (a prefixed name or a
+variable spelled like one is told apart by the character beside it)."""
+
+
 def could_be_pattern(sparql: str) -> bool:
     """Whether ``sparql`` may be a bare triple pattern, told without parsing it: outside its
-    string literals it holds exactly one pair of braces. Every other query (a VALUES block, a
-    sub-group, FILTER EXISTS) goes straight to the sandbox, without a second parse on the way
-    (rdflib's parser takes milliseconds, with the interpreter's lock held). One pass over the
-    text, so a hostile one costs time in proportion to its length."""
+    string literals and IRIs it holds exactly one pair of braces, no parenthesis (a function,
+    an expression, a path) and none of the keywords a pattern never has (ORDER BY, FILTER,
+    DISTINCT, ...). Every other query goes straight to the sandbox, without a second parse on
+    the way (rdflib's parser takes milliseconds, with the interpreter's lock held, and a client
+    sending heavy queries back to back would make the server spend them on every one). One
+    pass over the text, so a hostile one costs time in proportion to its length. It never
+    turns a real pattern away: an IRI holds no brace, and a parenthesis outside the literals
+    and IRIs of a pattern can only be escaped in a prefixed name."""
     braces = {"{": 0, "}": 0}
+    bare: list[str] = []  # the text outside literals and IRIs, for the keywords
     quote = ""  # the delimiter of the string literal being read (one quote or three)
     at = 0
     while at < len(sparql):
@@ -827,11 +841,28 @@ def could_be_pattern(sparql: str) -> bool:
         elif char in "\"'":
             quote = char * 3 if sparql.startswith(char * 3, at) else char
             at += len(quote)
+            bare.append(" ")
             continue
-        elif char in braces:
-            braces[char] += 1
+        elif char == "<":
+            # An IRI (in a pattern, a "<" opens nothing else); unclosed, the rest is one.
+            end = sparql.find(">", at + 1)
+            at = len(sparql) if end < 0 else end + 1
+            bare.append(" ")
+            continue
+        elif char == "\\":  # an escaped character of a prefixed name
+            at += 2
+            bare.append("_")
+            continue
+        elif char == "(":
+            return False
+        else:
+            if char in braces:
+                braces[char] += 1
+            bare.append(char)
         at += 1
-    return braces["{"] == 1 and braces["}"] == 1
+    if braces["{"] != 1 or braces["}"] != 1:
+        return False
+    return _NOT_A_PATTERN.search("".join(bare)) is None
 
 
 def triple_pattern(sparql: str) -> TriplePattern | None:

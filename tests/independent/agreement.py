@@ -140,7 +140,7 @@ def compare(name: str, git_dir: str | Path, brain: object) -> Agreement:
     # Missing revisions: the numbers below a draft's newest held one that nothing holds.
     numbers: dict[str, set[int]] = {}
     for h in held.values():
-        if h.draft in brain_drafts:
+        if h.draft in brain_drafts and h.number.isdigit():
             numbers.setdefault(h.draft, set()).add(int(h.number))
     gaps = {
         (draft, f"{n:02d}")
@@ -163,6 +163,8 @@ def _where(held: Held) -> str:
 def _source_problem(git: _Git, mine: Held, theirs: dict[str, str]) -> str | None:
     provenance = theirs.get("provenance", "")
     kind = {"tag": "tag", "file": "file", "commit": "docname"}.get(provenance.split(" ")[0])
+    if kind == "file" and "as last committed" in provenance:
+        kind = "latest"  # an unnumbered draft's text as last committed
     if kind != mine.kind:
         return f"the brain read it from '{provenance}', the checker from {_where(mine)}"
     path = theirs.get("file") or mine.path

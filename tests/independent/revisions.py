@@ -14,6 +14,10 @@ conventions: a submitted revision ``draft-NAME-NN`` is held by
    matter (``docname: draft-NAME-NN``, ``<rfc docName="draft-NAME-NN">``): its text is the
    file at the last such commit.
 
+4. else, for a draft that nothing above numbers at all, a source file ``draft-NAME.{md,mkd,xml}``
+   (or ``draft-NAME-latest.*``) on the default branch: one unnumbered revision,
+   ``draft-NAME-latest``, its text the file as last committed there.
+
 A tag named otherwise (``draft-01``) holds no revision. :func:`holdings` lists them;
 :func:`section_rows` gives a text's sections as ``(number, title)`` rows in document order.
 """
@@ -127,7 +131,23 @@ def _holdings(git: _Git) -> dict[str, Held]:
             draft, number = label[:-3], label[-2:]
             held[label] = Held(draft, number, "file", commit, path)
     _docnames(git, branch, held)
+    _unnumbered(git, branch, held)
     return held
+
+
+def _unnumbered(git: _Git, branch: str, held: dict[str, Held]) -> None:
+    """Add one ``latest`` revision for each draft whose source file the default branch holds
+    and that no tag, per-revision file or docname numbers."""
+    numbered = {h.draft for h in held.values()}
+    for path in _files_at(git, branch):
+        found = _SOURCE_FILE.match(PurePosixPath(path).name)
+        if not found:
+            continue
+        draft = found.group(1).removesuffix("-latest")
+        if draft in numbered or f"{draft}-latest" in held:
+            continue
+        commit = git.run("log", "-1", "--format=%H", branch, "--", path).strip()
+        held[f"{draft}-latest"] = Held(draft, "latest", "latest", commit, path)
 
 
 def _docnames(git: _Git, branch: str, held: dict[str, Held]) -> None:

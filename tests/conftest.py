@@ -276,6 +276,44 @@ def dtls_build(
     return store, report
 
 
+TLSWG = REPO.parent / "shared" / "corpus" / "tlswg"
+"""The TLS working group's other repositories, a bundle each (``<name>/<name>.bundle``)."""
+
+
+class TlswgStores:
+    """Each TLS working group repository's brain, built on disk from its manifest under
+    ``records/tlswg/<name>`` the first time a test asks for it, then shared by every corpus
+    test of the session: the brains cost more than anything the tests do with them."""
+
+    def __init__(self, folder: Path, request: pytest.FixtureRequest) -> None:
+        self._folder = folder
+        self._request = request
+        self._built: dict[str, tuple[Path, BuildReport]] = {}
+
+    def __call__(self, name: str) -> tuple[Path, BuildReport]:
+        """The store of repository ``name`` and the report of its build."""
+        if name not in self._built:
+            if name == "dtls13-spec":  # built (and cross-checked) for the held-out block
+                self._built[name] = self._request.getfixturevalue("dtls_build")
+                return self._built[name]
+            bundle = require_corpus(TLSWG / name / f"{name}.bundle", f"tlswg/{name}")
+            store = self._folder / name / "store"
+            brain, report = Brain.build(
+                REPO / "records" / "tlswg" / name, path=store, source=str(bundle)
+            )
+            brain.close()
+            self._built[name] = (store, report)
+        return self._built[name]
+
+
+@pytest.fixture(scope="session")
+def tlswg_store(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> TlswgStores:
+    """The tlswg repositories' brains, each built once per session when first asked for."""
+    return TlswgStores(tmp_path_factory.mktemp("tlswg"), request)
+
+
 @pytest.fixture(scope="session")
 def tls_mirror(tls_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A bare mirror of the TLS bundle, for the independent checker and for git itself."""

@@ -35,7 +35,7 @@ from click.testing import CliRunner
 
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.cli import main
-from tests.conftest import REPO, require_corpus
+from tests.conftest import REPO, TlswgStores, require_corpus
 from tests.independent.agreement import Agreement, compare
 from tests.independent.attribution import attribute
 from tests.independent.revision_files import section_commits
@@ -97,8 +97,9 @@ class Built:
     """The 25 repositories: each one's bare clone, and its brain where its manifest names
     revisions to build (a repository holding none has no brain to build)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, stores: TlswgStores) -> None:
         self.folder = folder
+        self.stores = stores
         self.clones: dict[str, Path] = {}
         self.brains: dict[str, Path | None] = {}
 
@@ -118,17 +119,26 @@ class Built:
             if not any("revisions" in draft for draft in drafts):
                 self.brains[name] = None
             else:
-                store = self.folder / "brains" / name
-                brain, _ = Brain.build(manifest, path=store, source=str(_bundle(name)))
-                brain.close()
-                self.brains[name] = store
+                # Built once per session for every corpus test that reads it.
+                self.brains[name] = (
+                    self.stores(name)[0]
+                    if manifest.parent.parent == RECORDS
+                    else _built(manifest, self.folder / "brains" / name, _bundle(name))
+                )
         return self.brains[name]
 
 
 @pytest.fixture(scope="session")
-def tlswg(tmp_path_factory: pytest.TempPathFactory) -> Built:
+def tlswg(tmp_path_factory: pytest.TempPathFactory, tlswg_store: TlswgStores) -> Built:
     """The repositories' clones and brains, made once per session as tests ask for them."""
-    return Built(tmp_path_factory.mktemp("tlswg"))
+    return Built(tmp_path_factory.mktemp("tlswg"), tlswg_store)
+
+
+def _built(manifest: Path, store: Path, bundle: Path) -> Path:
+    """``store``, built from a manifest init wrote (a repository with none kept)."""
+    brain, _ = Brain.build(manifest, path=store, source=str(bundle))
+    brain.close()
+    return store
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import pytest
 
 from ratified_rdf import Brain, BuildReport, Verdict
 from ratified_rdf.evaluation import Question, score_answer
-from tests.conftest import require_corpus
+from tests.conftest import TlswgStores
 
 REPO = Path(__file__).resolve().parents[2]
 TLSWG = REPO.parent / "shared" / "corpus" / "tlswg"
@@ -130,22 +130,12 @@ def test_who_merged_a_quic_pull_request_is_its_merge_commit_s_person(
     assert len(merge) == 1 and merge[0].endswith(_public(quic_bundle, commit))
 
 
-def _tlswg(name: str, folder: Path) -> Brain:
-    bundle = require_corpus(TLSWG / name / f"{name}.bundle", name)
-    store = folder / "store"
-    brain, _ = Brain.build(REPO / "records" / "tlswg" / name, path=store, source=str(bundle))
-    brain.close()
-    return Brain.open(store)
-
-
 @pytest.fixture(scope="module")
-def tlswg_brains(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[dict[str, Brain]]:
+def tlswg_brains(tlswg_store: TlswgStores) -> Iterator[dict[str, Brain]]:
     """Brains of three small tlswg repositories: tls-record-limit and tls-subcerts (their
-    discussion is git only) and dtls-conn-id (a GitHub archive)."""
+    discussion is git only) and dtls-conn-id (a GitHub archive), built once per session."""
     names = ("tls-record-limit", "tls-subcerts", "dtls-conn-id")
-    brains = {name: _tlswg(name, tmp_path_factory.mktemp(name)) for name in names}
+    brains = {name: Brain.open(tlswg_store(name)[0]) for name in names}
     yield brains
     for brain in brains.values():
         brain.close()

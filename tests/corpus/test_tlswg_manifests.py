@@ -19,7 +19,7 @@ import pytest
 
 from ratified_rdf import Brain, BuildReport, Verdict
 from ratified_rdf.answers.models import Holding
-from tests.conftest import REPO, require_corpus
+from tests.conftest import REPO, TlswgStores, require_corpus
 
 pytestmark = pytest.mark.corpus
 
@@ -73,16 +73,18 @@ _NOTE_FAILURES = ("Error", "Traceback", "could not be built", "failed")
 
 
 @pytest.fixture(scope="session")
-def tlswg_brain() -> Iterator[Callable[[str], tuple[Brain, BuildReport]]]:
-    """The brain of one repository, built in memory from its manifest the first time a test
-    asks for it, then shared."""
+def tlswg_brain(
+    tlswg_store: TlswgStores,
+) -> Iterator[Callable[[str], tuple[Brain, BuildReport]]]:
+    """The brain of one repository, built from its manifest the first time a test of the
+    session asks for it (shared with the other corpus tests), opened once here."""
     require_corpus(SHARED / "README.md", "TLS working group (tlswg)")
     built: dict[str, tuple[Brain, BuildReport]] = {}
 
     def brain(name: str) -> tuple[Brain, BuildReport]:
         if name not in built:
-            bundle = require_corpus(SHARED / name / f"{name}.bundle", f"tlswg/{name}")
-            built[name] = Brain.build(RECORDS / name, source=str(bundle))
+            store, report = tlswg_store(name)
+            built[name] = (Brain.open(store), report)
         return built[name]
 
     yield brain

@@ -37,3 +37,7 @@ def test_a_branch_only_the_clone_s_origin_has_is_read_from_origin(tmp_path: Path
     repo = GitRepository.open(clone)
     assert repo.resolve("gh-pages").commit == pages
     assert repo.read_text(repo.resolve("gh-pages").commit, "archive.json") == "{}\n"
+    # Every reader of branches sees it too: the list, the tree, the history.
+    assert repo.branches() == ["gh-pages", "main"]
+    assert repo.list_files("gh-pages") == ["archive.json", "coo.md"]
+    assert [c.commit for c in repo.history("gh-pages")][-1] == pages

@@ -148,15 +148,29 @@ class GitRepository:
         """The commit a branch, tag or commit id names, with its date. In a local clone, a
         branch only its ``origin`` has (``git clone`` makes the default branch alone local,
         so a manifest's ``gh-pages`` is ``origin/gh-pages`` there) is read from ``origin``."""
-        try:
-            out = self._git("log", "-1", "--format=%H%x09%cI", f"{ref}^{{commit}}", "--")
-        except SourceError:
-            remote = f"refs/remotes/origin/{ref}"
-            if not self._git("for-each-ref", "--count=1", remote).strip():
-                raise
-            out = self._git("log", "-1", "--format=%H%x09%cI", f"{remote}^{{commit}}", "--")
+        out = self._git("log", "-1", "--format=%H%x09%cI", f"{self._ref(ref)}^{{commit}}", "--")
         commit, date = out.strip().split("\t")
         return TagInfo(name=ref, commit=commit, committed_at=datetime.fromisoformat(date))
+
+    def _ref(self, ref: str) -> str:
+        """``ref``, or ``refs/remotes/origin/<ref>`` when only the clone's ``origin`` has a
+        branch of that name."""
+        if ref in self._origin_branches() and ref not in self._local_branches():
+            return f"refs/remotes/origin/{ref}"
+        return ref
+
+    def _local_branches(self) -> list[str]:
+        out = self._git("for-each-ref", "--format=%(refname:short)", "refs/heads")
+        return [line for line in out.splitlines() if line]
+
+    def _origin_branches(self) -> list[str]:
+        out = self._git("for-each-ref", "--format=%(refname)", "refs/remotes/origin")
+        prefix = "refs/remotes/origin/"
+        return [
+            line.removeprefix(prefix)
+            for line in out.splitlines()
+            if line.startswith(prefix) and line != f"{prefix}HEAD"
+        ]
 
     def read_text(self, commit: str, path: str) -> str | None:
         """The file at ``path`` in ``commit``, or None when the commit has no such file."""
@@ -183,9 +197,9 @@ class GitRepository:
         return name
 
     def branches(self) -> list[str]:
-        """The names of every local branch, sorted."""
-        out = self._git("for-each-ref", "--format=%(refname:short)", "refs/heads")
-        return sorted(line for line in out.splitlines() if line)
+        """The names of every branch, sorted: a local clone's own, and those only its
+        ``origin`` has (``git clone`` makes the default branch alone local)."""
+        return sorted({*self._local_branches(), *self._origin_branches()})
 
     def remote_url(self) -> str | None:
         """Where a local clone's ``origin`` remote points, if it has one."""
@@ -199,7 +213,7 @@ class GitRepository:
 
     def list_files(self, ref: str) -> list[str]:
         """Every file path in the tree of ``ref`` (a branch, tag or commit), sorted."""
-        out = self._git("ls-tree", "-r", "-z", "--name-only", f"{ref}^{{commit}}", "--")
+        out = self._git("ls-tree", "-r", "-z", "--name-only", f"{self._ref(ref)}^{{commit}}", "--")
         return sorted(path for path in out.split("\0") if path)
 
     def changed_files(self, old: str | None, new: str) -> list[FileChange]:
@@ -241,7 +255,7 @@ class GitRepository:
         ]
         if touching is not None:
             args.append(f"-G{touching}")
-        out = self._git(*args, f"{ref}^{{commit}}", "--")
+        out = self._git(*args, f"{self._ref(ref)}^{{commit}}", "--")
         commits: list[CommitChanges] = []
         for block in out.split("\x01")[1:]:
             lines = block.splitlines()

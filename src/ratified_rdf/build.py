@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 import sys
 import time
@@ -59,6 +60,7 @@ from ratified_rdf.sources.git_history import (
     place_changes,
     pull_request_heads,
     read_history,
+    read_pull_merges,
     signatures,
 )
 from ratified_rdf.sources.git_repo import GitRepository, load_commit_map
@@ -694,8 +696,15 @@ def read_git_evidence(repo: GitRepository, refs: list[str], files: Sequence[str]
     """What git says of the history of the document ``files`` up to ``refs`` (the commits the
     revisions and RFCs are read at): every commit that changed them, with its pull request,
     where each change sat, and which merges brought in which commits."""
+    changed = read_history(repo, refs, list(files))
+    # The main line's pull request merges that changed no document file still say which pull
+    # request was merged and who merged it; they credit no section.
+    merges = read_pull_merges(repo, refs, {c.commit for c in changed})
     history = held_pull_requests(
-        own_pull_requests(read_history(repo, refs, list(files)), first_parent_line(repo, refs)),
+        own_pull_requests(
+            list(heapq.merge(changed, merges, key=lambda c: c.committed_at)),
+            first_parent_line(repo, refs),
+        ),
         pull_request_heads(repo),
     )
     return GitEvidence(

@@ -21,7 +21,7 @@ import re
 import subprocess
 import tempfile
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -140,6 +140,38 @@ def read_history(repo: GitRepository, refs: list[str], files: list[str]) -> list
         return [_fold_renames(repo, _commit(record)) for record in _log_records(repo, command)]
     finally:
         Path(attributes.name).unlink(missing_ok=True)
+
+
+def read_pull_merges(
+    repo: GitRepository, refs: list[str], known: Collection[str]
+) -> list[CommitRecord]:
+    """The merge commits on the first-parent line of ``refs`` whose message names a pull
+    request ("Merge pull request #N from …") and that are not among ``known`` (the commits
+    :func:`read_history` read), oldest first, without their changes. A merge that changed no
+    document file is not in the file-filtered history, yet it is how a repository whose
+    discussion is only git says which pull request was merged, and who merged it: the
+    tls-record-limit repository's #15 is one."""
+    if not refs:
+        return []
+    command = [
+        "git",
+        "--git-dir",
+        str(repo.git_dir),
+        "log",
+        *refs,
+        "--first-parent",
+        "--merges",
+        "--reverse",
+        "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%cn%x1f%ce%x1f%B%x1d",
+        "--",
+    ]
+    held = set(known)
+    merges = (_commit(record) for record in _log_records(repo, command))
+    return [
+        m
+        for m in merges
+        if m.commit not in held and m.pull_request is not None and _MERGED_PR.search(m.subject)
+    ]
 
 
 LOG_READ_BYTES = 1 << 20

@@ -8,6 +8,7 @@ is open, from March 2030 to March 2031 both are, and after June 2031 neither is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -153,7 +154,7 @@ def _message(message_id: str, subject: str, body: str, root: str) -> MailMessage
     )
 
 
-def _read(threads: list[GitHubThread], messages: list[MailMessage] = ()) -> DiscussionRecords:
+def _read(threads: list[GitHubThread], messages: Sequence[MailMessage] = ()) -> DiscussionRecords:
     manifest, spec = _spec()
     context = ReadContext(
         manifest=manifest,
@@ -174,7 +175,7 @@ def _read(threads: list[GitHubThread], messages: list[MailMessage] = ()) -> Disc
     )
 
 
-def _one(threads: list[GitHubThread], messages: list[MailMessage] = ()) -> CitationRecord:
+def _one(threads: list[GitHubThread], messages: Sequence[MailMessage] = ()) -> CitationRecord:
     found = _read(threads, messages).citations
     assert len(found) == 1, found
     return found[0]
@@ -292,3 +293,51 @@ def test_drafts_named_reads_full_names_in_prose_and_links_but_not_lone_revisions
         "draft 21, -21, draft-21 and TLS 1.3."
     )
     assert drafts_named(text) == {FERRY, LANTERN}
+
+
+@pytest.mark.parametrize(
+    ("title", "labels", "comment", "meant"),
+    [
+        # (a) The post's own text, by a short name: one joining two words anywhere, a plain
+        # one before "draft".
+        ("A question", (), "As example-ferry says, Section 2 is fine.", FERRY),
+        ("A question", (), "The lantern draft's Section 2 is fine.", LANTERN),
+        # (b) The thread's title: its leading tag, whole or shortened.
+        ("Ferry: deck rules", (), "Section 2 is fine.", FERRY),
+        ("[lantern] rules", (), "Section 2 is fine.", LANTERN),
+        ("Lant: rules", (), "Section 2 is fine.", LANTERN),
+        # (c) The thread's labels: a draft's short name, with or without a leading "-".
+        ("A question", ("ferry",), "Section 2 is fine.", FERRY),
+        ("A question", ("-lantern", "editorial"), "Section 2 is fine.", LANTERN),
+        # The post before the title, the title before the labels.
+        ("Ferry: rules", ("lantern",), "The lantern draft's Section 2 is fine.", LANTERN),
+        ("Ferry: rules", ("lantern",), "Section 2 is fine.", FERRY),
+    ],
+)
+def test_a_short_name_in_the_post_its_title_or_its_labels_pins_the_draft(
+    title: str, labels: tuple[str, ...], comment: str, meant: str
+) -> None:
+    thread = _thread(1, [(BOTH_OPEN, "Hello."), (BOTH_OPEN, comment)], title, labels)
+    record = _one([thread])
+    current = {LANTERN: f"{LANTERN}-01", FERRY: f"{FERRY}-00"}[meant]
+    assert _where(record) == (current, 1)
+
+
+@pytest.mark.parametrize(
+    ("title", "labels", "comment"),
+    [
+        # A plain word is an ordinary word unless it stands before "draft".
+        ("A question", (), "The ferry leaves; Section 2 is fine."),
+        # Two drafts named in one place name neither; a tag too short, or shared, names none.
+        ("A question", ("ferry", "lantern"), "Section 2 is fine."),
+        ("Lan: rules", (), "Section 2 is fine."),
+        ("Example: rules", (), "Section 2 is fine."),
+    ],
+)
+def test_short_names_that_leave_two_drafts_or_none_resolve_nothing(
+    title: str, labels: tuple[str, ...], comment: str
+) -> None:
+    thread = _thread(1, [(BOTH_OPEN, "Hello."), (BOTH_OPEN, comment)], title, labels)
+    record = _one([thread])
+    assert record.target is None
+    assert record.unresolved is not None and "drafts were open" in record.unresolved

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.records.alignment import STILL_CHANGING_BELOW
-from ratified_rdf.records.citations import Citation, drafts_named, find_citations
+from ratified_rdf.records.citation_documents import DraftNames
+from ratified_rdf.records.citations import Citation, find_citations
 from ratified_rdf.records.identity import PeopleTable
 from ratified_rdf.records.manifest import Manifest
 from ratified_rdf.records.models import SpecRecords
@@ -273,14 +274,25 @@ def _month_start(year_month: str) -> datetime:
 
 
 class PostContext(BaseModel):
-    """What a post says about which drafts it is about: the drafts its own text names, and
-    those its thread names (labels, title, opening post). Only consulted when more than one
-    draft chain had a current revision when the post was written."""
+    """What a post says about which drafts it is about: the drafts its own text names, those
+    its thread's title and labels name, and those its thread names as a whole (opening post
+    too). Only consulted when more than one draft chain had a current revision when the post
+    was written."""
 
     model_config = ConfigDict(frozen=True)
 
     names: frozenset[str] = frozenset()
+    title_names: frozenset[str] = frozenset()
+    """The drafts the thread's title names (:meth:`DraftNames.in_title`)."""
+    label_names: frozenset[str] = frozenset()
+    """The drafts the thread's labels name (:meth:`DraftNames.in_labels`)."""
     thread_names: frozenset[str] = frozenset()
+
+    @property
+    def in_order(self) -> tuple[frozenset[str], ...]:
+        """Where a draft may be named, most telling first: the post's own text, its
+        thread's title, its labels, then its thread as a whole."""
+        return (self.names, self.title_names, self.label_names, self.thread_names)
 
 
 class CitationResolver:
@@ -292,6 +304,7 @@ class CitationResolver:
         self.documents: dict[str, ParsedDocument] = {r.name: r.document for r in spec.revisions}
         self.documents.update({r.name: r.document for r in spec.rfcs})
         self.drafts = {d.name for d in manifest.draft}
+        self.draft_names = DraftNames(self.drafts)
         self.rfcs = {r.number for r in spec.rfcs}
         self.alignment: dict[tuple[str, int], tuple[int | None, float | None, str]] = {
             (a.source_document, a.source_position): (
@@ -330,9 +343,6 @@ class CitationResolver:
             d.name: final for d in manifest.draft if (final := manifest.final_rfc(d.name))
         }
         self.published_ends = {r.name: _month_after(r.published) for r in spec.rfcs}
-        self.labels: dict[str, str] = {}
-        for name in self.chain_of:
-            self.labels[name] = self.labels[name.removeprefix("draft-")] = name
         # Which chains are open (have a current revision) between consecutive boundaries.
         spans = {c: (ws[0].start, max(w.end for w in ws)) for c, ws in self.chains.items()}
         self.boundaries = sorted({t for span in spans.values() for t in span})
@@ -365,17 +375,27 @@ class CitationResolver:
         return self.open_between[index] if index >= 0 else ()
 
     def thread_names(self, thread: GitHubThread) -> frozenset[str]:
-        """The held drafts a GitHub thread names: labels that are a draft's name (with or
-        without ``draft-``), and draft names in its title and opening post."""
-        named = {
-            self.labels[label.lower()] for label in thread.labels if label.lower() in self.labels
-        }
+        """The held drafts a GitHub thread names: by its labels, its title and its opening
+        post (:class:`DraftNames`)."""
         opening = thread.posts[0].body if thread.posts else ""
-        return frozenset(named | (drafts_named(f"{thread.title}\n{opening}") & self.drafts))
+        return (
+            self.draft_names.in_labels(thread.labels)
+            | self.draft_names.in_title(thread.title)
+            | self.names_in(opening)
+        )
+
+    def thread_context(self, thread: GitHubThread) -> PostContext:
+        """What a GitHub thread says of the drafts its posts are about, each place apart, so
+        the title is heard before the labels (a post's own names are added per post)."""
+        return PostContext(
+            title_names=self.draft_names.in_title(thread.title),
+            label_names=self.draft_names.in_labels(thread.labels),
+            thread_names=self.thread_names(thread),
+        )
 
     def names_in(self, text: str) -> frozenset[str]:
-        """The held drafts ``text`` names (in prose or a link)."""
-        return frozenset(drafts_named(text) & self.drafts)
+        """The held drafts ``text`` names (in prose or a link, by full or short name)."""
+        return self.draft_names.in_text(text)
 
     def cite(
         self, post: str, when: datetime, text: str, thread_text: str | None = None
@@ -400,7 +420,7 @@ class CitationResolver:
         if not candidates:
             return None, "written when no held revision was current"
         open_count, narrowed = len(candidates), False
-        for names in (context.names, context.thread_names):
+        for names in context.in_order:
             if len(candidates) == 1:
                 break
             named = {self.chain_of[n] for n in names if n in self.chain_of}

@@ -118,15 +118,15 @@ class GitHubSource(Source[GitHubRead]):
         review comment's line, as discussion of the section it sits in."""
         citations: list[CitationRecord] = []
         for thread in read.archive.threads:
-            thread_names: frozenset[str] | None = None
+            thread_context: PostContext | None = None
             for post in thread.posts:
                 text = post.body if post.index else f"{thread.title}\n{post.body}"
                 found = find_citations(text)
                 if not found:
                     continue
-                if thread_names is None:
-                    thread_names = resolver.thread_names(thread)
-                context = PostContext(names=resolver.names_in(text), thread_names=thread_names)
+                if thread_context is None:
+                    thread_context = resolver.thread_context(thread)
+                context = thread_context.model_copy(update={"names": resolver.names_in(text)})
                 key = github_post_key(thread.number, post.index)
                 citations += [resolver.resolve(key, post.created, c, context) for c in found]
         return citations + review_line_citations(resolver, read.archive, read.review_lines)

@@ -10,8 +10,9 @@ the post is about: the only chain with a current revision when it was written; e
 chains then open, the one the post's own text names (a draft's full or short name, in prose
 or a link; for a message, in its subject or body), else the one its thread's title names,
 else its labels, else its opening post (a list thread's first message): see
-:mod:`ratified_rdf.records.citation_documents` for the names and where each counts. One GitHub archive (and one list) serves every draft of the manifest's
-repository, so where it came from tells no chain apart. When several chains stay possible the
+:mod:`ratified_rdf.records.citation_documents` for the names and where each counts. One
+GitHub archive (and one list) serves every draft of the manifest's repository, so where it
+came from tells no chain apart. When several chains stay possible the
 citation is left unresolved and says so. A citation naming a draft but no revision ("Section 4
 of draft-foo") is read against that draft's current revision, whatever else was open.
 

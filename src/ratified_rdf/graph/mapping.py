@@ -397,16 +397,7 @@ def _kept_revision_batch(
     batch.add(iri, "foaf:page", v.revision_url(kept.draft, kept.number))
     batch.add(iri, "prov:hadPrimarySource", kept.url)
     batch.add(kept.url, "rdf:type", term("rr:ArchivedText").value)
-    successor = successors.get(kept.name)
-    if successor is not None:
-        batch.add(iri, "rr:supersededBy", successor)
-    else:
-        draft = next(d for d in records.drafts if d.name == kept.draft)
-        if draft.became:
-            batch.add(iri, "rr:became", v.document_iri(draft.became))
-    for author in kept.document.authors:
-        resolved = person_of(author) if person_of else None
-        batch.add(iri, "dcterms:creator", resolved or _person(batch, author))
+    _successor_and_authors(batch, iri, records, kept, successors, person_of)
     _sections(
         batch, iri, kept.document, lambda n: v.revision_section_url(kept.draft, kept.number, n)
     )
@@ -504,6 +495,28 @@ def _rfc_batch(records: SpecRecords, rfc: RfcRecord, run: RunContext) -> Batch:
     return batch
 
 
+def _successor_and_authors(
+    batch: Batch,
+    iri: str,
+    records: SpecRecords,
+    revision: RevisionRecord | KeptRevision,
+    successors: Mapping[str, str],
+    person_of: Callable[[Author], str | None] | None,
+) -> None:
+    """What follows a revision (the next one, else the RFC its draft became) and who wrote
+    it, alike for a revision read from git and one kept in the records folder."""
+    successor = successors.get(revision.name)
+    if successor is not None:
+        batch.add(iri, "rr:supersededBy", successor)
+    else:
+        draft = next(d for d in records.drafts if d.name == revision.draft)
+        if draft.became:
+            batch.add(iri, "rr:became", v.document_iri(draft.became))
+    for author in revision.document.authors:
+        resolved = person_of(author) if person_of else None
+        batch.add(iri, "dcterms:creator", resolved or _person(batch, author))
+
+
 def _revision_batch(
     records: SpecRecords,
     revision: RevisionRecord,
@@ -534,16 +547,7 @@ def _revision_batch(
         else v.revision_url(revision.draft, revision.number),
     )
     batch.add(iri, "prov:wasDerivedFrom", _commit(batch, records, revision.commit))
-    successor = successors.get(revision.name)
-    if successor is not None:
-        batch.add(iri, "rr:supersededBy", successor)
-    else:
-        draft = next(d for d in records.drafts if d.name == revision.draft)
-        if draft.became:
-            batch.add(iri, "rr:became", v.document_iri(draft.became))
-    for author in revision.document.authors:
-        resolved = person_of(author) if person_of else None
-        batch.add(iri, "dcterms:creator", resolved or _person(batch, author))
+    _successor_and_authors(batch, iri, records, revision, successors, person_of)
     _sections(
         batch,
         iri,

@@ -231,14 +231,3 @@ def test_an_unreadable_archive_is_reported_and_the_rest_is_built(tmp_path: Path)
         for p in report.problems
     ), report.problems
     assert brain.ask("history of RFC 9999 section 3.1").verdict is Verdict.ANSWERED
-
-
-def test_a_sections_issues_where_none_are_held_are_its_commits(
-    held_nowhere: tuple[Brain, BuildReport],
-) -> None:
-    brain, _ = held_nowhere
-    answer = brain.ask("which issues discussed section 2?")
-    assert answer.verdict is Verdict.ANSWERED, answer.summary
-    assert answer.summary.startswith("This brain holds no issues"), answer.summary
-    assert "RFC 9999 §2" in answer.summary
-    assert any(r.kind == "commit" for r in answer.results), answer.results

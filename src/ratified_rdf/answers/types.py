@@ -612,17 +612,6 @@ def _not_held(session: Session, question: str, chosen: Route) -> Answer:
         "the discussion sources its manifest names)"
     )
     mentions = chosen.mentions
-    if what == "issues" and mentions.sections:
-        # A section's issues, where the brain holds none: its discussion is what the brain
-        # has (the commits that changed it), said to be all there is.
-        found = target(session, question, chosen, "who discussed")
-        if not isinstance(found, Answer):
-            card = found.dress(_discussion(session, question, chosen, found))
-            lead = (
-                "This brain holds no issues (its records name no issue archive, or it is "
-                "empty): the section's discussion here is its commits and pull requests. "
-            )
-            return card.model_copy(update={"summary": lead + card.summary})
     named = [
         *(f"RFC {n}" for n in mentions.rfcs),
         *(f"{d}-{n}" for d, n in mentions.revisions),

@@ -105,9 +105,12 @@ def unavailable(message: str) -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Debian's Chromium driven by Playwright, launched once for every page test."""
+    """Debian's Chromium driven by Playwright, launched once for each module of page tests and
+    closed after it: Playwright keeps an event loop on the main thread while it runs, which the
+    later tests' own event loops must not meet (a session-wide browser left open under the
+    whole rest of the suite once hung its closing at the session's end)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

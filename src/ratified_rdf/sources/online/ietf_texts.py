@@ -16,15 +16,13 @@ The XML is asked for first (its section tree is explicit), then the text.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ratified_rdf.sources.document import ParseError
 from ratified_rdf.sources.formats import parse_document
-from ratified_rdf.sources.online.http import FetchError, PoliteClient
+from ratified_rdf.sources.online.http import FetchError, PoliteClient, _write_atomically
 
 __all__ = [
     "ARCHIVE_URL",
@@ -181,11 +179,4 @@ def _write(target: Path, content: bytes) -> None:
     """Write ``content`` to a temporary file renamed into place: a failed write never
     leaves half a text under the record's name."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(content)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    _write_atomically(target, content)

@@ -309,3 +309,25 @@ def test_the_first_rule_is_kept_where_the_card_is_made(pigeon: Brain) -> None:
     card = types.answer(pigeon.reading.session(), question, chosen)
     assert card.verdict is Verdict.UNKNOWN
     assert "never ingested records of implementations" in card.summary
+
+
+@pytest.mark.parametrize(
+    ("question", "spelled"),
+    [
+        ("who'd know most about section 4.1?", "who would know most about section 4.1?"),
+        (
+            "who’d be the person to ask about section 4.1?",
+            "who would be the person to ask about section 4.1?",
+        ),
+        ("how'd it change in section 4.1?", "how did it change in section 4.1?"),
+        (
+            "who'd changed section 4.1 before the RFC?",
+            "who had changed section 4.1 before the RFC?",
+        ),
+    ],
+)
+def test_an_apostrophe_d_is_read_by_the_word_after_it(question: str, spelled: str) -> None:
+    # "'d" is "would" before a verb, "did" before its subject, "had" before a participle: read
+    # as "did" always, "who'd know" took another card than "who would know".
+    assert route(question, PERCHED).intent == route(spelled, PERCHED).intent
+    assert route(question, PERCHED).mentions == route(spelled, PERCHED).mentions

@@ -365,17 +365,28 @@ _CONTRACTION = re.compile(
     r"\b(where|what|who|how|when|which|why|they|you|we)['’](re|ve|d|ll)\b",
     re.IGNORECASE,
 )
-_SPELLED = {"re": "are", "ve": "have", "d": "did", "ll": "will"}
+_SPELLED = {"re": "are", "ve": "have", "ll": "will"}
+_NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
+_SUBJECTS = frozenset(
+    ["i", "you", "he", "she", "it", "we", "they", "the", "this", "that", "these", "those"]
+)
 
 
 def _expanded(match: re.Match[str]) -> str:
     """A contraction written out ("where's" → "where is"), so cues read it as they read the
-    words spelled out; a name's possessive ("ekr's") is left alone."""
+    words spelled out; a name's possessive ("ekr's") is left alone. "'d" is read by the word
+    after it: "how'd it change" (did), "who'd changed it" (had), "who'd know" (would)."""
     if match.group(1):
         return f"{match.group(1)} is"
     if match.group(2):
         return f"{match.group(2)} not"
-    return f"{match.group(3)} {_SPELLED[match.group(4).casefold()]}"
+    ending = match.group(4).casefold()
+    if ending != "d":
+        return f"{match.group(3)} {_SPELLED[ending]}"
+    following = _NEXT_WORD.match(match.string, match.end())
+    word = following.group(1).casefold() if following else ""
+    spelled = "did" if word in _SUBJECTS else "had" if word.endswith(("ed", "en")) else "would"
+    return f"{match.group(3)} {spelled}"
 
 
 _OVERVIEW_WORDS = (

@@ -205,3 +205,10 @@ def test_a_long_revision_name_never_runs_into_its_section_number() -> None:
     assert f"  {long_name}  5 " in row
     header = next(line for line in rows if line.startswith("Revision"))
     assert header.index("§") == row.index(" 5 ") + 1
+
+
+def test_commits_with_no_pull_request_are_not_said_to_come_through_zero() -> None:
+    from ratified_rdf.answers.discussion import _coverage
+
+    assert _coverage(0, 8, 0, []).endswith("the evidence is 8 commits.")
+    assert "through 2 pull requests" in _coverage(0, 8, 2, [])

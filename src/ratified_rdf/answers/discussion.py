@@ -179,10 +179,9 @@ def discussion(
             f"across {plural(len(threads), 'thread')}"
         )
     if commit_count:
-        clauses.append(
-            f"changed by {plural(commit_count, 'commit')} through "
-            f"{plural(len(pulls), 'pull request')}"
-        )
+        # "through 0 pull requests" says nothing: a repository without them is not named so.
+        through = f" through {plural(len(pulls), 'pull request')}" if pulls else ""
+        clauses.append(f"changed by {plural(commit_count, 'commit')}{through}")
     summary = (
         f"{title} was "
         + (", and ".join(clauses) or "neither discussed nor changed while it was still changing")
@@ -637,7 +636,9 @@ def _coverage(posts: int, commits: int, pulls: int, people: list[PersonActivity]
         )
         return (
             " Partial: no post refers to this section while it was changing; the evidence is "
-            f"{plural(commits, 'commit')} through {plural(pulls, 'pull request')}{more}."
+            f"{plural(commits, 'commit')}"
+            + (f" through {plural(pulls, 'pull request')}" if pulls else "")
+            + f"{more}."
         )
     return (
         " Partial: no commit is recorded as changing this section; the evidence is "

@@ -106,3 +106,25 @@ def test_a_section_no_revision_has_is_said_to_be_missing_from_the_last_revision(
         f"neither an RFC it holds nor {LAST} (the last revision of a draft that became no RFC) "
         "has a section 9"
     ) in answer.summary, answer.summary
+
+
+@pytest.mark.parametrize(
+    "question, intents, section",
+    [
+        ("who should I ask about the loft beacon?", {"who_to_ask"}, "3.2 Loft Beacon"),
+        ("why does take-off work this way?", {"discussion"}, "3.1 Take-off"),
+        ("who discussed the homing signal?", {"discussion"}, "3.2 Loft Beacon"),
+        ("history of the take-off rules", {"section_history"}, "3.1 Take-off"),
+    ],
+)
+def test_a_section_found_by_its_heading_words_is_the_last_revisions(
+    draft_only: tuple[Brain, BuildReport], question: str, intents: set[str], section: str
+) -> None:
+    # No RFC heading to match: the words find the heading of the draft's last revision (an
+    # earlier revision's wording included), never "doesn't know".
+    brain, _ = draft_only
+    answer = brain.ask(question)
+    assert answer.verdict is Verdict.ANSWERED, answer.summary
+    assert answer.intent in intents, answer.intent
+    assert f"heading of {LAST} §{section}. " in answer.summary, answer.summary
+    assert NO_RFC in answer.summary, answer.summary

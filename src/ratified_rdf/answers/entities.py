@@ -468,6 +468,13 @@ class Gazetteer:
         self.subject_words = frozenset(w.casefold() for w in subject_words)
         self.drafts = {name: tuple(sorted(numbers)) for name, numbers in drafts.items()}
         self.became = dict(became)
+        self.unpublished_last_revisions = frozenset(
+            f"{name}-{numbers[-1]}"
+            for name, numbers in self.drafts.items()
+            if numbers and name not in self.became
+        )
+        """The names of the last revisions of the drafts that became no RFC the brain holds
+        ("draft-example-pigeon-02"): their sections stand for their drafts' own."""
         self.rfcs = dict(rfcs)
         self.threads = frozenset(threads)
         self.headings = headings

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from ratified_rdf.answers.entities import Gazetteer, Mentions
-from ratified_rdf.answers.heading_search import SearchResult, heading_terms
+from ratified_rdf.answers.heading_search import HeadingHit, SearchResult, heading_terms
 from ratified_rdf.answers.models import Intent
 
 if TYPE_CHECKING:
@@ -186,9 +186,10 @@ class Reading:
         return self.gazetteer.headings.search(self.text)
 
     @cached_property
-    def topic(self) -> tuple[int, str] | None:
-        """(RFC, section number) of the best RFC heading the question's words match, or None
-        (no heading index, or no heading word but the brain's own subject)."""
+    def topic(self) -> HeadingHit | None:
+        """The best RFC heading the question's words match (where no RFC heading does, the best
+        heading of the last revision of a draft that became no RFC), or None (no heading
+        index, or no heading word but the brain's own subject)."""
         if self._found is None or self.gazetteer is None:
             return None
         return _topic(self._found, self.gazetteer)
@@ -199,8 +200,8 @@ class Reading:
         if self.topic is None or self._found is None or self.gazetteer is None:
             return None
         assert self.gazetteer.headings is not None
-        hits = self.gazetteer.headings.rfc_hits(self._found)
-        return frozenset(heading_terms(" ".join(hits[0].matched))) if hits else None
+        hits = self.gazetteer.headings.rfc_hits(self._found) or [self.topic]
+        return frozenset(heading_terms(" ".join(hits[0].matched)))
 
     @property
     def names_heading(self) -> bool:
@@ -263,14 +264,26 @@ ASKING_WORDS = frozenset({
 ("Changes for this RFC") is not the question's topic."""
 
 
-def _topic(found: SearchResult, gazetteer: Gazetteer) -> tuple[int, str] | None:
+def _topic(found: SearchResult, gazetteer: Gazetteer) -> HeadingHit | None:
     for hit in found.hits:
         entry = hit.entry
         if not (entry.is_rfc and entry.number):
             continue
         if {w.casefold() for w in hit.matched} <= gazetteer.subject_words | ASKING_WORDS:
             return None
-        return int(entry.document.removeprefix("RFC ").strip()), entry.number
+        return hit
+    # A brain of drafts that became no RFC: their last revisions' sections are the sections
+    # its cards are about (answers.draft_finals), so their headings are topics too.
+    if any(hit.entry.is_rfc for hit in found.hits):
+        return None
+    last = gazetteer.unpublished_last_revisions
+    for hit in found.hits:
+        entry = hit.entry
+        if not entry.number or entry.document not in last:
+            continue
+        if {w.casefold() for w in hit.matched} <= gazetteer.subject_words | ASKING_WORDS:
+            return None
+        return hit
     return None
 
 

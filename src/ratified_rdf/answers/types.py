@@ -25,9 +25,14 @@ from ratified_rdf.answers import (
     threads,
     where,
 )
-from ratified_rdf.answers.draft_finals import Final
+from ratified_rdf.answers.draft_finals import DraftFinal, Final
 from ratified_rdf.answers.entities import Mentions
-from ratified_rdf.answers.heading_search import HeadingEntry, heading_terms, runner_ups
+from ratified_rdf.answers.heading_search import (
+    HeadingEntry,
+    SearchResult,
+    heading_terms,
+    runner_ups,
+)
 from ratified_rdf.answers.models import (
     Alternative,
     Answer,
@@ -150,6 +155,11 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
         if not {word.casefold() for word in hit.matched} <= ASKING_WORDS
     ]
     if not hits:
+        # A brain of drafts that became no RFC has no RFC headings to match: its drafts' last
+        # revisions stand for their sections, as they do for a section asked by number.
+        drafted = _draft_topic(session, found, asking) if chosen.rfc is None else None
+        if drafted is not None:
+            return drafted
         terms = ", ".join(found.query_terms) or "none"
         return holdings.out_of_scope(
             session, question, f"no RFC section heading matches its words (terms: {terms})"
@@ -173,6 +183,57 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
         for hit in runner_ups(hits)[:1]
     ]
     return Target(rfc, best.entry.number or "", best.entry, lead, alternatives, best.matched)
+
+
+def _draft_topic(session: Session, found: SearchResult, asking: str) -> Target | None:
+    """The section of a draft that became no RFC whose heading the question's words matched
+    best, read in that draft's last revision (:mod:`draft_finals`); None when no hit is a
+    section of such a revision."""
+    hits = [
+        hit
+        for hit in found.hits
+        if not hit.entry.is_rfc
+        and hit.entry.number
+        and not {word.casefold() for word in hit.matched} <= ASKING_WORDS
+    ]
+    for place, hit in enumerate(hits):
+        entry = hit.entry
+        assert entry.number
+        rows = session.run("draft_sections_numbered", sectionNumber=entry.number)
+        last = next(
+            (
+                row
+                for row in rows
+                if text_of(row, "section") == entry.section and text_of(row, "label")
+            ),
+            None,
+        )
+        if last is None:
+            continue  # a section of an earlier revision, gone from the last one
+        final = DraftFinal(
+            draft=text_of(last, "draftName") or "",
+            revision=text_of(last, "revision") or "",
+            label=text_of(last, "label") or "",
+        )
+        matched = ", ".join(f"'{w}'" for w in hit.matched)
+        lead = (
+            f"Matched the words {matched} to the heading of {final.label} "
+            f"§{entry.number} {entry.heading}. "
+        )
+        alternatives = [
+            Alternative(
+                question=f"{asking} {other.entry.document} section {other.entry.number}?",
+                reason=(
+                    f"runner-up heading: {other.entry.heading} (matched "
+                    + ", ".join(f"'{w}'" for w in other.matched)
+                    + ")"
+                ),
+            )
+            for other in hits[place + 1 :]
+            if other.entry.document == entry.document
+        ][:1]
+        return Target(final, entry.number, entry, lead, alternatives, hit.matched)
+    return None
 
 
 def _draft_final(session: Session, chosen: Route, asking: str) -> Target | None:

@@ -335,3 +335,39 @@ def test_another_groups_record_and_unheld_documents_are_out_of_scope() -> None:
     assert "not hawk's" in (route("who chairs the hawk working group?", grouped).reason or "")
     assert route("history of RFC 4000 section 2.1", grouped).intent == "out_of_scope"
     assert route("history of RFC 9990 section 2.1", grouped).intent == "section_history"
+
+
+# --- a named revision's own facts ------------------------------------------------------------
+# A question naming one revision ("when was draft-x-01 posted?", "who wrote draft-x-01?") gets
+# that revision's date and byline first; a revision the brain does not hold is "doesn't know",
+# naming the revisions it holds. Pigeon's -00 to -02 are tagged on 2029-01-10, 2029-06-01 and
+# 2029-11-20; -00's byline names Alice and Bob, -01's Alice alone.
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["when was draft-example-pigeon-01 posted?", "who wrote draft-example-pigeon-01?"],
+)
+def test_a_named_revision_gets_its_own_date_and_byline(pigeon_brain: Brain, question: str) -> None:
+    answer = pigeon_brain.ask(question)
+    assert answer.verdict is Verdict.ANSWERED, answer.summary
+    assert answer.intent == "document"
+    assert answer.summary.startswith(
+        "draft-example-pigeon-01 is dated 2029-06-01 in the record; its byline names "
+        "Alice Example. "
+    ), answer.summary
+    assert any(e.label == "draft-example-pigeon-01" for e in answer.evidence), answer.evidence
+
+
+def test_the_first_revision_names_both_editors(pigeon_brain: Brain) -> None:
+    answer = pigeon_brain.ask("who were the authors of draft-example-pigeon-00?")
+    assert "its byline names Alice Example and Bob Example. " in answer.summary, answer.summary
+
+
+def test_a_revision_not_held_is_doesnt_know(pigeon_brain: Brain) -> None:
+    answer = pigeon_brain.ask("who wrote draft-example-pigeon-07?")
+    assert answer.verdict is Verdict.UNKNOWN, answer.summary
+    assert "it holds no revision draft-example-pigeon-07 (of draft-example-pigeon, it holds " in (
+        answer.summary
+    ), answer.summary
+    assert "-00 to -02" in answer.summary

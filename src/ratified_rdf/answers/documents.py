@@ -4,6 +4,8 @@ its revisions; the same facts make the card of a draft or RFC named with no othe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ratified_rdf.answers.holdings import out_of_scope
 from ratified_rdf.answers.models import Answer, DocumentFacts, DraftedQuestion, Evidence, Verdict
 from ratified_rdf.answers.session import Session, text_of
@@ -151,14 +153,34 @@ def describe(document: DocumentFacts) -> str:
 
 
 def document_card(
-    session: Session, question: str, draft: str | None, rfc: int | None, intent: str = "document"
+    session: Session,
+    question: str,
+    draft: str | None,
+    rfc: int | None,
+    intent: str = "document",
+    revision: str | None = None,
 ) -> Answer:
-    """The facts of one draft or RFC as a card."""
+    """The facts of one draft or RFC as a card; with ``revision`` (a revision's name, e.g.
+    ``draft-example-pigeon-01``, which the question named), that revision's date first."""
     found = facts(session, draft, rfc)
     if found is None:
         named = draft or f"RFC {rfc}"
         return out_of_scope(session, question, f"it holds no document {named}")
     document, evidence = found
+    lead = ""
+    if draft and revision:
+        dated = _revision_date(session, draft, revision)
+        if dated is None:
+            held = _revision_ranges(draft, document.bylines) or "none"
+            return out_of_scope(
+                session, question, f"it holds no revision {revision} (of {draft}, it holds {held})"
+            )
+        day, link = dated
+        lead = f"{revision} is dated {day} in the record" if day else f"{revision} is held"
+        byline = document.bylines.get(revision)
+        lead += f"; its byline names {_join(byline)}. " if byline else ". "
+        if all(e.iri != link.iri for e in evidence):
+            evidence = [*evidence, link]
     results: list[DocumentFacts | DraftedQuestion] = [document]
     if document.editors:
         # The card names the editors: it drafts the question for them, as a why card does.
@@ -179,7 +201,7 @@ def document_card(
         question=question,
         intent=intent,
         verdict=Verdict.ANSWERED,
-        summary=describe(document),
+        summary=lead + describe(document),
         results=list(results),
         evidence=evidence,
         queries=session.queries,
@@ -188,3 +210,40 @@ def document_card(
             "(records/<brain>/manifest.toml); editors are the names on each revision's byline."
         ),
     )
+
+
+def _revision_date(session: Session, draft: str, revision: str) -> tuple[str, Evidence] | None:
+    """The date the record gives revision ``revision`` of ``draft`` (its posting date, else
+    its tag's commit's: ``draft_editors`` reads ``prov:generatedAtTime``) and its link; None
+    when the draft holds no such revision."""
+    for row in session.run("draft_editors", draftName=draft):
+        if text_of(row, "label") == revision:
+            link = Evidence(
+                iri=text_of(row, "revision") or "",
+                label=revision,
+                url=text_of(row, "page") or "",
+                role="revision",
+            )
+            return (text_of(row, "date") or "")[:10], link
+    return None
+
+
+def _revision_ranges(draft: str, labels: Iterable[str]) -> str:
+    """The revisions ``labels`` name, as runs of numbers: "-00, -06 to -25"; a revision git
+    does not number is named whole."""
+    numbers: list[int] = []
+    others: list[str] = []
+    for label in sorted(labels):
+        tail = label.removeprefix(f"{draft}-")
+        if tail.isdigit() and len(tail) == 2:
+            numbers.append(int(tail))
+        else:
+            others.append(label)
+    runs: list[str] = []
+    for number in numbers:
+        if runs and runs[-1].endswith(f"{number - 1:02d}"):
+            start = runs[-1].split(" to ")[0]
+            runs[-1] = f"{start} to -{number:02d}"
+        else:
+            runs.append(f"-{number:02d}")
+    return ", ".join([*runs, *others])

@@ -619,7 +619,10 @@ def _document_card(session: Session, question: str, chosen: Route) -> Answer:
     RFC it names."""
     mentions = chosen.mentions
     draft = chosen.draft if chosen.draft and (mentions.named_drafts or not mentions.rfcs) else None
-    return documents.document_card(session, question, draft, None if draft else chosen.rfc)
+    revision = f"{draft}-{chosen.revision}" if draft and chosen.revision else None
+    return documents.document_card(
+        session, question, draft, None if draft else chosen.rfc, revision=revision
+    )
 
 
 def _where(session: Session, question: str, chosen: Route) -> Answer:

@@ -244,3 +244,61 @@ def test_a_topic_one_rfc_title_names_is_still_a_topic(
     topic = reading.topic
     found = (topic.entry.document, topic.entry.number) if topic is not None else None
     assert found == (("RFC 9996", section) if section else None)
+
+
+@pytest.mark.parametrize(
+    ("title", "names"),
+    [
+        ("TLS Encrypted Client Hello", ["encrypted client hello", "ech"]),
+        (
+            "TLS Encrypted ClientHello",
+            ["tls encrypted clienthello", "encrypted clienthello", "ech"],
+        ),
+        ("Compact TLS 1.3", ["compact tls"]),
+        ("Delegated Credentials for (D)TLS", ["delegated credentials"]),
+        ("Importing External PSKs for TLS", ["importing external psks", "iep"]),
+        # Titles that are no name: stop words or numbers inside, or too long.
+        ("Using TLS to Secure QUIC", []),
+        ("Deprecating TLS 1.0 and TLS 1.1", []),
+        ("Record Size Limit Extension for Transport Layer Security (TLS)", []),
+    ],
+)
+def test_a_drafts_title_gives_the_names_people_call_it_by(title: str, names: list[str]) -> None:
+    from ratified_rdf.answers.entities import draft_title_names
+
+    assert draft_title_names(title) == names
+
+
+def test_a_draft_is_called_by_its_titles_initials() -> None:
+    # A draft that became no RFC, named as people shorten its title ("what is FPM?"), gets
+    # its card; a draft whose initials another draft shares is named by neither.
+    gazetteer = Gazetteer(
+        drafts={"draft-ietf-pigeon-feathers": ("00", "01"), "draft-ietf-pigeon-roost": ("00",)},
+        became={},
+        rfcs={},
+        people=[],
+        threads=(),
+        draft_titles={
+            "draft-ietf-pigeon-feathers": "TLS Feather Post Marks",
+            "draft-ietf-pigeon-roost": "Roost Allocation",
+        },
+    )
+    assert gazetteer.documents_named("what is FPM?")[1] == ("draft-ietf-pigeon-feathers",)
+    assert gazetteer.documents_named("tell me about roost allocation")[1] == (
+        "draft-ietf-pigeon-roost",
+    )
+    routed = route("what is FPM?", gazetteer)
+    assert routed.intent is Intent.ENTITY
+    assert routed.mentions.drafts == ("draft-ietf-pigeon-feathers",)
+    twins = Gazetteer(
+        drafts={"draft-a-pigeon-fpm": ("00",), "draft-b-pigeon-fmp": ("00",)},
+        became={},
+        rfcs={},
+        people=[],
+        threads=(),
+        draft_titles={
+            "draft-a-pigeon-fpm": "Feather Post Marks",
+            "draft-b-pigeon-fmp": "Flight Post Maps",
+        },
+    )
+    assert twins.documents_named("what is FPM?")[1] == ()

@@ -34,7 +34,12 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from ratified_rdf.answers.heading_search import STOP_WORDS, HeadingIndex, heading_terms
+from ratified_rdf.answers.heading_search import (
+    PROTOCOL_NAMES,
+    STOP_WORDS,
+    HeadingIndex,
+    heading_terms,
+)
 from ratified_rdf.answers.spelling import CUE_WORDS, Speller
 
 _RFC = re.compile(r"\bRFC\s*-?\s*(\d{3,5})\b", re.IGNORECASE)
@@ -311,11 +316,60 @@ NAME_WORDS = 3
 """The most words a title may have and still be what people call the RFC ("HTTP/3")."""
 
 
+def _protocol_word(word: str) -> bool:
+    """Whether ``word`` of a title only names the protocol: "TLS", "1.3", the "D" of "(D)TLS"."""
+    return (
+        word.casefold() in PROTOCOL_NAMES
+        or len(word) == 1
+        or re.fullmatch(r"v?\d+(?:\.\d+)*", word, re.IGNORECASE) is not None
+    )
+
+
+def draft_title_names(title: str) -> list[str]:
+    """The names a draft's title gives it, casefolded: the title without a version at its end
+    when it is short ("compact tls" for "Compact TLS 1.3"); without the protocol's name, when
+    two or three words are left ("encrypted client hello" for "TLS Encrypted Client Hello");
+    and then their initials, when three or more ("ech"), as people shorten it."""
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9.]*", title)
+    while words and re.fullmatch(r"v?\d+(?:\.\d+)*", words[-1], re.IGNORECASE):
+        words.pop()
+    # "Exported Authenticators in TLS", "Delegated Credentials for (D)TLS": what the draft is
+    # for ends its own name.
+    for at in range(len(words) - 1, 0, -1):
+        if words[at].casefold() in {"for", "in", "over", "with"}:
+            if all(_protocol_word(w) for w in words[at + 1 :]):
+                words = words[:at]
+            break
+    names: list[str] = []
+    if 0 < len(words) <= NAME_WORDS:
+        names.append(" ".join(words).casefold())
+    own = [w for w in words if w.casefold() not in PROTOCOL_NAMES]
+    # Only a name of its own words: "Using TLS to Secure QUIC" leaves "using to secure".
+    if any(w.casefold() in STOP_WORDS or not w.isalpha() for w in own):
+        return names
+    if own != words and 2 <= len(own) <= NAME_WORDS:
+        names.append(" ".join(own).casefold())
+    if 2 <= len(own) <= NAME_WORDS:
+        # "ClientHello" is two words to its initials; "PSKs" is one.
+        parts = [
+            p
+            for w in own
+            for p in (
+                [w] if re.fullmatch(r"[A-Z]+s?", w) else re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+", w)
+            )
+        ]
+        initials = "".join(p[0] for p in parts if p.casefold() not in STOP_WORDS or p[0].isupper())
+        if len(initials) >= 3 and initials.isalpha():
+            names.append(initials.casefold())
+    return names
+
+
 def _called_names(
     titles: Mapping[int, str],
     drafts: Iterable[str],
     became: Mapping[str, int],
     subject: frozenset[str],
+    draft_titles: Mapping[str, str] | None = None,
 ) -> list[tuple[str, re.Pattern[str], int | str, str | None]]:
     """(name, its pattern, the RFC number or draft it names, the draft to name instead when a
     question says "draft") for :meth:`Gazetteer.documents_named`: the names one document only is
@@ -324,6 +378,9 @@ def _called_names(
     name the working group's is meant (draft-ietf-quic-invariants, not the individual draft
     it replaced)."""
     called: dict[str, set[int | str]] = {}
+    for draft, title in (draft_titles or {}).items():
+        for name in draft_title_names(title):
+            called.setdefault(name, set()).add(draft)
     for number, title in titles.items():
         short = " ".join(title.split())
         for name in {short, short.split(":", 1)[0]} if ":" in short else {short}:
@@ -446,6 +503,7 @@ class Gazetteer:
         mail: bool = True,
         issues: bool = True,
         group: bool = False,
+        draft_titles: Mapping[str, str] | None = None,
     ) -> None:
         """``drafts``: each draft's revision numbers; ``became``: the RFC number each draft
         became; ``rfcs``: each RFC's publication month; ``people``: (IRI, name, aliases);
@@ -458,7 +516,8 @@ class Gazetteer:
         mailing list's archive (what a list said is never ingested without one); ``issues``:
         whether it holds any issue (a brain may know pull requests from merge commits alone);
         ``group``: whether it reads several brains' runs (a working group's repositories in
-        one brain, :mod:`ratified_rdf.group`)."""
+        one brain, :mod:`ratified_rdf.group`); ``draft_titles``: each draft's title, for the
+        names people call it by (:func:`draft_title_names`)."""
         self.permissive = permissive
         self.group = group
         self.mail = mail
@@ -478,7 +537,9 @@ class Gazetteer:
         self.rfcs = dict(rfcs)
         self.threads = frozenset(threads)
         self.headings = headings
-        self._called = _called_names(rfc_titles or {}, self.drafts, self.became, self.subject_words)
+        self._called = _called_names(
+            rfc_titles or {}, self.drafts, self.became, self.subject_words, draft_titles
+        )
         series = _series_names(self.drafts, self.groups | self.subject_words | _COMMON)
         self._series = {name.said: name for name in series}
         # One pattern for every short name, the longest first ("quic-recovery" before

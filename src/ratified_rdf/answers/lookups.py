@@ -113,6 +113,7 @@ class Lookups:
                     became[name] = int(number)
         rfcs: dict[int, str | None] = {}
         titles: dict[int, str] = {}
+        draft_titles: dict[str, str] = {}
         for row in rows("documents"):
             if "rfcNumber" in row:
                 rfc = int(row["rfcNumber"])
@@ -121,6 +122,8 @@ class Lookups:
                     titles[rfc] = row["title"]
             else:
                 drafts.setdefault(row["name"], [])
+                if "title" in row:
+                    draft_titles[row["name"]] = row["title"]
         people: dict[str, tuple[str, list[str]]] = {}
         for row in rows("gazetteer_people"):
             iri = row["person"]
@@ -140,6 +143,7 @@ class Lookups:
             headings=index,
             subject_words=_shared_words([_words(title) for title in titles.values()]),
             rfc_titles=titles,
+            draft_titles=draft_titles,
             groups={
                 match.group(1)
                 for name in drafts

@@ -274,9 +274,9 @@ def test_an_rfc_or_draft_named_by_its_title_or_nickname_gets_its_card(
 ) -> None:
     # Asked by the name people call it, not its number: before, "doesn't know".
     chosen = route(question, NAMED)
-    # A draft's short name beside "draft" is read with the other names of what it asks, so
-    # "what is" picks the document's card: the same card the fallback draws.
-    assert chosen.intent == ("document" if drafts else "entity")
+    # A document called by its name is the document a type that needs one reads, so "what
+    # is" picks the document's card (before, the fallback drew the same card as "entity").
+    assert chosen.intent == "document"
     assert (chosen.mentions.rfcs, chosen.mentions.drafts) == (rfcs, drafts)
 
 

@@ -287,9 +287,10 @@ def test_a_draft_is_called_by_its_titles_initials() -> None:
     assert gazetteer.documents_named("tell me about roost allocation")[1] == (
         "draft-ietf-pigeon-roost",
     )
-    routed = route("what is FPM?", gazetteer)
-    assert routed.intent is Intent.ENTITY
-    assert routed.mentions.drafts == ("draft-ietf-pigeon-feathers",)
+    for question in ("what is FPM?", "who wrote FPM?", "how many revisions of FPM are there?"):
+        routed = route(question, gazetteer)
+        assert routed.intent is Intent.DOCUMENT, question
+        assert routed.mentions.drafts == ("draft-ietf-pigeon-feathers",), question
     twins = Gazetteer(
         drafts={"draft-a-pigeon-fpm": ("00",), "draft-b-pigeon-fmp": ("00",)},
         became={},
@@ -302,3 +303,23 @@ def test_a_draft_is_called_by_its_titles_initials() -> None:
         },
     )
     assert twins.documents_named("what is FPM?")[1] == ()
+
+
+def test_a_brain_of_one_rfc_is_named_by_its_titles_words() -> None:
+    # One RFC: every word of its title is the brain's subject, and still names that RFC for a
+    # question that needs a document ("what RFC did ... become?"); several RFCs sharing the
+    # words: the subject names none.
+    one = Gazetteer(
+        drafts={"draft-ietf-pigeon-chain-extension": ("00", "01")},
+        became={"draft-ietf-pigeon-chain-extension": 9995},
+        rfcs={9995: "2031-02"},
+        people=[],
+        threads=(),
+        subject_words={"tls", "pigeon", "chain", "extension"},
+        rfc_titles={9995: "TLS Pigeon Chain Extension"},
+    )
+    routed = route("what RFC did the pigeon chain extension become?", one)
+    assert routed.intent is Intent.DOCUMENT
+    assert routed.mentions.rfcs == (9995,)
+    assert route("who wrote the pigeon chain extension?", one).mentions.rfcs == (9995,)
+    assert route("what rfc did pigeon become?", _three_rfcs()).mentions.rfcs == ()

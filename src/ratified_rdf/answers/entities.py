@@ -386,6 +386,8 @@ def _called_names(
         for name in {short, short.split(":", 1)[0]} if ":" in short else {short}:
             if 0 < len(name.split()) <= NAME_WORDS:
                 called.setdefault(name.casefold(), set()).add(number)
+        for name in draft_title_names(short):  # "dnssec chain extension"
+            called.setdefault(name, set()).add(number)
     for draft in drafts:
         match = re.match(r"draft-[a-z0-9]+-[a-z0-9]+-([a-z0-9-]+)$", draft)
         if match:
@@ -395,7 +397,9 @@ def _called_names(
     found: list[tuple[str, re.Pattern[str], int | str, str | None]] = []
     for name, named in sorted(called.items()):
         words = re.findall(r"[a-z0-9]+", name)
-        if len(name) < 3 or not words or set(words) <= subject:
+        # The subject's words name every question's subject where several RFCs share them
+        # ("QUIC"); a brain of one RFC is about that RFC, so its title's words name it.
+        if len(name) < 3 or not words or (set(words) <= subject and len(titles) > 1):
             continue
         named_drafts = {d for d in named if isinstance(d, str)}
         group = {d for d in named_drafts if d.startswith("draft-ietf-")} or named_drafts

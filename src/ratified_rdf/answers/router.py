@@ -264,6 +264,18 @@ ASKING_WORDS = frozenset({
 ("Changes for this RFC") is not the question's topic."""
 
 
+def _named_by_title(text: str, mentions: Mentions, gazetteer: Gazetteer | None) -> Reading | None:
+    """The reading of ``text`` with the documents it calls by a name of their titles as its
+    documents, when it names none by number or draft name; None when it names none so."""
+    if gazetteer is None or mentions.rfcs or mentions.drafts or mentions.unheld:
+        return None
+    rfcs, drafts, _ = gazetteer.documents_named(text)
+    if not (rfcs or drafts):
+        return None
+    named = mentions.model_copy(update={"rfcs": rfcs, "drafts": drafts, "named_drafts": drafts})
+    return Reading(text, named, gazetteer)
+
+
 def _topic(found: SearchResult, gazetteer: Gazetteer) -> HeadingHit | None:
     for hit in found.hits:
         entry = hit.entry
@@ -318,7 +330,8 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
             return Route(
                 intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=f"{day} is not a date"
             )
-    best: tuple[float, int, QuestionType, str | None] | None = None
+    best: tuple[float, int, QuestionType, str | None, Reading | None] | None = None
+    titled: Reading | bool | None = False  # read when first needed
     # The types are read strongest first, so most are passed over unread once one fits; the
     # winner is the same as reading them in registry order (ties go to the earlier type).
     for order, kind in sorted(enumerate(REGISTRY), key=lambda pair: -pair[1].ceiling):
@@ -338,9 +351,16 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
         # search the headings).
         if weight <= 0 or (best is not None and (score, -order) <= (best[0], -best[1])):
             continue
+        chosen_reading: Reading | None = None
         if not kind.needs(mentions, reading):
-            continue
-        best = (score, order, kind, words)
+            # A type that needs a document may find it named as people call it ("what RFC did
+            # the DNSSEC chain extension become?"), where nothing names one by number.
+            if titled is False:
+                titled = _named_by_title(text, mentions, gazetteer)
+            if titled is None or not kind.needs(titled.mentions, titled):
+                continue
+            chosen_reading = titled
+        best = (score, order, kind, words, chosen_reading)
     if best is None:
         if not mentions.held and gazetteer is not None:
             # Nothing asked fits and nothing is named by number: an RFC or draft may be
@@ -367,7 +387,9 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
             else _unmatched_reason(text, gazetteer)
         )
         return _bind(Route(intent=intent, mentions=mentions, reason=reason), reading)
-    score, _, kind, words = best
+    score, _, kind, words, titled_reading = best
+    if titled_reading is not None:
+        mentions, reading = titled_reading.mentions, titled_reading
     chosen = _bind(Route(intent=kind.intent, mentions=mentions, score=score, cue=words), reading)
     return kind.bind(chosen, mentions, reading) if kind.bind else chosen
 

@@ -331,7 +331,8 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
                 intent=Intent.OUT_OF_SCOPE, mentions=mentions, reason=f"{day} is not a date"
             )
     best: tuple[float, int, QuestionType, str | None, Reading | None] | None = None
-    titled: Reading | bool | None = False  # read when first needed
+    titled: Reading | None = None
+    titled_read = False  # the names of titles are read when first needed
     # The types are read strongest first, so most are passed over unread once one fits; the
     # winner is the same as reading them in registry order (ties go to the earlier type).
     for order, kind in sorted(enumerate(REGISTRY), key=lambda pair: -pair[1].ceiling):
@@ -355,8 +356,8 @@ def route(question: str, gazetteer: Gazetteer | None = None) -> Route:
         if not kind.needs(mentions, reading):
             # A type that needs a document may find it named as people call it ("what RFC did
             # the DNSSEC chain extension become?"), where nothing names one by number.
-            if titled is False:
-                titled = _named_by_title(text, mentions, gazetteer)
+            if not titled_read:
+                titled, titled_read = _named_by_title(text, mentions, gazetteer), True
             if titled is None or not kind.needs(titled.mentions, titled):
                 continue
             chosen_reading = titled

@@ -45,7 +45,6 @@ import asyncio
 import contextlib
 import math
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -725,40 +724,49 @@ class _Spool:
     the event loop and answer cards need: so a hostile client ending query after query would
     make the server export over and over. The export is done once per graphs and version
     (one at a time, so two replacements do not both do it) and written to a file, not kept in
-    the server's memory; a new version (a write) drops the files of the older ones."""
+    the server's memory; a new version (a write) drops the files of the older ones.
+
+    Each file has no name from the start (``O_TMPFILE``, or made and unlinked at once): only
+    the server's open descriptor holds it, and a worker opens it as
+    ``/proc/<server>/fd/<n>``. So a server that ends any way at all, SIGKILL included, leaves
+    nothing behind: the kernel frees the file with the last descriptor."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._folder: str | None = None
-        self._files: dict[tuple[tuple[str, tuple[int, str]], ...], str] = {}
+        self._files: dict[tuple[tuple[str, tuple[int, str]], ...], int] = {}
 
     def data(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> bytes | str:
         """The graphs of ``key`` (each with its version) for a worker to load: the path of
         their file, exported through ``export`` the first time; ``b""`` when they are empty."""
         with self._lock:
-            if key in self._files and os.path.exists(self._files[key]):
-                return self._files[key]
+            if key in self._files:
+                return _fd_path(self._files[key])
             data = export([graph for graph, _ in key])
             if not data:
                 return b""
-            if self._folder is None:
-                self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
             generations = {version[0] for _, version in key}
             for old in [k for k in self._files if {v[0] for _, v in k} != generations]:
                 with contextlib.suppress(OSError):
-                    os.unlink(self._files.pop(old))
-            descriptor, path = tempfile.mkstemp(suffix=".nq", dir=self._folder)
-            with os.fdopen(descriptor, "wb") as file:
+                    os.close(self._files.pop(old))
+            with tempfile.TemporaryFile(prefix="ratified-sandbox-", suffix=".nq") as file:
                 file.write(data)
-            self._files[key] = path
-            return path
+                file.flush()
+                # A descriptor of our own: the file object's goes when the block ends.
+                self._files[key] = os.dup(file.fileno())
+            return _fd_path(self._files[key])
 
     def close(self) -> None:
-        """Remove every file."""
+        """Let every file go."""
         with self._lock:
-            if self._folder is not None:
-                shutil.rmtree(self._folder, ignore_errors=True)
-            self._folder, self._files = None, {}
+            for descriptor in self._files.values():
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+            self._files = {}
+
+
+def _fd_path(descriptor: int) -> str:
+    """The path another process of the same user opens this process's ``descriptor`` by."""
+    return f"/proc/{os.getpid()}/fd/{descriptor}"
 
 
 def _grant(turn: asyncio.Future[None]) -> None:

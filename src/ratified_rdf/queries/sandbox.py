@@ -79,6 +79,9 @@ IDLE_EXIT_S: Final = 600.0
 WARM_UP_S: Final = 300.0
 """How long a worker may take to start and load the graphs a query names."""
 _WATCH_S: Final = 0.02
+_LOOKS_AHEAD: Final = 2
+"""How many watch periods of growth at the latest rate a worker's memory must stay under its
+ceiling by: the one to the next look, and the one its end (a kill, and its exit) takes."""
 _GRACE_S: Final = 1.0
 """How long past a deadline the server waits for a worker that is ending a query itself."""
 Exporter = Callable[[Sequence[str]], bytes]
@@ -644,6 +647,7 @@ class QuerySandbox:
         ceiling = self.limits.memory_mib * mib
         total_ceiling = self.limits.total_memory * mib
         pid = worker.process.pid
+        last = 0  # the growth seen at the latest look
         while True:
             try:
                 if worker.conn.poll(_WATCH_S):
@@ -691,11 +695,17 @@ class QuerySandbox:
             if not watch_memory or not worker.base_rss:
                 continue
             grown = max(0, _rss(pid) - worker.base_rss)
+            # Memory is looked at every few milliseconds, and a sort can take tens of MiB in
+            # between: a query is ended once it would pass a ceiling before the look after
+            # next (growing as fast as since the last look, with the time its end takes), so
+            # that no look, and no reading from outside, finds it past.
+            ahead = _LOOKS_AHEAD * max(0, grown - last)
+            last = grown
             with self._lock:
                 self._growth[id(worker)] = grown
                 together = sum(self._growth.values())
                 largest = grown >= max(self._growth.values())
-            if grown > ceiling or (together > total_ceiling and largest):
+            if grown + ahead > ceiling or (together + ahead > total_ceiling and largest):
                 worker.stop()
                 self.ended += 1
                 alone = grown > ceiling

@@ -53,6 +53,14 @@ def test_heavy_workers_run_at_the_lowest_priority_and_the_kept_one_at_the_server
     sandbox_of.append(sandbox)
     ours = os.getpriority(os.PRIO_PROCESS, 0)
     assert _priorities(sandbox) == {"quick": [ours], "general": [LOWEST, LOWEST]}
+    # Heavy workers are in the idle scheduling class too: any other task that wakes (the
+    # server's event loop with a light answer to give) takes the CPU from them at once.
+    policies = {
+        "quick" if worker.quick else "general": os.sched_getscheduler(worker.process.pid)
+        for worker in sandbox._all
+        if worker.process is not None
+    }
+    assert policies == {"quick": os.SCHED_OTHER, "general": os.SCHED_IDLE}
 
 
 def test_the_mcp_servers_workers_all_run_at_the_lowest_priority(

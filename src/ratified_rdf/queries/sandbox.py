@@ -6,10 +6,9 @@ processes instead. Each worker:
 
 - is sealed off the network before it loads anything (:func:`~ratified_rdf.queries.offline.
   forbid_network`, for the whole process), so no query text can make it fetch a URL;
-- runs at the lowest scheduling priority (nice 19, in the idle scheduling class), so the
-  server's event loop and answer cards keep their CPU however many heavy queries grind (the
-  quick worker, below, runs at the server's own priority: its queries are short by
-  construction);
+- runs at the lowest scheduling priority (nice 19, from its start), so the server's event
+  loop and answer cards keep their CPU however many heavy queries grind (the quick worker,
+  below, runs at the server's own priority: its queries are short by construction);
 - holds its own in-memory copy of the graphs queries have named (exported by the server once
   per graph and version, to a file every worker loads from, again after a write), so it needs
   nothing of the server's store;
@@ -236,18 +235,14 @@ class _Worker:
         self.process, self.conn, self.loaded, self.base_rss = None, None, {}, 0
 
 
-def _make_idle(pid: int) -> None:
-    """Give process ``pid`` the CPU only when nothing else wants it: the lowest nice value and
-    Linux's idle scheduling class, under which any other task that wakes takes the CPU from it
-    at once (at nice 19 alone a grinding worker still held it for a slice now and then, which
-    a light answer waited for). Set from here as soon as it is started, so that its own start
-    (an interpreter and the engine's imports, a good part of a second of CPU whenever an
-    ended worker is replaced) runs there too. Where either is not allowed, what was allowed
-    stands."""
+def _lower(pid: int) -> None:
+    """Give process ``pid`` the lowest scheduling priority (nice 19), set from here as soon as
+    it is started, so that its own start (an interpreter and the engine's imports, a good part
+    of a second of CPU whenever an ended worker is replaced) runs there too, not at the
+    server's priority until the worker lowers itself. Not Linux's idle scheduling class: on a
+    busy machine it starves the light queries a heavy worker is lent for altogether."""
     with contextlib.suppress(OSError, AttributeError):
         os.setpriority(os.PRIO_PROCESS, pid, GENERAL_NICE)
-    with contextlib.suppress(OSError, AttributeError):
-        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
 
 
 def _rss(pid: int) -> int:
@@ -568,7 +563,7 @@ class QuerySandbox:
             )
             worker.conn = Connection(os.dup(ours.fileno()))
         if not worker.quick:
-            _make_idle(process.pid)
+            _lower(process.pid)
         worker.process = process
 
     def _warm(

@@ -380,6 +380,7 @@ class Tree:
     mib: float
     own_cpu: float
     children_cpu: float
+    processes: int = 0
 
 
 def tree(root: int, *, with_root: bool = True) -> Tree:
@@ -390,8 +391,8 @@ def tree(root: int, *, with_root: bool = True) -> Tree:
     _, own, reaped = table.get(root, (0, 0.0, 0.0))
     children = sum(table[pid][1] + table[pid][2] for pid in pids if pid in table)
     if with_root:
-        return Tree(mib, own, reaped + children)
-    return Tree(mib, 0.0, children)
+        return Tree(mib, own, reaped + children, len(pids) + 1)
+    return Tree(mib, 0.0, children, len(pids))
 
 
 def rss_mib(pid: int) -> float:
@@ -519,8 +520,12 @@ def run(
         + "."
         for kind in sorted(hostile_times)
     )
-    # The attackers' own processes at rest: their smallest sample once they held memory.
-    held = [t.mib for t in theirs if t.mib > 0]
+    # The attackers' own processes at rest: their smallest sample with all of them running
+    # (the MCP server and every worker it started), as the documented ceiling counts each
+    # worker's loaded graphs; a sample taken while an ended worker was being replaced lacks
+    # one worker's own memory, and would put the ceiling that much too low.
+    running = max((t.processes for t in theirs if t.mib > 0), default=0)
+    held = [t.mib for t in theirs if t.mib > 0 and t.processes == running]
     section = "\n".join(
         [
             f"## {clients} clients for {seconds:g} s" + (f" under {attack}" if attack else ""),
@@ -632,6 +637,7 @@ def load(args: argparse.Namespace) -> int:
                 + f"\n\nCeiling of the server and its workers: at rest ({at_rest:,.0f} MiB, after "
                 f"the run alone) plus --query-memory-total ({CEILING_MIB:,} MiB). Ceiling of "
                 f"the MCP tree (`ratified mcp` and its workers): its smallest sample in the run "
+                "with all its workers running "
                 f"plus its --query-memory ({MCP_MIB:,} MiB, also its total). `{NO_QUERY}` is "
                 "refused before any query runs: its ratio is what the machine's load alone "
                 "does to a call.",

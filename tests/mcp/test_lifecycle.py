@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from ratified_rdf.audit import audit_dir
-from ratified_rdf.surfaces.mcp_server import mcp_command
+from ratified_rdf.surfaces.mcp_server import CLIENT_GONE, SERVER_STOPPED, mcp_command
 from ratified_rdf.trust import TENANT_ID_MESSAGES, TenantIdRule
 from tests.mcp.conftest import SERVER_MODULE, audit_entries, tree_heads
 
@@ -307,6 +307,12 @@ def test_cancelling_a_call_ends_its_query_worker_and_later_calls_work(
         if process.poll() is None:
             process.kill()
             process.wait()
+    # The client cancelled, and is still there: the record says so, not that it went away.
+    entries = audit_entries(pigeon_store)
+    queries = [e for e in entries if e.get("kind") == "query" and e["actor"] == "mcp"]
+    runaway = [e for e in queries if e["subject"].get("sparql") == RUNAWAY][-1]
+    (outcome,) = [e for e in entries if e.get("annotates") == runaway["id"]]
+    assert (outcome["outcome"], outcome["error_class"]) == ("failed", "CancelledError")
 
 
 def test_closing_stdin_while_a_query_runs_ends_the_server_and_its_worker(
@@ -329,6 +335,7 @@ def test_closing_stdin_while_a_query_runs_ends_the_server_and_its_worker(
     heads = tree_heads(pigeon_store)
     assert len(heads) == heads_before + 1
     assert heads[-1]["tree_size"] == len(audit_entries(pigeon_store))
+    _assert_the_query_ended(pigeon_store, CLIENT_GONE)
 
 
 def test_sigterm_while_a_query_runs_ends_the_server_and_its_worker(pigeon_store: Path) -> None:
@@ -347,3 +354,13 @@ def test_sigterm_while_a_query_runs_ends_the_server_and_its_worker(pigeon_store:
         if process.stdin is not None:
             process.stdin.close()
     assert len(tree_heads(pigeon_store)) == heads_before + 1
+    _assert_the_query_ended(pigeon_store, SERVER_STOPPED)
+
+
+def _assert_the_query_ended(store: Path, reason: str) -> None:
+    """The runaway's audit record (the latest query) has its outcome: ended for ``reason``."""
+    entries = audit_entries(store)
+    query = [e for e in entries if e.get("kind") == "query" and e["actor"] == "mcp"][-1]
+    assert query["subject"]["sparql"] == RUNAWAY
+    outcomes = [e for e in entries if e.get("annotates") == query["id"] and e["type"] == "outcome"]
+    assert [(o["outcome"], o["error"]) for o in outcomes] == [("failed", reason)]

@@ -13,14 +13,18 @@ import asyncio
 import os
 import threading
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 
+from ratified_rdf.queries import sandbox as sandbox_module
 from ratified_rdf.queries.sandbox import QueryRequest, QuerySandbox, SandboxLimits
 from ratified_rdf.surfaces.mcp_server import default_limits
 
 LOWEST = 19
 """The lowest scheduling priority (highest nice value) Linux has."""
+_NEVER_LOWERS = "tests.serve.never_lowers"
+"""A module run as a stand-in worker: it waits, and changes no priority of its own."""
 
 
 def _nothing(graphs: Sequence[str]) -> bytes:
@@ -83,3 +87,27 @@ def test_a_query_waits_on_its_worker_from_a_thread_of_the_sandboxs_own(
     reply = asyncio.run(sandbox.run("address:127.0.1.1", request, _nothing))
     assert reply.media_type.startswith("application/sparql-results+json")
     assert [name.startswith("ratified-sandbox") for name in seen] == [True]
+
+
+def test_a_heavy_worker_is_lowered_before_any_code_of_its_own_runs(
+    sandbox_of: list[QuerySandbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A replaced worker's start (an interpreter and the engine's imports) took a good part of
+    # a second of CPU at the server's priority until the worker lowered itself. A stand-in
+    # that never lowers itself shows the priority the server gave it at once.
+    real = sandbox_module.start_module
+
+    def stand_in(module: str, args: Sequence[str], **popen: Any) -> Any:
+        return real(_NEVER_LOWERS, [], **popen)
+
+    monkeypatch.setattr(sandbox_module, "start_module", stand_in)
+    sandbox = QuerySandbox(SandboxLimits(workers=2, quick_workers=1))
+    sandbox_of.append(sandbox)
+    for worker in sandbox._all:
+        sandbox._start(worker)
+    nice = {
+        "quick" if worker.quick else "general": os.getpriority(os.PRIO_PROCESS, worker.process.pid)
+        for worker in sandbox._all
+        if worker.process is not None
+    }
+    assert nice == {"quick": os.getpriority(os.PRIO_PROCESS, 0), "general": LOWEST}

@@ -4,6 +4,7 @@ appending to one log, and ``capture``."""
 from __future__ import annotations
 
 import errno
+import gc
 import importlib
 import os
 import stat
@@ -44,6 +45,9 @@ from ratified_rdf.audit import (
     verify_tree_head,
 )
 from ratified_rdf.audit.log import public_key_path
+
+GUARD_S = 120
+"""How long a test waits for a thread it expects to end: far above what it takes."""
 
 
 def _record(n: int = 0) -> AuditRecord:
@@ -497,6 +501,72 @@ def test_capture_fails_closed_on_an_invalid_record(log: AuditLog) -> None:
     ):
         pytest.fail("the block must not run")
     assert log.size == 0
+
+
+def test_an_abandoned_capture_never_holds_the_log_from_the_garbage_collector(
+    log: AuditLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A call entered and then dropped (an MCP call cancelled while its record was written),
+    # caught in a reference cycle, so only the garbage collector frees it; the collector
+    # runs wherever memory is allocated, here inside the next append, under the log's lock.
+    abandoned = capture(log, "query", "runaway", tenant="acme", clearance="public", actor="x")
+    record = abandoned.__enter__()
+    cycle: list[object] = [abandoned]
+    cycle.append(cycle)
+    del abandoned, cycle
+    catch_up = log._catch_up
+
+    def collecting(**kwargs: bool) -> None:
+        gc.collect()
+        catch_up(**kwargs)
+
+    monkeypatch.setattr(log, "_catch_up", collecting)
+    gc.disable()
+    try:
+        appending = threading.Thread(target=log.append, args=(_record(1),), daemon=True)
+        appending.start()
+        appending.join(GUARD_S)  # a guard against hanging the suite, not a time budget
+    finally:
+        gc.enable()
+    assert not appending.is_alive(), "the append waited for itself, holding the log's lock"
+    # Another process (a second open stands in for one) appends at once: nothing holds it.
+    other = AuditLog.open(log.directory)
+    try:
+        other.append(_record(2))
+    finally:
+        other.close()
+    entries = list(log.entries())
+    assert [e.subject for e in entries if isinstance(e, AuditRecord)] == [
+        "runaway",
+        {"n": 1},
+        {"n": 2},
+    ]
+    # The dropped call wrote nothing more: its record waits for an outcome, as a killed
+    # process's does; whoever abandons a call says how it ended.
+    assert not [e for e in entries if isinstance(e, OutcomeSidecar) and e.annotates == record.id]
+
+
+def test_writing_to_the_log_from_inside_its_own_append_is_refused_not_a_hang(
+    log: AuditLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catch_up = log._catch_up
+    refused: list[AuditError] = []
+
+    def reentering(**kwargs: bool) -> None:
+        catch_up(**kwargs)
+        monkeypatch.setattr(log, "_catch_up", catch_up)
+        try:
+            log.append(_record(2))
+        except AuditError as error:
+            refused.append(error)
+
+    monkeypatch.setattr(log, "_catch_up", reentering)
+    appending = threading.Thread(target=log.append, args=(_record(1),), daemon=True)
+    appending.start()
+    appending.join(GUARD_S)  # a guard against hanging the suite, not a time budget
+    assert not appending.is_alive(), "the append waited for itself, holding the log's lock"
+    assert len(refused) == 1 and "from inside one of its own appends" in str(refused[0])
+    assert [e.subject for e in log.entries() if isinstance(e, AuditRecord)] == [{"n": 1}]
 
 
 def test_entries_read_back_what_was_written(log: AuditLog) -> None:

@@ -139,6 +139,7 @@ class AuditLog:
         self._public_key = key.public_key() if key is not None else None
         self._key_id = key_id(self._public_key) if self._public_key is not None else ""
         self._lock = threading.Lock()
+        self._holder: int | None = None  # the thread inside _locked, if one is
         self._listeners: list[Callable[[], None]] = []
         self._closed = False
         self._presence = PresenceLock(directory / PRESENCE_FILE)
@@ -431,26 +432,44 @@ class AuditLog:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        """This process's thread lock and the directory's lock, caught up with the others."""
+        """This process's thread lock and the directory's lock, caught up with the others.
+
+        Held only while one line is written: never across a call's work. A thread that
+        asks for it while holding it already (code run from inside an append, such as a
+        finalizer the garbage collector started there) gets an ``AuditError`` at once;
+        waiting would hold the directory's lock, and every other process's appends, for
+        good."""
+        me = threading.get_ident()
+        if self._holder == me:
+            raise AuditError(
+                f"The audit log at {self.directory} was written to from inside one of its own "
+                "appends, on the same thread (cleanup code run mid-append, such as a "
+                "finalizer), so that write was refused: it would have waited for itself "
+                "forever. Close what you audit with `with`, not by dropping it."
+            )
         with self._lock:
+            self._holder = me
             try:
-                held = self._records.held()
-                held.__enter__()
-            except LockTimeout as exc:
-                raise AuditError(
-                    f"The audit log at {self.directory} is busy: {exc}. That process may be "
-                    "stuck; stop it, or try again."
-                ) from exc
-            except OSError as exc:  # the file is gone or closed under us
-                raise AuditError(
-                    f"Could not write to the audit log at {self.directory} ({exc}). "
-                    "Check the disk's space and permissions before going on."
-                ) from exc
-            try:
-                self._catch_up()
-                yield
+                try:
+                    held = self._records.held()
+                    held.__enter__()
+                except LockTimeout as exc:
+                    raise AuditError(
+                        f"The audit log at {self.directory} is busy: {exc}. That process may "
+                        "be stuck; stop it, or try again."
+                    ) from exc
+                except OSError as exc:  # the file is gone or closed under us
+                    raise AuditError(
+                        f"Could not write to the audit log at {self.directory} ({exc}). "
+                        "Check the disk's space and permissions before going on."
+                    ) from exc
+                try:
+                    self._catch_up()
+                    yield
+                finally:
+                    held.__exit__(None, None, None)
             finally:
-                held.__exit__(None, None, None)
+                self._holder = None
 
     def _peek(self) -> None:
         """Catch up without the lock (complete lines only), for what only reads the tree."""

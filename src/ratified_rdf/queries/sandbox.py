@@ -6,9 +6,9 @@ processes instead. Each worker:
 
 - is sealed off the network before it loads anything (:func:`~ratified_rdf.queries.offline.
   forbid_network`, for the whole process), so no query text can make it fetch a URL;
-- runs at the lowest scheduling priority (nice 19), so the server's event loop and answer
-  cards keep their CPU however many heavy queries grind (the quick worker, below, runs at the
-  server's own priority: its queries are short by construction);
+- runs at the lowest scheduling priority (nice 19, from its start), so the server's event
+  loop and answer cards keep their CPU however many heavy queries grind (the quick worker,
+  below, runs at the server's own priority: its queries are short by construction);
 - holds its own in-memory copy of the graphs queries have named (exported by the server once
   per graph and version, to a file every worker loads from, again after a write), so it needs
   nothing of the server's store;
@@ -45,7 +45,6 @@ import asyncio
 import contextlib
 import math
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -80,6 +79,9 @@ IDLE_EXIT_S: Final = 600.0
 WARM_UP_S: Final = 300.0
 """How long a worker may take to start and load the graphs a query names."""
 _WATCH_S: Final = 0.02
+_LOOKS_AHEAD: Final = 2
+"""How many watch periods of growth at the latest rate a worker's memory must stay under its
+ceiling by: the one to the next look, and the one its end (a kill, and its exit) takes."""
 _GRACE_S: Final = 1.0
 """How long past a deadline the server waits for a worker that is ending a query itself."""
 Exporter = Callable[[Sequence[str]], bytes]
@@ -231,6 +233,16 @@ class _Worker:
             with contextlib.suppress(OSError):
                 self.conn.close()
         self.process, self.conn, self.loaded, self.base_rss = None, None, {}, 0
+
+
+def _lower(pid: int) -> None:
+    """Give process ``pid`` the lowest scheduling priority (nice 19), set from here as soon as
+    it is started, so that its own start (an interpreter and the engine's imports, a good part
+    of a second of CPU whenever an ended worker is replaced) runs there too, not at the
+    server's priority until the worker lowers itself. Not Linux's idle scheduling class: on a
+    busy machine it starves the light queries a heavy worker is lent for altogether."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, pid, GENERAL_NICE)
 
 
 def _rss(pid: int) -> int:
@@ -550,6 +562,8 @@ class QuerySandbox:
                 stdout=subprocess.DEVNULL,
             )
             worker.conn = Connection(os.dup(ours.fileno()))
+        if not worker.quick:
+            _lower(process.pid)
         worker.process = process
 
     def _warm(
@@ -645,6 +659,7 @@ class QuerySandbox:
         ceiling = self.limits.memory_mib * mib
         total_ceiling = self.limits.total_memory * mib
         pid = worker.process.pid
+        last = 0  # the growth seen at the latest look
         while True:
             try:
                 if worker.conn.poll(_WATCH_S):
@@ -692,11 +707,17 @@ class QuerySandbox:
             if not watch_memory or not worker.base_rss:
                 continue
             grown = max(0, _rss(pid) - worker.base_rss)
+            # Memory is looked at every few milliseconds, and a sort can take tens of MiB in
+            # between: a query is ended once it would pass a ceiling before the look after
+            # next (growing as fast as since the last look, with the time its end takes), so
+            # that no look, and no reading from outside, finds it past.
+            ahead = _LOOKS_AHEAD * max(0, grown - last)
+            last = grown
             with self._lock:
                 self._growth[id(worker)] = grown
                 together = sum(self._growth.values())
                 largest = grown >= max(self._growth.values())
-            if grown > ceiling or (together > total_ceiling and largest):
+            if grown + ahead > ceiling or (together + ahead > total_ceiling and largest):
                 worker.stop()
                 self.ended += 1
                 alone = grown > ceiling
@@ -725,40 +746,49 @@ class _Spool:
     the event loop and answer cards need: so a hostile client ending query after query would
     make the server export over and over. The export is done once per graphs and version
     (one at a time, so two replacements do not both do it) and written to a file, not kept in
-    the server's memory; a new version (a write) drops the files of the older ones."""
+    the server's memory; a new version (a write) drops the files of the older ones.
+
+    Each file has no name from the start (``O_TMPFILE``, or made and unlinked at once): only
+    the server's open descriptor holds it, and a worker opens it as
+    ``/proc/<server>/fd/<n>``. So a server that ends any way at all, SIGKILL included, leaves
+    nothing behind: the kernel frees the file with the last descriptor."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._folder: str | None = None
-        self._files: dict[tuple[tuple[str, tuple[int, str]], ...], str] = {}
+        self._files: dict[tuple[tuple[str, tuple[int, str]], ...], int] = {}
 
     def data(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> bytes | str:
         """The graphs of ``key`` (each with its version) for a worker to load: the path of
         their file, exported through ``export`` the first time; ``b""`` when they are empty."""
         with self._lock:
-            if key in self._files and os.path.exists(self._files[key]):
-                return self._files[key]
+            if key in self._files:
+                return _fd_path(self._files[key])
             data = export([graph for graph, _ in key])
             if not data:
                 return b""
-            if self._folder is None:
-                self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
             generations = {version[0] for _, version in key}
             for old in [k for k in self._files if {v[0] for _, v in k} != generations]:
                 with contextlib.suppress(OSError):
-                    os.unlink(self._files.pop(old))
-            descriptor, path = tempfile.mkstemp(suffix=".nq", dir=self._folder)
-            with os.fdopen(descriptor, "wb") as file:
+                    os.close(self._files.pop(old))
+            with tempfile.TemporaryFile(prefix="ratified-sandbox-", suffix=".nq") as file:
                 file.write(data)
-            self._files[key] = path
-            return path
+                file.flush()
+                # A descriptor of our own: the file object's goes when the block ends.
+                self._files[key] = os.dup(file.fileno())
+            return _fd_path(self._files[key])
 
     def close(self) -> None:
-        """Remove every file."""
+        """Let every file go."""
         with self._lock:
-            if self._folder is not None:
-                shutil.rmtree(self._folder, ignore_errors=True)
-            self._folder, self._files = None, {}
+            for descriptor in self._files.values():
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+            self._files = {}
+
+
+def _fd_path(descriptor: int) -> str:
+    """The path another process of the same user opens this process's ``descriptor`` by."""
+    return f"/proc/{os.getpid()}/fd/{descriptor}"
 
 
 def _grant(turn: asyncio.Future[None]) -> None:

@@ -180,6 +180,66 @@ class ToolFailure(Exception):
     """A call that cannot be answered; the message is the sentence the agent reads."""
 
 
+CLIENT_GONE = "ended: the client went away"
+"""The error an audited call's outcome names when the client closed its end of stdin while
+the call ran."""
+
+SERVER_STOPPED = "ended: the server was stopped"
+"""The error an audited call's outcome names when the server was stopped (SIGTERM, SIGINT)
+while the call ran."""
+
+
+class ClientGone(Exception):
+    """The client went away, or the server was stopped, while a call ran: how its audit
+    record says the call ended."""
+
+
+class _OpenCalls:
+    """The audit records of ``sparql`` calls still running. Their work is awaited without the
+    brain's lock, so a server that stops meanwhile closes each with how it ended before it
+    closes the brain; otherwise the record would be left without its outcome. Touched only
+    under the brain's lock. ``client_gone`` says whether the client has closed its end of
+    the channel (a cancellation then comes from the session ending, not from the client)."""
+
+    def __init__(self, client_gone: Callable[[], bool] = lambda: False) -> None:
+        self._calls: set[contextlib.ExitStack] = set()
+        self.client_gone = client_gone
+
+    def add(self, call: contextlib.ExitStack) -> None:
+        """Hold ``call``'s record until :meth:`end`."""
+        self._calls.add(call)
+
+    def end(self, call: contextlib.ExitStack, error: BaseException | None) -> None:
+        """Close ``call``'s record: succeeded, or failed with ``error``."""
+        self._calls.discard(call)
+        if error is None:
+            call.close()
+        else:
+            call.__exit__(type(error), error, error.__traceback__)
+
+    def end_all(self, reason: str) -> None:
+        """Close every record still open, as ended for ``reason``."""
+        while self._calls:
+            call = self._calls.pop()
+            try:
+                call.__exit__(ClientGone, ClientGone(reason), None)
+            except RatifiedError as error:
+                logger.error("%s", error)
+
+
+def _hung_up(fd: int) -> Callable[[], bool]:
+    """Whether the writer of the pipe (or the peer of the socket) at ``fd`` has closed its
+    end; polled without reading, so the protocol's own reader loses nothing."""
+    import select
+
+    def closed() -> bool:
+        poller = select.poll()
+        poller.register(fd, select.POLLHUP | getattr(select, "POLLRDHUP", 0))
+        return any(events & ~select.POLLIN for _, events in poller.poll(0))
+
+    return closed
+
+
 def default_limits(
     timeout_s: float = QUERY_TIMEOUT_S,
     memory_mib: int = QUERY_MEMORY_MIB,
@@ -213,10 +273,16 @@ def create_server(
     pass your own to stop its workers with :meth:`QuerySandbox.close`). The caller owns
     ``brain`` and closes it; :func:`serve_stdio` does all of this for a stdio server.
     """
+    return _create_server(brain, lock or threading.Lock(), sandbox, _OpenCalls())
+
+
+def _create_server(
+    brain: Brain, guard: threading.Lock, sandbox: QuerySandbox | None, open_calls: _OpenCalls
+) -> "MCPServer":
+    """:func:`create_server`, with the records of the calls still running in ``open_calls``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.types import CallToolResult, ToolAnnotations
 
-    guard = lock or threading.Lock()
     pool = sandbox or QuerySandbox(
         default_limits(), generation=lambda: brain.reading.write_generation
     )
@@ -313,7 +379,7 @@ def create_server(
     ) -> Annotated[CallToolResult, SparqlResults]:
         """Run a read-only SELECT or ASK (see the tool's description)."""
         try:
-            results = await _run_sparql(brain, guard, pool, query)
+            results = await _run_sparql(brain, guard, pool, query, open_calls)
         except Exception as error:
             return _failure("sparql", error)
         return bounded_answer(results)
@@ -418,31 +484,41 @@ def _parse_day(text: str) -> datetime:
 
 
 async def _run_sparql(
-    brain: Brain, guard: threading.Lock, sandbox: QuerySandbox, query: str
+    brain: Brain,
+    guard: threading.Lock,
+    sandbox: QuerySandbox,
+    query: str,
+    open_calls: _OpenCalls | None = None,
 ) -> SparqlResults:
     """``query`` in a worker of ``sandbox`` (checked by its parse tree there, sealed off the
     network, ended at its deadline), audited as ``Brain.query`` is: the record is written
-    before anything runs, and the call's outcome and row count follow. ``guard`` is held
-    around each touch of ``brain``, always on a thread, never the event loop's."""
+    before anything runs, and the call's outcome and row count follow, also when the call is
+    cancelled (then even while its record was being written). ``guard`` is held around each
+    touch of ``brain``, always on a thread, never the event loop's; the audit log's own lock
+    only for each line it writes. ``open_calls`` holds the record while the query runs."""
+    import anyio
     import anyio.to_thread
 
     subject: dict[str, JsonValue] = {**audited_text(query), "via": "mcp"}
     audit = contextlib.ExitStack()
+    calls = open_calls or _OpenCalls()
 
     def use(work: Callable[[Brain], _T]) -> _T:
         with guard:
             return work(brain)
 
-    def open_record() -> AuditRecord | None:
-        return use(lambda b: audit.enter_context(b.reading.audited("query", subject)))
+    def open_record(b: Brain) -> AuditRecord | None:
+        record = audit.enter_context(b.reading.audited("query", subject))
+        calls.add(audit)
+        return record
 
     def export(graphs: Sequence[str]) -> bytes:
         return use(lambda b: b.reading.export(graphs))
 
-    # anyio's threads are waited for even when the call is cancelled, so the record is
-    # always closed with the call's outcome (a cancellation included).
-    record = await anyio.to_thread.run_sync(open_record)
     try:
+        # anyio's threads are waited for even when the call is cancelled: a cancellation
+        # while the record is written lands here, with the record written, and closes it.
+        record = await anyio.to_thread.run_sync(use, open_record)
         graphs = await anyio.to_thread.run_sync(lambda: use(lambda b: tuple(b.read_graphs)))
         request = QueryRequest(
             sparql=query, graphs=graphs, results_media=_RESULTS_JSON, graph_media=None
@@ -456,17 +532,27 @@ async def _run_sparql(
     except BaseException as error:
         failed = error
 
-        def record_failure(_: Brain) -> None:
-            audit.__exit__(type(failed), failed, failed.__traceback__)
+        if isinstance(failed, anyio.get_cancelled_exc_class()) and calls.client_gone():
+            # Not the client's cancellation: the session ends because stdin closed.
+            failed = ClientGone(CLIENT_GONE)
 
-        await anyio.to_thread.run_sync(use, record_failure)
+        def record_failure(_: Brain) -> None:
+            calls.end(audit, failed)
+
+        # Shielded: in a cancelled call every await would be cancelled at once, and the
+        # record left open (to be closed by whatever frees it, wherever that runs).
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(use, record_failure)
         raise
 
     def close_record(brain: Brain) -> None:
-        with audit:
+        try:
             brain.reading.calls.detail(record, {"rows": len(result.rows)})
+        finally:
+            calls.end(audit, None)
 
-    await anyio.to_thread.run_sync(lambda: use(close_record))
+    with anyio.CancelScope(shield=True):
+        await anyio.to_thread.run_sync(lambda: use(close_record))
     return sparql_results(result)
 
 
@@ -763,7 +849,7 @@ def serve_stdio(brain: Brain, limits: SandboxLimits | None = None) -> None:
         limits or default_limits(), generation=lambda: brain.reading.write_generation
     )
 
-    def close() -> None:
+    def close(reason: str = CLIENT_GONE) -> None:
         # Once closing has begun nothing else may close; the lock is never released, so no
         # call still waiting on a worker thread reaches the closed store.
         if closing.is_set():
@@ -772,20 +858,31 @@ def serve_stdio(brain: Brain, limits: SandboxLimits | None = None) -> None:
         # The workers first: a query still running must not outlive the server.
         sandbox.close()
         lock.acquire()
+        # Calls whose query was still running: their records say how they ended.
+        open_calls.end_all(reason)
         brain.close()
+        if watch >= 0:
+            os.close(watch)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         # The handler runs on the main thread, possibly inside close(): then it must not
         # close again (the lock is held), only let close() finish.
         if closing.is_set():
             return
-        close()
+        close(SERVER_STOPPED)
         sys.stderr.flush()
         # Not SystemExit: unwinding the event loop would wait for the thread blocked
         # reading stdin, which may never return. The brain is closed; nothing else is owed.
         os._exit(0)
 
-    server = create_server(brain, lock=lock, sandbox=sandbox)
+    # A second descriptor of stdin, never read: polled for the client hanging up, since the
+    # SDK's reader only ends the session (cancelling every call) when it does.
+    try:
+        watch = os.dup(sys.stdin.fileno())
+    except (OSError, ValueError, AttributeError):
+        watch = -1
+    open_calls = _OpenCalls(_hung_up(watch) if watch >= 0 else lambda: False)
+    server = _create_server(brain, lock, sandbox, open_calls)
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         server.run("stdio")
@@ -907,6 +1004,7 @@ def mcp_command(
 
 
 __all__ = [
+    "CLIENT_GONE",
     "MAX_ANSWER_BYTES",
     "MAX_ROWS",
     "MCP_MISSING",
@@ -914,7 +1012,9 @@ __all__ = [
     "QUERY_TIMEOUT_S",
     "QUERY_WORKERS",
     "READ_ROWS",
+    "SERVER_STOPPED",
     "UPDATE_REFUSED",
+    "ClientGone",
     "SparqlResults",
     "ToolFailure",
     "bounded_answer",

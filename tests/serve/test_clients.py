@@ -187,7 +187,7 @@ def test_an_overlong_query_through_sparqlwrapper_times_out_cleanly(
 def test_an_overlarge_result_through_sparqlwrapper_is_refused(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> None:
-    with serve(create_app(pigeon_brain, max_rows=500)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, max_rows=500)) as base:
         # (A bare triple pattern streams under its own limit: see test_standard_surfaces.py.)
         query = "SELECT * WHERE { ?s ?p ?o FILTER(isIRI(?s)) }"
         client = wrapper(f"{base}/sparql", query, JSON)

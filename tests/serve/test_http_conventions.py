@@ -34,6 +34,7 @@ from ratified_rdf.surfaces.access import AccessFile, AccessList, ReaderGrant, to
 from ratified_rdf.surfaces.server import create_app
 from tests.pigeon import MANIFEST, make_pigeon_repo
 from tests.serve.conftest import unavailable
+from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -48,7 +49,9 @@ PAGE_ORIGIN = "https://yasgui.example"
 
 @pytest.fixture(scope="module")
 def client(pigeon_brain: Brain) -> Iterator[TestClient]:
-    with TestClient(create_app(pigeon_brain, query_workers=1)) as test_client:
+    with TestClient(
+        create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=1)
+    ) as test_client:
         yield test_client
 
 
@@ -62,7 +65,7 @@ def _access(token: str = "tok") -> AccessList:
 def test_a_page_on_another_origin_may_query_a_public_server(
     pigeon_brain: Brain, serve: Serve
 ) -> None:
-    with serve(create_app(pigeon_brain, query_workers=1)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=1)) as base:
         preflight = httpx.options(
             f"{base}/sparql",
             headers={
@@ -90,12 +93,16 @@ def test_a_page_on_another_origin_may_query_a_public_server(
 
 def test_a_token_protected_server_allows_no_origin_unless_told(pigeon_brain: Brain) -> None:
     headers = {"Origin": PAGE_ORIGIN, "Access-Control-Request-Method": "GET"}
-    with TestClient(create_app(pigeon_brain, access=_access())) as closed:
+    with TestClient(
+        create_app(pigeon_brain, query_timeout_s=GENEROUS_S, access=_access())
+    ) as closed:
         assert (
             "access-control-allow-origin" not in closed.options("/sparql", headers=headers).headers
         )
         assert "access-control-allow-origin" not in closed.get("/health", headers=headers).headers
-    opened = create_app(pigeon_brain, access=_access(), cors_origins=[PAGE_ORIGIN])
+    opened = create_app(
+        pigeon_brain, query_timeout_s=GENEROUS_S, access=_access(), cors_origins=[PAGE_ORIGIN]
+    )
     with TestClient(opened) as told:
         preflight = told.options("/sparql", headers=headers)
         assert preflight.status_code == 200
@@ -103,7 +110,7 @@ def test_a_token_protected_server_allows_no_origin_unless_told(pigeon_brain: Bra
         other = told.options("/sparql", headers={**headers, "Origin": "https://evil.example"})
         assert other.status_code == 400
         assert "access-control-allow-origin" not in other.headers
-    none = create_app(pigeon_brain, cors_origins=["none"])
+    none = create_app(pigeon_brain, query_timeout_s=GENEROUS_S, cors_origins=["none"])
     with TestClient(none) as off:
         assert "access-control-allow-origin" not in off.get("/health", headers=headers).headers
 
@@ -173,7 +180,7 @@ def test_a_browser_page_on_another_port_queries_the_endpoint(
 ) -> None:
     # What YASGUI or Comunica in a page do: fetch() with a form body and an Accept header
     # (not a "simple" request, so the browser sends a preflight first).
-    with serve(create_app(pigeon_brain, query_workers=1)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=1)) as base:
         script = f"""<!doctype html><meta charset="utf-8"><body><script>
 fetch("{base}/sparql", {{method: "POST",
   headers: {{"Content-Type": "application/sparql-query",
@@ -223,7 +230,7 @@ def test_a_browser_opening_sparql_gets_a_query_form_that_needs_nothing_else(
 
 def test_large_answers_are_gzipped_and_decoded_by_httpx(pigeon_brain: Brain, serve: Serve) -> None:
     with (
-        serve(create_app(pigeon_brain, query_workers=1)) as base,
+        serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=1)) as base,
         httpx.Client(base_url=base, timeout=60) as web,
     ):
         for url, accept in (
@@ -284,7 +291,7 @@ def test_a_client_preferring_brotli_gets_brotli_decoded_by_httpx(
     pigeon_brain: Brain, serve: Serve
 ) -> None:
     with (
-        serve(create_app(pigeon_brain, query_workers=1)) as base,
+        serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=1)) as base,
         httpx.Client(base_url=base, timeout=60) as web,
     ):
         for url, accept in (
@@ -393,7 +400,7 @@ def test_the_validators_change_with_the_reader(pigeon_brain: Brain) -> None:
     # The pigeon brain serves its builder's view without a token; rita's is the public one.
     grant = ReaderGrant(name="rita", token_sha256=token_digest("rita"))
     access = AccessList(reader=(grant,))
-    with TestClient(create_app(pigeon_brain, access=access)) as both:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, access=access)) as both:
         public = both.get("/api/holdings").headers["etag"]
         rita = both.get("/api/holdings", headers={"Authorization": "Bearer rita"})
         assert rita.headers["etag"] != public
@@ -451,7 +458,7 @@ def test_a_lower_timeout_is_honoured_and_a_higher_one_capped(pigeon_brain: Brain
 def test_health_names_the_brain_its_run_and_the_access_file(
     pigeon_brain: Brain, tmp_path: Path
 ) -> None:
-    with TestClient(create_app(pigeon_brain)) as plain:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as plain:
         body = plain.get("/health").json()
     run = pigeon_brain.scope.current
     assert run is not None
@@ -460,7 +467,7 @@ def test_health_names_the_brain_its_run_and_the_access_file(
     file = tmp_path / "access.toml"
     file.write_text("")
     access = AccessFile(file)
-    with TestClient(create_app(pigeon_brain, access=access)) as guarded:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, access=access)) as guarded:
         assert guarded.get("/health").json()["access"] == {"status": "ok"}
         file.write_text("[[reader]]\nname = ")  # an edit that cannot be read
         stale = guarded.get("/health")
@@ -497,7 +504,10 @@ def test_a_write_to_the_store_changes_the_validators_across_restarts(tmp_path: P
     store = tmp_path / "store"
     built, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
     built.close()
-    with Brain.open(store) as first, TestClient(create_app(first)) as before:
+    with (
+        Brain.open(store) as first,
+        TestClient(create_app(first, query_timeout_s=GENEROUS_S)) as before,
+    ):
         answer = before.get("/api/holdings")
         etag, modified = answer.headers["etag"], answer.headers["last-modified"]
     with Brain.open(store) as writer:
@@ -505,7 +515,10 @@ def test_a_write_to_the_store_changes_the_validators_across_restarts(tmp_path: P
         assert isinstance(on_disk, OxigraphStore)
         with on_disk.writing():
             pass  # a writer finishing (a review, a prune) replaces the generation file
-    with Brain.open(store) as second, TestClient(create_app(second)) as after:
+    with (
+        Brain.open(store) as second,
+        TestClient(create_app(second, query_timeout_s=GENEROUS_S)) as after,
+    ):
         again = after.get("/api/holdings", headers={"If-None-Match": etag})
         assert again.status_code == 200
         assert again.headers["etag"] != etag

@@ -14,6 +14,7 @@ from starlette.applications import Starlette
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.server import create_app
 from tests.serve.conftest import ARTEFACTS
+from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -28,7 +29,7 @@ OUT_OF_SCOPE = "how did the IESG vote on draft-ietf-tls-tls13?"
 def site(
     tls_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(tls_brain)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 

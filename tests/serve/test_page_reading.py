@@ -21,6 +21,7 @@ from starlette.applications import Starlette
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.server import create_app
 from tests.serve.conftest import ARTEFACTS
+from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -38,7 +39,7 @@ TAKE_OFF = "A pigeon MUST NOT take off before its datagram is tied to its leg se
 def site(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(pigeon_brain)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 
@@ -164,7 +165,7 @@ def test_a_tls_section_reads_as_prose_with_its_figure(
     # RFC 8446 §4.3.2's source holds a %%% marker, an indented struct, a definition list
     # with {:br} and {{…}} references: every kind of markup the page must not show.
     width, page = screen
-    with serve(create_app(tls_brain)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         page.goto(base + "/doc/doc/rfc8446/section/4.3.2", wait_until="load")
         text = page.locator(".section-text")
         words = text.inner_text()

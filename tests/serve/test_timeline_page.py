@@ -22,6 +22,7 @@ from ratified_rdf.graph.vocab import document_iri
 from ratified_rdf.surfaces.server import create_app
 from ratified_rdf.surfaces.timeline_svg import timeline_svg
 from tests.serve.conftest import ARTEFACTS
+from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -120,7 +121,7 @@ def _check_picture(page: Page, card: dict[str, Any], shot: str) -> None:
 def pigeon_site(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(pigeon_brain)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 
@@ -138,7 +139,7 @@ def test_a_card_without_a_timeline_shows_no_picture(pigeon_site: str, page: Page
 
 
 def test_the_api_draws_the_timeline_only_when_asked(pigeon_brain: Brain) -> None:
-    with TestClient(create_app(pigeon_brain)) as client:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as client:
         plain = client.get("/api/ask", params={"q": PIGEON_HISTORY}).json()
         drawn = client.get("/api/ask", params={"q": PIGEON_HISTORY, "timeline": "svg"}).json()
         wrong = client.get("/api/ask", params={"q": PIGEON_HISTORY, "timeline": "png"})
@@ -155,7 +156,7 @@ def test_the_api_draws_the_timeline_only_when_asked(pigeon_brain: Brain) -> None
 def tls_site(
     tls_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(tls_brain)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 

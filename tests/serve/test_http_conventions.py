@@ -6,8 +6,6 @@ OpenAPI 3.1 description at ``/openapi.json``."""
 from __future__ import annotations
 
 import http.server
-import os
-import shutil
 import threading
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -33,11 +31,11 @@ from ratified_rdf.surfaces import _http, standard
 from ratified_rdf.surfaces.access import AccessFile, AccessList, ReaderGrant, token_digest
 from ratified_rdf.surfaces.server import create_app
 from tests.pigeon import MANIFEST, make_pigeon_repo
-from tests.serve.conftest import unavailable
+from tests.serve.conftest import PAGE_GUARD_MS
 from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Page
 
 Serve = Callable[[Starlette], AbstractContextManager[str]]
 ASK = "ASK { ?s ?p ?o }"
@@ -150,33 +148,8 @@ def _page_server(page: str) -> Iterator[str]:
         server.server_close()
 
 
-@contextmanager
-def _own_browser() -> Iterator[Browser]:
-    """Chromium as conftest's ``browser`` launches it, but for this test alone: the session's
-    Playwright keeps an event loop running on the main thread, which the tests after this
-    file that call ``asyncio.run`` (test_load, test_many_users) cannot share."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("Playwright is not installed: pip install playwright.")
-    executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    if not executable or not Path(executable).is_file():
-        unavailable(
-            "Chromium is missing: apt-get install -y chromium (or set CHROMIUM to its path). "
-            "Playwright's own browser downloads are not used."
-        )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox"]
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
 def test_a_browser_page_on_another_port_queries_the_endpoint(
-    pigeon_brain: Brain, serve: Serve
+    pigeon_brain: Brain, serve: Serve, page: Page
 ) -> None:
     # What YASGUI or Comunica in a page do: fetch() with a form body and an Accept header
     # (not a "simple" request, so the browser sends a preflight first).
@@ -189,15 +162,10 @@ fetch("{base}/sparql", {{method: "POST",
   .then(r => r.json()).then(j => {{ document.body.dataset.answer = String(j.boolean); }})
   .catch(e => {{ document.body.dataset.answer = "failed: " + e; }});
 </script></body>"""
-        with _page_server(script) as page_url, _own_browser() as browser:
-            context = browser.new_context()
-            try:
-                page = context.new_page()
-                page.goto(page_url)
-                page.wait_for_selector("body[data-answer]", state="attached", timeout=60_000)
-                assert page.get_attribute("body", "data-answer") == "true"
-            finally:
-                context.close()
+        with _page_server(script) as page_url:
+            page.goto(page_url)
+            page.wait_for_selector("body[data-answer]", state="attached", timeout=PAGE_GUARD_MS)
+            assert page.get_attribute("body", "data-answer") == "true"
 
 
 # --- the query form -------------------------------------------------------------------------
@@ -433,7 +401,7 @@ def test_a_bad_timeout_is_refused_with_a_sentence(client: TestClient, value: str
     answer = client.get("/sparql", params={"query": ASK, "timeout": value})
     assert answer.status_code == 400
     assert "timeout parameter is a number of seconds above zero" in answer.text
-    assert "caps it at 10" in answer.text
+    assert f"caps it at {GENEROUS_S:g}" in answer.text
 
 
 def test_a_lower_timeout_is_honoured_and_a_higher_one_capped(pigeon_brain: Brain) -> None:

@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.server import create_app
-from tests.serve.conftest import ARTEFACTS
+from tests.serve.conftest import ARTEFACTS, PAGE_GUARD_MS, roomy
 from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def site(
 def screen(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[str, Page]]:
     """A fresh page at one width; it fails the test if the page logged an error."""
     width = request.param
-    context = browser.new_context(viewport=VIEWPORTS[width])
+    context = roomy(browser.new_context(viewport=VIEWPORTS[width]))
     opened = context.new_page()
     problems: list[str] = []
     opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
@@ -61,7 +61,7 @@ def _ask(site: str, page: Page, question: str) -> None:
     page.goto(site)
     page.fill("#q", question)
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.locator("article.card").wait_for(timeout=60_000)
+    page.locator("article.card").wait_for(timeout=PAGE_GUARD_MS)
 
 
 def _readable(page: Page, width: str) -> None:

@@ -21,7 +21,7 @@ from ratified_rdf.answers.models import Answer
 from ratified_rdf.graph.vocab import document_iri
 from ratified_rdf.surfaces.server import create_app
 from ratified_rdf.surfaces.timeline_svg import timeline_svg
-from tests.serve.conftest import ARTEFACTS
+from tests.serve.conftest import ARTEFACTS, PAGE_GUARD_MS
 from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
@@ -38,9 +38,9 @@ EARLY_DATA_REVISIONS = 22
 
 def _asked(page: Page, site: str, question: str) -> dict[str, Any]:
     """Open the page on ``question``; the card's JSON as the page received it."""
-    with page.expect_response(lambda r: "/api/ask?" in r.url, timeout=120_000) as got:
+    with page.expect_response(lambda r: "/api/ask?" in r.url, timeout=PAGE_GUARD_MS) as got:
         page.goto(f"{site}/?q={quote_plus(question)}")
-    page.locator("article.card").wait_for(timeout=120_000)
+    page.locator("article.card").wait_for(timeout=PAGE_GUARD_MS)
     body: dict[str, Any] = got.value.json()
     return body
 
@@ -72,7 +72,7 @@ def _check_picture(page: Page, card: dict[str, Any], shot: str) -> None:
     """The picture on the page shows exactly the card's revisions, posts and commits, each a
     link to its source; it has a title, a text alternative, and a keyboard reaches it."""
     figure = page.locator("figure.timeline")
-    figure.wait_for(timeout=30_000)
+    figure.wait_for(timeout=PAGE_GUARD_MS)
     revisions, marks = _links_of(card)
     drawn_revisions = figure.locator("a.revision")
     drawn_marks = figure.locator("a.mark")

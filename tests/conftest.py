@@ -119,7 +119,7 @@ def _missing(message: str) -> None:
 
 def _answers(url: str) -> bool:
     try:
-        return httpx.get(f"{url}/query", params={"query": "ASK {}"}, timeout=2).is_success
+        return httpx.get(f"{url}/query", params={"query": "ASK {}"}, timeout=60).is_success
     except httpx.HTTPError:
         return False
 
@@ -148,7 +148,7 @@ def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 300  # a hang guard: it answers within a second
         while not _answers(url):
             if time.monotonic() > deadline or server.poll() is not None:
                 _missing(f"The Oxigraph server started at {url} did not come up.")
@@ -156,7 +156,11 @@ def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()  # never left running past the session
+            server.wait()
 
 
 BACKENDS = ("embedded", "copied-in-memory", "oxigraph-server")

@@ -29,7 +29,7 @@ from ratified_rdf.graph import copies
 from ratified_rdf.queries.sandbox import QuerySandbox, SandboxLimits
 from ratified_rdf.surfaces import standard
 from ratified_rdf.surfaces.server import create_app
-from tests.serve.deadlines import GENEROUS_S, tight_budget, until
+from tests.serve.deadlines import GENEROUS_S, roomy_quick_lane, tight_budget, until
 
 Serve = Callable[[Starlette], AbstractContextManager[str]]
 NTRIPLES = "application/n-triples"
@@ -174,7 +174,10 @@ def test_a_heavy_client_does_not_starve_a_light_clients_query(
     # Two workers: one general, one kept for light clients. The general one is held (directly,
     # so no query's clock races another's) and a second client has used a lot of worker time
     # lately; its query waits, while a light client's is admitted to the kept worker.
+    # The light client's queries must succeed, on the kept worker too: a roomy budget there,
+    # and a light client one whose queries ran under half of it.
     app = create_app(pigeon_brain, query_workers=2, query_timeout_s=GENEROUS_S)
+    roomy_quick_lane(app)
     ask = {"query": "ASK { ?s ?p ?o }"}
     with serve(app) as base:
         with _from("127.0.0.2", base) as light:
@@ -182,7 +185,7 @@ def test_a_heavy_client_does_not_starve_a_light_clients_query(
         sandbox = app.state.sandbox
         with sandbox._lock:
             sandbox._busy["address:a-heavy-one"] = 1
-        sandbox._charge("address:127.0.0.3", 100.0)
+        sandbox._charge("address:127.0.0.3", 10 * GENEROUS_S)
         replies: list[httpx.Response] = []
 
         def heavy() -> None:

@@ -429,10 +429,10 @@ def _until_replaced(sandbox: QuerySandbox) -> None:
 def test_a_streaming_query_past_its_deadline_is_ended(pigeon_brain: Brain) -> None:
     app = create_app(pigeon_brain, query_timeout_s=GENEROUS_S, max_rows=10**9)
     with TestClient(app) as slow:
-        with tight_budget(app, 0.5):
+        with tight_budget(app, 2.0):
             response = slow.get("/sparql", params={"query": CARTESIAN})
         assert response.status_code == 503
-        assert "longer than the 0.5 s this endpoint allows" in response.text
+        assert "longer than the 2 s this endpoint allows" in response.text
         assert "was ended" in response.text
         # Ended, not abandoned: its worker was stopped, and none is held once it is replaced.
         assert app.state.sandbox.ended == 1
@@ -446,7 +446,7 @@ def test_a_blocking_query_is_ended_and_the_server_keeps_serving(
     # BLOCKING yields no row until it has counted everything: only killing its worker stops it.
     app = create_app(pigeon_brain, query_timeout_s=GENEROUS_S, query_workers=2)
     with serve(app) as base, httpx.Client(base_url=base, timeout=120) as http:
-        with tight_budget(app, 0.3):
+        with tight_budget(app, 2.0):
             response = http.get("/sparql", params={"query": BLOCKING})
         assert response.status_code == 503
         sandbox = app.state.sandbox
@@ -492,7 +492,7 @@ def test_a_query_that_waited_out_its_time_is_refused_as_busy(
         assert [r.status_code for r in replies] == [200]
         assert sandbox.busy == 0
         # A query that gets its worker and outruns its time is ended, not refused as busy.
-        with tight_budget(app, 1.0):
+        with tight_budget(app, 2.0):
             ended = http.get("/sparql", params={"query": BLOCKING})
         assert ended.status_code == 503 and "was ended" in ended.text, ended.text
         assert sandbox.ended == 1

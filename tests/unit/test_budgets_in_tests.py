@@ -28,7 +28,7 @@ SHORT_BUDGETS: dict[tuple[str, str], str] = {
     (
         "serve/test_http_conventions.py",
         "test_a_lower_timeout_is_honoured_and_a_higher_one_capped",
-    ): ("the 0.5 s server runs only a query that must be ended"),
+    ): ("the 2 s server runs only a query that must be ended"),
 }
 """The ``create_app`` calls in tests that give no :data:`GENEROUS_S`, by file and test, and
 why that holds on a busy machine."""

@@ -130,8 +130,15 @@ def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (``$RATIFIED_TEST_OXIGRAPH``), else one started here from the ``oxigraph`` command."""
     given = os.environ.get("RATIFIED_TEST_OXIGRAPH")
     if given:
-        if not _answers(given):
-            _missing(f"The Oxigraph server at {given} ($RATIFIED_TEST_OXIGRAPH) does not answer.")
+        # .ci/run waits a while for the server it starts; on a busy machine it may still be
+        # coming up: a hang guard of minutes, as for one started here.
+        deadline = time.monotonic() + 300
+        while not _answers(given):
+            if time.monotonic() > deadline:
+                _missing(
+                    f"The Oxigraph server at {given} ($RATIFIED_TEST_OXIGRAPH) does not answer."
+                )
+            time.sleep(0.5)
         yield given
         return
     binary = shutil.which("oxigraph")

@@ -540,7 +540,7 @@ def _holders_whenever_one_waits(sandbox: QuerySandbox) -> list[dict[str, int]]:
     how many workers at that moment (read under the sandbox's lock, as the wait begins)."""
     seen: list[dict[str, int]] = []
 
-    class Watched(list):  # type: ignore[type-arg]
+    class Watched(list):
         def append(self, waiter: object) -> None:
             seen.append(dict(sandbox._busy))
             super().append(waiter)

@@ -55,7 +55,7 @@ def test_an_unchanged_rebuild_is_idempotent(repo: Path, tmp_path: Path) -> None:
     store = tmp_path / "brain"
     states = []
     for _ in range(2):
-        assert _build(store, repo).wait(timeout=120) == 0
+        assert _build(store, repo).wait(timeout=600) == 0
         states.append(_state(store))
     (first_run, first), (second_run, second) = states
     assert first_run != second_run and first == second  # two runs, one content
@@ -64,7 +64,7 @@ def test_an_unchanged_rebuild_is_idempotent(repo: Path, tmp_path: Path) -> None:
 def test_sigkill_at_random_moments_never_leaves_a_mix(repo: Path, tmp_path: Path) -> None:
     store = tmp_path / "brain"
     started = time.monotonic()
-    assert _build(store, repo).wait(timeout=120) == 0
+    assert _build(store, repo).wait(timeout=600) == 0
     duration = time.monotonic() - started
     before_run, complete = _state(store)
     chance = random.Random(os.environ.get("RATIFIED_CRASH_SEED", "7"))
@@ -80,6 +80,6 @@ def test_sigkill_at_random_moments_never_leaves_a_mix(repo: Path, tmp_path: Path
         outcomes.append("kept" if run == before_run else "completed")
         before_run = run
     # Building again after the crashes reaches the same content.
-    assert _build(store, repo).wait(timeout=120) == 0
+    assert _build(store, repo).wait(timeout=600) == 0
     assert _state(store)[1] == complete
     print(f"SIGKILL trials: {outcomes}")

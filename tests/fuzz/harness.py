@@ -1,9 +1,11 @@
 """What a hostile input may do to a reader, and how to tell: shared by the fuzz tests and by the
 long-form harness ``benchmarks/fuzz.py``.
 
-Every call is observed the same way (:func:`observe`): under a wall-clock bound enforced with
-``SIGALRM`` (the regular-expression engine and Python code both notice it, so a catastrophic
-backtrack becomes an exception instead of a hang), and classified as
+Every call is observed the same way (:func:`observe`): under a bound on the processor time it
+uses, enforced with ``SIGPROF`` (the regular-expression engine and Python code both notice it,
+so a catastrophic backtrack becomes an exception instead of a hang; a machine so busy that the
+call waits for a processor does not count against it), with a wall-clock backstop for a wait
+that computes nothing, and classified as
 
 * ``parsed``: a result that keeps the reader's invariants (section tree, numbering, no
   expansion, problems naming their entry …);
@@ -103,29 +105,53 @@ class TimeBoundExceeded(BaseException):
     """
 
 
+WALL_BACKSTOP_S: Final = 120.0
+"""The least wall-clock time a bounded block may take (see :func:`wall_backstop`)."""
+
+
+def wall_backstop(seconds: float) -> float:
+    """When a block bounded by ``seconds`` of processor time is stopped all the same: a wait
+    that computes nothing (a lock never released, a read that never returns) never reaches a
+    processor-time bound. Far above what the busiest machine stretches the bound's work to."""
+    return max(WALL_BACKSTOP_S, 30.0 * seconds)
+
+
 @contextmanager
 def time_bound(seconds: float) -> Iterator[None]:
-    """Interrupt the block with :class:`TimeBoundExceeded` after ``seconds`` of wall time.
+    """Interrupt the block with :class:`TimeBoundExceeded` once the process has used
+    ``seconds`` of processor time in it, or after :func:`wall_backstop` of wall time.
 
-    Uses ``SIGALRM``, so it only interrupts on the main thread of a POSIX process; elsewhere
-    the block runs unbounded and callers compare the elapsed time afterwards.
+    Processor time (``ITIMER_PROF``: user and system, every thread of the process), not wall
+    time: a hang or a super-linear loop computes, and is stopped; on a machine so busy that
+    the block waits for a processor (a CI run beside the corpus tier), that wait is not its
+    work, and a linear reader still finishes within its bound. Uses ``SIGPROF`` and
+    ``SIGALRM``, so it only interrupts on the main thread of a POSIX process; elsewhere the
+    block runs unbounded and callers compare the processor time afterwards.
     """
     if threading.current_thread() is not threading.main_thread() or not hasattr(
         signal, "setitimer"
     ):
         yield
         return
+    backstop = wall_backstop(seconds)
+
+    def on_processor(_signum: int, _frame: FrameType | None) -> None:
+        raise TimeBoundExceeded(f"no result within {seconds:.1f} s of processor time")
 
     def on_alarm(_signum: int, _frame: FrameType | None) -> None:
-        raise TimeBoundExceeded(f"no result within {seconds:.1f} s")
+        raise TimeBoundExceeded(f"no result within {backstop:.0f} s (waiting, not computing)")
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous_prof = signal.signal(signal.SIGPROF, on_processor)
+    previous_alarm = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, backstop)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous_prof)
+        signal.signal(signal.SIGALRM, previous_alarm)
 
 
 @contextmanager
@@ -136,8 +162,9 @@ def within_bound(size: int) -> Iterator[None]:
 
     The bound guards against a hang; it is no measure of speed. A catastrophic backtrack or a
     quadratic loop on 100 kB runs for minutes and a linear reader for milliseconds, and the
-    bound (2 s and more) lies far from both. The collector is paused meanwhile, so that a heap
-    other tests left alive is not collected on the block's time (see tests/fuzz/conftest.py).
+    bound (2 s and more, of processor time: see :func:`time_bound`) lies far from both. The
+    collector is paused meanwhile, so that a heap other tests left alive is not collected on
+    the block's time (see tests/fuzz/conftest.py).
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -213,8 +240,10 @@ def observe(
     check_result: Callable[[object], list[str]] = lambda _result: [],
     check_error: Callable[[BaseException], list[str]] = lambda _error: [],
 ) -> Outcome:
-    """Run ``call`` under ``bound`` seconds and classify how it ended (see the module notes)."""
+    """Run ``call`` under ``bound`` seconds of processor time (:func:`time_bound`) and classify
+    how it ended (see the module notes)."""
     started = time.perf_counter()
+    processor = time.process_time()
     try:
         with time_bound(bound):
             result = call()
@@ -222,7 +251,8 @@ def observe(
         return Outcome(
             Verdict.BUG,
             time.perf_counter() - started,
-            f"no result within the bound of {bound:.1f} s (a hang or super-linear work); "
+            f"no result within the bound of {bound:.1f} s of processor time (a hang or "
+            f"super-linear work); "
             f"interrupted in:\n{_traceback_tail(error)}",
             f"hang in {where(error)}",
         )
@@ -249,11 +279,12 @@ def observe(
             f"{type(error).__name__} in {where(error)}",
         )
     elapsed = time.perf_counter() - started
-    if elapsed > bound:
+    used = time.process_time() - processor
+    if used > bound:
         return Outcome(
             Verdict.BUG,
             elapsed,
-            f"took {elapsed:.2f} s, over the bound of {bound:.1f} s",
+            f"took {used:.2f} s of processor time, over the bound of {bound:.1f} s",
             "slow (uninterruptible)",
         )
     problems = check_result(result)
@@ -636,7 +667,9 @@ class Worker:
         limit = bound if bound is not None else bound_for(len(data))
         started = time.perf_counter()
         self._connection.send((reader, data, limit))
-        if self._connection.poll(limit + GRACE_S):
+        # The child stops the call at ``limit`` of its processor time, or at the wall-clock
+        # backstop: only past that (and a grace to notice it) is it taken for stuck.
+        if self._connection.poll(wall_backstop(limit) + GRACE_S):
             try:
                 outcome: Outcome = self._connection.recv()
             except EOFError:
@@ -660,7 +693,8 @@ class Worker:
         return Outcome(
             Verdict.BUG,
             elapsed,
-            f"no answer within {limit + GRACE_S:.1f} s, even to the alarm (a hang in C code)",
+            f"no answer within {wall_backstop(limit) + GRACE_S:.1f} s, even to the alarm (a hang "
+            "in C code)",
             f"hang (uninterruptible) in {READERS[reader].function}",
         )
 

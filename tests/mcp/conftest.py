@@ -21,32 +21,58 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from ratified_rdf import Brain
 from ratified_rdf.audit import audit_dir
+from tests.mcp.tight_server import TIGHT_QUERY_ENV
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 T = TypeVar("T")
 
 SERVER_MODULE = "ratified_rdf.surfaces.mcp_server"
 
+ROOMY_TIMEOUT = ("--query-timeout", "300")
+"""The query budget of a server whose queries must succeed, unless a test names its own: far
+above what any of them takes, where the default 10 s is what a busy machine meets."""
 
-def server_parameters(store: Path, *extra: str) -> StdioServerParameters:
-    """How a client starts the server on ``store``: this Python, the module, its options."""
+
+def roomy(options: tuple[str, ...]) -> tuple[str, ...]:
+    """The server's ``options``, with :data:`ROOMY_TIMEOUT` unless they set a timeout."""
+    return options if "--query-timeout" in options else (*options, *ROOMY_TIMEOUT)
+
+
+def server_parameters(
+    store: Path, *extra: str, tight_query: str | None = None
+) -> StdioServerParameters:
+    """How a client starts the server on ``store``: this Python, the module, its options.
+    With ``tight_query``, only that query meets the server's ``--query-timeout`` (a query that
+    must be ended), every other one a roomy budget (``tests/mcp/tight_server.py``)."""
     # A real client passes the server only the environment it is given: here, the tests'
     # own (which names the audit signing key, RATIFIED_AUDIT_KEY).
+    env = dict(os.environ)
+    start = ["-m", SERVER_MODULE]
+    if tight_query is not None:
+        start = [str(Path(__file__).with_name("tight_server.py"))]
+        env[TIGHT_QUERY_ENV] = tight_query
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", SERVER_MODULE, "--store", str(store), *extra],
-        env=dict(os.environ),
+        command=sys.executable, args=[*start, "--store", str(store), *roomy(extra)], env=env
     )
 
 
-def with_session(store: Path, script: Callable[[ClientSession], Awaitable[T]], *extra: str) -> T:
+def with_session(
+    store: Path,
+    script: Callable[[ClientSession], Awaitable[T]],
+    *extra: str,
+    tight_query: str | None = None,
+) -> T:
     """Start the server on ``store`` as a subprocess, initialise a real MCP client session
     over its stdio, run ``script`` in it and return what it returns. The server has exited
-    (stdin closed, brain closed) when this returns."""
+    (stdin closed, brain closed) when this returns. ``tight_query``: as
+    :func:`server_parameters` takes it."""
 
     async def main() -> T:
         async with (
-            stdio_client(server_parameters(store, *extra)) as (read, write),
+            stdio_client(server_parameters(store, *extra, tight_query=tight_query)) as (
+                read,
+                write,
+            ),
             ClientSession(read, write) as session,
         ):
             await session.initialize()

@@ -32,19 +32,22 @@ LONG_ROWS = (
 )
 """A thousand rows of a few hundred bytes each: well over the byte cap, under the row cap."""
 
-_GUARD_S = 120
+_GUARD_S = 300
 """How long a session may take before the test fails instead of hanging the suite; far above
 what it takes on a loaded machine."""
 
 
 def _calls(
-    store: Path, calls: list[tuple[str, dict[str, Any]]], *options: str
+    store: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    *options: str,
+    tight_query: str | None = None,
 ) -> list[CallToolResult]:
     async def script(session: ClientSession) -> list[CallToolResult]:
         with anyio.fail_after(_GUARD_S):
             return [await session.call_tool(name, args) for name, args in calls]
 
-    return with_session(store, script, *options)
+    return with_session(store, script, *options, tight_query=tight_query)
 
 
 def _text(result: CallToolResult) -> str:
@@ -64,11 +67,14 @@ def test_a_runaway_query_is_ended_at_the_deadline_and_later_calls_are_answered(
             ("ask", {"question": "history of RFC 9999 section 3.1"}),
         ],
         "--query-timeout",
-        "1",
+        "2",
+        # Only the runaway meets the two seconds: the calls after it must be answered, and on
+        # a busy machine a replaced worker takes longer than that to answer a small query.
+        tight_query=RUNAWAY,
     )
     assert runaway.is_error and runaway.structured_content is None
     text = _text(runaway)
-    assert text.startswith("The query ran longer than the 1 s this server gives one query")
+    assert text.startswith("The query ran longer than the 2 s this server gives one query")
     assert "--query-timeout" in text and "LIMIT" in text
     assert not after.is_error, after.content
     assert after.structured_content is not None

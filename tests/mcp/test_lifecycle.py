@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from ratified_rdf.audit import audit_dir
 from ratified_rdf.surfaces.mcp_server import CLIENT_GONE, SERVER_STOPPED, mcp_command
 from ratified_rdf.trust import TENANT_ID_MESSAGES, TenantIdRule
-from tests.mcp.conftest import SERVER_MODULE, audit_entries, tree_heads
+from tests.mcp.conftest import SERVER_MODULE, audit_entries, roomy, tree_heads
 
 HOSTILE_TENANTS = [
     (TenantIdRule.PATH_SEPARATOR, "../../../../etc/passwd"),
@@ -35,7 +35,7 @@ HOSTILE_TENANTS = [
 
 def _start(store: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", SERVER_MODULE, "--store", str(store), *extra],
+        [sys.executable, "-m", SERVER_MODULE, "--store", str(store), *roomy(extra)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -48,7 +48,7 @@ def _send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     process.stdin.flush()
 
 
-def _receive(stdout: IO[bytes], timeout: float = 60) -> dict[str, Any]:
+def _receive(stdout: IO[bytes], timeout: float = 120) -> dict[str, Any]:
     ready, _, _ = select.select([stdout], [], [], timeout)
     assert ready, f"the server sent nothing within {timeout} s"
     return json.loads(stdout.readline())
@@ -110,7 +110,7 @@ def test_a_hostile_tenant_stops_the_server_process_with_the_fixed_sentence(
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
     )
     assert done.returncode == 2
     assert done.stdout == ""
@@ -157,7 +157,7 @@ def test_closing_stdin_closes_the_brain_and_signs_a_tree_head(pigeon_store: Path
         process.stdin.close()
         # Nothing but EOF tells it to stop (no signal is sent); the bound only keeps a hung
         # server from hanging the suite, so it is generous for a loaded CI machine.
-        assert process.wait(timeout=30) == 0
+        assert process.wait(timeout=120) == 0
     finally:
         if process.poll() is None:
             process.kill()
@@ -174,7 +174,7 @@ def test_sigterm_closes_the_brain_and_signs_a_tree_head(pigeon_store: Path) -> N
         assert _ask(process, question)["verdict"] == "answered"
         # stdin stays open: the server is waiting for the next message when it is told to stop.
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
+        assert process.wait(timeout=120) == 0  # a hang guard, as above
     finally:
         if process.poll() is None:
             process.kill()
@@ -193,7 +193,7 @@ little memory, so only the query's deadline or its caller can end it."""
 SMALL = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
 
 _SANDBOX_MODULE = "ratified_rdf.queries.sandbox"
-_GUARD_S = 120
+_GUARD_S = 300
 """How long a test waits for something it expects, so a broken server fails the test instead
 of hanging the suite; far above what any of it takes on a loaded machine."""
 

@@ -24,7 +24,7 @@ from ratified_rdf import Brain
 from tests.pigeon import MANIFEST, make_pigeon_repo
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 ARTEFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "serve"
 """Screenshots and other files a person may want to look at after a run (gitignored)."""
@@ -48,10 +48,10 @@ def _serving(app: Starlette) -> Iterator[str]:
         target=server.run, kwargs={"sockets": [listener]}, name="uvicorn", daemon=True
     )
     thread.start()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 120  # a hang guard: it starts in well under a second
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start within 15 s; see the log above.")
+            raise RuntimeError("uvicorn did not start within 120 s; see the log above.")
         time.sleep(0.02)
     try:
         yield f"http://127.0.0.1:{port}"
@@ -130,10 +130,22 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
+PAGE_GUARD_MS = 120_000
+"""How long a page's step (a navigation, a click, a wait for an element) may take before the
+test fails: a hang guard far above what a loaded machine takes, not Playwright's 30 s."""
+
+
+def roomy(context: BrowserContext) -> BrowserContext:
+    """``context`` with :data:`PAGE_GUARD_MS` for every step that names no timeout of its own."""
+    context.set_default_timeout(PAGE_GUARD_MS)
+    context.set_default_navigation_timeout(PAGE_GUARD_MS)
+    return context
+
+
 @pytest.fixture()
 def page(browser: Browser) -> Iterator[Page]:
     """A fresh page 1100 px wide; it fails the test if the page logged an error."""
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    context = roomy(browser.new_context(viewport={"width": 1100, "height": 900}))
     opened = context.new_page()
     problems: list[str] = []
     opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)

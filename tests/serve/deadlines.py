@@ -11,7 +11,8 @@ because no machine finishes it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from starlette.applications import Starlette
@@ -38,13 +39,45 @@ def tight_budget(app: Starlette, seconds: float) -> Iterator[None]:
     made_with = state.sandbox_limits
     tight = dataclasses.replace(made_with, timeout_s=seconds)
     # The sandbox is made at the first query, from the app's limits; the endpoint reads a
-    # query's deadline from ``limits`` (the same limits, under the name the routes use).
+    # query's deadline from ``limits`` (the same limits, under the name the routes use), and a
+    # stream (the graph store protocol, a triple pattern) waits its turn for ``wait_s``.
+    streams = getattr(state, "standard", None)
+    streams_waited = streams.wait_s if streams is not None else None
     state.sandbox_limits = state.limits = tight
     if state.sandbox is not None:
         state.sandbox.limits = tight
+    if streams is not None:
+        streams.wait_s = seconds
     try:
         yield
     finally:
         state.sandbox_limits = state.limits = made_with
         if state.sandbox is not None:
             state.sandbox.limits = made_with
+        if streams is not None:
+            streams.wait_s = streams_waited
+
+
+HANG_GUARD_STEPS = 12_000
+"""How many times :func:`until` looks, a hundredth of a second apart: two minutes and more,
+so that on a loaded machine it only ever stops a test that would otherwise hang."""
+
+
+def until(condition: Callable[[], object], what: str) -> None:
+    """Wait for something a server does on another thread (bounded in steps, not timed: the
+    bound only keeps a broken server from hanging the suite)."""
+    for _ in range(HANG_GUARD_STEPS):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def roomy_quick_lane(app: Starlette) -> None:
+    """Give the worker ``app`` keeps for light clients :data:`GENEROUS_S` per query, not the
+    second of ``SandboxLimits.quick_s``, before ``app``'s first query: for a test whose light
+    client's query must succeed there. A client is light while its queries lately ran under
+    half of that, so a test's heavy client is one charged more than :data:`GENEROUS_S`."""
+    assert app.state.sandbox is None, "set the quick lane's budget before the first query"
+    roomy = dataclasses.replace(app.state.sandbox_limits, quick_s=GENEROUS_S)
+    app.state.sandbox_limits = app.state.limits = roomy

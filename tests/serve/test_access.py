@@ -33,6 +33,7 @@ from ratified_rdf.surfaces.access import (
 )
 from ratified_rdf.surfaces.server import create_app, serve_command
 from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.serve.deadlines import GENEROUS_S
 
 QUESTION = "who discussed RFC 9999 section 3.1?"
 MAIL = "SELECT ?t WHERE { ?t a <https://w3id.org/ratified-rdf/ontology#MailThread> }"
@@ -62,7 +63,7 @@ def client(anonymous: Brain) -> TestClient:
             ReaderGrant(name="Pat Public", token_sha256=token_digest("pat-secret")),
         )
     )
-    return TestClient(create_app(anonymous, access=access))
+    return TestClient(create_app(anonymous, query_timeout_s=GENEROUS_S, access=access))
 
 
 def _mail_posts(client: TestClient, **headers: str) -> int:
@@ -131,7 +132,9 @@ def test_a_running_server_follows_its_access_file(
         + _reader("Ed", "ed-secret", RESTRICTED)
     )
     now = [NOON - timedelta(seconds=1)]
-    app = create_app(anonymous, access=AccessFile(path, now=lambda: now[0]))
+    app = create_app(
+        anonymous, query_timeout_s=GENEROUS_S, access=AccessFile(path, now=lambda: now[0])
+    )
 
     def mail(http: httpx.Client, token: str) -> int | None:
         """How many mail threads the token's reader sees; None when it is refused."""
@@ -214,7 +217,9 @@ def test_each_reader_queries_the_catalog_as_their_own_dump_holds_it(anonymous: B
             ),
         )
     )
-    client = TestClient(create_app(anonymous, access=access, query_workers=1))
+    client = TestClient(
+        create_app(anonymous, query_timeout_s=GENEROUS_S, access=access, query_workers=1)
+    )
     rita = anonymous.read_as(anonymous.reader.but(clearance="restricted"))
     query = f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{anonymous.catalog}> {{ ?s ?p ?o }} }}"
 

@@ -13,6 +13,7 @@ from ratified_rdf import Brain
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.surfaces import server
 from ratified_rdf.surfaces.server import create_app
+from tests.serve.deadlines import GENEROUS_S
 
 BECAME = "what did section 2.1 of draft-example-pigeon-00 become in the RFC?"
 SECTION = v.ID + "doc/draft-example-pigeon/00/section/2.1"
@@ -20,7 +21,7 @@ SECTION = v.ID + "doc/draft-example-pigeon/00/section/2.1"
 
 @pytest.fixture(scope="module")
 def client(pigeon_brain: Brain) -> Iterator[TestClient]:
-    with TestClient(create_app(pigeon_brain)) as test_client:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as test_client:
         yield test_client
 
 

@@ -31,6 +31,7 @@ from ratified_rdf.audit.log import public_key_path
 from ratified_rdf.surfaces.cli import main
 from ratified_rdf.surfaces.server import create_app
 from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.serve.deadlines import GENEROUS_S
 
 # ORDER BY keeps it off the triple-pattern stream: this is the query sandbox's audit.
 QUERY = "SELECT ?s WHERE { ?s a ?type } ORDER BY ?s LIMIT 7"
@@ -56,7 +57,7 @@ def _query_records(log: AuditLog) -> list[AuditRecord]:
 
 def test_a_query_is_recorded_with_its_outcome_and_rows(audited: tuple[Brain, AuditLog]) -> None:
     brain, log = audited
-    with TestClient(create_app(brain)) as client:
+    with TestClient(create_app(brain, query_timeout_s=GENEROUS_S)) as client:
         assert client.get("/sparql", params={"query": QUERY}).status_code == 200
         refused = client.get("/sparql", params={"query": "SELECT * { SERVICE <http://e/> {} }"})
         assert refused.status_code == 400
@@ -75,7 +76,7 @@ def test_a_query_is_recorded_with_its_outcome_and_rows(audited: tuple[Brain, Aud
 def test_no_audit_record_no_query(audited: tuple[Brain, AuditLog]) -> None:
     brain, log = audited
     log.close()
-    with TestClient(create_app(brain)) as client:
+    with TestClient(create_app(brain, query_timeout_s=GENEROUS_S)) as client:
         response = client.get("/sparql", params={"query": QUERY})
         assert response.status_code == 503
         assert "could not be written" in response.text
@@ -101,7 +102,8 @@ def test_a_clean_stop_signs_every_record_the_server_wrote(
         port = probe.getsockname()[1]
     command = [sys.executable, "-m", "ratified_rdf.surfaces.server", "--store", str(store)]
     server = subprocess.Popen(
-        [*command, "--port", str(port), "--on-disk"],
+        # The queries here must succeed: a roomy budget, not the 10 s a busy machine meets.
+        [*command, "--port", str(port), "--on-disk", "--query-timeout", "300"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -112,15 +114,15 @@ def test_a_clean_stop_signs_every_record_the_server_wrote(
             if server.poll() is not None:
                 break
             try:
-                if httpx.get(f"{base}/api/holdings", timeout=2).is_success:
+                if httpx.get(f"{base}/api/holdings", timeout=60).is_success:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
         for question in ("who discussed RFC 9999 section 3.1?", "history of RFC 9999"):
-            assert httpx.get(f"{base}/api/ask", params={"q": question}, timeout=30).is_success
-        assert httpx.get(f"{base}/sparql", params={"query": QUERY}, timeout=30).is_success
+            assert httpx.get(f"{base}/api/ask", params={"q": question}, timeout=120).is_success
+        assert httpx.get(f"{base}/sparql", params={"query": QUERY}, timeout=120).is_success
         server.send_signal(number)
-        _, errors = server.communicate(timeout=60)
+        _, errors = server.communicate(timeout=120)
     finally:
         if server.poll() is None:
             server.kill()

@@ -83,10 +83,10 @@ def _running(server: subprocess.Popen[bytes], endpoint: str, name: str) -> Itera
     """Wait until ``endpoint`` answers an ASK (``server`` started it), then stop the server
     once the block ends."""
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # a hang guard, far above a loaded start
         while True:
             try:
-                if httpx.get(endpoint, params={"query": "ASK {}"}, timeout=1).is_success:
+                if httpx.get(endpoint, params={"query": "ASK {}"}, timeout=60).is_success:
                     break
             except httpx.HTTPError:
                 pass
@@ -97,10 +97,10 @@ def _running(server: subprocess.Popen[bytes], endpoint: str, name: str) -> Itera
     finally:
         server.terminate()
         try:
-            server.wait(timeout=30)
+            server.wait(timeout=60)
         except subprocess.TimeoutExpired:
             server.kill()
-            server.wait(timeout=10)
+            server.wait()
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +149,8 @@ def served(folder: Path, env: dict[str, str]) -> Iterator[str]:
         [
             sys.executable, "-m", "ratified_rdf", "serve", "--store", str(folder),
             "--port", str(port), "--query-workers", "1",
+            # Its queries must succeed: a roomy budget, not the 10 s a busy machine meets.
+            "--query-timeout", "300",
         ],
         env=env,
         stdout=subprocess.DEVNULL,

@@ -178,16 +178,16 @@ def test_an_overlong_query_through_sparqlwrapper_times_out_cleanly(
     endpoint: str, served: Starlette
 ) -> None:
     client = wrapper(endpoint, FOREVER_ROWS, JSON)
-    with tight_budget(served, 0.5), pytest.raises(urllib.error.HTTPError) as timed_out:
+    with tight_budget(served, 2.0), pytest.raises(urllib.error.HTTPError) as timed_out:
         client.query()
     assert timed_out.value.code == 503
-    assert b"longer than the 0.5 s" in timed_out.value.read()
+    assert b"longer than the 2 s" in timed_out.value.read()
 
 
 def test_an_overlarge_result_through_sparqlwrapper_is_refused(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> None:
-    with serve(create_app(pigeon_brain, max_rows=500)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, max_rows=500)) as base:
         # (A bare triple pattern streams under its own limit: see test_standard_surfaces.py.)
         query = "SELECT * WHERE { ?s ?p ?o FILTER(isIRI(?s)) }"
         client = wrapper(f"{base}/sparql", query, JSON)

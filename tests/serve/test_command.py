@@ -43,7 +43,7 @@ def test_serve_runs_uvicorn_with_the_limits_given(
     def run(app: Any, **options: Any) -> None:
         calls.append((app, options))
         # The server listens at once and settles on a thread: see it settled.
-        app.state.settling.join()
+        app.state.settling.join(600)  # a hang guard: settling takes seconds
         stores.append(app.state.brain.reading.session().store)
         frozen.append(gc.get_freeze_count())
         young.append(gc.get_threshold()[0])
@@ -142,21 +142,24 @@ def test_the_server_answers_while_the_copy_is_made(
 
     class HeldCopy(MemoryDataset):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            assert release.wait(timeout=30)
+            assert release.wait(timeout=300)  # a hang guard: the test releases it
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(copies, "MemoryDataset", HeldCopy)
     with Brain.open(store, in_memory=True, wait_for_copy=False) as served:
         app = create_app(served, query_timeout_s=0.5)
         settling = settle_in_background(served)
-        with TestClient(app) as client:
-            # Longer than a request may wait for a copy: answered from the store on disk.
-            answer = client.get("/api/ask", params={"q": "history of RFC 9999 section 3.1"})
-            assert answer.status_code == 200, answer.text
-            assert answer.json()["verdict"] == "answered"
-            assert settling.is_alive()  # settled only once the copy is made
-            release.set()
-            settling.join(timeout=30)
-            assert not settling.is_alive()
-            assert isinstance(served.reading.session().store, MemoryDataset)
-            assert gc.get_freeze_count() > 0
+        try:
+            with TestClient(app) as client:
+                # Longer than a request may wait for a copy: answered from the store on disk.
+                answer = client.get("/api/ask", params={"q": "history of RFC 9999 section 3.1"})
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["verdict"] == "answered"
+                assert settling.is_alive()  # settled only once the copy is made
+                release.set()
+                settling.join(timeout=300)
+                assert not settling.is_alive()
+                assert isinstance(served.reading.session().store, MemoryDataset)
+                assert gc.get_freeze_count() > 0
+        finally:
+            release.set()  # a failed check above does not leave the copy held

@@ -13,9 +13,9 @@ import asyncio
 import math
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -29,6 +29,7 @@ from ratified_rdf.graph import copies
 from ratified_rdf.queries.sandbox import QuerySandbox, SandboxLimits
 from ratified_rdf.surfaces import standard
 from ratified_rdf.surfaces.server import create_app
+from tests.serve.deadlines import GENEROUS_S, roomy_quick_lane, tight_budget, until
 
 Serve = Callable[[Starlette], AbstractContextManager[str]]
 NTRIPLES = "application/n-triples"
@@ -85,13 +86,20 @@ def _read_to_the_end(sock: socket.socket) -> bytes:
     return bytes(data)
 
 
-def _until(condition: Callable[[], bool], what: str) -> None:
-    """Wait for something the server does on another thread (bounded in steps, not timed)."""
-    for _ in range(3000):
-        if condition():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"never happened: {what}")
+_until = until
+
+
+def _stream_windows(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The byte-rate window of every stream made from now on, in the order they are made."""
+    windows: list[float] = []
+
+    class Recorded(standard._Stream):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            windows.append(self._window)
+
+    monkeypatch.setattr(standard, "_Stream", Recorded)
+    return windows
 
 
 def _from(address: str, base: str) -> httpx.Client:
@@ -101,21 +109,26 @@ def _from(address: str, base: str) -> httpx.Client:
 
 
 def test_a_slow_reader_is_cut_off_and_another_client_streams(
-    pigeon_brain: Brain, small_buffers: None
+    pigeon_brain: Brain, small_buffers: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # One stream slot. The slow reader takes it; past a window of the producer waiting on it
-    # with less than the floor read, its stream is stopped and the slot is another's.
+    # with less than the floor read, its stream is stopped and the slot is another's. Only the
+    # slow reader's stream has the tiny window: the other client's, which must be read to its
+    # end, is made with a roomy one, so a busy machine pausing that client cannot cut it off.
     app = create_app(
         pigeon_brain,
         query_workers=1,
-        query_timeout_s=20,
+        query_timeout_s=GENEROUS_S,
         stream_min_bytes_s=1_000,
         stream_window_s=0.3,
     )
     state = app.state.standard
+    windows = _stream_windows(monkeypatch)
     with _serving_small(app) as base:
         slow = _stalled_stream(base)
         _until(lambda: "address:127.0.0.1" in state.busy, "the slow reader holds the slot")
+        _until(lambda: windows == [0.3], "the slow reader's stream is made")
+        state.window_s = 60.0
         with _from("127.0.0.2", base) as other:
             answer = other.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES})
         assert answer.status_code == 200, answer.text
@@ -161,7 +174,10 @@ def test_a_heavy_client_does_not_starve_a_light_clients_query(
     # Two workers: one general, one kept for light clients. The general one is held (directly,
     # so no query's clock races another's) and a second client has used a lot of worker time
     # lately; its query waits, while a light client's is admitted to the kept worker.
-    app = create_app(pigeon_brain, query_workers=2, query_timeout_s=30)
+    # The light client's queries must succeed, on the kept worker too: a roomy budget there,
+    # and a light client one whose queries ran under half of it.
+    app = create_app(pigeon_brain, query_workers=2, query_timeout_s=GENEROUS_S)
+    roomy_quick_lane(app)
     ask = {"query": "ASK { ?s ?p ?o }"}
     with serve(app) as base:
         with _from("127.0.0.2", base) as light:
@@ -169,7 +185,7 @@ def test_a_heavy_client_does_not_starve_a_light_clients_query(
         sandbox = app.state.sandbox
         with sandbox._lock:
             sandbox._busy["address:a-heavy-one"] = 1
-        sandbox._charge("address:127.0.0.3", 100.0)
+        sandbox._charge("address:127.0.0.3", 10 * GENEROUS_S)
         replies: list[httpx.Response] = []
 
         def heavy() -> None:
@@ -186,7 +202,7 @@ def test_a_heavy_client_does_not_starve_a_light_clients_query(
         assert sandbox.granted[-1] == ("address:127.0.0.2", "quick")
         # Once the general worker is free, the heavy client's query has it.
         sandbox._release("address:a-heavy-one")
-        waiting.join(60)
+        waiting.join(120)
         assert [r.status_code for r in replies] == [200]
         assert sandbox.granted[-1] == ("address:127.0.0.3", "general")
 
@@ -196,7 +212,7 @@ def test_a_freed_worker_goes_to_the_client_that_used_the_least(
 ) -> None:
     # One worker, held; a heavy client asks first and a light one after: the light one is
     # served first when the worker comes free.
-    app = create_app(pigeon_brain, query_workers=1, query_timeout_s=30)
+    app = create_app(pigeon_brain, query_workers=1, query_timeout_s=GENEROUS_S)
     ask = {"query": "ASK { ?s ?p ?o }"}
     with serve(app) as base:
         with _from("127.0.0.4", base) as warm:
@@ -219,7 +235,7 @@ def test_a_freed_worker_goes_to_the_client_that_used_the_least(
         _until(lambda: len(sandbox._waiting) == 2, "the light client waits too")
         sandbox._release("address:a-heavy-one")
         for thread in threads:
-            thread.join(60)
+            thread.join(120)
         assert {a: r.status_code for a, r in replies.items()} == {
             "127.0.0.2": 200,
             "127.0.0.3": 200,
@@ -235,7 +251,7 @@ def held_copy(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     real = copies.MemoryDataset
 
     def held(store: object, graphs: object) -> object:
-        go.wait(30)  # the word, or (on code that waits for the copy) half a minute
+        go.wait(120)  # the word, or (on code that waits for the copy) two minutes
         return real(store, graphs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(copies, "MemoryDataset", held)
@@ -250,17 +266,20 @@ def test_copying_a_readers_graphs_counts_against_its_deadline(
     # request waits at most the query timeout for the copy, then is told to retry; the copy
     # goes on, and once it is made the retry is answered.
     brain = Brain.from_store(pigeon_brain.reading.store, in_memory=True)
-    app = create_app(brain, query_timeout_s=0.2)
+    # Only the requests that must be refused meet the short budget; the retry, which must be
+    # answered, has the roomy one.
+    app = create_app(brain, query_timeout_s=GENEROUS_S)
     question = {"q": "what does the graph hold?"}
     with TestClient(app) as client:
-        first = client.get("/api/ask", params=question)
+        with tight_budget(app, 0.2):
+            first = client.get("/api/ask", params=question)
+            streamed = client.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES})
+            described = client.get("/doc/doc/rfc9999", headers={"Accept": "text/turtle"})
         assert first.status_code == 503, first.text
         assert "copying your graphs" in first.json()["error"]
         assert "try again" in first.json()["error"]
         assert first.headers["retry-after"] == "5"
-        streamed = client.get(WHOLE_GRAPH, headers={"Accept": NTRIPLES})
         assert streamed.status_code == 503 and "copying your graphs" in streamed.text
-        described = client.get("/doc/doc/rfc9999", headers={"Accept": "text/turtle"})
         assert described.status_code == 503 and "copying your graphs" in described.text
         held_copy.set()
         _until(lambda: bool(brain.reading.copies.copies), "the copy is made")
@@ -279,12 +298,12 @@ def test_the_memory_ceiling_holds_for_all_queries_together(
     # outgrows the total alone, so it is ended as the largest.
     app = create_app(
         pigeon_brain,
-        query_timeout_s=60,
+        query_timeout_s=GENEROUS_S,
         query_memory_mib=1_024,
         query_memory_total_mib=32,
         max_rows=10**9,
     )
-    with serve(app) as base, httpx.Client(base_url=base, timeout=90) as http:
+    with serve(app) as base, httpx.Client(base_url=base, timeout=GENEROUS_S + 60) as http:
         response = http.get("/sparql", params={"query": SORTED_JOIN})
         assert response.status_code == 503, response.text[:300]
         assert "more than the 32 MiB of memory all of them together" in response.text

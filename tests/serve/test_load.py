@@ -44,7 +44,7 @@ def test_concurrent_clients_get_no_5xx_and_clean_refusals(
     with serve(app) as base:
 
         def client(offset: int) -> None:
-            with httpx.Client(base_url=base, timeout=30) as http:
+            with httpx.Client(base_url=base, timeout=120) as http:
                 step = offset
                 # Every client makes each kind of request once, however slow the machine;
                 # then more, until the time is up (or 500).
@@ -66,7 +66,7 @@ def test_concurrent_clients_get_no_5xx_and_clean_refusals(
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(timeout=SECONDS + 60)
+            thread.join(timeout=SECONDS + 600)  # a hang guard, not a speed check
         assert not any(t.is_alive() for t in threads), "a client never came back"
     print(f"load: {sum(outcomes.values())} requests from {CLIENTS} clients: {dict(outcomes)}")
     assert sum(outcomes.values()) >= CLIENTS * len(MIX)

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.server import create_app
+from tests.serve.deadlines import GENEROUS_S
 
 CR_SERVICE = "SELECT * WHERE { # x\r SERVICE <{url}> { ?x ?y ?w } \n }"
 CR_FROM = "SELECT * # x\r FROM <{url}> \n WHERE { ?s ?p ?o }"
@@ -27,7 +28,7 @@ JSON = {"Accept": "application/sparql-results+json"}
 
 @pytest.fixture(scope="module")
 def client(pigeon_brain: Brain) -> Iterator[TestClient]:
-    with TestClient(create_app(pigeon_brain)) as test_client:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as test_client:
         yield test_client
 
 

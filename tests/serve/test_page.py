@@ -13,7 +13,8 @@ from starlette.applications import Starlette
 
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.server import create_app
-from tests.serve.conftest import ARTEFACTS
+from tests.serve.conftest import ARTEFACTS, PAGE_GUARD_MS
+from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -28,7 +29,7 @@ OUT_OF_SCOPE = "how did the IESG vote on draft-ietf-tls-tls13?"
 def site(
     tls_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(tls_brain)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 
@@ -44,7 +45,7 @@ def test_an_answer_card_with_its_sources_and_its_sparql(site: str, page: Page) -
     page.goto(site)
     page.get_by_role("button", name=EARLY_DATA).click()
     card = page.locator("article.card")
-    card.wait_for(timeout=60_000)
+    card.wait_for(timeout=PAGE_GUARD_MS)
     assert card.get_attribute("data-verdict") == "answered"
     assert "4.2.10" in page.locator(".summary").inner_text()
     assert page.locator(".trust").inner_text().startswith("Trust: derived")
@@ -72,7 +73,7 @@ def test_the_graph_doesnt_know_card_is_grey(site: str, page: Page) -> None:
     page.goto(site)
     page.get_by_role("button", name=OUT_OF_SCOPE).click()
     card = page.locator("article.card.verdict-unknown")
-    card.wait_for(timeout=60_000)
+    card.wait_for(timeout=PAGE_GUARD_MS)
     assert card.locator("h2").inner_text() == "The graph doesn't know"
     grey = card.evaluate("node => getComputedStyle(node).backgroundColor")
     assert grey == "rgb(238, 240, 242)"
@@ -84,7 +85,7 @@ def test_what_a_question_says_stays_text(site: str, page: Page) -> None:
     hostile = '<img src=x onerror="window.pwned=1"> who discussed RFC 8446 §4.2.1?'
     page.fill("#q", hostile)
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.locator("article.card").wait_for(timeout=60_000)
+    page.locator("article.card").wait_for(timeout=PAGE_GUARD_MS)
     assert page.evaluate("window.pwned") is None
     assert page.locator("article.card img").count() == 0
     assert hostile in page.locator(".asked").inner_text()
@@ -92,11 +93,11 @@ def test_what_a_question_says_stays_text(site: str, page: Page) -> None:
 
 def test_an_alternative_is_one_click_away(site: str, page: Page) -> None:
     page.goto(f"{site}/?q=who+should+I+ask+about+key+share%3F")
-    page.locator("article.card").wait_for(timeout=60_000)
+    page.locator("article.card").wait_for(timeout=PAGE_GUARD_MS)
     alternative = page.locator("button.alternative").first
     if alternative.count() == 0:
         pytest.skip("this answer offers no alternative to click")
     question = alternative.inner_text()
     alternative.click()
-    page.locator(f'article.card .asked:has-text("{question}")').wait_for(timeout=60_000)
+    page.locator(f'article.card .asked:has-text("{question}")').wait_for(timeout=PAGE_GUARD_MS)
     assert page.locator("#q").input_value() == question

@@ -20,7 +20,8 @@ from starlette.applications import Starlette
 
 from ratified_rdf import Brain
 from ratified_rdf.surfaces.server import create_app
-from tests.serve.conftest import ARTEFACTS
+from tests.serve.conftest import ARTEFACTS, PAGE_GUARD_MS, roomy
+from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -38,7 +39,7 @@ TAKE_OFF = "A pigeon MUST NOT take off before its datagram is tied to its leg se
 def site(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(pigeon_brain)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 
@@ -46,7 +47,7 @@ def site(
 def screen(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[str, Page]]:
     """A fresh page at one width; it fails the test if the page logged an error."""
     width = request.param
-    context = browser.new_context(viewport=VIEWPORTS[width])
+    context = roomy(browser.new_context(viewport=VIEWPORTS[width]))
     opened = context.new_page()
     problems: list[str] = []
     opened.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
@@ -60,7 +61,7 @@ def _ask(site: str, page: Page, question: str) -> None:
     page.goto(site)
     page.fill("#q", question)
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.locator("article.card").wait_for(timeout=60_000)
+    page.locator("article.card").wait_for(timeout=PAGE_GUARD_MS)
 
 
 def _readable(page: Page, width: str) -> None:
@@ -164,7 +165,7 @@ def test_a_tls_section_reads_as_prose_with_its_figure(
     # RFC 8446 §4.3.2's source holds a %%% marker, an indented struct, a definition list
     # with {:br} and {{…}} references: every kind of markup the page must not show.
     width, page = screen
-    with serve(create_app(tls_brain)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         page.goto(base + "/doc/doc/rfc8446/section/4.3.2", wait_until="load")
         text = page.locator(".section-text")
         words = text.inner_text()

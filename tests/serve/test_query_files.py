@@ -11,11 +11,12 @@ from starlette.testclient import TestClient
 from ratified_rdf import Brain
 from ratified_rdf.queries.files import load_query
 from ratified_rdf.surfaces.server import create_app
+from tests.serve.deadlines import GENEROUS_S
 
 
 @pytest.fixture(scope="module")
 def client(pigeon_brain: Brain) -> Iterator[TestClient]:
-    with TestClient(create_app(pigeon_brain)) as test_client:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as test_client:
         yield test_client
 
 

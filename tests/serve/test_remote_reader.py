@@ -17,13 +17,14 @@ from ratified_rdf.audit import AuditLog
 from ratified_rdf.graph import publish
 from ratified_rdf.graph.remote import SparqlProtocolStore
 from ratified_rdf.surfaces.server import create_app
+from tests.serve.deadlines import GENEROUS_S
 
 Serve = Callable[[Starlette], AbstractContextManager[str]]
 
 
 def test_whole_graphs_come_past_the_row_limit(pigeon_brain: Brain, serve: Serve) -> None:
     # Every graph here holds more triples than a CONSTRUCT may return from this app.
-    with serve(create_app(pigeon_brain, max_rows=5)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S, max_rows=5)) as base:
         store = SparqlProtocolStore.at(f"{base}/sparql")
         try:
             for graph in pigeon_brain.read_graphs:
@@ -39,7 +40,10 @@ def test_a_reader_opens_the_brain_by_the_endpoints_address(
     pigeon_brain: Brain, serve: Serve, tmp_path: Path
 ) -> None:
     question = "why does the take-off rule look like this?"
-    with serve(create_app(pigeon_brain)) as base, AuditLog.open(tmp_path / "audit") as log:
+    with (
+        serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as base,
+        AuditLog.open(tmp_path / "audit") as log,
+    ):
         remote = Brain.open(f"{base}/sparql", audit=log)
         try:
             assert remote.brain_id == pigeon_brain.brain_id

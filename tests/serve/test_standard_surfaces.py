@@ -273,7 +273,9 @@ def test_writes_to_the_graph_store_are_refused_with_405(site: Site, method: str)
 
 
 def test_streams_stay_under_their_own_limit(pigeon_brain: Brain, serve: Serve) -> None:
-    with serve(create_app(pigeon_brain, max_rows=MAX_ROWS, max_stream_rows=60)) as base:
+    with serve(
+        create_app(pigeon_brain, query_timeout_s=GENEROUS_S, max_rows=MAX_ROWS, max_stream_rows=60)
+    ) as base:
         graph = next(g for g in pigeon_brain.read_graphs if g.endswith("/spec"))
         refused = curl(f"{base}/sparql?graph=" + quote(graph, safe=""))
         assert refused.status == 422 and b"over the 60" in refused.body

@@ -21,7 +21,8 @@ from ratified_rdf.answers.models import Answer
 from ratified_rdf.graph.vocab import document_iri
 from ratified_rdf.surfaces.server import create_app
 from ratified_rdf.surfaces.timeline_svg import timeline_svg
-from tests.serve.conftest import ARTEFACTS
+from tests.serve.conftest import ARTEFACTS, PAGE_GUARD_MS
+from tests.serve.deadlines import GENEROUS_S
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -37,9 +38,9 @@ EARLY_DATA_REVISIONS = 22
 
 def _asked(page: Page, site: str, question: str) -> dict[str, Any]:
     """Open the page on ``question``; the card's JSON as the page received it."""
-    with page.expect_response(lambda r: "/api/ask?" in r.url, timeout=120_000) as got:
+    with page.expect_response(lambda r: "/api/ask?" in r.url, timeout=PAGE_GUARD_MS) as got:
         page.goto(f"{site}/?q={quote_plus(question)}")
-    page.locator("article.card").wait_for(timeout=120_000)
+    page.locator("article.card").wait_for(timeout=PAGE_GUARD_MS)
     body: dict[str, Any] = got.value.json()
     return body
 
@@ -71,7 +72,7 @@ def _check_picture(page: Page, card: dict[str, Any], shot: str) -> None:
     """The picture on the page shows exactly the card's revisions, posts and commits, each a
     link to its source; it has a title, a text alternative, and a keyboard reaches it."""
     figure = page.locator("figure.timeline")
-    figure.wait_for(timeout=30_000)
+    figure.wait_for(timeout=PAGE_GUARD_MS)
     revisions, marks = _links_of(card)
     drawn_revisions = figure.locator("a.revision")
     drawn_marks = figure.locator("a.mark")
@@ -120,7 +121,7 @@ def _check_picture(page: Page, card: dict[str, Any], shot: str) -> None:
 def pigeon_site(
     pigeon_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(pigeon_brain)) as base:
+    with serve(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 
@@ -138,7 +139,7 @@ def test_a_card_without_a_timeline_shows_no_picture(pigeon_site: str, page: Page
 
 
 def test_the_api_draws_the_timeline_only_when_asked(pigeon_brain: Brain) -> None:
-    with TestClient(create_app(pigeon_brain)) as client:
+    with TestClient(create_app(pigeon_brain, query_timeout_s=GENEROUS_S)) as client:
         plain = client.get("/api/ask", params={"q": PIGEON_HISTORY}).json()
         drawn = client.get("/api/ask", params={"q": PIGEON_HISTORY, "timeline": "svg"}).json()
         wrong = client.get("/api/ask", params={"q": PIGEON_HISTORY, "timeline": "png"})
@@ -155,7 +156,7 @@ def test_the_api_draws_the_timeline_only_when_asked(pigeon_brain: Brain) -> None
 def tls_site(
     tls_brain: Brain, serve: Callable[[Starlette], AbstractContextManager[str]]
 ) -> Iterator[str]:
-    with serve(create_app(tls_brain)) as base:
+    with serve(create_app(tls_brain, query_timeout_s=GENEROUS_S)) as base:
         yield base
 
 

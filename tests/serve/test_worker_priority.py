@@ -20,6 +20,7 @@ import pytest
 from ratified_rdf.queries import sandbox as sandbox_module
 from ratified_rdf.queries.sandbox import QueryRequest, QuerySandbox, SandboxLimits
 from ratified_rdf.surfaces.mcp_server import default_limits
+from tests.serve.deadlines import GENEROUS_S
 
 LOWEST = 19
 """The lowest scheduling priority (highest nice value) Linux has."""
@@ -73,7 +74,7 @@ def test_a_query_waits_on_its_worker_from_a_thread_of_the_sandboxs_own(
     # A query holds the thread that waits on its worker for as long as it runs. On the event
     # loop's shared pool (a few threads on a small machine) heavy queries left the server's
     # short jobs, an audit record's write for every query among them, queueing for the rest.
-    sandbox = QuerySandbox(SandboxLimits(workers=2))
+    sandbox = QuerySandbox(SandboxLimits(workers=2, timeout_s=GENEROUS_S))  # must succeed
     sandbox_of.append(sandbox)
     seen: list[str] = []
     real = QuerySandbox._exchange

@@ -122,7 +122,7 @@ def test_the_thread_is_woken_by_the_mth_record(log: AuditLog) -> None:
             log.append(_record(n))
         assert not signed.is_set()
         log.append(_record(9))
-        assert signed.wait(timeout=30), "the 10th record should have woken the signer"
+        assert signed.wait(timeout=120), "the 10th record should have woken the signer"
         assert signer.signed == 1
     assert log.tree_heads[0].tree_size == 10
 
@@ -227,7 +227,7 @@ def test_sigterm_and_sigint_unwind_so_the_last_tree_head_is_signed(
     with pytest.raises(SystemExit) as stopped, stop_on_sigterm(), PeriodicSigner(log):
         log.append(_record(0))
         os.kill(os.getpid(), number)
-        threading.Event().wait(5)  # the handler raises here, in the main thread
+        threading.Event().wait(120)  # the handler raises here, in the main thread
     assert stopped.value.code == 0
     assert log.unsigned == 0 and log.tree_heads[-1].tree_size == 1
     assert signal.getsignal(number) == before  # the handler found is put back

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -289,10 +290,12 @@ def test_a_run_that_fails_while_it_is_loaded_leaves_nothing_loading(
     store = built._store
     monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 2)  # a chunk per batch
     loads: list[str] = []
+    loading = threading.Event()
     bulk_load = OxigraphStore._bulk_load
 
     def slowly(self: OxigraphStore, data: bytes, graph: str) -> None:
         loads.append("started")
+        loading.set()
         time.sleep(0.3)  # still loading when the mapping fails
         bulk_load(self, data, graph)
         loads.append("ended")
@@ -306,6 +309,9 @@ def test_a_run_that_fails_while_it_is_loaded_leaves_nothing_loading(
     def failing() -> Iterator[Batch]:
         yield person
         yield pointer
+        # The mapping fails once a load is under way, however slow its thread is to start
+        # (a hang guard bounds the wait, not a speed).
+        assert loading.wait(timeout=120), "no load started while the run was mapped"
         raise RuntimeError("a fictional mapping error")
 
     with pytest.raises(RuntimeError, match="fictional mapping error"):

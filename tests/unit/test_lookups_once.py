@@ -27,7 +27,7 @@ class SlowStore:
     def query(self, sparql: str, graphs: object = None) -> QueryResult:
         self.asked += 1
         self.entered.set()
-        assert self.release.wait(timeout=30)
+        assert self.release.wait(timeout=120)
         row: dict[str, Term] = {
             "section": NamedNode("https://example.org/pigeon/rfc9999/3.1"),
             "heading": Literal("Take-off"),
@@ -44,12 +44,12 @@ def test_two_threads_asking_at_once_build_the_heading_index_once() -> None:
     first = threading.Thread(target=lambda: found.append(lookups.heading_index(store, GRAPHS)))
     second = threading.Thread(target=lambda: found.append(lookups.heading_index(store, GRAPHS)))
     first.start()
-    assert store.entered.wait(timeout=30)
+    assert store.entered.wait(timeout=120)
     second.start()
     time.sleep(0.05)  # let the second thread reach the index (no timing is asserted)
     store.release.set()
-    first.join(timeout=30)
-    second.join(timeout=30)
+    first.join(timeout=120)
+    second.join(timeout=120)
     assert store.asked == 1
     (index_a, run_a), (index_b, run_b) = found
     assert index_a is index_b

@@ -106,7 +106,7 @@ def _holders() -> list[threading.Thread]:
 
 def _ended(holders: list[threading.Thread]) -> bool:
     for holder in holders:
-        holder.join(timeout=10)
+        holder.join(timeout=120)  # a hang guard: it ends at once
     return not any(holder.is_alive() for holder in holders)
 
 
@@ -143,7 +143,7 @@ def held_copy(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
     class HeldCopy(MemoryDataset):
         def __init__(self, *args: object, **kwargs: object) -> None:
-            assert release.wait(timeout=30)
+            assert release.wait(timeout=120)  # a hang guard: the test releases it
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(copies, "MemoryDataset", HeldCopy)
@@ -161,6 +161,6 @@ def test_without_waiting_for_the_copy_the_store_answers_alike_meanwhile(
         assert _content(brain, question) == expected
         held_copy.set()
         pending = brain.reading.copies.prepare(brain.reading.store, brain.read_graphs)
-        assert isinstance(pending.result(timeout=30), MemoryDataset)
+        assert isinstance(pending.result(timeout=120), MemoryDataset)
         assert isinstance(brain.reading.session().store, MemoryDataset)
         assert _content(brain, question) == expected

@@ -254,7 +254,7 @@ def test_no_more_than_two_requests_are_ever_in_flight() -> None:
                 overlapped.set()
         # The first request waits for a second (however slow the threads are to start), so
         # two are in flight for sure; then each is held open so that a third would show.
-        overlapped.wait(timeout=10)
+        overlapped.wait(timeout=120)  # a hang guard: the second comes
         time.sleep(0.05)
         with lock:
             in_flight -= 1

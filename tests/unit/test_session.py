@@ -23,7 +23,7 @@ class MeetingStore:
     session that runs them one after another breaks the barrier instead."""
 
     def __init__(self, meet: int) -> None:
-        self.barrier = threading.Barrier(meet, timeout=5)
+        self.barrier = threading.Barrier(meet, timeout=120)  # a hang guard
         self.order: list[str] = []
 
     def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:

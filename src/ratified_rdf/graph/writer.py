@@ -236,6 +236,7 @@ class Writer:
             staging,
             limit if expected_quads <= limit else 0,
             on_disk=reviews if in_place else (),
+            mirror=in_place,
         )
         with place:
             # What the gate needs of each batch once it is staged, kept as it is staged: the
@@ -346,9 +347,10 @@ class Writer:
                 left = [k for position, k in enumerate(kept) if position not in standing]
 
             # A run for the store it is staged in must end up there: while the gate's workers
-            # check it from memory, this process writes it to disk (dropped if it is rejected),
-            # then counts the triples of each graph the run wrote (a scan of each, which the
-            # engine does without the interpreter lock).
+            # check it from memory, this process finishes writing it to disk (loaded from its
+            # documents as they were staged; dropped if it is rejected), then counts the
+            # triples of each graph the run wrote (a scan of each, which the engine does
+            # without the interpreter lock).
             def settle_and_count() -> None:
                 place.settle()
                 if counted is not None:
@@ -629,23 +631,39 @@ class _Staging:
     block raises, so that the caller can drop what was staged.
 
     Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
-    staged in the store it is for): they are staged in memory for reading, never written."""
+    staged in the store it is for): they are staged in memory for reading, never written.
 
-    def __init__(self, disk: OxigraphStore, limit: int, on_disk: Iterable[str] = ()) -> None:
+    With ``mirror`` (a run for the store on disk it is staged in), what is staged in memory is
+    loaded into the disk too, as it comes, so the run is on disk by the time it is checked."""
+
+    def __init__(
+        self,
+        disk: OxigraphStore,
+        limit: int,
+        on_disk: Iterable[str] = (),
+        *,
+        mirror: bool = False,
+    ) -> None:
+        """``mirror``: what is staged in memory is also loaded into ``disk`` as it comes, on
+        a thread of its own (:class:`DocumentLoader`), so that :meth:`settle` has only to
+        wait for it (for a run staged in memory for the store it is for)."""
         self.disk = disk
         self.memory: OxigraphStore | None = OxigraphStore() if limit > 0 else None
         self.limit = limit
         self.on_disk = frozenset(on_disk)
+        self.mirror = mirror and self.memory is not None
         self._added = 0  # triples given, an upper bound on the quads held; cheaper than len
         self._loader: DocumentLoader | None = None
+        self._mirror: DocumentLoader | None = None
 
     def __enter__(self) -> _Staging:
         return self
 
     def __exit__(self, *raised: object) -> None:
-        loader, self._loader = self._loader, None
-        if loader is not None:
-            loader.abandon()
+        for loader in (self._loader, self._mirror):
+            if loader is not None:
+                loader.abandon()
+        self._loader = self._mirror = None
 
     @property
     def reading(self) -> OxigraphStore:
@@ -663,6 +681,13 @@ class _Staging:
                     self._spill(chain([(graph, triples, document)], pending))
                     return
                 self.memory.load_documents([(graph, document)])
+                if self.mirror and graph not in self.on_disk:
+                    # Copied to the disk by the bulk loader from the same N-Triples, beside
+                    # what this thread maps and derives next, rather than read back from
+                    # memory a quad at a time once the run is staged (:meth:`settle`).
+                    if self._mirror is None:
+                        self._mirror = DocumentLoader(self.disk)
+                    self._mirror.add(graph, document, len(triples))
             return
         if self._loader is None:
             self._loader = DocumentLoader(self.disk)
@@ -681,12 +706,18 @@ class _Staging:
         assert memory is not None
         self.settle()
         self.memory = None
+        self.mirror = False
         memory.close()
         self.load(rest)
 
     def settle(self) -> None:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""
         if self.memory is None:
+            return
+        if self.mirror:
+            loader, self._mirror = self._mirror, None
+            if loader is not None:
+                loader.wait()
             return
         self.disk.load_from(self.memory, [g for g in self.memory.graphs() if g not in self.on_disk])
 

@@ -276,8 +276,13 @@ class Writer:
             # Read from disk by the views after the partitioned ones (which read the spool):
             # brought into the page cache meanwhile (OxigraphStore.warm).
             place.reading.warm()
+            # A run staged in memory is checked early from its copy on disk (the store the
+            # gate's workers can open), once that holds the run's own batches.
+            early_from = place.reading
+            if early_from.path is None and derive is not None and self.gate.checks_early():
+                early_from = place.mirrored() or early_from
             early = (
-                self._check_early(context, kept, place.reading, sorted(graphs), progress)
+                self._check_early(context, kept, early_from, sorted(graphs), progress)
                 if derive is not None
                 else None
             )
@@ -379,9 +384,10 @@ class Writer:
         (:meth:`~ratified_rdf.graph.gate.ShaclGate.checks_early`): the view adds nothing to a
         node of the run, so the run's batches are prepared as the whole context would prepare
         them (:meth:`GateContext.checkpoint`); if a view batch does touch one, the early
-        verdicts are dropped and every batch is checked once the view is staged. Only a run
-        staged on disk: one staged in memory may move to the disk while the view is staged,
-        closing the store the check's thread reads (and it is small enough to wait).
+        verdicts are dropped and every batch is checked once the view is staged. Only from a
+        store on disk: a run staged in memory may move to the disk while the view is staged,
+        closing the store the check's thread reads, so such a run is checked from its copy
+        on disk (:meth:`_Staging.mirrored`), made as it was staged.
 
         At ×100 the view keeps one core busy for most of its ten minutes, and the gate's
         workers had both cores for three minutes after it; now they use the core the view
@@ -694,6 +700,17 @@ class _Staging:
         for graph, triples, document in pending:
             if graph not in self.on_disk:
                 self._loader.add(graph, document, len(triples))
+
+    def mirrored(self) -> OxigraphStore | None:
+        """The disk, once it holds (flushed) everything staged in memory so far, when what is
+        staged is copied there as it comes (``mirror``); else None. What is staged after
+        goes on being copied."""
+        if not self.mirror:
+            return None
+        loader, self._mirror = self._mirror, None
+        if loader is not None:
+            loader.wait()
+        return self.disk
 
     def wait(self) -> None:
         """Return once everything given to :meth:`load` is staged and readable."""

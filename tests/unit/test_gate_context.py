@@ -383,7 +383,7 @@ def test_the_type_table_gives_back_each_iris_types_as_they_were_written(tmp_path
 @pytest.mark.parametrize(
     ("asked", "limit", "expected"),
     [
-        (None, "", ["forkserver"]),
+        (None, "", ["forkserver", "forkserver"]),
         (None, "0", ["forkserver", "forkserver"]),
         ("0", "0", ["fork"]),
     ],
@@ -396,9 +396,9 @@ def test_the_cli_builds_with_workers_started_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The CLI's script is guarded, so its build starts the gate's workers afresh unless
-    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork (afresh, a run staged on disk has its own
-    batches checked by workers of their own while the view is derived, the view's after);
-    a library caller still forks by default."""
+    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork (afresh, a run has its own batches checked
+    by workers of their own while the view is derived, the view's after: one staged on disk,
+    or one staged in memory from its copy on disk); a library caller still forks by default."""
     import concurrent.futures
 
     from click.testing import CliRunner

@@ -8,6 +8,8 @@ Scripts:
   SPARQL on Oxigraph against rdflib, on the TLS brain.
 - ``copy_thread``: which thread loads a brain's in-memory copy, in alternating processes.
 - ``engines``: the card queries on Oxigraph (disk and memory), FalkorDB and rdflib.
+- ``build_vs_load``: a build against a bulk load of its own output, and against an
+  earlier commit's build (``--before``).
 - ``endpoint``: the card questions and their SPARQL over HTTP against in-process.
 - ``load``: ``ratified serve`` under many clients (and one hostile client).
 - ``crash``: builds killed with SIGKILL at random moments.
@@ -17,7 +19,6 @@ Scripts:
 - ``fuzz``: the long form of ``tests/fuzz``.
 - ``routing``: routing time alone, and the cards against an earlier commit.
 - ``many_users``: what sharing one brain between processes costs.
-- ``build_side_by_side``: build time against an earlier commit.
 
 Shared modules: ``report`` (tables, ratios, machine facts, ``benchmarks/out/`` and
 ``benchmarks/RESULTS.md``) and ``core`` (the TLS brain and the questions the others reuse).

@@ -1,14 +1,19 @@
-"""A build against a bulk load of its own output, and the gate's workers against none, in one run.
+"""A build against a bulk load of its own output (and against an earlier commit's build, and
+the gate's workers against none), in one run.
 
 Run from the repository root::
 
-    python -m benchmarks.build_vs_load [--runs 2] [--workers 2,1]
+    python -m benchmarks.build_vs_load [--runs 2] [--workers 2,1] [--before COMMIT]
         [--manifest records/tls13] [--source ../shared/corpus/tls13-spec/tls13-spec.bundle]
     python -m benchmarks.build_vs_load --smoke      # the pigeon brain, one run
 
 Each run builds the brain once per gate worker count in ``--workers`` (``RATIFIED_GATE_WORKERS``;
 alternating, so every count sees the same machine), each into a fresh temporary store, with
-``python -m ratified_rdf build`` as a user runs it; then, beside each build, the brain's own
+``python -m ratified_rdf build`` as a user runs it. With ``--before``, the earlier commit is
+checked out in a temporary ``git worktree`` and each run builds with it too (its ``src`` first
+on ``PYTHONPATH``, its manifest), the earlier tree first: this script took over what
+``build_side_by_side`` measured, with the bulk load beside every build. Then, beside each
+build, the brain's own
 N-Quads (the current run's graphs, as ``ratified dump`` writes them) are bulk-loaded with
 ``pyoxigraph.Store(path).bulk_load`` into a fresh folder: what the store itself needs to hold
 the same quads. The report gives, per worker count, the medians of the build's read (git,
@@ -17,7 +22,7 @@ the bulk load's, the processor seconds of each build's own process (and of what 
 for: gate workers a fork server started are not counted, so this is not the machine's whole
 cost of a build with workers), and the build ÷ bulk load ratio; and the content hash of every
 brain built (``Brain.content_hash``: the same facts, whatever the worker count), which must
-agree.
+agree (an earlier commit's too, unless it changed what a build writes).
 
 The machine's load average is printed at the start and the end: on a busy machine, ratios
 measured side by side are what count. Markdown on stdout and in
@@ -37,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from pyoxigraph import RdfFormat, Store
@@ -52,12 +58,13 @@ log = report.logger("build_vs_load")
 
 
 def build(
-    manifest: Path, source: str, store: Path, workers: int
+    manifest: Path, source: str, store: Path, workers: int, tree: Path = ROOT
 ) -> tuple[float, float, float, float]:
-    """One build as a user runs it: (read, write, total) seconds as it reports them, and the
-    processor seconds of its process and of those it waited for (not a fork server's)."""
+    """One build as a user runs it, with ``tree``'s code: (read, write, total) seconds as it
+    reports them, and the processor seconds of its process and of those it waited for (not a
+    fork server's)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "RATIFIED_GATE_WORKERS": str(workers)}
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "RATIFIED_GATE_WORKERS": str(workers)}
     done = subprocess.run(
         [sys.executable, "-m", "ratified_rdf", "build", str(manifest), "--source", source,
          "--store", str(store), "--quiet"],
@@ -65,7 +72,9 @@ def build(
     )  # fmt: skip
     found = _TIMES.search(done.stdout + done.stderr)
     if done.returncode != 0 or found is None:
-        raise BenchError(f"The build with {workers} gate worker(s) failed:\n{done.stderr[-2000:]}")
+        raise BenchError(
+            f"The build with {workers} gate worker(s) in {tree} failed:\n{done.stderr[-2000:]}"
+        )
     read, write, total = (float(x) for x in found.groups())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -90,34 +99,44 @@ def bulk_load(store: Path, into: Path) -> tuple[float, int, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Build with each worker count, alternating, and bulk-load each build's output."""
+    """Build with each tree and worker count, alternating, and bulk-load each build's output."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--workers", default="2,1", help="gate worker counts, comma-separated")
-    parser.add_argument("--manifest", default="records/tls13")
+    parser.add_argument("--before", help="an earlier commit to build beside this checkout")
+    parser.add_argument("--manifest", default="records/tls13", help="relative to each tree")
     parser.add_argument("--source", default=str(DEFAULT_BUNDLE))
     report.options(parser, smoke="the pigeon brain, one run")
     args = report.parse(parser, argv)
     counts = [int(w) for w in args.workers.split(",")]
     started_load = os.getloadavg()
-    times: dict[int, list[tuple[float, ...]]] = {w: [] for w in counts}
-    digests: set[str] = set()
+    digests: dict[str, set[str]] = {}
     quads = 0
-    with tempfile.TemporaryDirectory(prefix="build-vs-load-") as folder:
+    with tempfile.TemporaryDirectory(prefix="build-vs-load-") as folder, ExitStack() as stack:
+        trees: list[tuple[str, Path]] = [("this checkout", ROOT)]
+        if args.before:
+            try:
+                trees.insert(0, (args.before, stack.enter_context(report.checkout(args.before))))
+            except BenchError as error:
+                print(f"error: {error}", file=sys.stderr)
+                return 2
+        columns = [(name, tree, w) for name, tree in trees for w in counts]
+        times: dict[int, list[tuple[float, ...]]] = {c: [] for c in range(len(columns))}
         manifest = ROOT / args.manifest
         if args.smoke:
             manifest, repo = pigeon_source(Path(folder))
             args.runs, args.source = 1, str(repo)
         try:
             for run in range(args.runs):
-                for workers in counts:
-                    store = Path(folder) / f"brain-{workers}-{run}"
-                    log(f"run {run + 1}: building with {workers} gate worker(s)")
-                    read, write, total, cpu = build(manifest, args.source, store, workers)
+                for column, (name, tree, workers) in enumerate(columns):
+                    store = Path(folder) / f"brain-{column}-{run}"
+                    mine = manifest if args.smoke else tree / args.manifest
+                    log(f"run {run + 1}: building with {name}, {workers} gate worker(s)")
+                    read, write, total, cpu = build(mine, args.source, store, workers, tree)
                     log(f"run {run + 1}: bulk-loading its N-Quads into a fresh store")
-                    load_s, quads, digest = bulk_load(store, Path(folder) / f"load-{workers}-{run}")
-                    digests.add(digest)
-                    times[workers].append((read, write, total, load_s, cpu))
+                    load_s, quads, digest = bulk_load(store, Path(folder) / f"load-{column}-{run}")
+                    digests.setdefault(name, set()).add(digest)
+                    times[column].append((read, write, total, load_s, cpu))
                     busy = os.getloadavg()[0]
                     log(f"  build {total:.1f} s (read {read:.1f}, write {write:.1f}, "
                         f"{cpu:.1f} processor s); bulk load {load_s:.1f} s; "
@@ -126,9 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
     ended_load = os.getloadavg()
-    labels = [f"{w} gate worker(s)" for w in counts]
+    labels = [
+        f"{name}, {w} gate worker(s)" if len(trees) > 1 else f"{w} gate worker(s)"
+        for name, _, w in columns
+    ]
     rows = [
-        Row(step, [[t[index] for t in times[w]] for w in counts])
+        Row(step, [[t[index] for t in times[c]] for c in range(len(columns))])
         for index, step in enumerate(
             (
                 "build: read",
@@ -141,12 +163,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     table = report.side_by_side("step", labels, rows, unit="s", number=report.seconds, spread="")
     ratios = report.table(
-        ["gate workers", "build ÷ bulk load (median of runs)"],
-        [[str(w), report.ratio(_median([t[2] / t[3] for t in times[w]]))] for w in counts],
+        ["build", "build ÷ bulk load (median of runs)"],
+        [
+            [label, report.ratio(_median([t[2] / t[3] for t in times[c]]))]
+            for c, label in enumerate(labels)
+        ],
         right=[1],
     )
-    same = len(digests) == 1
+    mine = digests.get("this checkout", set())
+    same = len(mine) == 1
     shown = manifest.relative_to(ROOT) if manifest.is_relative_to(ROOT) else manifest.name
+    hashes = "Content hash of every brain built: " + (
+        f"the same (`{next(iter(mine))[:16]}…`)." if same else f"DIFFERENT: {mine}"
+    )
+    if args.before:
+        earlier = digests.get(args.before, set())
+        hashes += (
+            f" {args.before}'s builds: the same as this checkout's."
+            if earlier == mine
+            else f" {args.before}'s builds: {', '.join(sorted(d[:16] for d in earlier))}."
+        )
     sections = [
         f"`{shown}` from `{args.source}`, {args.runs} alternating run(s), "
         f"{quads:,} quads; medians. Load average at the start "
@@ -154,8 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{' / '.join(f'{x:.1f}' for x in ended_load)} ({os.cpu_count()} CPU(s)).",
         table,
         ratios,
-        "Content hash of every brain built: "
-        + (f"the same (`{next(iter(digests))[:16]}…`)." if same else f"DIFFERENT: {digests}"),
+        hashes,
     ]
     report.publish("build_vs_load", "A build against a bulk load of its own output", sections,
                    record=args.record)  # fmt: skip

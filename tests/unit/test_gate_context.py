@@ -383,7 +383,7 @@ def test_the_type_table_gives_back_each_iris_types_as_they_were_written(tmp_path
 @pytest.mark.parametrize(
     ("asked", "limit", "expected"),
     [
-        (None, "", ["forkserver"]),
+        (None, "", ["forkserver", "forkserver"]),
         (None, "0", ["forkserver", "forkserver"]),
         ("0", "0", ["fork"]),
     ],
@@ -396,9 +396,9 @@ def test_the_cli_builds_with_workers_started_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The CLI's script is guarded, so its build starts the gate's workers afresh unless
-    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork (afresh, a run staged on disk has its own
-    batches checked by workers of their own while the view is derived, the view's after);
-    a library caller still forks by default."""
+    ``RATIFIED_GATE_FRESH_WORKERS=0`` says fork (afresh, a run has its own batches checked
+    by workers of their own while the view is derived, the view's after: one staged on disk,
+    or one staged in memory from its copy on disk); a library caller still forks by default."""
     import concurrent.futures
 
     from click.testing import CliRunner
@@ -694,21 +694,26 @@ def test_a_context_takes_one_checkpoint_before_it_is_complete() -> None:
         context.checkpoint()
 
 
-@pytest.mark.parametrize("part_quads", [1_000_000, 40])
+@pytest.mark.parametrize(
+    ("part_quads", "copy_quads"), [(1_000_000, "0"), (40, "0"), (1_000_000, ""), (40, "")]
+)
 def test_a_build_checks_its_runs_batches_while_it_derives_the_view_and_still_rejects(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_quads: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_quads: int, copy_quads: str
 ) -> None:
     """With workers started afresh, a build checks the run's own batches from a checkpoint
     while it derives the view (and, ``part_quads`` at a time, the view's batches staged so
     far), and the rest once the view is staged: every batch once, none that passed early
     checked again, and the brain the same as one checked all at the end. A run batch the
-    gate refuses still fails the build, naming it, and the store is left as it was."""
+    gate refuses still fails the build, naming it, and the store is left as it was. So too
+    for a run staged in memory (``copy_quads`` the default limit): it is checked early from
+    its copy on disk."""
     from ratified_rdf import Brain, GateRejected
     from ratified_rdf.graph import gate as gate_module
     from ratified_rdf.graph import writer as writer_module
 
     monkeypatch.setenv("RATIFIED_GATE_FRESH_WORKERS", "1")
-    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", "0")  # staged on disk, as at scale
+    # "0": staged on disk, as at scale; "": in memory, copied to disk as it is staged.
+    monkeypatch.setenv("RATIFIED_MEMORY_COPY_QUADS", copy_quads)
     monkeypatch.setattr(writer_module, "EARLY_PART_QUADS", part_quads)
     calls: list[tuple[str, list[str]]] = []
     early, staged_check = ShaclGate.check_early, ShaclGate.check_staged

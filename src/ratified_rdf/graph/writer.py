@@ -236,6 +236,7 @@ class Writer:
             staging,
             limit if expected_quads <= limit else 0,
             on_disk=reviews if in_place else (),
+            mirror=in_place,
         )
         with place:
             # What the gate needs of each batch once it is staged, kept as it is staged: the
@@ -275,8 +276,13 @@ class Writer:
             # Read from disk by the views after the partitioned ones (which read the spool):
             # brought into the page cache meanwhile (OxigraphStore.warm).
             place.reading.warm()
+            # A run staged in memory is checked early from its copy on disk (the store the
+            # gate's workers can open), once that holds the run's own batches.
+            early_from = place.reading
+            if early_from.path is None and derive is not None and self.gate.checks_early():
+                early_from = place.mirrored() or early_from
             early = (
-                self._check_early(context, kept, place.reading, sorted(graphs), progress)
+                self._check_early(context, kept, early_from, sorted(graphs), progress)
                 if derive is not None
                 else None
             )
@@ -346,9 +352,10 @@ class Writer:
                 left = [k for position, k in enumerate(kept) if position not in standing]
 
             # A run for the store it is staged in must end up there: while the gate's workers
-            # check it from memory, this process writes it to disk (dropped if it is rejected),
-            # then counts the triples of each graph the run wrote (a scan of each, which the
-            # engine does without the interpreter lock).
+            # check it from memory, this process finishes writing it to disk (loaded from its
+            # documents as they were staged; dropped if it is rejected), then counts the
+            # triples of each graph the run wrote (a scan of each, which the engine does
+            # without the interpreter lock).
             def settle_and_count() -> None:
                 place.settle()
                 if counted is not None:
@@ -377,9 +384,10 @@ class Writer:
         (:meth:`~ratified_rdf.graph.gate.ShaclGate.checks_early`): the view adds nothing to a
         node of the run, so the run's batches are prepared as the whole context would prepare
         them (:meth:`GateContext.checkpoint`); if a view batch does touch one, the early
-        verdicts are dropped and every batch is checked once the view is staged. Only a run
-        staged on disk: one staged in memory may move to the disk while the view is staged,
-        closing the store the check's thread reads (and it is small enough to wait).
+        verdicts are dropped and every batch is checked once the view is staged. Only from a
+        store on disk: a run staged in memory may move to the disk while the view is staged,
+        closing the store the check's thread reads, so such a run is checked from its copy
+        on disk (:meth:`_Staging.mirrored`), made as it was staged.
 
         At ×100 the view keeps one core busy for most of its ten minutes, and the gate's
         workers had both cores for three minutes after it; now they use the core the view
@@ -629,23 +637,39 @@ class _Staging:
     block raises, so that the caller can drop what was staged.
 
     Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
-    staged in the store it is for): they are staged in memory for reading, never written."""
+    staged in the store it is for): they are staged in memory for reading, never written.
 
-    def __init__(self, disk: OxigraphStore, limit: int, on_disk: Iterable[str] = ()) -> None:
+    With ``mirror`` (a run for the store on disk it is staged in), what is staged in memory is
+    loaded into the disk too, as it comes, so the run is on disk by the time it is checked."""
+
+    def __init__(
+        self,
+        disk: OxigraphStore,
+        limit: int,
+        on_disk: Iterable[str] = (),
+        *,
+        mirror: bool = False,
+    ) -> None:
+        """``mirror``: what is staged in memory is also loaded into ``disk`` as it comes, on
+        a thread of its own (:class:`DocumentLoader`), so that :meth:`settle` has only to
+        wait for it (for a run staged in memory for the store it is for)."""
         self.disk = disk
         self.memory: OxigraphStore | None = OxigraphStore() if limit > 0 else None
         self.limit = limit
         self.on_disk = frozenset(on_disk)
+        self.mirror = mirror and self.memory is not None
         self._added = 0  # triples given, an upper bound on the quads held; cheaper than len
         self._loader: DocumentLoader | None = None
+        self._mirror: DocumentLoader | None = None
 
     def __enter__(self) -> _Staging:
         return self
 
     def __exit__(self, *raised: object) -> None:
-        loader, self._loader = self._loader, None
-        if loader is not None:
-            loader.abandon()
+        for loader in (self._loader, self._mirror):
+            if loader is not None:
+                loader.abandon()
+        self._loader = self._mirror = None
 
     @property
     def reading(self) -> OxigraphStore:
@@ -663,12 +687,30 @@ class _Staging:
                     self._spill(chain([(graph, triples, document)], pending))
                     return
                 self.memory.load_documents([(graph, document)])
+                if self.mirror and graph not in self.on_disk:
+                    # Copied to the disk by the bulk loader from the same N-Triples, beside
+                    # what this thread maps and derives next, rather than read back from
+                    # memory a quad at a time once the run is staged (:meth:`settle`).
+                    if self._mirror is None:
+                        self._mirror = DocumentLoader(self.disk)
+                    self._mirror.add(graph, document, len(triples))
             return
         if self._loader is None:
             self._loader = DocumentLoader(self.disk)
         for graph, triples, document in pending:
             if graph not in self.on_disk:
                 self._loader.add(graph, document, len(triples))
+
+    def mirrored(self) -> OxigraphStore | None:
+        """The disk, once it holds (flushed) everything staged in memory so far, when what is
+        staged is copied there as it comes (``mirror``); else None. What is staged after
+        goes on being copied."""
+        if not self.mirror:
+            return None
+        loader, self._mirror = self._mirror, None
+        if loader is not None:
+            loader.wait()
+        return self.disk
 
     def wait(self) -> None:
         """Return once everything given to :meth:`load` is staged and readable."""
@@ -681,12 +723,18 @@ class _Staging:
         assert memory is not None
         self.settle()
         self.memory = None
+        self.mirror = False
         memory.close()
         self.load(rest)
 
     def settle(self) -> None:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""
         if self.memory is None:
+            return
+        if self.mirror:
+            loader, self._mirror = self._mirror, None
+            if loader is not None:
+                loader.wait()
             return
         self.disk.load_from(self.memory, [g for g in self.memory.graphs() if g not in self.on_disk])
 

@@ -50,6 +50,10 @@ FORK_BETWEENNESS_FROM_LINKS = 20_000
 """From how many links between people the overall betweenness is computed in a forked child
 beside the sections' ranks (below it, forking costs more than it saves)."""
 
+FORK_SECTIONS_FROM_TIES = 5_000
+"""From how many ties within sections (the sum of each section's participants squared) half
+the sections are ranked in a forked child beside the other half."""
+
 ALGORITHM = (
     "co-discussion projection: people linked when both were active on an RFC section while it "
     "changed, weight = sections shared. Overall: networkx.pagerank(alpha=0.85, weight) on the "
@@ -125,9 +129,19 @@ def rank_activity(activity: Activity, totals: Totals | None = None) -> Expertise
     # it is computed in a forked child, on the other core, while this process ranks sections.
     forked = graph.number_of_edges() >= FORK_BETWEENNESS_FROM_LINKS
     between_later = Forked(lambda: _betweenness(graph), "ranking people") if forked else None
-    by_section: list[ExpertiseScore] = []
-    for section in sorted(sections, key=lambda s: (s.document, s.position)):
-        by_section += _section_scores(section, sections[section], shared, activity)
+    ordered = sorted(sections, key=lambda s: (s.document, s.position))
+    here, there = _halves(ordered, sections)
+
+    def rank(part: list[SectionRef]) -> dict[SectionRef, list[ExpertiseScore]]:
+        return {s: _section_scores(s, sections[s], shared, activity) for s in part}
+
+    # Each section is ranked on its own: half of them (by cost) in a forked child, on the
+    # other core, while this process ranks the rest; the scores are the same either way.
+    later = Forked(lambda: rank(there), "ranking sections") if there else None
+    ranked = rank(here)
+    if later is not None:
+        ranked.update(later.result())
+    by_section = [score for section in ordered for score in ranked[section]]
     between = between_later.result() if between_later is not None else _betweenness(graph)
     summed: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for (person, _section), (posts, commits) in activity.items():
@@ -149,6 +163,24 @@ def rank_activity(activity: Activity, totals: Totals | None = None) -> Expertise
         for person in sorted(overall_counts)
     ]
     return ExpertiseRecords(algorithm=ALGORITHM, scores=(*scores, *by_section))
+
+
+def _halves(
+    ordered: list[SectionRef], sections: Mapping[SectionRef, Counter[str]]
+) -> tuple[list[SectionRef], list[SectionRef]]:
+    """``ordered`` shared out in two parts of about equal cost (a section's participants
+    squared: its ties), the second empty when the whole costs less than
+    :data:`FORK_SECTIONS_FROM_TIES` (a fork would cost more than it saves)."""
+    cost = {s: len(sections[s]) ** 2 for s in ordered}
+    if sum(cost.values()) < FORK_SECTIONS_FROM_TIES:
+        return ordered, []
+    parts: tuple[list[SectionRef], list[SectionRef]] = ([], [])
+    loads = [0, 0]
+    for section in sorted(ordered, key=lambda s: -cost[s]):  # stable: ties keep their order
+        lighter = 0 if loads[0] <= loads[1] else 1
+        parts[lighter].append(section)
+        loads[lighter] += cost[section]
+    return parts
 
 
 def _section_scores(

@@ -9,9 +9,16 @@ processes instead. Each worker:
 - runs at the lowest scheduling priority (nice 19), so the server's event loop and answer
   cards keep their CPU however many heavy queries grind (the quick worker, below, runs at the
   server's own priority: its queries are short by construction);
-- holds its own in-memory copy of the graphs queries have named (exported by the server once
-  per graph and version, to a file every worker loads from, again after a write), so it needs
-  nothing of the server's store;
+- reads its own copy of the graphs: given the folder of the brain's store on disk, a
+  checkpoint of it taken by the worker itself (RocksDB's, hard links to the store's immutable
+  files: no data is parsed or copied, so a worker is ready in the time Python takes to start),
+  which it opens for writing alone and answers from, each query's dataset restricted by the
+  engine's own dataset arguments to the reader's graphs; a write to the brain gives the next
+  query a fresh worker with a fresh checkpoint. Without a folder (a store in memory, or one on
+  a server), an in-memory copy of the graphs queries have named (exported by the server once
+  per graph and version, to a file every worker loads from, again after a write). Graphs whose
+  content depends on the reader (the catalog as they may know it) are always exported and
+  loaded in place of the store's own; so a worker needs nothing of the server's store;
 - parses and checks every text itself (:mod:`ratified_rdf.queries.guard`) and evaluates it,
   pulling rows under the row limit, and sends back the serialised result.
 
@@ -215,6 +222,11 @@ class _Worker:
     process: subprocess.Popen[bytes] | None = None
     conn: Connection | None = None
     loaded: dict[str, tuple[int, str]] = field(default_factory=dict)
+    snapshot: int | None = None
+    """The write generation the worker's checkpoint of the store was taken at (``None``: it
+    holds only the graphs it was sent): every graph but the reader-dependent ones is as of it."""
+    folder: str | None = None
+    """Where the worker's checkpoint is, removed with the worker."""
     base_rss: int = 0
     abandoned: threading.Event = field(default_factory=threading.Event)
     """Set when the caller of the query on this worker stopped waiting for it."""
@@ -230,7 +242,10 @@ class _Worker:
         if self.conn is not None:
             with contextlib.suppress(OSError):
                 self.conn.close()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
         self.process, self.conn, self.loaded, self.base_rss = None, None, {}, 0
+        self.snapshot, self.folder = None, None
 
 
 def _rss(pid: int) -> int:
@@ -247,14 +262,23 @@ class QuerySandbox:
 
     ``generation()`` returns a number that changes whenever the store is written, so workers
     reload what changed; each query brings the reader's own ``export(graphs)`` (those graphs
-    as N-Quads), so a worker is only ever sent graphs the asking reader may read. Workers
-    start on first use; :meth:`close` stops them (so does collecting the sandbox, and a
-    worker left idle for :data:`IDLE_EXIT_S`).
+    as N-Quads), so a worker is only ever sent graphs the asking reader may read. With
+    ``store`` (the folder of the brain's store on disk), a worker reads a checkpoint of it
+    instead, each query restricted to the reader's graphs by the engine's dataset, and only
+    the reader-dependent graphs (``QueryRequest.views``) are exported. Workers start on first
+    use; :meth:`close` stops them (so does collecting the sandbox, and a worker left idle for
+    :data:`IDLE_EXIT_S`).
     """
 
-    def __init__(self, limits: SandboxLimits, generation: Callable[[], int] = lambda: 0) -> None:
+    def __init__(
+        self,
+        limits: SandboxLimits,
+        generation: Callable[[], int] = lambda: 0,
+        store: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.limits = limits
         self._generation = generation
+        self._store = None if store is None else os.fspath(store)
         self._free: list[_Worker] = [_Worker(quick=n < limits.quick) for n in range(limits.workers)]
         self._all = list(self._free)
         self._lock = threading.Lock()
@@ -557,19 +581,33 @@ class QuerySandbox:
     ) -> None:
         """Start ``worker`` if it is not running (its start moves ``clock``: it is the
         server's cost) and send it the graphs it lacks (their load is the query's)."""
-        if not worker.alive():
+        generation = self._generation()
+        if not worker.alive() or worker.snapshot not in (None, generation):
+            # A checkpoint taken before a write is replaced whole: a fresh one costs no more
+            # than starting a worker, where exporting every graph again would take seconds.
             starting = time.monotonic()
             self._start(worker)
             assert worker.conn is not None
-            worker.conn.send(("load", (), b""))
+            if self._store is None:
+                worker.conn.send(("load", (), b""))
+            else:
+                worker.folder = self._spool.place(self._store)
+                worker.conn.send(("open", self._store, worker.folder))
             self._loaded(worker, time.monotonic() + WARM_UP_S)
+            # The checkpoint was taken after the generation was read, so it holds at least
+            # that generation's writes; a later write changes the number, and the worker.
+            worker.snapshot = None if self._store is None else generation
             clock.at += time.monotonic() - starting
             assert worker.process is not None
             worker.base_rss = _rss(worker.process.pid)
-        generation = self._generation()
         views = dict(request.views)
         wanted = {g: (generation, views.get(g, "")) for g in request.dataset}
-        missing = [g for g, version in wanted.items() if worker.loaded.get(g) != version]
+        missing = [
+            g
+            for g, version in wanted.items()
+            if worker.loaded.get(g) != version
+            and not (worker.snapshot == generation and g not in views)
+        ]
         if not missing:
             return
         assert worker.conn is not None and worker.process is not None
@@ -730,6 +768,7 @@ class _Spool:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._folder: str | None = None
+        self._beside: str | None = None
         self._files: dict[tuple[tuple[str, tuple[int, str]], ...], str] = {}
 
     def data(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> bytes | str:
@@ -753,12 +792,29 @@ class _Spool:
             self._files[key] = path
             return path
 
+    def place(self, store: str) -> str:
+        """A path (not made yet) for a worker's checkpoint of ``store``: in the spool's
+        private folder when it is on the store's file system (a checkpoint there is hard
+        links), else in a private folder beside the store (never a copy of the whole store
+        in a temporary file system held in memory)."""
+        with self._lock:
+            if self._folder is None:
+                self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
+            folder = self._folder
+            if os.stat(folder).st_dev != os.stat(store).st_dev:
+                if self._beside is None:
+                    parent = os.path.dirname(os.path.abspath(store))
+                    self._beside = tempfile.mkdtemp(prefix=".ratified-sandbox-", dir=parent)
+                folder = self._beside
+            return os.path.join(folder, f"worker-{os.urandom(8).hex()}")
+
     def close(self) -> None:
         """Remove every file."""
         with self._lock:
-            if self._folder is not None:
-                shutil.rmtree(self._folder, ignore_errors=True)
-            self._folder, self._files = None, {}
+            for folder in (self._folder, self._beside):
+                if folder is not None:
+                    shutil.rmtree(folder, ignore_errors=True)
+            self._folder, self._beside, self._files = None, None, {}
 
 
 def _grant(turn: asyncio.Future[None]) -> None:
@@ -789,8 +845,8 @@ _Reply = tuple[Any, ...]
 
 
 def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
-    """A worker process: sealed, niced by ``nice``, answering ``load`` and ``query``
-    messages."""
+    """A worker process: sealed, niced by ``nice``, answering ``open``, ``load`` and
+    ``query`` messages."""
     from ratified_rdf.queries.offline import forbid_network
 
     forbid_network()
@@ -814,7 +870,10 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
             return
         reply: _Reply
         try:
-            if message[0] == "load":
+            if message[0] == "open":
+                store = _open(message[1], message[2])
+                reply = ("loaded", "")
+            elif message[0] == "load":
                 reply = _load(store, message[1], message[2])
             else:
                 reply = _answer(store, *message[1:])
@@ -830,6 +889,18 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
             conn.send(reply)
         except (OSError, ValueError):
             return
+
+
+def _open(store: str, folder: str) -> Any:
+    """A checkpoint of the store in ``store`` (a folder), taken into ``folder`` and opened
+    for this worker alone: what it answers from, with no graph parsed or copied."""
+    from pyoxigraph import Store
+
+    # A read-only opening, as every reader of a brain has (the server's own included), taken
+    # only for the checkpoint: the worker's queries never read the brain's own files, so a
+    # write to the brain meanwhile cannot change what a query sees.
+    Store.read_only(store).backup(folder)
+    return Store(folder)
 
 
 def _load(store: Any, graphs: Sequence[str], data: bytes | str) -> _Reply:

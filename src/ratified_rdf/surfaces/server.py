@@ -75,6 +75,7 @@ from ratified_rdf.audit import AuditError, DetailSidecar, capture
 from ratified_rdf.audit.signer import PeriodicSigner, stop_on_sigterm
 from ratified_rdf.brain import Brain
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries.files import QueryError, load_query
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.offline import NETWORK_SEALED
@@ -364,9 +365,13 @@ def _sandbox_of(app: Starlette) -> QuerySandbox:
     state = app.state
     with state.sandbox_lock:
         if state.sandbox is None:
+            store = state.brain.reading.store
             state.sandbox = QuerySandbox(
                 limits=state.sandbox_limits,
                 generation=lambda: state.brain.reading.write_generation,
+                # Workers read a checkpoint of a store on disk: ready at once, where loading
+                # an export of a large brain's graphs took each of them seconds.
+                store=store.path if isinstance(store, OxigraphStore) else None,
             )
         sandbox: QuerySandbox = state.sandbox
     return sandbox

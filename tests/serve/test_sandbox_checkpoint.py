@@ -28,6 +28,9 @@ SECRET = "urn:x-test:sparrow/secret"
 HIDDEN_RUN = "urn:x-test:run/restricted"
 JSON = "application/sparql-results+json"
 TURTLE = "text/turtle"
+GUARD_TRIES = 2_000
+"""How many times a test looks for the copy in memory at most, so that a copy that is never
+made fails the test instead of hanging it."""
 
 
 def _quad(s: str, p: str, o: str, g: str) -> Quad:
@@ -185,3 +188,23 @@ def test_a_write_to_the_store_reaches_the_next_query(
     # A fresh checkpoint replaced the stale one, whose folder is gone.
     assert worker.folder != first and first is not None and not Path(first).exists()
     assert export.calls == [(CATALOG,), (CATALOG,)]
+
+
+def test_the_readers_graphs_are_copied_into_memory_and_answered_from_there(
+    sandbox: QuerySandbox,
+) -> None:
+    export = Exports()
+    count = "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"
+    assert _values(_ask(sandbox, count, export)) == {"1"}  # from the checkpoint, at once
+    (worker,) = sandbox._all
+    assert worker.copying == {OURS: (0, "")}
+    for _ in range(GUARD_TRIES):  # the copy is made on the worker's thread
+        if OURS in worker.loaded:
+            break
+        assert _values(_ask(sandbox, count, export)) == {"1"}
+        time.sleep(0.05)
+    assert worker.loaded[OURS] == (0, "") and worker.copying is None
+    # Now from memory, which holds the reader's graph and their view of the catalog only.
+    assert worker.loaded[CATALOG] == (0, "public")
+    seen = _values(_ask(sandbox, "SELECT ?g ?s { GRAPH ?g { ?s ?p ?o } }", export))
+    assert seen == {OURS, CATALOG, "urn:x-test:loft/1", "urn:x-test:run/public"}

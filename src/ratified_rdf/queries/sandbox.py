@@ -9,16 +9,20 @@ processes instead. Each worker:
 - runs at the lowest scheduling priority (nice 19), so the server's event loop and answer
   cards keep their CPU however many heavy queries grind (the quick worker, below, runs at the
   server's own priority: its queries are short by construction);
-- reads its own copy of the graphs: given the folder of the brain's store on disk, a
-  checkpoint of it taken by the worker itself (RocksDB's, hard links to the store's immutable
-  files: no data is parsed or copied, so a worker is ready in the time Python takes to start),
-  which it opens for writing alone and answers from, each query's dataset restricted by the
-  engine's own dataset arguments to the reader's graphs; a write to the brain gives the next
-  query a fresh worker with a fresh checkpoint. Without a folder (a store in memory, or one on
-  a server), an in-memory copy of the graphs queries have named (exported by the server once
-  per graph and version, to a file every worker loads from, again after a write). Graphs whose
-  content depends on the reader (the catalog as they may know it) are always exported and
-  loaded in place of the store's own; so a worker needs nothing of the server's store;
+- reads its own copy of the graphs. Given the folder of the brain's store on disk, it takes
+  a checkpoint of it itself (RocksDB's: hard links to the store's immutable files, nothing
+  parsed or copied, so a worker is ready in the time Python takes to start), opens it for
+  writing alone, and answers from it at once, each query's dataset restricted by the
+  engine's own dataset arguments to the reader's graphs; meanwhile it copies the graphs the
+  query named from the checkpoint into memory, on a thread (the engine lets go of the
+  interpreter's lock while it loads), and answers from that copy once it is made (the
+  engine reads memory several times faster than its files). A write to the brain gives the
+  next query a fresh worker and checkpoint. Without a folder (a store in memory, or on a
+  server), it answers from an in-memory copy of the graphs queries have named, exported by
+  the server once per graph and version, to a file every worker loads from, again after a
+  write. Graphs whose content depends on the reader (the catalog as they may know it) are
+  always exported and loaded in place of the store's own; so a worker needs nothing of the
+  server's store;
 - parses and checks every text itself (:mod:`ratified_rdf.queries.guard`) and evaluates it,
   pulling rows under the row limit, and sends back the serialised result.
 
@@ -225,6 +229,10 @@ class _Worker:
     snapshot: int | None = None
     """The write generation the worker's checkpoint of the store was taken at (``None``: it
     holds only the graphs it was sent): every graph but the reader-dependent ones is as of it."""
+    on_disk: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """The reader-dependent graphs loaded into the checkpoint, in place of the store's own."""
+    copying: dict[str, tuple[int, str]] | None = None
+    """The graphs the worker is copying from its checkpoint into memory, on a thread."""
     folder: str | None = None
     """Where the worker's checkpoint is, removed with the worker."""
     base_rss: int = 0
@@ -245,7 +253,7 @@ class _Worker:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
         self.process, self.conn, self.loaded, self.base_rss = None, None, {}, 0
-        self.snapshot, self.folder = None, None
+        self.snapshot, self.folder, self.on_disk, self.copying = None, None, {}, None
 
 
 def _rss(pid: int) -> int:
@@ -578,9 +586,10 @@ class QuerySandbox:
 
     def _warm(
         self, worker: _Worker, request: QueryRequest, export: Exporter, clock: _Deadline
-    ) -> None:
+    ) -> str:
         """Start ``worker`` if it is not running (its start moves ``clock``: it is the
-        server's cost) and send it the graphs it lacks (their load is the query's)."""
+        server's cost) and send it the graphs it lacks (their load is the query's); which of
+        its stores the query reads, ``memory`` or ``checkpoint``."""
         generation = self._generation()
         if not worker.alive() or worker.snapshot not in (None, generation):
             # A checkpoint taken before a write is replaced whole: a fresh one costs no more
@@ -602,23 +611,30 @@ class QuerySandbox:
             worker.base_rss = _rss(worker.process.pid)
         views = dict(request.views)
         wanted = {g: (generation, views.get(g, "")) for g in request.dataset}
-        missing = [
-            g
-            for g, version in wanted.items()
-            if worker.loaded.get(g) != version
-            and not (worker.snapshot == generation and g not in views)
-        ]
+        target, held = "memory", worker.loaded
+        if worker.snapshot is not None:
+            self._copied(worker)
+            plain = [g for g in wanted if g not in views]
+            uncopied = [g for g in plain if worker.loaded.get(g) != wanted[g]]
+            if uncopied:
+                # Answered from the checkpoint until the copy in memory is made.
+                target, held = "checkpoint", worker.on_disk
+                if worker.copying is None:
+                    self._copy(worker, {g: wanted[g] for g in uncopied})
+        missing = [g for g, version in wanted.items() if held.get(g) != version]
+        if target == "checkpoint":
+            missing = [g for g in missing if g in views]
         if not missing:
-            return
+            return target
         assert worker.conn is not None and worker.process is not None
         clock.loading = True
         try:
             data = self._spool.data(tuple((g, wanted[g]) for g in missing), export)
-            worker.conn.send(("load", tuple(missing), data))
+            worker.conn.send(("load", tuple(missing), data, target))
             self._loaded(worker, time.monotonic() + WARM_UP_S)
         finally:
             clock.loading = False
-        worker.loaded.update({g: wanted[g] for g in missing})
+        held.update({g: wanted[g] for g in missing})
         worker.base_rss = _rss(worker.process.pid)
         if time.monotonic() > clock.at:
             raise SandboxError(
@@ -629,6 +645,32 @@ class QuerySandbox:
                 {"Retry-After": "1"},
                 reason="loading",
             )
+        return target
+
+    def _copy(self, worker: _Worker, graphs: dict[str, tuple[int, str]]) -> None:
+        """Have ``worker`` copy ``graphs`` from its checkpoint into memory, on a thread of its
+        own: it answers meanwhile (from the checkpoint), and its memory grows as the copy is
+        made, which counts toward the ceilings of a query running beside it."""
+        assert worker.conn is not None
+        worker.conn.send(("copy", tuple(graphs)))
+        self._loaded(worker, time.monotonic() + WARM_UP_S)
+        worker.copying = graphs
+
+    def _copied(self, worker: _Worker) -> None:
+        """Whether ``worker``'s copy in memory is made: if so its graphs count as loaded,
+        and its memory as it is now is what later queries' growth is measured from."""
+        if worker.copying is None:
+            return
+        assert worker.conn is not None and worker.process is not None
+        worker.conn.send(("copied",))
+        reply = self._receive(worker, time.monotonic() + WARM_UP_S, watch_memory=False)
+        if reply[0] == "loaded" and reply[1] == "":
+            return  # still copying
+        if reply[0] == "loaded":
+            worker.loaded.update(worker.copying)
+        # A copy that failed leaves the graphs to the checkpoint (the reply says why).
+        worker.copying = None
+        worker.base_rss = _rss(worker.process.pid)
 
     def _loaded(self, worker: _Worker, deadline: float) -> None:
         reply = self._receive(worker, deadline, watch_memory=False)
@@ -645,7 +687,7 @@ class QuerySandbox:
         clock: _Deadline,
         quick: bool = False,
     ) -> QueryReply:
-        self._warm(worker, request, export, clock)
+        store = self._warm(worker, request, export, clock)
         assert worker.conn is not None
         clock.asked = time.monotonic()
         worker.conn.send(
@@ -657,6 +699,7 @@ class QuerySandbox:
                 request.graph_media,
                 self.limits.max_rows,
                 request.named,
+                store,
             )
         )
         lane_end = time.monotonic() + self.limits.quick_s if quick else clock.at
@@ -860,7 +903,8 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
     # Read the parser in now, while the server counts this as the worker's start and not as
     # the first query's time (its import and first parse take a good part of a second).
     check_reader_query("ASK {}")
-    store = Store()
+    stores: dict[str, Any] = {"memory": Store()}
+    copy: _Copy | None = None
     while True:
         try:
             if not conn.poll(IDLE_EXIT_S):
@@ -871,12 +915,19 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
         reply: _Reply
         try:
             if message[0] == "open":
-                store = _open(message[1], message[2])
+                stores["checkpoint"] = _open(message[1], message[2])
                 reply = ("loaded", "")
+            elif message[0] == "copy":
+                copy = _Copy(stores["checkpoint"], stores["memory"], message[1])
+                reply = ("loaded", "")
+            elif message[0] == "copied":
+                reply = ("loaded", "") if copy is None else copy.state()
             elif message[0] == "load":
-                reply = _load(store, message[1], message[2])
+                target = message[3] if len(message) > 3 else "memory"
+                reply = _load(stores[target], message[1], message[2])
             else:
-                reply = _answer(store, *message[1:])
+                target = message[7] if len(message) > 7 else "memory"
+                reply = _answer(stores[target], *message[1:7])
         except Exception as error:  # reported to the server, which says it is a bug
             reply = (
                 "error",
@@ -901,6 +952,38 @@ def _open(store: str, folder: str) -> Any:
     # write to the brain meanwhile cannot change what a query sees.
     Store.read_only(store).backup(folder)
     return Store(folder)
+
+
+class _Copy:
+    """Graphs copied from a worker's checkpoint into its memory store, on a thread."""
+
+    def __init__(self, checkpoint: Any, memory: Any, graphs: Sequence[str]) -> None:
+        self._problem = ""
+        self._thread = threading.Thread(
+            target=self._run, args=(checkpoint, memory, graphs), daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, checkpoint: Any, memory: Any, graphs: Sequence[str]) -> None:
+        from pyoxigraph import NamedNode, RdfFormat
+
+        try:
+            for graph in graphs:
+                name = NamedNode(graph)
+                if memory.contains_named_graph(name):
+                    memory.remove_graph(name)
+                data = checkpoint.dump(format=RdfFormat.N_TRIPLES, from_graph=name)
+                if data:
+                    memory.bulk_load(data, format=RdfFormat.N_TRIPLES, to_graph=name)
+        except Exception as error:  # the checkpoint answers on; the server is told
+            self._problem = f"{type(error).__name__}: {error}"
+
+    def state(self) -> _Reply:
+        """``("loaded", "")`` while copying, ``("loaded", "done")`` once done,
+        ``("failed", why)`` if it failed."""
+        if self._thread.is_alive():
+            return ("loaded", "")
+        return ("failed", self._problem) if self._problem else ("loaded", "done")
 
 
 def _load(store: Any, graphs: Sequence[str], data: bytes | str) -> _Reply:

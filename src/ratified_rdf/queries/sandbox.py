@@ -233,6 +233,8 @@ class _Worker:
     """The reader-dependent graphs loaded into the checkpoint, in place of the store's own."""
     copying: dict[str, tuple[int, str]] | None = None
     """The graphs the worker is copying from its checkpoint into memory, on a thread."""
+    reads: str = "memory"
+    """The store the next query reads: ``memory``, or ``checkpoint`` until the copy is made."""
     folder: str | None = None
     """Where the worker's checkpoint is, removed with the worker."""
     base_rss: int = 0
@@ -254,6 +256,7 @@ class _Worker:
             shutil.rmtree(self.folder, ignore_errors=True)
         self.process, self.conn, self.loaded, self.base_rss = None, None, {}, 0
         self.snapshot, self.folder, self.on_disk, self.copying = None, None, {}, None
+        self.reads = "memory"
 
 
 def _rss(pid: int) -> int:
@@ -586,10 +589,10 @@ class QuerySandbox:
 
     def _warm(
         self, worker: _Worker, request: QueryRequest, export: Exporter, clock: _Deadline
-    ) -> str:
+    ) -> None:
         """Start ``worker`` if it is not running (its start moves ``clock``: it is the
-        server's cost) and send it the graphs it lacks (their load is the query's); which of
-        its stores the query reads, ``memory`` or ``checkpoint``."""
+        server's cost) and send it the graphs it lacks (their load is the query's); set which
+        of its stores the query reads (:attr:`_Worker.reads`)."""
         generation = self._generation()
         if not worker.alive() or worker.snapshot not in (None, generation):
             # A checkpoint taken before a write is replaced whole: a fresh one costs no more
@@ -621,11 +624,12 @@ class QuerySandbox:
                 target, held = "checkpoint", worker.on_disk
                 if worker.copying is None:
                     self._copy(worker, {g: wanted[g] for g in uncopied})
+        worker.reads = target
         missing = [g for g, version in wanted.items() if held.get(g) != version]
         if target == "checkpoint":
             missing = [g for g in missing if g in views]
         if not missing:
-            return target
+            return
         assert worker.conn is not None and worker.process is not None
         clock.loading = True
         try:
@@ -645,7 +649,6 @@ class QuerySandbox:
                 {"Retry-After": "1"},
                 reason="loading",
             )
-        return target
 
     def _copy(self, worker: _Worker, graphs: dict[str, tuple[int, str]]) -> None:
         """Have ``worker`` copy ``graphs`` from its checkpoint into memory, on a thread of its
@@ -687,7 +690,7 @@ class QuerySandbox:
         clock: _Deadline,
         quick: bool = False,
     ) -> QueryReply:
-        store = self._warm(worker, request, export, clock)
+        self._warm(worker, request, export, clock)
         assert worker.conn is not None
         clock.asked = time.monotonic()
         worker.conn.send(
@@ -699,7 +702,7 @@ class QuerySandbox:
                 request.graph_media,
                 self.limits.max_rows,
                 request.named,
-                store,
+                worker.reads,
             )
         )
         lane_end = time.monotonic() + self.limits.quick_s if quick else clock.at

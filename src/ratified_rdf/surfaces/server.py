@@ -95,6 +95,13 @@ WEB = Path(__file__).resolve().parent / "web"
 YOUNG_OBJECTS = 20_000
 """The collector's youngest-generation threshold in a settled server (Python's default: 700)."""
 MAX_QUESTION_CHARS = 500
+WARM_UP_QUESTIONS = (
+    "history of section 1",
+    "why does section 1 work this way?",
+    "who should I ask about section 1?",
+)
+"""Questions whose cards a server draws for nobody before the first real one
+(:func:`warm_answers`): the kinds people ask most, of a section every brain holds."""
 """Longer questions are refused: the router reads a sentence, not a document."""
 UNSEALED_WARNING = (
     "; WARNING: this platform cannot seal query workers off the network, so the parse-tree "
@@ -1188,6 +1195,7 @@ def settle_in_background(brain: Brain) -> threading.Thread:
         reading = brain.reading
         try:
             reading.read_lookups()
+            warm_answers(brain)
             reading.copies.prepare(reading.store, brain.read_graphs).result()
             settle_for_serving(brain)
         except Exception as error:  # the server goes on; each question builds what it needs
@@ -1196,6 +1204,23 @@ def settle_in_background(brain: Brain) -> threading.Thread:
     thread = threading.Thread(target=settle, name="ratified-settle", daemon=True)
     thread.start()
     return thread
+
+
+def warm_answers(brain: Brain) -> None:
+    """Draw the cards of :data:`WARM_UP_QUESTIONS` for ``brain``'s reader and serialise them
+    as ``/api/ask`` does, answering nobody, so that the first real question finds the answer
+    path warm: the gazetteer and its speller, every question type's module, the serialisers
+    of the answer models, a session's worker threads. Without it the first ask did all that
+    and took several times the tenth. Nothing is audited: nothing is asked, and no answer
+    leaves the server. A card that cannot be drawn is skipped (the question will say why)."""
+    from ratified_rdf.answers import asking
+
+    reading = brain.reading
+    session = reading.session()
+    for question in WARM_UP_QUESTIONS:
+        with contextlib.suppress(RatifiedError):
+            drawn = asking.routed(question, None, reading.indexes)(session)
+            asking.with_trust(session, drawn).model_dump(mode="json")
 
 
 def settle_for_serving(brain: Brain) -> None:
@@ -1378,6 +1403,7 @@ __all__ = [
     "serve_command",
     "settle_for_serving",
     "settle_in_background",
+    "warm_answers",
     "warm_query_workers",
 ]
 

@@ -13,10 +13,11 @@ processes instead. Each worker:
   a checkpoint of it itself (RocksDB's: hard links to the store's immutable files, nothing
   parsed or copied, so a worker is ready in the time Python takes to start), opens it for
   writing alone, and answers from it at once, each query's dataset restricted by the
-  engine's own dataset arguments to the reader's graphs; meanwhile it copies the graphs the
-  query named from the checkpoint into memory, on a thread (the engine lets go of the
-  interpreter's lock while it loads), and answers from that copy once it is made (the
-  engine reads memory several times faster than its files). A write to the brain gives the
+  engine's own dataset arguments to the reader's graphs; meanwhile it loads the graphs the
+  query named into memory, on a thread (the engine lets go of the interpreter's lock while it
+  loads), from the server's one export of them (made on a thread of the server's, never in a
+  query's time), and answers from that copy once it is made (the engine reads memory several
+  times faster than its files). A write to the brain gives the
   next query a fresh worker and checkpoint. Without a folder (a store in memory, or on a
   server), it answers from an in-memory copy of the graphs queries have named, exported by
   the server once per graph and version, to a file every worker loads from, again after a
@@ -554,6 +555,17 @@ class QuerySandbox:
             *(self.run(name, request, export, deadline=far) for name in names),
             return_exceptions=True,
         )
+        if self._store is not None:
+            # Ready from their checkpoints; now the export their copies in memory load from
+            # (once, here, not in a query's time), and a second round starts the copies.
+            generation = self._generation()
+            key = tuple((g, (generation, "")) for g in dict.fromkeys(graphs))
+            with contextlib.suppress(Exception):  # a query starts it again
+                await asyncio.to_thread(self._spool.data, key, export)
+            await asyncio.gather(
+                *(self.run(name, request, export, deadline=far) for name in names),
+                return_exceptions=True,
+            )
         with self._lock:
             for name in names:
                 self._usage.pop(name, None)
@@ -623,7 +635,7 @@ class QuerySandbox:
                 # Answered from the checkpoint until the copy in memory is made.
                 target, held = "checkpoint", worker.on_disk
                 if worker.copying is None:
-                    self._copy(worker, {g: wanted[g] for g in uncopied})
+                    self._copy(worker, {g: wanted[g] for g in uncopied}, export)
         worker.reads = target
         missing = [g for g, version in wanted.items() if held.get(g) != version]
         if target == "checkpoint":
@@ -650,12 +662,22 @@ class QuerySandbox:
                 reason="loading",
             )
 
-    def _copy(self, worker: _Worker, graphs: dict[str, tuple[int, str]]) -> None:
-        """Have ``worker`` copy ``graphs`` from its checkpoint into memory, on a thread of its
-        own: it answers meanwhile (from the checkpoint), and its memory grows as the copy is
-        made, which counts toward the ceilings of a query running beside it."""
+    def _copy(self, worker: _Worker, graphs: dict[str, tuple[int, str]], export: Exporter) -> None:
+        """Have ``worker`` load ``graphs`` into memory, on a thread of its own, from their
+        export (the spool's file, as an ended worker's replacement loads; made on a thread
+        of the server's the first time, so no query waits for it): it answers meanwhile
+        from the checkpoint, and its memory grows as the copy is made, which counts toward
+        the ceilings of a query running beside it."""
+        key = tuple(graphs.items())
+        data = self._spool.ready(key)
+        if data is None:
+            self._spool.prepare(key, export)
+            return
         assert worker.conn is not None
-        worker.conn.send(("copy", tuple(graphs)))
+        if not data:  # nothing to copy: the graphs are empty
+            worker.loaded.update(graphs)
+            return
+        worker.conn.send(("copy", tuple(graphs), data))
         self._loaded(worker, time.monotonic() + WARM_UP_S)
         worker.copying = graphs
 
@@ -815,6 +837,8 @@ class _Spool:
         self._lock = threading.Lock()
         self._folder: str | None = None
         self._beside: str | None = None
+        self._empty: set[tuple[tuple[str, tuple[int, str]], ...]] = set()
+        self._preparing: set[tuple[tuple[str, tuple[int, str]], ...]] = set()
         self._files: dict[tuple[tuple[str, tuple[int, str]], ...], str] = {}
 
     def data(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> bytes | str:
@@ -825,6 +849,7 @@ class _Spool:
                 return self._files[key]
             data = export([graph for graph, _ in key])
             if not data:
+                self._empty.add(key)
                 return b""
             if self._folder is None:
                 self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
@@ -837,6 +862,29 @@ class _Spool:
                 file.write(data)
             self._files[key] = path
             return path
+
+    def ready(self, key: tuple[tuple[str, tuple[int, str]], ...]) -> bytes | str | None:
+        """The graphs of ``key`` as :meth:`data` gives them if they are exported already,
+        else None (nothing waits for an export here)."""
+        with self._lock:
+            if key in self._files and os.path.exists(self._files[key]):
+                return self._files[key]
+            return b"" if key in self._empty else None
+
+    def prepare(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> None:
+        """Export the graphs of ``key`` on a thread of their own, once."""
+
+        def exporting() -> None:
+            with contextlib.suppress(Exception):  # the next query asks again
+                self.data(key, export)
+            with self._lock:
+                self._preparing.discard(key)
+
+        with self._lock:
+            if key in self._preparing:
+                return
+            self._preparing.add(key)
+        threading.Thread(target=exporting, name="ratified-sandbox-export", daemon=True).start()
 
     def place(self, store: str) -> str:
         """A path (not made yet) for a worker's checkpoint of ``store``: in the spool's
@@ -921,7 +969,7 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
                 stores["checkpoint"] = _open(message[1], message[2])
                 reply = ("loaded", "")
             elif message[0] == "copy":
-                copy = _Copy(stores["checkpoint"], stores["memory"], message[1])
+                copy = _Copy(stores["memory"], message[1], message[2])
                 reply = ("loaded", "")
             elif message[0] == "copied":
                 reply = ("loaded", "") if copy is None else copy.state()
@@ -958,26 +1006,18 @@ def _open(store: str, folder: str) -> Any:
 
 
 class _Copy:
-    """Graphs copied from a worker's checkpoint into its memory store, on a thread."""
+    """Graphs loaded into a worker's memory store from their export, on a thread, while the
+    worker answers from its checkpoint (the engine lets go of the interpreter's lock while it
+    loads)."""
 
-    def __init__(self, checkpoint: Any, memory: Any, graphs: Sequence[str]) -> None:
+    def __init__(self, memory: Any, graphs: Sequence[str], data: bytes | str) -> None:
         self._problem = ""
-        self._thread = threading.Thread(
-            target=self._run, args=(checkpoint, memory, graphs), daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, args=(memory, graphs, data), daemon=True)
         self._thread.start()
 
-    def _run(self, checkpoint: Any, memory: Any, graphs: Sequence[str]) -> None:
-        from pyoxigraph import NamedNode, RdfFormat
-
+    def _run(self, memory: Any, graphs: Sequence[str], data: bytes | str) -> None:
         try:
-            for graph in graphs:
-                name = NamedNode(graph)
-                if memory.contains_named_graph(name):
-                    memory.remove_graph(name)
-                data = checkpoint.dump(format=RdfFormat.N_TRIPLES, from_graph=name)
-                if data:
-                    memory.bulk_load(data, format=RdfFormat.N_TRIPLES, to_graph=name)
+            _load(memory, graphs, data)
         except Exception as error:  # the checkpoint answers on; the server is told
             self._problem = f"{type(error).__name__}: {error}"
 

@@ -545,7 +545,9 @@ class QuerySandbox:
 
     async def warm(self, graphs: Sequence[str], export: Exporter) -> None:
         """Start every worker and load ``graphs`` into it, as queries do (so they wait for a
-        worker meanwhile): what a server does before its first query comes."""
+        worker meanwhile): what a server does before its first query comes. With a store on
+        disk a worker is ready from its checkpoint, and ``graphs`` are exported for the copies
+        in memory the workers make as they answer."""
         request = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
         names = [f"warm-up:{n}" for n in range(self.limits.workers)]
         for name in names:
@@ -556,16 +558,14 @@ class QuerySandbox:
             return_exceptions=True,
         )
         if self._store is not None:
-            # Ready from their checkpoints; now the export their copies in memory load from
-            # (once, here, not in a query's time), and a second round starts the copies.
+            # Ready from their checkpoints; now the export their copies in memory will load
+            # from (once, here, not in a query's time). Each worker starts its copy when it
+            # answers a query over these graphs: a worker that answers none costs no copy,
+            # and the first queries do not share the processors with every worker's.
             generation = self._generation()
             key = tuple((g, (generation, "")) for g in dict.fromkeys(graphs))
             with contextlib.suppress(Exception):  # a query starts it again
                 await asyncio.to_thread(self._spool.data, key, export)
-            await asyncio.gather(
-                *(self.run(name, request, export, deadline=far) for name in names),
-                return_exceptions=True,
-            )
         with self._lock:
             for name in names:
                 self._usage.pop(name, None)

@@ -563,9 +563,7 @@ class QuerySandbox:
             # answers a query over these graphs: a worker that answers none costs no copy,
             # and the first queries do not share the processors with every worker's.
             generation = self._generation()
-            key = tuple((g, (generation, "")) for g in dict.fromkeys(graphs))
-            with contextlib.suppress(Exception):  # a query starts it again
-                await asyncio.to_thread(self._spool.data, key, export)
+            self._spool.prepare(tuple((g, (generation, "")) for g in dict.fromkeys(graphs)), export)
         with self._lock:
             for name in names:
                 self._usage.pop(name, None)
@@ -875,6 +873,11 @@ class _Spool:
         """Export the graphs of ``key`` on a thread of their own, once."""
 
         def exporting() -> None:
+            # At the lowest priority, this thread alone (Linux schedules threads): the export
+            # is for copies that only make later queries faster, and must not take the
+            # processors from the first ones (at nice 19 too) nor from the server's cards.
+            with contextlib.suppress(OSError, AttributeError):
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), GENERAL_NICE)
             with contextlib.suppress(Exception):  # the next query asks again
                 self.data(key, export)
             with self._lock:

@@ -87,7 +87,9 @@ def _one(tree: Path, store: Path, question: str) -> dict[str, float]:
                         found[f"{kind} refused"] += 1  # "try again": the client does
                         continue
                     if response.status_code != 200:
-                        raise BenchError(f"{url} gave {response.status_code}: {response.text}")
+                        raise BenchError(
+                            f"{url} (with {tree}) gave {response.status_code}: {response.text}"
+                        )
                     took.append(time.perf_counter() - asked)
                     if len(took) == 1:
                         found[f"{kind} answered"] = time.perf_counter() - started

@@ -4,7 +4,9 @@ running those queries again, and never from rows a write or a changed query made
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,6 +136,7 @@ def test_rows_of_a_query_whose_text_changed_are_not_read(folder: Path, ran: list
     data = json.loads(saved.read_text())
     data["run"]["sparql"] += "\n# an older text of the query"
     saved.write_text(json.dumps(data))
+    _set_aside_saved_lookups(folder)  # built from the rows of the text of today: see below
     ran.clear()
     with Brain.open(folder) as later:
         later.ask(question)
@@ -175,6 +178,7 @@ def test_a_saved_file_that_cannot_be_read_means_the_query_runs(
             ["not an IRI" if isinstance(c, str) else 7 for c in row] for row in data["rows"]
         ]
         saved.write_text(json.dumps(data))
+    _set_aside_saved_lookups(folder)
     ran.clear()
     with Brain.open(folder) as later:
         assert _card(later, question) == expected
@@ -227,3 +231,116 @@ def test_ratified_build_saves_what_the_first_ask_reads(tmp_path: Path, ran: list
     with Brain.open(store) as first:  # the first reader after the build
         first.ask(QUESTIONS[1])
     assert not _whole_graph(ran)
+
+
+# --- the heading index and gazetteer, saved built ----------------------------------------------
+
+
+def _set_aside_saved_lookups(folder: Path) -> None:
+    """Remove the saved heading index and gazetteer, so the lookups read the rows files."""
+    for path in (folder / FOLDER).glob("*-lookups.pickle"):
+        path.unlink()
+
+
+@pytest.fixture()
+def builds(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many headings each heading index built from now on was built from."""
+    from ratified_rdf.answers.heading_search import HeadingIndex
+
+    built: list[int] = []
+    build = HeadingIndex.build.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[HeadingIndex], entries: object) -> HeadingIndex:
+        listed = list(entries)  # type: ignore[call-overload]
+        built.append(len(listed))
+        return build(cls, listed)
+
+    monkeypatch.setattr(HeadingIndex, "build", classmethod(counted))
+    yield built
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_later_process_reads_the_index_and_gazetteer_built(
+    folder: Path, builds: list[int], question: str
+) -> None:
+    with Brain.open(folder) as first:
+        expected = _card(first, question)
+    assert builds
+    assert any((folder / FOLDER).glob("*-lookups.pickle"))
+    builds.clear()
+    with Brain.open(folder) as later:
+        assert _card(later, question) == expected
+        gazetteer = later.reading.gazetteer()
+        assert gazetteer.headings is later.reading.heading_index()[0]
+    assert not builds  # nothing was stemmed or ranked again
+
+
+def test_saved_lookups_built_by_other_code_are_not_read(
+    folder: Path, builds: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Brain.open(folder) as first:
+        expected = _card(first, QUESTIONS[1])
+    builds.clear()
+    # Another version of the code that builds them: its modules' files differ.
+    monkeypatch.setattr(lookups, "_builders", lambda: (lookups, session))
+    with Brain.open(folder) as later:
+        assert _card(later, QUESTIONS[1]) == expected
+    assert builds
+
+
+def test_a_write_makes_the_saved_lookups_stale(folder: Path, builds: list[int]) -> None:
+    with Brain.open(folder) as first:
+        first.ask(QUESTIONS[0])
+    writer = OxigraphStore(folder, shared=True)
+    with writer.writing():
+        pass
+    writer.close()
+    builds.clear()
+    with Brain.open(folder) as later:
+        later.ask(QUESTIONS[0])
+    assert builds
+
+
+class _Planted:
+    """What a crafted pickle would make: unpickling it calls ``_planted``."""
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_planted, ("ran",))
+
+
+PLANTED: list[str] = []
+
+
+def _planted(word: str) -> str:
+    PLANTED.append(word)
+    return word
+
+
+def test_a_crafted_pickle_runs_nothing_and_the_lookups_are_built(
+    folder: Path, builds: list[int]
+) -> None:
+    with Brain.open(folder) as first:
+        expected = _card(first, QUESTIONS[1])
+    (saved,) = (folder / FOLDER).glob("*-lookups.pickle")
+    header, _, _ = saved.read_bytes().partition(b"\n")
+    # A file with a current header, whose body names a callable outside the allowed classes.
+    saved.write_bytes(header + b"\n" + pickle.dumps(_Planted()))
+    builds.clear()
+    with Brain.open(folder) as later:
+        assert _card(later, QUESTIONS[1]) == expected
+    assert builds and not PLANTED
+
+
+def test_only_the_allowed_classes_are_read_back(tmp_path: Path) -> None:
+    (tmp_path / GENERATION_FILE).write_text("1 2\n")
+    saved = SavedRows(tmp_path)
+    generation = saved.generation()
+    code = (lookups,)
+    saved.save_object("lookups", ["g"], generation, ["documents"], code, _Planted())
+    assert saved.load_object("lookups", ["g"], generation, ["documents"], code) is None
+    assert not PLANTED  # the save read it back through the restricted reader, and dropped it
+    kept = {"counts": Counter({"a": 2})}
+    saved.save_object("lookups", ["g"], generation, ["documents"], code, kept)
+    assert saved.load_object("lookups", ["g"], generation, ["documents"], code) == kept
+    assert saved.load_object("lookups", ["g"], generation, ["headings"], code) is None
+    assert saved.load_object("lookups", ["h"], generation, ["documents"], code) is None

@@ -6,15 +6,18 @@ their own. A write forgets them all (see :meth:`forget`): a run's graphs never c
 written, so until then the same graphs give the same index. The rows the heading index and the
 gazetteer are built from are saved in a shared store's folder for the next process
 (:mod:`~ratified_rdf.answers.saved_rows`), so a one-shot ``ratified ask`` reads a file
-instead of running their queries.
+instead of running their queries; and the heading index and gazetteer built from those rows
+are saved beside them, so it does not rebuild them either.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from types import ModuleType
 
 from ratified_rdf.answers.entities import Gazetteer
 from ratified_rdf.answers.heading_search import HeadingEntry, HeadingIndex
@@ -23,6 +26,31 @@ from ratified_rdf.answers.session import Kept
 from ratified_rdf.graph.store import Queryable
 from ratified_rdf.queries import QueryRun, run_query
 from ratified_rdf.queries.run import source_of
+
+_SAVED_AS = "lookups"
+_BUILT_FROM = (
+    "headings",
+    "gazetteer_revisions",
+    "documents",
+    "gazetteer_people",
+    "gazetteer_threads",
+    "gazetteer_mail",
+)
+"""The queries whose rows the heading index and the gazetteer are built from."""
+
+
+def _builders() -> tuple[ModuleType, ...]:
+    """The modules whose code decides what the saved heading index and gazetteer hold."""
+    return tuple(
+        importlib.import_module(name)
+        for name in (
+            __name__,
+            "ratified_rdf.answers.entities",
+            "ratified_rdf.answers.heading_search",
+            "ratified_rdf.answers.spelling",
+            "ratified_rdf.sources.document",
+        )
+    )
 
 
 class Lookups:
@@ -59,8 +87,9 @@ class Lookups:
             # A server's first question and its settling thread may both ask: built once.
             with self._building:
                 held = self.headings.get(key)
-                if held is None:
+                if held is None and not self._load_saved(key):
                     return self._heading_index(reads, key)
+                held = self.headings[key]
         index, run = held
         return index, run.model_copy(update={"reused": True})
 
@@ -94,9 +123,33 @@ class Lookups:
             return found
         with self._building:  # built once, as the heading index is
             found = self.gazetteers.get(key)
+            if found is None and key not in self.headings and self._load_saved(key):
+                found = self.gazetteers[key]
             return found if found is not None else self._gazetteer(reads, key)
 
+    def _load_saved(self, key: tuple[str, ...]) -> bool:
+        """Take the heading index and gazetteer over ``key`` that an earlier process saved,
+        when they are current (:meth:`SavedRows.load_object`); whether they were."""
+        saved = self.saved
+        if saved is None or not key:
+            return False
+        found = saved.load_object(_SAVED_AS, key, saved.generation(), _BUILT_FROM, _builders())
+        if not (isinstance(found, tuple) and len(found) == 3):
+            return False
+        index, run, gazetteer = found
+        if not (
+            isinstance(index, HeadingIndex)
+            and isinstance(run, QueryRun)
+            and isinstance(gazetteer, Gazetteer)
+            and gazetteer.headings is index
+        ):
+            return False
+        self.headings[key] = (index, run)
+        self.gazetteers[key] = gazetteer
+        return True
+
     def _gazetteer(self, reads: Queryable, key: tuple[str, ...]) -> Gazetteer:
+        generation = self.saved.generation() if self.saved is not None else None
         index, _ = self.heading_index(reads, key)
 
         def rows(name: str) -> list[Values]:
@@ -151,6 +204,17 @@ class Lookups:
             },
         )
         self.gazetteers[key] = found
+        # Saved only when no write came while it was built (its rows are of one generation).
+        if self.saved is not None and key and self.saved.generation() == generation:
+            found.speller  # noqa: B018 - built now, so that it is saved with the rest
+            self.saved.save_object(
+                _SAVED_AS,
+                key,
+                generation,
+                _BUILT_FROM,
+                _builders(),
+                (index, self.headings[key][1], found),
+            )
         return found
 
     def _rows(

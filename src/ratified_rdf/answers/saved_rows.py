@@ -20,16 +20,29 @@ Anything else (a missing or unreadable file, another layout) means the query run
 folder that cannot be written to only means nothing is saved. Each file keeps the record of
 the run its rows came from, so a card that lists the query shows that run, marked reused, as a
 warm process's card does.
+
+What the lookups build from those rows (the heading index and the gazetteer: stemming every
+heading, ranking tables, a speller) is saved too, as a pickle (:meth:`SavedRows.save_object`),
+so a one-shot ask reads the finished structures instead of rebuilding them: it is used only
+under the same checks, and only when the code that built it is byte for byte the code running
+now (a digest of its modules' files). A pickle can name any callable, so it is read by an
+unpickler that resolves only the few classes these structures are made of
+(:data:`PICKLED_CLASSES`): a crafted file in a brain's folder can make no call but to them,
+and anything else it names makes it unreadable, and the lookups are built from the rows.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
+import pickle
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
@@ -51,6 +64,31 @@ or ``[lexical, "@" + language]``, a blank node as ``{"b": id}``, unbound as null
 
 Values = dict[str, str]
 """A row as the lookups read it: each bound variable's lexical value."""
+
+PICKLED_CLASSES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("collections", "Counter"),
+        ("re", "_compile"),
+        ("ratified_rdf.answers.entities", "Gazetteer"),
+        ("ratified_rdf.answers.entities", "SeriesName"),
+        ("ratified_rdf.answers.heading_search", "HeadingEntry"),
+        ("ratified_rdf.answers.heading_search", "HeadingIndex"),
+        ("ratified_rdf.answers.heading_search", "_Group"),
+        ("ratified_rdf.answers.spelling", "Speller"),
+        ("ratified_rdf.queries.run", "QueryRun"),
+    }
+)
+"""The only globals a saved pickle may name (module, name): the classes of the lookups'
+structures, ``Counter``, and ``re``'s compiler for their patterns."""
+
+
+class _Unpickler(pickle.Unpickler):
+    """Resolves only :data:`PICKLED_CLASSES`; any other global makes the file unreadable."""
+
+    def find_class(self, module: str, name: str) -> object:
+        if (module, name) not in PICKLED_CLASSES:
+            raise pickle.UnpicklingError(f"{module}.{name} is not read from a saved file")
+        return super().find_class(module, name)
 
 
 class SavedRows:
@@ -143,12 +181,62 @@ class SavedRows:
             fresh.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
             os.replace(fresh, path)
             mark = _digest(generation)
-            for old in self.folder.glob("*.json"):
+            for old in (*self.folder.glob("*.json"), *self.folder.glob("*.pickle")):
                 if not old.name.startswith(mark):
                     old.unlink(missing_ok=True)
 
-    def _path(self, name: str, graphs: Sequence[str], generation: str) -> Path:
-        return self.folder / f"{_digest(generation)}-{_digest(*graphs)}-{name}.json"
+    def load_object(
+        self,
+        name: str,
+        graphs: Sequence[str],
+        generation: str | None,
+        queries: Sequence[str],
+        code: Sequence[ModuleType],
+    ) -> object | None:
+        """What :meth:`save_object` saved as ``name`` over ``graphs`` at ``generation``, built
+        from ``sparql/<query>.rq`` for each of ``queries`` by ``code`` (modules), if all of
+        those are as they are now; else None (also when the file is unreadable or names a
+        global outside :data:`PICKLED_CLASSES`)."""
+        if generation is None:
+            return None
+        try:
+            data = self._path(name, graphs, generation, "pickle").read_bytes()
+            header, _, body = data.partition(b"\n")
+            if json.loads(header) != _stamp(generation, graphs, queries, code):
+                return None
+            return _Unpickler(io.BytesIO(body)).load()
+        except Exception:  # missing, unreadable, stale, refused: build it from the rows
+            return None
+
+    def save_object(
+        self,
+        name: str,
+        graphs: Sequence[str],
+        generation: str | None,
+        queries: Sequence[str],
+        code: Sequence[ModuleType],
+        value: object,
+    ) -> None:
+        """Save ``value`` (built from ``queries``' rows over ``graphs`` by ``code``) for the
+        next process, if it reads back through the restricted unpickler; a value that does
+        not, or a folder that cannot be written to, saves nothing."""
+        if generation is None:
+            return
+        try:
+            body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            _Unpickler(io.BytesIO(body)).load()
+            header = json.dumps(_stamp(generation, graphs, queries, code)).encode()
+        except Exception:  # something outside the allowed classes: built again next time
+            return
+        path = self._path(name, graphs, generation, "pickle")
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(exist_ok=True)
+            fresh = path.with_name(f".{path.name}.{os.getpid()}")
+            fresh.write_bytes(header + b"\n" + body)
+            os.replace(fresh, path)
+
+    def _path(self, name: str, graphs: Sequence[str], generation: str, kind: str = "json") -> Path:
+        return self.folder / f"{_digest(generation)}-{_digest(*graphs)}-{name}.{kind}"
 
 
 class Saved:
@@ -227,6 +315,28 @@ def _value(cell: Cell) -> str:
         return cell["b"]
     assert cell is not None
     return cell[0]
+
+
+def _stamp(
+    generation: str, graphs: Sequence[str], queries: Sequence[str], code: Sequence[ModuleType]
+) -> dict[str, object]:
+    """What a saved object must have been built from to be used now: the layout, the store's
+    generation, the graphs, the texts of the queries whose rows it was built from, and the
+    files of the modules that built it (with the interpreter and pydantic that pickled it)."""
+    from pydantic import VERSION
+
+    sources = hashlib.sha256()
+    for module in code:
+        sources.update(Path(module.__file__ or "").read_bytes())
+    return {
+        "layout": LAYOUT,
+        "generation": generation,
+        "graphs": list(graphs),
+        "queries": _digest(*(load_query(name).bind({}) for name in queries)),
+        "code": sources.hexdigest(),
+        "python": list(sys.version_info[:2]),
+        "pydantic": VERSION,
+    }
 
 
 def _digest(*texts: str) -> str:

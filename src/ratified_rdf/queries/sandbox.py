@@ -9,9 +9,21 @@ processes instead. Each worker:
 - runs at the lowest scheduling priority (nice 19, from its start), so the server's event
   loop and answer cards keep their CPU however many heavy queries grind (the quick worker,
   below, runs at the server's own priority: its queries are short by construction);
-- holds its own in-memory copy of the graphs queries have named (exported by the server once
-  per graph and version, to a file every worker loads from, again after a write), so it needs
-  nothing of the server's store;
+- reads its own copy of the graphs. Given the folder of the brain's store on disk, it takes
+  a checkpoint of it itself (RocksDB's: hard links to the store's immutable files, nothing
+  parsed or copied, so a worker is ready in the time Python takes to start), opens it for
+  writing alone, and answers from it at once, each query's dataset restricted by the
+  engine's own dataset arguments to the reader's graphs; meanwhile it loads the graphs the
+  query named into memory, on a thread (the engine lets go of the interpreter's lock while it
+  loads), from the server's one export of them (made on a thread of the server's, never in a
+  query's time), and answers from that copy once it is made (the engine reads memory several
+  times faster than its files). A write to the brain gives the
+  next query a fresh worker and checkpoint. Without a folder (a store in memory, or on a
+  server), it answers from an in-memory copy of the graphs queries have named, exported by
+  the server once per graph and version, to a file every worker loads from, again after a
+  write. Graphs whose content depends on the reader (the catalog as they may know it) are
+  always exported and loaded in place of the store's own; so a worker needs nothing of the
+  server's store;
 - parses and checks every text itself (:mod:`ratified_rdf.queries.guard`) and evaluates it,
   pulling rows under the row limit, and sends back the serialised result.
 
@@ -45,6 +57,7 @@ import asyncio
 import contextlib
 import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -217,6 +230,17 @@ class _Worker:
     process: subprocess.Popen[bytes] | None = None
     conn: Connection | None = None
     loaded: dict[str, tuple[int, str]] = field(default_factory=dict)
+    snapshot: int | None = None
+    """The write generation the worker's checkpoint of the store was taken at (``None``: it
+    holds only the graphs it was sent): every graph but the reader-dependent ones is as of it."""
+    on_disk: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """The reader-dependent graphs loaded into the checkpoint, in place of the store's own."""
+    copying: dict[str, tuple[int, str]] | None = None
+    """The graphs the worker is copying from its checkpoint into memory, on a thread."""
+    reads: str = "memory"
+    """The store the next query reads: ``memory``, or ``checkpoint`` until the copy is made."""
+    folder: str | None = None
+    """Where the worker's checkpoint is, removed with the worker."""
     base_rss: int = 0
     abandoned: threading.Event = field(default_factory=threading.Event)
     """Set when the caller of the query on this worker stopped waiting for it."""
@@ -232,7 +256,11 @@ class _Worker:
         if self.conn is not None:
             with contextlib.suppress(OSError):
                 self.conn.close()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
         self.process, self.conn, self.loaded, self.base_rss = None, None, {}, 0
+        self.snapshot, self.folder, self.on_disk, self.copying = None, None, {}, None
+        self.reads = "memory"
 
 
 def _lower(pid: int) -> None:
@@ -259,14 +287,23 @@ class QuerySandbox:
 
     ``generation()`` returns a number that changes whenever the store is written, so workers
     reload what changed; each query brings the reader's own ``export(graphs)`` (those graphs
-    as N-Quads), so a worker is only ever sent graphs the asking reader may read. Workers
-    start on first use; :meth:`close` stops them (so does collecting the sandbox, and a
-    worker left idle for :data:`IDLE_EXIT_S`).
+    as N-Quads), so a worker is only ever sent graphs the asking reader may read. With
+    ``store`` (the folder of the brain's store on disk), a worker reads a checkpoint of it
+    instead, each query restricted to the reader's graphs by the engine's dataset, and only
+    the reader-dependent graphs (``QueryRequest.views``) are exported. Workers start on first
+    use; :meth:`close` stops them (so does collecting the sandbox, and a worker left idle for
+    :data:`IDLE_EXIT_S`).
     """
 
-    def __init__(self, limits: SandboxLimits, generation: Callable[[], int] = lambda: 0) -> None:
+    def __init__(
+        self,
+        limits: SandboxLimits,
+        generation: Callable[[], int] = lambda: 0,
+        store: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.limits = limits
         self._generation = generation
+        self._store = None if store is None else os.fspath(store)
         self._free: list[_Worker] = [_Worker(quick=n < limits.quick) for n in range(limits.workers)]
         self._all = list(self._free)
         self._lock = threading.Lock()
@@ -521,7 +558,9 @@ class QuerySandbox:
 
     async def warm(self, graphs: Sequence[str], export: Exporter) -> None:
         """Start every worker and load ``graphs`` into it, as queries do (so they wait for a
-        worker meanwhile): what a server does before its first query comes."""
+        worker meanwhile): what a server does before its first query comes. With a store on
+        disk a worker is ready from its checkpoint, and ``graphs`` are exported for the copies
+        in memory the workers make as they answer."""
         request = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
         names = [f"warm-up:{n}" for n in range(self.limits.workers)]
         for name in names:
@@ -531,6 +570,13 @@ class QuerySandbox:
             *(self.run(name, request, export, deadline=far) for name in names),
             return_exceptions=True,
         )
+        if self._store is not None:
+            # Ready from their checkpoints; now the export their copies in memory will load
+            # from (once, here, not in a query's time). Each worker starts its copy when it
+            # answers a query over these graphs: a worker that answers none costs no copy,
+            # and the first queries do not share the processors with every worker's.
+            generation = self._generation()
+            self._spool.prepare(tuple((g, (generation, "")) for g in dict.fromkeys(graphs)), export)
         with self._lock:
             for name in names:
                 self._usage.pop(name, None)
@@ -570,31 +616,54 @@ class QuerySandbox:
         self, worker: _Worker, request: QueryRequest, export: Exporter, clock: _Deadline
     ) -> None:
         """Start ``worker`` if it is not running (its start moves ``clock``: it is the
-        server's cost) and send it the graphs it lacks (their load is the query's)."""
-        if not worker.alive():
+        server's cost) and send it the graphs it lacks (their load is the query's); set which
+        of its stores the query reads (:attr:`_Worker.reads`)."""
+        generation = self._generation()
+        if not worker.alive() or worker.snapshot not in (None, generation):
+            # A checkpoint taken before a write is replaced whole: a fresh one costs no more
+            # than starting a worker, where exporting every graph again would take seconds.
             starting = time.monotonic()
             self._start(worker)
             assert worker.conn is not None
-            worker.conn.send(("load", (), b""))
+            if self._store is None:
+                worker.conn.send(("load", (), b""))
+            else:
+                worker.folder = self._spool.place(self._store)
+                worker.conn.send(("open", self._store, worker.folder))
             self._loaded(worker, time.monotonic() + WARM_UP_S)
+            # The checkpoint was taken after the generation was read, so it holds at least
+            # that generation's writes; a later write changes the number, and the worker.
+            worker.snapshot = None if self._store is None else generation
             clock.at += time.monotonic() - starting
             assert worker.process is not None
             worker.base_rss = _rss(worker.process.pid)
-        generation = self._generation()
         views = dict(request.views)
         wanted = {g: (generation, views.get(g, "")) for g in request.dataset}
-        missing = [g for g, version in wanted.items() if worker.loaded.get(g) != version]
+        target, held = "memory", worker.loaded
+        if worker.snapshot is not None:
+            self._copied(worker)
+            plain = [g for g in wanted if g not in views]
+            uncopied = [g for g in plain if worker.loaded.get(g) != wanted[g]]
+            if uncopied:
+                # Answered from the checkpoint until the copy in memory is made.
+                target, held = "checkpoint", worker.on_disk
+                if worker.copying is None:
+                    self._copy(worker, {g: wanted[g] for g in uncopied}, export)
+        worker.reads = target
+        missing = [g for g, version in wanted.items() if held.get(g) != version]
+        if target == "checkpoint":
+            missing = [g for g in missing if g in views]
         if not missing:
             return
         assert worker.conn is not None and worker.process is not None
         clock.loading = True
         try:
             data = self._spool.data(tuple((g, wanted[g]) for g in missing), export)
-            worker.conn.send(("load", tuple(missing), data))
+            worker.conn.send(("load", tuple(missing), data, target))
             self._loaded(worker, time.monotonic() + WARM_UP_S)
         finally:
             clock.loading = False
-        worker.loaded.update({g: wanted[g] for g in missing})
+        held.update({g: wanted[g] for g in missing})
         worker.base_rss = _rss(worker.process.pid)
         if time.monotonic() > clock.at:
             raise SandboxError(
@@ -605,6 +674,41 @@ class QuerySandbox:
                 {"Retry-After": "1"},
                 reason="loading",
             )
+
+    def _copy(self, worker: _Worker, graphs: dict[str, tuple[int, str]], export: Exporter) -> None:
+        """Have ``worker`` load ``graphs`` into memory, on a thread of its own, from their
+        export (the spool's file, as an ended worker's replacement loads; made on a thread
+        of the server's the first time, so no query waits for it): it answers meanwhile
+        from the checkpoint, and its memory grows as the copy is made, which counts toward
+        the ceilings of a query running beside it."""
+        key = tuple(graphs.items())
+        data = self._spool.ready(key)
+        if data is None:
+            self._spool.prepare(key, export)
+            return
+        assert worker.conn is not None
+        if not data:  # nothing to copy: the graphs are empty
+            worker.loaded.update(graphs)
+            return
+        worker.conn.send(("copy", tuple(graphs), data))
+        self._loaded(worker, time.monotonic() + WARM_UP_S)
+        worker.copying = graphs
+
+    def _copied(self, worker: _Worker) -> None:
+        """Whether ``worker``'s copy in memory is made: if so its graphs count as loaded,
+        and its memory as it is now is what later queries' growth is measured from."""
+        if worker.copying is None:
+            return
+        assert worker.conn is not None and worker.process is not None
+        worker.conn.send(("copied",))
+        reply = self._receive(worker, time.monotonic() + WARM_UP_S, watch_memory=False)
+        if reply[0] == "loaded" and reply[1] == "":
+            return  # still copying
+        if reply[0] == "loaded":
+            worker.loaded.update(worker.copying)
+        # A copy that failed leaves the graphs to the checkpoint (the reply says why).
+        worker.copying = None
+        worker.base_rss = _rss(worker.process.pid)
 
     def _loaded(self, worker: _Worker, deadline: float) -> None:
         reply = self._receive(worker, deadline, watch_memory=False)
@@ -633,6 +737,7 @@ class QuerySandbox:
                 request.graph_media,
                 self.limits.max_rows,
                 request.named,
+                worker.reads,
             )
         )
         lane_end = time.monotonic() + self.limits.quick_s if quick else clock.at
@@ -755,6 +860,10 @@ class _Spool:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._folder: str | None = None
+        self._beside: str | None = None
+        self._empty: set[tuple[tuple[str, tuple[int, str]], ...]] = set()
+        self._preparing: set[tuple[tuple[str, tuple[int, str]], ...]] = set()
         self._files: dict[tuple[tuple[str, tuple[int, str]], ...], int] = {}
 
     def data(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> bytes | str:
@@ -765,6 +874,7 @@ class _Spool:
                 return _fd_path(self._files[key])
             data = export([graph for graph, _ in key])
             if not data:
+                self._empty.add(key)
                 return b""
             generations = {version[0] for _, version in key}
             for old in [k for k in self._files if {v[0] for _, v in k} != generations]:
@@ -777,13 +887,60 @@ class _Spool:
                 self._files[key] = os.dup(file.fileno())
             return _fd_path(self._files[key])
 
+    def ready(self, key: tuple[tuple[str, tuple[int, str]], ...]) -> bytes | str | None:
+        """The graphs of ``key`` as :meth:`data` gives them if they are exported already,
+        else None (nothing waits for an export here)."""
+        with self._lock:
+            if key in self._files:
+                return _fd_path(self._files[key])
+            return b"" if key in self._empty else None
+
+    def prepare(self, key: tuple[tuple[str, tuple[int, str]], ...], export: Exporter) -> None:
+        """Export the graphs of ``key`` on a thread of their own, once."""
+
+        def exporting() -> None:
+            # At the lowest priority, this thread alone (Linux schedules threads): the export
+            # is for copies that only make later queries faster, and must not take the
+            # processors from the first ones (at nice 19 too) nor from the server's cards.
+            with contextlib.suppress(OSError, AttributeError):
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), GENERAL_NICE)
+            with contextlib.suppress(Exception):  # the next query asks again
+                self.data(key, export)
+            with self._lock:
+                self._preparing.discard(key)
+
+        with self._lock:
+            if key in self._preparing:
+                return
+            self._preparing.add(key)
+        threading.Thread(target=exporting, name="ratified-sandbox-export", daemon=True).start()
+
+    def place(self, store: str) -> str:
+        """A path (not made yet) for a worker's checkpoint of ``store``: in the spool's
+        private folder when it is on the store's file system (a checkpoint there is hard
+        links), else in a private folder beside the store (never a copy of the whole store
+        in a temporary file system held in memory)."""
+        with self._lock:
+            if self._folder is None:
+                self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
+            folder = self._folder
+            if os.stat(folder).st_dev != os.stat(store).st_dev:
+                if self._beside is None:
+                    parent = os.path.dirname(os.path.abspath(store))
+                    self._beside = tempfile.mkdtemp(prefix=".ratified-sandbox-", dir=parent)
+                folder = self._beside
+            return os.path.join(folder, f"worker-{os.urandom(8).hex()}")
+
     def close(self) -> None:
         """Let every file go."""
         with self._lock:
             for descriptor in self._files.values():
                 with contextlib.suppress(OSError):
                     os.close(descriptor)
-            self._files = {}
+            for folder in (self._folder, self._beside):
+                if folder is not None:
+                    shutil.rmtree(folder, ignore_errors=True)
+            self._folder, self._beside, self._files = None, None, {}
 
 
 def _fd_path(descriptor: int) -> str:
@@ -819,8 +976,8 @@ _Reply = tuple[Any, ...]
 
 
 def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
-    """A worker process: sealed, niced by ``nice``, answering ``load`` and ``query``
-    messages."""
+    """A worker process: sealed, niced by ``nice``, answering ``open``, ``load`` and
+    ``query`` messages."""
     from ratified_rdf.queries.offline import forbid_network
 
     forbid_network()
@@ -834,7 +991,8 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
     # Read the parser in now, while the server counts this as the worker's start and not as
     # the first query's time (its import and first parse take a good part of a second).
     check_reader_query("ASK {}")
-    store = Store()
+    stores: dict[str, Any] = {"memory": Store()}
+    copy: _Copy | None = None
     while True:
         try:
             if not conn.poll(IDLE_EXIT_S):
@@ -844,10 +1002,20 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
             return
         reply: _Reply
         try:
-            if message[0] == "load":
-                reply = _load(store, message[1], message[2])
+            if message[0] == "open":
+                stores["checkpoint"] = _open(message[1], message[2])
+                reply = ("loaded", "")
+            elif message[0] == "copy":
+                copy = _Copy(stores["memory"], message[1], message[2])
+                reply = ("loaded", "")
+            elif message[0] == "copied":
+                reply = ("loaded", "") if copy is None else copy.state()
+            elif message[0] == "load":
+                target = message[3] if len(message) > 3 else "memory"
+                reply = _load(stores[target], message[1], message[2])
             else:
-                reply = _answer(store, *message[1:])
+                target = message[7] if len(message) > 7 else "memory"
+                reply = _answer(stores[target], *message[1:7])
         except Exception as error:  # reported to the server, which says it is a bug
             reply = (
                 "error",
@@ -860,6 +1028,42 @@ def _worker_main(conn: Connection, nice: int = GENERAL_NICE) -> None:
             conn.send(reply)
         except (OSError, ValueError):
             return
+
+
+def _open(store: str, folder: str) -> Any:
+    """A checkpoint of the store in ``store`` (a folder), taken into ``folder`` and opened
+    for this worker alone: what it answers from, with no graph parsed or copied."""
+    from pyoxigraph import Store
+
+    # A read-only opening, as every reader of a brain has (the server's own included), taken
+    # only for the checkpoint: the worker's queries never read the brain's own files, so a
+    # write to the brain meanwhile cannot change what a query sees.
+    Store.read_only(store).backup(folder)
+    return Store(folder)
+
+
+class _Copy:
+    """Graphs loaded into a worker's memory store from their export, on a thread, while the
+    worker answers from its checkpoint (the engine lets go of the interpreter's lock while it
+    loads)."""
+
+    def __init__(self, memory: Any, graphs: Sequence[str], data: bytes | str) -> None:
+        self._problem = ""
+        self._thread = threading.Thread(target=self._run, args=(memory, graphs, data), daemon=True)
+        self._thread.start()
+
+    def _run(self, memory: Any, graphs: Sequence[str], data: bytes | str) -> None:
+        try:
+            _load(memory, graphs, data)
+        except Exception as error:  # the checkpoint answers on; the server is told
+            self._problem = f"{type(error).__name__}: {error}"
+
+    def state(self) -> _Reply:
+        """``("loaded", "")`` while copying, ``("loaded", "done")`` once done,
+        ``("failed", why)`` if it failed."""
+        if self._thread.is_alive():
+            return ("loaded", "")
+        return ("failed", self._problem) if self._problem else ("loaded", "done")
 
 
 def _load(store: Any, graphs: Sequence[str], data: bytes | str) -> _Reply:

@@ -75,6 +75,7 @@ from ratified_rdf.audit import AuditError, DetailSidecar, capture
 from ratified_rdf.audit.signer import PeriodicSigner, stop_on_sigterm
 from ratified_rdf.brain import Brain
 from ratified_rdf.graph import vocab as v
+from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries.files import QueryError, load_query
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.offline import NETWORK_SEALED
@@ -94,6 +95,13 @@ WEB = Path(__file__).resolve().parent / "web"
 YOUNG_OBJECTS = 20_000
 """The collector's youngest-generation threshold in a settled server (Python's default: 700)."""
 MAX_QUESTION_CHARS = 500
+WARM_UP_QUESTIONS = (
+    "history of section 1",
+    "why does section 1 work this way?",
+    "who should I ask about section 1?",
+)
+"""Questions whose cards a server draws for nobody before the first real one
+(:func:`warm_answers`): the kinds people ask most, of a section every brain holds."""
 """Longer questions are refused: the router reads a sentence, not a document."""
 UNSEALED_WARNING = (
     "; WARNING: this platform cannot seal query workers off the network, so the parse-tree "
@@ -364,9 +372,13 @@ def _sandbox_of(app: Starlette) -> QuerySandbox:
     state = app.state
     with state.sandbox_lock:
         if state.sandbox is None:
+            store = state.brain.reading.store
             state.sandbox = QuerySandbox(
                 limits=state.sandbox_limits,
                 generation=lambda: state.brain.reading.write_generation,
+                # Workers read a checkpoint of a store on disk: ready at once, where loading
+                # an export of a large brain's graphs took each of them seconds.
+                store=store.path if isinstance(store, OxigraphStore) else None,
             )
         sandbox: QuerySandbox = state.sandbox
     return sandbox
@@ -1183,6 +1195,7 @@ def settle_in_background(brain: Brain) -> threading.Thread:
         reading = brain.reading
         try:
             reading.read_lookups()
+            warm_answers(brain)
             reading.copies.prepare(reading.store, brain.read_graphs).result()
             settle_for_serving(brain)
         except Exception as error:  # the server goes on; each question builds what it needs
@@ -1191,6 +1204,23 @@ def settle_in_background(brain: Brain) -> threading.Thread:
     thread = threading.Thread(target=settle, name="ratified-settle", daemon=True)
     thread.start()
     return thread
+
+
+def warm_answers(brain: Brain) -> None:
+    """Draw the cards of :data:`WARM_UP_QUESTIONS` for ``brain``'s reader and serialise them
+    as ``/api/ask`` does, answering nobody, so that the first real question finds the answer
+    path warm: the gazetteer and its speller, every question type's module, the serialisers
+    of the answer models, a session's worker threads. Without it the first ask did all that
+    and took several times the tenth. Nothing is audited: nothing is asked, and no answer
+    leaves the server. A card that cannot be drawn is skipped (the question will say why)."""
+    from ratified_rdf.answers import asking
+
+    reading = brain.reading
+    session = reading.session()
+    for question in WARM_UP_QUESTIONS:
+        with contextlib.suppress(RatifiedError):
+            drawn = asking.routed(question, None, reading.indexes)(session)
+            asking.with_trust(session, drawn).model_dump(mode="json")
 
 
 def settle_for_serving(brain: Brain) -> None:
@@ -1373,6 +1403,7 @@ __all__ = [
     "serve_command",
     "settle_for_serving",
     "settle_in_background",
+    "warm_answers",
     "warm_query_workers",
 ]
 

@@ -29,6 +29,7 @@ from ratified_rdf.answers.draft_finals import DraftFinal, Final
 from ratified_rdf.answers.entities import Mentions
 from ratified_rdf.answers.heading_search import (
     HeadingEntry,
+    HeadingHit,
     SearchResult,
     heading_terms,
     runner_ups,
@@ -166,23 +167,31 @@ def target(session: Session, question: str, chosen: Route, asking: str) -> Targe
         )
     best = hits[0]
     rfc = int(best.entry.document.removeprefix("RFC ").strip())
-    matched = ", ".join(f"'{w}'" for w in best.matched)
-    lead = (
-        f"Matched the words {matched} to the heading of {best.entry.document} "
-        f"§{best.entry.number} {best.entry.heading}. "
-    )
-    alternatives = [
-        Alternative(
-            question=f"{asking} {hit.entry.document} section {hit.entry.number}?",
-            reason=(
-                f"runner-up heading: {hit.entry.heading} (matched "
-                + ", ".join(f"'{w}'" for w in hit.matched)
-                + ")"
-            ),
-        )
-        for hit in runner_ups(hits)[:1]
-    ]
+    lead = _matched_lead(best, best.entry.document)
+    alternatives = [_runner_up(asking, hit) for hit in runner_ups(hits)[:1]]
     return Target(rfc, best.entry.number or "", best.entry, lead, alternatives, best.matched)
+
+
+def _matched_lead(hit: HeadingHit, document: str) -> str:
+    """How a section was found by the question's words: what they matched, in ``document``."""
+    matched = ", ".join(f"'{w}'" for w in hit.matched)
+    entry = hit.entry
+    return (
+        f"Matched the words {matched} to the heading of {document} "
+        f"§{entry.number} {entry.heading}. "
+    )
+
+
+def _runner_up(asking: str, hit: HeadingHit) -> Alternative:
+    """The question to ask (``asking`` ...) about the runner-up heading ``hit``."""
+    return Alternative(
+        question=f"{asking} {hit.entry.document} section {hit.entry.number}?",
+        reason=(
+            f"runner-up heading: {hit.entry.heading} (matched "
+            + ", ".join(f"'{w}'" for w in hit.matched)
+            + ")"
+        ),
+    )
 
 
 def _draft_topic(session: Session, found: SearchResult, asking: str) -> Target | None:
@@ -215,20 +224,9 @@ def _draft_topic(session: Session, found: SearchResult, asking: str) -> Target |
             revision=text_of(last, "revision") or "",
             label=text_of(last, "label") or "",
         )
-        matched = ", ".join(f"'{w}'" for w in hit.matched)
-        lead = (
-            f"Matched the words {matched} to the heading of {final.label} "
-            f"§{entry.number} {entry.heading}. "
-        )
+        lead = _matched_lead(hit, final.label)
         alternatives = [
-            Alternative(
-                question=f"{asking} {other.entry.document} section {other.entry.number}?",
-                reason=(
-                    f"runner-up heading: {other.entry.heading} (matched "
-                    + ", ".join(f"'{w}'" for w in other.matched)
-                    + ")"
-                ),
-            )
+            _runner_up(asking, other)
             for other in hits[place + 1 :]
             if other.entry.document == entry.document
         ][:1]

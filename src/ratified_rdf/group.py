@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
+from pyoxigraph import NamedNode
 
 from ratified_rdf._build_report import BuildReport
 from ratified_rdf.audit import AuditLog
@@ -31,6 +32,7 @@ from ratified_rdf.graph.store import TripleStore
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.graph.writer import Writer, read_runs
 from ratified_rdf.queries import run_query
+from ratified_rdf.queries.run import source_of
 from ratified_rdf.records.manifest import (
     Manifest,
     ManifestError,
@@ -183,11 +185,87 @@ def build_group(
         )
     )
     say(f"linking {group.group.id}'s documents")
+    manifests = [m for _, m in members]
+    previous = _current_links(group.group, store) if only else None
+    kept: list[Edge] = []
+    reread = set(ids)
+    if previous is not None:
+        reread = _to_relink(manifests, set(only), previous)
+        kept = [e for e in previous if _member_of(manifests, e[0]) not in reread]
     references = {
         manifest.brain.id: _read_references(find_source(source, manifest), manifest)
         for _, manifest in members
+        if manifest.brain.id in reread
     }
-    return _commit_group(group.group, [m for _, m in members], references, store, built)
+    return _commit_group(group.group, manifests, references, store, built, kept)
+
+
+_LINKS = ("dcterms:requires", "dcterms:references", "rr:updates", "rr:declaresObsoletes")
+"""The predicates of the edges the group's link step writes between documents."""
+_PREDICATES = {term(p).value: p for p in _LINKS}
+
+IN_PROCESS_TRIPLES = 20_000
+"""The most triples of the group's own run that the SHACL gate checks in this process rather
+than in its worker processes, whose start costs more than checking a run this small
+(benchmarks/RESULTS.md, the group's link step)."""
+
+
+Edge = tuple[str, str, str]
+"""An edge between documents: its subject, predicate and object IRIs."""
+
+
+def _current_links(group: GroupInfo, store: TripleStore) -> list[Edge] | None:
+    """The edges between documents the group's current run wrote, or None when the group has
+    no current run (its first build links every member)."""
+    current = current_run(read_runs(store, group.tenant, group.id))
+    if current is None:
+        return None
+    written = [g for g in current.graphs if source_of(g) == "references"]
+    edges = []
+    for triple in store.triples(written):
+        s, p, o = triple.subject, triple.predicate, triple.object
+        # Every edge the link step writes is between IRIs.
+        if isinstance(s, NamedNode) and isinstance(o, NamedNode):
+            edges.append((s.value, p.value, o.value))
+    return edges
+
+
+def _member_of(members: list[Manifest], revision: str) -> str | None:
+    """The member brain whose draft ``revision`` (a revision's IRI) is a revision of."""
+    document = revision.rsplit("/", 1)[0]
+    return next(
+        (m.brain.id for m in members for d in m.draft if v.document_iri(d.name) == document),
+        None,
+    )
+
+
+def _to_relink(members: list[Manifest], changed: set[str], edges: list[Edge]) -> set[str]:
+    """The members whose edges a rebuild of ``changed`` may change: the changed members
+    themselves (their own citations) and every member with an edge into one of their
+    documents (a citation of a document is written as an edge to it, and a citation of its
+    section also to the section's public page or to a section of its revision or RFC, all
+    named under the document: so its citing drafts are found by their last edges). The other
+    members' edges are kept as the group's current run wrote them."""
+    targets = [
+        iri
+        for m in members
+        if m.brain.id in changed
+        for name in [*(d.name for d in m.draft), *(r.name for r in m.rfc)]
+        for iri in (v.document_iri(name), v.rfc_section_url(name, None))
+    ]
+    citing = {
+        member
+        for subject, _, target in edges
+        if any(_under(target, document) for document in targets)
+        and (member := _member_of(members, subject)) is not None
+    }
+    return changed | citing
+
+
+def _under(iri: str, document: str) -> bool:
+    """Whether ``iri`` is ``document``'s or names a part of it (``…/rfc8446/section/4``,
+    ``…/rfc8446#section-4``), not another's whose name begins the same (``…/rfc84460``)."""
+    return iri == document or iri.startswith((f"{document}/", f"{document}#"))
 
 
 def _read_references(
@@ -211,6 +289,7 @@ def _commit_group(
     references: dict[str, list[tuple[str, str, str, DocumentReferences]]],
     store: TripleStore,
     built: list[BuildReport],
+    kept: list[Edge],
 ) -> GroupReport:
     tenant = group.tenant
     included: dict[str, Clearance] = {}
@@ -226,6 +305,12 @@ def _commit_group(
     run = writer.begin_run()
     records = _group_records(group, members, run)
     links, documents, edges = _reference_batch(members, references, run, store, included)
+    for subject, predicate, target in kept:
+        links.add(subject, _PREDICATES[predicate], target)
+    edges += len(kept)
+    if len(records.triples) + len(links.triples) <= IN_PROCESS_TRIPLES:
+        # Starting the gate's worker processes costs more than checking a batch this small.
+        writer.gate.workers = 1
     triples = writer.write_all([records, links])
     writer.commit(
         run, used=[v.repository_iri(m.brain.repository) for m in members], included=included
@@ -281,7 +366,7 @@ def _reference_batch(
     sections = _SectionFinder(store, list(graphs))
     documents = edges = 0
     for manifest in members:
-        for draft, number, _commit, cited in references[manifest.brain.id]:
+        for draft, number, _commit, cited in references.get(manifest.brain.id, []):
             documents += 1
             revision = v.revision_iri(draft, number)
             pairs = [

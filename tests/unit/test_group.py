@@ -663,3 +663,103 @@ def test_xml2rfc_v2_includes_and_a_text_headers_long_lists_are_read() -> None:
     cited = references_in("draft-example-kite-01.txt", text)
     assert cited is not None
     assert (cited.updates, cited.obsoletes) == ((9999, 9998, 9997, 9996, 9995), (1149, 2549))
+
+
+# ------------------------------------------------------------------ relinking one member
+
+
+def _links(store: OxigraphStore, brain: str = "nests") -> set[str]:
+    """The edges between documents the group's current run wrote."""
+    run = next(r for r in read_runs(store, TENANT, brain) if r.current)
+    return set(map(str, store.triples([g for g in run.graphs if g.endswith("/references")])))
+
+
+def _nests(folder: Path) -> tuple[Path, Path]:
+    """Pigeon, Wren and Robin (both citing Pigeon's sections) under ``folder``: the group's
+    records folder and Wren's repository."""
+    make_pigeon_repo(folder)
+    wren, records = _member(
+        folder, "wren", "draft-example-wren.xml", WREN_XML, "2029-03-01T10:00:00Z"
+    )
+    _, robin = _member(folder, "robin", "draft-example-robin.txt", ROBIN_TXT, "2031-07-01T10:00Z")
+    return _group(folder, [PIGEON, records, robin], "nests"), wren
+
+
+def test_rebuilding_one_member_relinks_only_it_and_the_members_citing_it(
+    tmp_path: Path,
+) -> None:
+    group, wren = _nests(tmp_path)
+    store = OxigraphStore()
+    whole = build_group(group, source=tmp_path, store=store)
+    before = _links(store)
+    # Nothing cites Wren: only Wren's own last revision is read again, and every edge is
+    # the same as the whole group's link step wrote.
+    alone = build_group(group, source=tmp_path, store=store, only=["wren"])
+    assert alone.documents == 1
+    assert _links(store) == before and alone.edges == whole.edges
+    # Wren and Robin cite Pigeon: a rebuilt Pigeon has them read again with it.
+    again = build_group(group, source=tmp_path, store=store, only=["pigeon"])
+    assert again.documents == whole.documents
+    assert _links(store) == before
+
+    # Wren's revision re-cut to cite Pigeon's Section 3: its edges follow, the others stay,
+    # and the group is linked as a whole group's first build links it.
+    _git(wren, "rm", "-q", "draft-example-wren.xml")
+    (wren / "draft-example-wren.xml").write_text(WREN_XML.replace("Section 2", "Section 3"))
+    _git(wren, "add", "-A")
+    _git(wren, "commit", "-q", "-m", "revision 00 again", date="2029-03-02T10:00:00Z")
+    _git(wren, "tag", "-f", "draft-example-wren-00")
+    build_group(group, source=tmp_path, store=store, only=["wren"])
+    fresh = OxigraphStore()
+    build_group(group, source=tmp_path, store=fresh)
+    assert _links(store) == _links(fresh) != before
+    changed = {edge for edge in before ^ _links(store)}
+    assert changed and all("/draft-example-wren/" in edge.split(" ")[0] for edge in changed)
+
+
+def test_the_groups_small_run_is_gated_in_process_against_the_whole_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ratified_rdf import group as group_module
+    from ratified_rdf.graph.gate import GateRejected, ShaclGate
+    from ratified_rdf.graph.vocab import repository_iri
+
+    group, _ = _nests(tmp_path)
+    store = OxigraphStore()
+    build_group(group, source=tmp_path, store=store)
+    current = _current(store, "nests")
+    monkeypatch.setenv("RATIFIED_GATE_WORKERS", "4")
+
+    real_workers = ShaclGate._check_in_workers
+    checked: list[str] = []
+
+    def in_workers(gate: ShaclGate, items: Any, *args: Any, **kwargs: Any) -> None:
+        items = list(items)
+        checked.extend(getattr(item, "source", "") for item in items)
+        if any(getattr(item, "source", "").startswith("group nests") for item in items):
+            raise AssertionError("the group's small run started gate workers")
+        real_workers(gate, items, *args, **kwargs)
+
+    monkeypatch.setattr(ShaclGate, "_check_in_workers", in_workers)
+    build_group(group, source=tmp_path, store=store, only=["robin"])
+    assert _current(store, "nests") != current
+    assert "manifest of robin" in checked  # the member's own run still has its workers
+    current = _current(store, "nests")
+
+    # Checked in this process, it is still checked: a record the shapes refuse (a
+    # repository's address as plain text) is rejected, and the group's run stays as it was.
+    real = group_module._group_records
+
+    def wrong(*args: Any) -> Any:
+        batch = real(*args)
+        batch.text(
+            repository_iri("https://github.com/example/robin-spec"),
+            "rr:repositoryUrl",
+            "https://github.com/example/robin-spec",
+        )
+        return batch
+
+    monkeypatch.setattr(group_module, "_group_records", wrong)
+    with pytest.raises(GateRejected):
+        build_group(group, source=tmp_path, store=store, only=["robin"])
+    assert _current(store, "nests") == current

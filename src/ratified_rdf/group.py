@@ -23,12 +23,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from pyoxigraph import NamedNode
 
 from ratified_rdf._build_report import BuildReport
+from ratified_rdf._version import __version__
 from ratified_rdf.audit import AuditLog
 from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.gate import ShaclGate
 from ratified_rdf.graph.mapping import XSD_URI, Batch, RunContext
 from ratified_rdf.graph.scope import current_run
-from ratified_rdf.graph.store import TripleStore
+from ratified_rdf.graph.store import OxigraphStore, TripleStore
 from ratified_rdf.graph.vocab import term
 from ratified_rdf.graph.writer import Writer, read_runs
 from ratified_rdf.queries import run_query
@@ -89,6 +90,9 @@ class GroupReport(BaseModel):
     edges: int
     """How many reference, updates, obsoletes and section-citation edges the group wrote."""
     triples: int
+    reused: tuple[str, ...] = ()
+    """The members copied from another store rather than built (``build_group``'s
+    ``reuse``)."""
 
 
 def is_group(path: str | Path) -> bool:
@@ -153,10 +157,18 @@ def build_group(
     actor: str = "unknown",
     log: Callable[[str], None] | None = None,
     workers: int | None = None,
+    reuse: Sequence[TripleStore] = (),
 ) -> GroupReport:
     """Build the group at ``path`` into ``store`` from the copies under ``source``
     (:func:`find_source`): every member, or only the member brains ``only`` names (the
     others' current runs are kept as they are), then the group's own run.
+
+    ``reuse``: stores where members are already built (each member's own store, say, built
+    with ``ratified build records/tlswg/<member>`` from the same copy). A member this store
+    holds no run of yet is copied from the first of them whose current run of it
+    :func:`_reusable` finds made by this version of ratified-rdf from the same repository,
+    holding the last revision of each draft the copy under ``source`` has: its catalog and
+    graphs, by the bulk loader, which costs far less than building it. The others are built.
 
     Each member is read in a child process of its own, up to ``workers`` at once (the
     machine's cores when None), and written into the store in the group file's order
@@ -173,6 +185,14 @@ def build_group(
         )
     say = log or (lambda _line: None)
     chosen = [(f, m) for f, m in members if not only or m.brain.id in only]
+    reused = []
+    for folder, manifest in list(chosen):
+        found = next((o for o in reuse if _reusable(manifest, source, store, o)), None)
+        if found is not None:
+            say(f"copying {manifest.brain.id}")
+            _copy_member(manifest, found, store)
+            reused.append(manifest.brain.id)
+            chosen.remove((folder, manifest))
     built = list(
         build_many(
             [(folder, find_source(source, manifest)) for folder, manifest in chosen],
@@ -188,16 +208,82 @@ def build_group(
     manifests = [m for _, m in members]
     previous = _current_links(group.group, store) if only else None
     kept: list[Edge] = []
-    reread = set(ids)
+    reread, into = set(ids), set[str]()
     if previous is not None:
-        reread = _to_relink(manifests, set(only), previous)
-        kept = [e for e in previous if _member_of(manifests, e[0]) not in reread]
+        reread = set(only)
+        into = _documents_of(manifests, reread)
+        kept = [
+            e
+            for e in previous
+            if _member_of(manifests, e[0]) not in reread
+            and not any(e[2].startswith(f"{document}/") for document in into)
+        ]
     references = {
         manifest.brain.id: _read_references(find_source(source, manifest), manifest)
         for _, manifest in members
         if manifest.brain.id in reread
     }
-    return _commit_group(group.group, manifests, references, store, built, kept)
+    report = _commit_group(group.group, manifests, references, store, built, kept, into)
+    return report.model_copy(update={"reused": tuple(reused)})
+
+
+def _reusable(
+    manifest: Manifest, source: str | Path, store: TripleStore, other: TripleStore
+) -> bool:
+    """Whether ``other``'s current run of the member may be copied into ``store`` instead of
+    building the member: ``store`` holds no run of it (a copy never replaces a run readers
+    may be reading), and ``other``'s current run was made by this version of ratified-rdf from
+    the manifest's repository and holds, for each draft, the last revision the copy under
+    ``source`` has (:func:`~ratified_rdf.records.spec.last_revisions`)."""
+    tenant, brain = manifest.brain.tenant, manifest.brain.id
+    if other is store or read_runs(store, tenant, brain):
+        return False
+    current = current_run(read_runs(other, tenant, brain))
+    if current is None:
+        return False
+    made, _ = run_query(
+        other,
+        [v.catalog_graph(tenant, brain)],
+        "group_reusable_run",
+        {"run": NamedNode(current.iri)},
+    )
+    repository = v.repository_iri(manifest.brain.repository)
+    if {(_value(r.get("version")), _value(r.get("repository"))) for r in made} != {
+        (__version__, repository)
+    }:
+        return False
+    repo = GitRepository.open(find_source(source, manifest))
+    last = {draft: number for draft, number, _, _ in last_revisions(manifest, repo)}
+    held = _SectionFinder(other, list(current.graphs))
+    return all(
+        [n for _, n, _, _ in held.revisions(draft)][-1:] == [number]
+        for draft, number in last.items()
+    )
+
+
+def _value(node: object) -> str | None:
+    """A row's term's lexical value or IRI; None where the row has none."""
+    return getattr(node, "value", None)
+
+
+def _copy_member(manifest: Manifest, other: TripleStore, store: TripleStore) -> None:
+    """Copy a member's brain from ``other`` into ``store``: every run's graphs and its
+    reviews, then its catalog, so that the member has no current run here until all that
+    run's graphs are in. Each was gated when ``other``'s build wrote it, against the member's
+    whole state, which is the same here: a member's graphs are its own."""
+    tenant, brain = manifest.brain.tenant, manifest.brain.id
+    graphs = {g for run in read_runs(other, tenant, brain) for g in run.graphs}
+    reviews = v.reviews_graph(tenant, brain, "")
+    graphs |= {g for g in other.graphs() if g.startswith(reviews)}
+    ordered = [*sorted(graphs), v.catalog_graph(tenant, brain)]
+    if isinstance(store, OxigraphStore) and isinstance(other, OxigraphStore):
+        # Each graph dumped and bulk-loaded as N-Triples, read and written in Rust: copying
+        # it quad by quad through Python took longer than building a small member.
+        for graph in ordered:
+            store.load_documents([(graph, other.dump_graph(graph))])
+        return
+    for graph in ordered:
+        store.add(graph, list(other.triples([graph])))
 
 
 _LINKS = ("dcterms:requires", "dcterms:references", "rr:updates", "rr:declaresObsoletes")
@@ -239,33 +325,32 @@ def _member_of(members: list[Manifest], revision: str) -> str | None:
     )
 
 
-def _to_relink(members: list[Manifest], changed: set[str], edges: list[Edge]) -> set[str]:
-    """The members whose edges a rebuild of ``changed`` may change: the changed members
-    themselves (their own citations) and every member with an edge into one of their
-    documents (a citation of a document is written as an edge to it, and a citation of its
-    section also to the section's public page or to a section of its revision or RFC, all
-    named under the document: so its citing drafts are found by their last edges). The other
-    members' edges are kept as the group's current run wrote them."""
-    targets = [
-        iri
+def _documents_of(members: list[Manifest], chosen: set[str]) -> set[str]:
+    """The IRIs of the documents (drafts and RFCs) the ``chosen`` members hold."""
+    return {
+        v.document_iri(name)
         for m in members
-        if m.brain.id in changed
+        if m.brain.id in chosen
         for name in [*(d.name for d in m.draft), *(r.name for r in m.rfc)]
-        for iri in (v.document_iri(name), v.rfc_section_url(name, None))
-    ]
-    citing = {
-        member
-        for subject, _, target in edges
-        if any(_under(target, document) for document in targets)
-        and (member := _member_of(members, subject)) is not None
     }
-    return changed | citing
 
 
-def _under(iri: str, document: str) -> bool:
-    """Whether ``iri`` is ``document``'s or names a part of it (``…/rfc8446/section/4``,
-    ``…/rfc8446#section-4``), not another's whose name begins the same (``…/rfc84460``)."""
-    return iri == document or iri.startswith((f"{document}/", f"{document}#"))
+def _draft_section_page(draft: str, section: str) -> str:
+    """A draft's section on the Datatracker's page of its latest revision: how a citation of
+    the section is written whichever revision it resolves to (and where it resolves to none)."""
+    return f"{v.DATATRACKER}html/{draft}{v.fragment(section)}"
+
+
+def _cited_page(page: str) -> tuple[str, str] | None:
+    """(document, section number) of a section page :func:`_reference_batch` wrote an edge
+    to (:func:`~ratified_rdf.graph.vocab.rfc_section_url`, :func:`_draft_section_page`)."""
+    for prefix in (v.rfc_section_url("", None), f"{v.DATATRACKER}html/"):
+        if page.startswith(prefix) and "#" in page:
+            document, anchor = page[len(prefix) :].split("#", 1)
+            kind, _, number = anchor.partition("-")
+            if kind in ("section", "appendix") and number:
+                return document, number
+    return None
 
 
 def _read_references(
@@ -290,6 +375,7 @@ def _commit_group(
     store: TripleStore,
     built: list[BuildReport],
     kept: list[Edge],
+    into: set[str],
 ) -> GroupReport:
     tenant = group.tenant
     included: dict[str, Clearance] = {}
@@ -304,10 +390,9 @@ def _commit_group(
     writer = Writer(store, ShaclGate(), group.id, tenant)
     run = writer.begin_run()
     records = _group_records(group, members, run)
-    links, documents, edges = _reference_batch(members, references, run, store, included)
-    for subject, predicate, target in kept:
-        links.add(subject, _PREDICATES[predicate], target)
-    edges += len(kept)
+    links, documents, edges = _reference_batch(
+        members, references, run, store, included, kept, into
+    )
     if len(records.triples) + len(links.triples) <= IN_PROCESS_TRIPLES:
         # Starting the gate's worker processes costs more than checking a batch this small.
         writer.gate.workers = 1
@@ -352,19 +437,49 @@ def _reference_batch(
     run: RunContext,
     store: TripleStore,
     graphs: dict[str, Clearance],
+    kept: list[Edge] = [],  # noqa: B006 (never changed)
+    into: set[str] = set(),  # noqa: B006 (never changed)
 ) -> tuple[Batch, int, int]:
     """The edges from each draft's last revision to the documents and sections it cites.
 
-    An RFC's section is cited by its public page (rfc-editor.org's ``#section-N``), which every
-    reader can open; where the group holds the RFC, also by the brain's own section. A draft's
-    section is cited, where the group holds the draft, through the draft's revision current at
-    the citing revision's date (the rule the discussion's citations follow): the section of
-    that number in that revision."""
+    A section is cited by its public page (rfc-editor.org's ``#section-N`` for an RFC's, the
+    Datatracker's for a draft's), which every reader can open; where the group holds the RFC,
+    also by the brain's own section; where it holds the draft, through the draft's revision
+    current at the citing revision's date (the rule the discussion's citations follow): the
+    section of that number in that revision.
+
+    ``references`` may hold only some members' (a rebuild's): ``kept`` are the other members'
+    edges from the group's last run, less those into the sections of the documents ``into``
+    names (the rebuilt members'), which are found again from the pages the kept edges cite:
+    the rebuilt members' sections and revisions may have changed, the citing texts have not."""
     batch = Batch(run.graph("references"), "references between the group's documents")
     held = {rfc.name for m in members for rfc in m.rfc}
     drafts = {d.name for m in members for d in m.draft}
+    names = {v.document_iri(d): d for d in drafts}
     sections = _SectionFinder(store, list(graphs))
     documents = edges = 0
+
+    def resolved(draft: str, number: str, document: str, section: str) -> list[str]:
+        """The group's own sections a citation by ``draft``-``number`` of ``section`` of
+        ``document`` is to."""
+        if document.startswith("rfc"):
+            return sections.of(v.document_iri(document), section) if document in held else []
+        if document not in drafts:
+            return []
+        when = sections.date_of(draft, number)
+        at = sections.revision_at(document, when) if when else None
+        return sections.of(at, section) if at is not None else []
+
+    for subject, predicate, target in kept:
+        batch.add(subject, _PREDICATES[predicate], target)
+        edges += 1
+        page = _cited_page(target)
+        citing = names.get(subject.rsplit("/", 1)[0])
+        if page is None or citing is None or v.document_iri(page[0]) not in into:
+            continue
+        for section in resolved(citing, subject.rsplit("/", 1)[1], *page):
+            batch.add(subject, "dcterms:references", section)
+            edges += 1
     for manifest in members:
         for draft, number, _commit, cited in references.get(manifest.brain.id, []):
             documents += 1
@@ -382,16 +497,14 @@ def _reference_batch(
             for document, section in cited.sections:
                 if document == draft:
                     continue  # a draft's own sections, named with its own name
-                if document.startswith("rfc"):
-                    pairs.append(("dcterms:references", v.rfc_section_url(document, section)))
-                    if document in held:
-                        found = sections.of(v.document_iri(document), section)
-                        pairs += [("dcterms:references", s) for s in found]
-                elif document in drafts:
-                    when = sections.date_of(draft, number)
-                    at = sections.revision_at(document, when) if when else None
-                    if at is not None:
-                        pairs += [("dcterms:references", s) for s in sections.of(at, section)]
+                shown = (
+                    v.rfc_section_url(document, section)
+                    if document.startswith("rfc")
+                    else _draft_section_page(document, section)
+                )
+                pairs.append(("dcterms:references", shown))
+                found = resolved(draft, number, document, section)
+                pairs += [("dcterms:references", s) for s in found]
             for predicate, target in dict.fromkeys(pairs):
                 batch.add(revision, predicate, target)
                 edges += 1

@@ -16,6 +16,7 @@ from ratified_rdf import build as build_module
 from ratified_rdf._forked import Forked
 from ratified_rdf.answers.models import Expert, Holding, PersonActivity
 from ratified_rdf.build import build
+from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
 from ratified_rdf.group import GroupReport, build_group, is_group, load_group
@@ -697,10 +698,13 @@ def test_rebuilding_one_member_relinks_only_it_and_the_members_citing_it(
     alone = build_group(group, source=tmp_path, store=store, only=["wren"])
     assert alone.documents == 1
     assert _links(store) == before and alone.edges == whole.edges
-    # Wren and Robin cite Pigeon: a rebuilt Pigeon has them read again with it.
+    # Wren and Robin cite Pigeon's sections: a rebuilt Pigeon's are found again from the
+    # pages their kept edges cite, without reading their texts again.
     again = build_group(group, source=tmp_path, store=store, only=["pigeon"])
-    assert again.documents == whole.documents
+    assert again.documents == whole.documents - 2
     assert _links(store) == before
+    pigeon = "https://w3id.org/ratified-rdf/id/doc/draft-example-pigeon/"
+    assert any(f" <{pigeon}" in edge for edge in before)  # (there are such edges to find)
 
     # Wren's revision re-cut to cite Pigeon's Section 3: its edges follow, the others stay,
     # and the group is linked as a whole group's first build links it.
@@ -763,3 +767,58 @@ def test_the_groups_small_run_is_gated_in_process_against_the_whole_state(
     with pytest.raises(GateRejected):
         build_group(group, source=tmp_path, store=store, only=["robin"])
     assert _current(store, "nests") == current
+
+
+# ------------------------------------------------------------- members built elsewhere
+
+
+def test_members_built_in_their_own_stores_are_copied_not_built(
+    copies: Path, tmp_path: Path, birds: tuple[OxigraphStore, GroupReport]
+) -> None:
+    own = {}
+    for name, records in (("pigeon", PIGEON), ("sparrow", SPARROW_MANIFEST)):
+        own[name] = OxigraphStore()
+        build(records, source=str(copies / f"{name}-spec"), store=own[name])
+    store = OxigraphStore()
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    report = build_group(folder, source=copies, store=store, reuse=list(own.values()))
+    assert report.reused == ("pigeon", "sparrow") and report.built == ()
+    for name, other in own.items():
+        # The member's brain here is its own store's: the same run, graphs and triples.
+        assert _current(store, name) == _current(other, name)
+        graphs = [*_current(other, name)[1], v.catalog_graph(TENANT, name)]
+        assert _contents(store, graphs) == _contents(other, graphs)
+    # The group over the copies is the group built from scratch (birds): the same edges,
+    # the same answers, and every graph it reads valid.
+    assert _links(store, "birds") == _links(birds[0], "birds")
+    group, fresh = Brain.from_store(store, "birds"), Brain.from_store(birds[0], "birds")
+    for question in ("what updates RFC 9999?", "who knows most about sparrow?"):
+        mine, theirs = group.ask(question), fresh.ask(question)
+        assert [r.model_dump_json() for r in mine.results] == [
+            r.model_dump_json() for r in theirs.results
+        ]
+    assert group.validate() == []
+
+
+def test_a_member_built_from_another_state_is_built_not_copied(tmp_path: Path) -> None:
+    group, wren = _nests(tmp_path)
+    records = tmp_path / "records" / "wren"
+    other = OxigraphStore()
+    build(records, source=str(wren), store=other)
+    # Wren gains revision 01 after its own store was built: that store is out of date.
+    (wren / "draft-example-wren.xml").write_text(WREN_XML.replace("wren-00", "wren-01"))
+    _git(wren, "commit", "-q", "-am", "revision 01", date="2029-06-01T10:00:00Z")
+    _git(wren, "tag", "draft-example-wren-01")
+    manifest = records / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace('"00-00"', '"00-01"'))
+    store = OxigraphStore()
+    report = build_group(group, source=tmp_path, store=store, reuse=[other])
+    assert report.reused == ()
+    assert [b.brain_id for b in report.built] == ["pigeon", "wren", "robin"]
+    assert _current(store, "wren") != _current(other, "wren")
+    # Up to date, it is copied; never over a run the group's store already holds.
+    again = OxigraphStore()
+    build(records, source=str(wren), store=again)
+    fresh = OxigraphStore()
+    assert build_group(group, source=tmp_path, store=fresh, reuse=[again]).reused == ("wren",)
+    assert build_group(group, source=tmp_path, store=fresh, reuse=[again]).reused == ()

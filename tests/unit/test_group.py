@@ -822,3 +822,16 @@ def test_a_member_built_from_another_state_is_built_not_copied(tmp_path: Path) -
     fresh = OxigraphStore()
     assert build_group(group, source=tmp_path, store=fresh, reuse=[again]).reused == ("wren",)
     assert build_group(group, source=tmp_path, store=fresh, reuse=[again]).reused == ()
+
+
+def test_a_topic_is_found_by_its_drafts_initials_too(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    # "PTP": the Pigeon Transport Protocol, in both drafts' titles (tests/fixtures), in
+    # neither's name; as "ECH" is TLS Encrypted Client Hello's (draft-ietf-tls-esni).
+    card = Brain.from_store(birds[0], "birds").ask("who knows most about PTP across the group?")
+    assert card.intent == "group_topic_people"
+    people = {r.name: r for r in card.results if isinstance(r, Expert)}
+    drafts = {d.strip(",") for p in people.values() for d in p.reason.split(" of ")[1].split()}
+    assert drafts == {"draft-example-pigeon", "draft-example-sparrow"}
+    assert {"Alice Example", "Bob Example"} <= set(people)

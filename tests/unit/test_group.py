@@ -835,3 +835,20 @@ def test_a_topic_is_found_by_its_drafts_initials_too(
     drafts = {d.strip(",") for p in people.values() for d in p.reason.split(" of ")[1].split()}
     assert drafts == {"draft-example-pigeon", "draft-example-sparrow"}
     assert {"Alice Example", "Bob Example"} <= set(people)
+
+
+def test_section_citations_wrapped_or_listed_are_each_read() -> None:
+    # Fictional text in the ways the tlswg drafts write them: a kramdown citation wrapped
+    # over lines, "; Section" on the next line, two sections of one document in one phrase.
+    text = (
+        "---\nnormative:\n  RFC9999:\n  PIGEON: RFC9999\n---\n\n# Flight\n\n"
+        "Birds land as {{RFC9999,\nSection 4.2.3}} says; see {{RFC9999}};\nSection E.1 too.\n"
+        "Nests follow Section 4.4.3 and Section 4.4.4 of {{PIGEON}}, and Sections 5.4 and\n"
+        "E.3 of [RFC9999], and Section 6 and Appendix B.2 of RFC 9999.\n"
+    )
+    cited = {s for d, s in read_references(text).sections if d == "rfc9999"}
+    assert cited == {"4.2.3", "E.1", "4.4.3", "4.4.4", "5.4", "E.3", "6", "B.2"}
+    # The independent checker (tests/independent/references.py) reads the same.
+    from tests.independent.references import cited_sections
+
+    assert cited_sections(text, 9999) == cited

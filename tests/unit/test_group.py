@@ -852,3 +852,23 @@ def test_section_citations_wrapped_or_listed_are_each_read() -> None:
     from tests.independent.references import cited_sections
 
     assert cited_sections(text, 9999) == cited
+
+
+def test_the_build_command_copies_members_from_reuse_stores(copies: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ratified_rdf.surfaces.cli import main
+
+    stores = []
+    for name, records in (("pigeon", PIGEON), ("sparrow", SPARROW_MANIFEST)):
+        brain, _ = Brain.build(records, path=tmp_path / name, source=str(copies / f"{name}-spec"))
+        brain.close()
+        stores += ["--reuse", str(tmp_path / name)]
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    common = ["build", str(folder), "--source", str(copies), "--quiet"]
+    done = CliRunner().invoke(main, [*common, "--store", str(tmp_path / "group"), *stores])
+    assert done.exit_code == 0, done.output
+    assert "copied pigeon, sparrow from --reuse." in done.output
+    # --reuse is a group's option: on one brain's manifest it is a mistake, said as one.
+    alone = CliRunner().invoke(main, ["build", str(PIGEON), "--reuse", str(tmp_path / "pigeon")])
+    assert alone.exit_code == 2 and "--reuse is for a group's folder" in alone.output

@@ -9,7 +9,10 @@ graphs (``rr:includedGraph``). A reader of the group reads all of them as one br
 
 So rebuilding one repository rewrites only that repository's graphs, and the group's readers
 keep reading the member graphs its current run includes until the group's next run commits:
-the last complete group brain, never a half-built one.
+the last complete group brain, never a half-built one. The group's run then reads again only
+the rebuilt repository's texts for references, keeping the other members' edges. A member
+already built in another store (its own, say) can be copied from there instead of built
+(``build_group``'s ``reuse``).
 """
 
 from __future__ import annotations

@@ -207,7 +207,7 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
     ]
     report.publish(
         "group",
-        f"issues 50-55 round two: the group brain at scale ({group.group.id})",
+        f"issues 50-54 round three: the whole group brain ({group.group.id}, helper-c)",
         sections,
         record=args.record,
     )

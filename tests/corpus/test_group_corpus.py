@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 import subprocess
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ratified_rdf import Brain
+from ratified_rdf import Brain, BuildReport
 from ratified_rdf.answers.models import (
     Expert,
     HistoryEntry,
@@ -28,7 +29,7 @@ from ratified_rdf.group import build_group, find_source, load_group
 from ratified_rdf.records.manifest import Manifest, ManifestError
 from ratified_rdf.records.spec import last_revisions
 from ratified_rdf.sources.git_repo import GitRepository
-from tests.conftest import REPO, require_corpus
+from tests.conftest import REPO, TlswgStores, require_corpus
 from tests.independent.references import cited_sections, says_it_updates
 
 GROUP = REPO / "records" / "tlswg"
@@ -40,16 +41,35 @@ def _members() -> list[tuple[Path, Manifest]]:
 
 
 @pytest.fixture(scope="module")
-def group(tmp_path_factory: pytest.TempPathFactory) -> Brain:
-    for _, manifest in _members():
+def group(
+    tmp_path_factory: pytest.TempPathFactory,
+    tlswg_store: TlswgStores,
+    tls_build: tuple[Path, BuildReport],
+) -> Iterator[Brain]:
+    """The whole group file's brain, its members copied from the brains the session builds
+    once each for the other corpus tests (``build_group(reuse=…)``, ``ratified build
+    --reuse``): the group's own part (its links, what it holds) is built here."""
+    members = _members()
+    for _, manifest in members:
         name = manifest.brain.repository.rstrip("/").rsplit("/", 1)[-1]
         try:
             find_source(CORPUS, manifest)
         except ManifestError:  # a skip, or under CI=true a failure, saying what is missing
             require_corpus(CORPUS / "tlswg" / name / f"{name}.bundle", name)
+    built = [
+        tls_build[0] if folder == REPO / "records" / "tls13" else tlswg_store(folder.name)[0]
+        for folder, _ in members
+    ]
+    others = [OxigraphStore(path, shared=True) for path in built]
     store = OxigraphStore(tmp_path_factory.mktemp("tlswg") / "store")
-    build_group(GROUP, source=CORPUS, store=store)
-    return Brain.from_store(store, "tlswg")
+    report = build_group(GROUP, source=CORPUS, store=store, reuse=others)
+    for other in others:
+        other.close()
+    # Every member was copied, none built again: the session builds each brain once.
+    assert report.reused == tuple(m.brain.id for _, m in members) and report.built == ()
+    brain = Brain.from_store(store, "tlswg")
+    yield brain
+    brain.close()
 
 
 @pytest.fixture(scope="module")

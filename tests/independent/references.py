@@ -40,9 +40,20 @@ def cited_sections(text: str, rfc: int) -> set[str]:
             rf"\{{\{{[!?]?{k},\s*(?:Section|Appendix)\s+{_NUMBER}\s*\}}\}}",
             rf"(?:\[{k}\]|\{{\{{[!?]?{k}\}}\}}),?;?\s+(?:Section|Appendix)\s+{_NUMBER}",
             rf"<xref\s+target=\"{k}\"[^>]*\bsection=\"{_NUMBER}\"",
+            # kramdown-rfc's other way: {{Section 4.1.2 of RFC8446}}
+            rf"\{{\{{\s*(?:Section|Appendix)\s+{_NUMBER}\s+of\s+[!?]?{k}\s*\}}\}}",
         ]
         for pattern in patterns:
-            found |= set(re.findall(pattern, text))
+            found |= set(re.findall(pattern, text, re.IGNORECASE))
+        # A list of sections of one document: "Sections 5.4 and E.3 of [RFC8446]", "Section
+        # 5.4 and Appendix E.3 of RFC 8446", "{{RFC8446}} section 4.2.3" (any case).
+        spaced = re.escape(key).replace("RFC", r"RFC\s?")
+        listed = (
+            rf"(?:Sections?|Appendix|Appendices)\s+({_NUMBER}(?:\s*(?:,|and|,\s*and)\s*"
+            rf"(?:(?:Section|Appendix)\s+)?{_NUMBER})*)\s+of\s+(?:\[|\{{\{{[!?]?)?{spaced}\b"
+        )
+        for whole, *_ in re.findall(listed, text, re.IGNORECASE):
+            found |= set(re.findall(rf"\b{_NUMBER}(?![\w])", whole))
     return {n.rstrip(".") for n in found}
 
 

@@ -16,6 +16,7 @@ from ratified_rdf import build as build_module
 from ratified_rdf._forked import Forked
 from ratified_rdf.answers.models import Expert, Holding, PersonActivity
 from ratified_rdf.build import build
+from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
 from ratified_rdf.group import GroupReport, build_group, is_group, load_group
@@ -663,3 +664,211 @@ def test_xml2rfc_v2_includes_and_a_text_headers_long_lists_are_read() -> None:
     cited = references_in("draft-example-kite-01.txt", text)
     assert cited is not None
     assert (cited.updates, cited.obsoletes) == ((9999, 9998, 9997, 9996, 9995), (1149, 2549))
+
+
+# ------------------------------------------------------------------ relinking one member
+
+
+def _links(store: OxigraphStore, brain: str = "nests") -> set[str]:
+    """The edges between documents the group's current run wrote."""
+    run = next(r for r in read_runs(store, TENANT, brain) if r.current)
+    return set(map(str, store.triples([g for g in run.graphs if g.endswith("/references")])))
+
+
+def _nests(folder: Path) -> tuple[Path, Path]:
+    """Pigeon, Wren and Robin (both citing Pigeon's sections) under ``folder``: the group's
+    records folder and Wren's repository."""
+    make_pigeon_repo(folder)
+    wren, records = _member(
+        folder, "wren", "draft-example-wren.xml", WREN_XML, "2029-03-01T10:00:00Z"
+    )
+    _, robin = _member(folder, "robin", "draft-example-robin.txt", ROBIN_TXT, "2031-07-01T10:00Z")
+    return _group(folder, [PIGEON, records, robin], "nests"), wren
+
+
+def test_rebuilding_one_member_relinks_only_it_and_the_members_citing_it(
+    tmp_path: Path,
+) -> None:
+    group, wren = _nests(tmp_path)
+    store = OxigraphStore()
+    whole = build_group(group, source=tmp_path, store=store)
+    before = _links(store)
+    # Nothing cites Wren: only Wren's own last revision is read again, and every edge is
+    # the same as the whole group's link step wrote.
+    alone = build_group(group, source=tmp_path, store=store, only=["wren"])
+    assert alone.documents == 1
+    assert _links(store) == before and alone.edges == whole.edges
+    # Wren and Robin cite Pigeon's sections: a rebuilt Pigeon's are found again from the
+    # pages their kept edges cite, without reading their texts again.
+    again = build_group(group, source=tmp_path, store=store, only=["pigeon"])
+    assert again.documents == whole.documents - 2
+    assert _links(store) == before
+    pigeon = "https://w3id.org/ratified-rdf/id/doc/draft-example-pigeon/"
+    assert any(f" <{pigeon}" in edge for edge in before)  # (there are such edges to find)
+
+    # Wren's revision re-cut to cite Pigeon's Section 3: its edges follow, the others stay,
+    # and the group is linked as a whole group's first build links it.
+    _git(wren, "rm", "-q", "draft-example-wren.xml")
+    (wren / "draft-example-wren.xml").write_text(WREN_XML.replace("Section 2", "Section 3"))
+    _git(wren, "add", "-A")
+    _git(wren, "commit", "-q", "-m", "revision 00 again", date="2029-03-02T10:00:00Z")
+    _git(wren, "tag", "-f", "draft-example-wren-00")
+    build_group(group, source=tmp_path, store=store, only=["wren"])
+    fresh = OxigraphStore()
+    build_group(group, source=tmp_path, store=fresh)
+    assert _links(store) == _links(fresh) != before
+    changed = {edge for edge in before ^ _links(store)}
+    assert changed and all("/draft-example-wren/" in edge.split(" ")[0] for edge in changed)
+
+
+def test_the_groups_small_run_is_gated_in_process_against_the_whole_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ratified_rdf import group as group_module
+    from ratified_rdf.graph.gate import GateRejected, ShaclGate
+    from ratified_rdf.graph.vocab import repository_iri
+
+    group, _ = _nests(tmp_path)
+    store = OxigraphStore()
+    build_group(group, source=tmp_path, store=store)
+    current = _current(store, "nests")
+    monkeypatch.setenv("RATIFIED_GATE_WORKERS", "4")
+
+    real_workers = ShaclGate._check_in_workers
+    checked: list[str] = []
+
+    def in_workers(gate: ShaclGate, items: Any, *args: Any, **kwargs: Any) -> None:
+        items = list(items)
+        checked.extend(getattr(item, "source", "") for item in items)
+        if any(getattr(item, "source", "").startswith("group nests") for item in items):
+            raise AssertionError("the group's small run started gate workers")
+        real_workers(gate, items, *args, **kwargs)
+
+    monkeypatch.setattr(ShaclGate, "_check_in_workers", in_workers)
+    build_group(group, source=tmp_path, store=store, only=["robin"])
+    assert _current(store, "nests") != current
+    assert "manifest of robin" in checked  # the member's own run still has its workers
+    current = _current(store, "nests")
+
+    # Checked in this process, it is still checked: a record the shapes refuse (a
+    # repository's address as plain text) is rejected, and the group's run stays as it was.
+    real = group_module._group_records
+
+    def wrong(*args: Any) -> Any:
+        batch = real(*args)
+        batch.text(
+            repository_iri("https://github.com/example/robin-spec"),
+            "rr:repositoryUrl",
+            "https://github.com/example/robin-spec",
+        )
+        return batch
+
+    monkeypatch.setattr(group_module, "_group_records", wrong)
+    with pytest.raises(GateRejected):
+        build_group(group, source=tmp_path, store=store, only=["robin"])
+    assert _current(store, "nests") == current
+
+
+# ------------------------------------------------------------- members built elsewhere
+
+
+def test_members_built_in_their_own_stores_are_copied_not_built(
+    copies: Path, tmp_path: Path, birds: tuple[OxigraphStore, GroupReport]
+) -> None:
+    own = {}
+    for name, records in (("pigeon", PIGEON), ("sparrow", SPARROW_MANIFEST)):
+        own[name] = OxigraphStore()
+        build(records, source=str(copies / f"{name}-spec"), store=own[name])
+    store = OxigraphStore()
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    report = build_group(folder, source=copies, store=store, reuse=list(own.values()))
+    assert report.reused == ("pigeon", "sparrow") and report.built == ()
+    for name, other in own.items():
+        # The member's brain here is its own store's: the same run, graphs and triples.
+        assert _current(store, name) == _current(other, name)
+        graphs = [*_current(other, name)[1], v.catalog_graph(TENANT, name)]
+        assert _contents(store, graphs) == _contents(other, graphs)
+    # The group over the copies is the group built from scratch (birds): the same edges,
+    # the same answers, and every graph it reads valid.
+    assert _links(store, "birds") == _links(birds[0], "birds")
+    group, fresh = Brain.from_store(store, "birds"), Brain.from_store(birds[0], "birds")
+    for question in ("what updates RFC 9999?", "who knows most about sparrow?"):
+        mine, theirs = group.ask(question), fresh.ask(question)
+        assert [r.model_dump_json() for r in mine.results] == [
+            r.model_dump_json() for r in theirs.results
+        ]
+    assert group.validate() == []
+
+
+def test_a_member_built_from_another_state_is_built_not_copied(tmp_path: Path) -> None:
+    group, wren = _nests(tmp_path)
+    records = tmp_path / "records" / "wren"
+    other = OxigraphStore()
+    build(records, source=str(wren), store=other)
+    # Wren gains revision 01 after its own store was built: that store is out of date.
+    (wren / "draft-example-wren.xml").write_text(WREN_XML.replace("wren-00", "wren-01"))
+    _git(wren, "commit", "-q", "-am", "revision 01", date="2029-06-01T10:00:00Z")
+    _git(wren, "tag", "draft-example-wren-01")
+    manifest = records / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace('"00-00"', '"00-01"'))
+    store = OxigraphStore()
+    report = build_group(group, source=tmp_path, store=store, reuse=[other])
+    assert report.reused == ()
+    assert [b.brain_id for b in report.built] == ["pigeon", "wren", "robin"]
+    assert _current(store, "wren") != _current(other, "wren")
+    # Up to date, it is copied; never over a run the group's store already holds.
+    again = OxigraphStore()
+    build(records, source=str(wren), store=again)
+    fresh = OxigraphStore()
+    assert build_group(group, source=tmp_path, store=fresh, reuse=[again]).reused == ("wren",)
+    assert build_group(group, source=tmp_path, store=fresh, reuse=[again]).reused == ()
+
+
+def test_a_topic_is_found_by_its_drafts_initials_too(
+    birds: tuple[OxigraphStore, GroupReport],
+) -> None:
+    # "PTP": the Pigeon Transport Protocol, in both drafts' titles (tests/fixtures), in
+    # neither's name; as "ECH" is TLS Encrypted Client Hello's (draft-ietf-tls-esni).
+    card = Brain.from_store(birds[0], "birds").ask("who knows most about PTP across the group?")
+    assert card.intent == "group_topic_people"
+    people = {r.name: r for r in card.results if isinstance(r, Expert)}
+    drafts = {d.strip(",") for p in people.values() for d in p.reason.split(" of ")[1].split()}
+    assert drafts == {"draft-example-pigeon", "draft-example-sparrow"}
+    assert {"Alice Example", "Bob Example"} <= set(people)
+
+
+def test_section_citations_wrapped_or_listed_are_each_read() -> None:
+    # Fictional text in the ways the tlswg drafts write them: a kramdown citation wrapped
+    # over lines, "; Section" on the next line, two sections of one document in one phrase.
+    text = (
+        "---\nnormative:\n  RFC9999:\n  PIGEON: RFC9999\n---\n\n# Flight\n\n"
+        "Birds land as {{RFC9999,\nSection 4.2.3}} says; see {{RFC9999}};\nSection E.1 too.\n"
+        "Nests follow Section 4.4.3 and Section 4.4.4 of {{PIGEON}}, and Sections 5.4 and\n"
+        "E.3 of [RFC9999], and Section 6 and Appendix B.2 of RFC 9999.\n"
+    )
+    cited = {s for d, s in read_references(text).sections if d == "rfc9999"}
+    assert cited == {"4.2.3", "E.1", "4.4.3", "4.4.4", "5.4", "E.3", "6", "B.2"}
+    # The independent checker (tests/independent/references.py) reads the same.
+    from tests.independent.references import cited_sections
+
+    assert cited_sections(text, 9999) == cited
+
+
+def test_the_build_command_copies_members_from_reuse_stores(copies: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ratified_rdf.surfaces.cli import main
+
+    stores = []
+    for name, records in (("pigeon", PIGEON), ("sparrow", SPARROW_MANIFEST)):
+        brain, _ = Brain.build(records, path=tmp_path / name, source=str(copies / f"{name}-spec"))
+        brain.close()
+        stores += ["--reuse", str(tmp_path / name)]
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    common = ["build", str(folder), "--source", str(copies), "--quiet"]
+    done = CliRunner().invoke(main, [*common, "--store", str(tmp_path / "group"), *stores])
+    assert done.exit_code == 0, done.output
+    assert "copied pigeon, sparrow from --reuse." in done.output
+    # --reuse is a group's option: on one brain's manifest it is a mistake, said as one.
+    alone = CliRunner().invoke(main, ["build", str(PIGEON), "--reuse", str(tmp_path / "pigeon")])
+    assert alone.exit_code == 2 and "--reuse is for a group's folder" in alone.output

@@ -209,19 +209,45 @@ def published(session: Session, question: str, route: Route) -> Answer:
     )
 
 
+def _about(topic: str, name: str, title: str) -> bool:
+    """Whether a draft of this name and title is about ``topic``: the topic is part of its
+    name or title, or, written in capitals (ECH), the initials of consecutive capitalised
+    words of its title (TLS *E*ncrypted *C*lient *H*ello), as a draft's acronym is made."""
+    folded = topic.casefold()
+    if folded in name.casefold() or folded in title.casefold():
+        return True
+    if not re.fullmatch(r"[A-Z]{3,8}", topic):
+        return False
+    initials = ""
+    for word in [*title.split(), ""]:  # a run of capitalised words ends at any other word
+        if word[:1].isupper():
+            initials += word[0]
+            continue
+        if topic in initials:
+            return True
+        initials = ""
+    return False
+
+
 def topic_people(session: Session, question: str, route: Route) -> Answer:
     """Who worked most on the drafts whose name or title holds the question's topic."""
     found = _TOPIC.search(question.strip())
     topic = found.group("topic").strip() if found else ""
     if not topic:
         return out_of_scope(session, question, "it names no topic")
-    rows = session.run("group_topic_people", word=topic)
+    drafts = tuple(
+        NamedNode(text_of(row, "draft") or "")
+        for row in session.run("group_drafts")
+        if _about(topic, text_of(row, "draftName") or "", text_of(row, "title") or "")
+    )
+    rows = session.run("group_topic_people", draft=drafts) if drafts else []
     if not rows:
         return _unknown(
             session,
             question,
             TOPIC_PEOPLE,
-            f"No draft in this brain has {topic!r} in its name or title.",
+            f"No draft in this brain has {topic!r} in its name or title, nor as its title's "
+            "initials.",
         )
     people = [
         Expert(
@@ -399,7 +425,7 @@ register(
         needs=lambda m, r: not m.sections and not m.people and _names_topic(r),
         uses=0,
         answer=topic_people,
-        queries=("group_topic_people",),
+        queries=("group_drafts", "group_topic_people"),
         results=(Expert,),
         examples=("who knows most about ECH?",),
     )

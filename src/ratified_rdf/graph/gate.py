@@ -178,9 +178,17 @@ class _Preparer:
 class ShaclGate:
     """Validates batches against the shapes, in the context of what is already stored."""
 
-    def __init__(self, shapes: rdflib.Graph | None = None, engine: str | None = None) -> None:
+    def __init__(
+        self,
+        shapes: rdflib.Graph | None = None,
+        engine: str | None = None,
+        workers: int | None = None,
+    ) -> None:
         """``engine``: one of :data:`~ratified_rdf.graph.shacl_engines.ENGINES`; by default
-        ``$RATIFIED_GATE_ENGINE``, else the compiled engine (``native``)."""
+        ``$RATIFIED_GATE_ENGINE``, else the compiled engine (``native``). ``workers``: how many
+        processes check a run's batches when a call does not say (1: in this process); by
+        default ``$RATIFIED_GATE_WORKERS``, else one per core."""
+        self.workers = workers
         self.shapes = shapes if shapes is not None else load_shapes()
         self.engine_name = engine or os.environ.get("RATIFIED_GATE_ENGINE") or "native"
         self.engine = engine_named(self.engine_name, self.shapes)
@@ -317,7 +325,7 @@ class ShaclGate:
         ``alongside`` on a thread of this process. A run staged in any other store (a server)
         without one is read here, one batch ahead of the workers, and ``alongside`` runs after
         the check."""
-        workers = _workers(workers)
+        workers = _workers(self.workers if workers is None else workers)
         if workers > 1 and run.context is not None and fresh_workers():
             # Workers started afresh, each opening the context from its files: forked from
             # this process, each would come to hold pages of all it holds (the view, the
@@ -346,7 +354,7 @@ class ShaclGate:
     def checks_early(self, workers: int | None = None) -> bool:
         """Whether :meth:`check_early` checks: in workers started afresh, several of them
         (the build's process then has the view to derive while they check)."""
-        return _workers(workers) > 1 and fresh_workers()
+        return _workers(self.workers if workers is None else workers) > 1 and fresh_workers()
 
     def check_early(
         self,
@@ -401,7 +409,7 @@ class ShaclGate:
         :class:`GateRejected` for the first rejected batch in the given order, and
         :class:`GateWorkerDied` when a worker process is killed.
         """
-        workers = _workers(workers)
+        workers = _workers(self.workers if workers is None else workers)
         if workers <= 1:
             found: list[tuple[str, list[Violation]]] = []
             for item in prepared:

@@ -53,7 +53,17 @@ _INLINE_ALIAS = re.compile(
     re.IGNORECASE,
 )
 _ALIAS_ENTRY = re.compile(r"^\s+([A-Za-z][\w\-]*)\s*:\s*(RFC\s*\d{1,5}|I-D\.[A-Za-z0-9.\-]+)\s*$")
-_SEMICOLON = re.compile(r"(\}\}|\]);[ \t]*((?:Section|Appendix)\s)", re.IGNORECASE)
+_SEMICOLON = re.compile(r"(\}\}|\]);\s*((?:Section|Appendix)\s)", re.IGNORECASE)
+# A kramdown citation wrapped over lines ("{{RFC8446,\nSection 4.2.3}}") is one citation.
+_BRACED = re.compile(r"\{\{[^{}\n]*\n[^{}]*\}\}")
+# Several sections of one document: "Section 4.4.3 and Section 4.4.4 of {{TLS13}}", "Sections
+# 5.4 and E.3 of [RFC8446]": each is cited ("Section 4.4.3 of {{TLS13}}, Section 4.4.4 of …").
+_SECTION_NUMBER = r"(?:[0-9]+(?:\.[0-9]+)*|[A-Z](?:\.[0-9]+)*)(?![\w])"
+_LISTED = re.compile(
+    rf"\b(?:Sections?|Appendix|Appendices)\s+({_SECTION_NUMBER}(?:\s*(?:,|and|,\s*and)\s*"
+    rf"(?:(?:Section|Appendix)\s+)?{_SECTION_NUMBER})+)\s+of\s+"
+    r"(\[[^\]\n]+\]|\{\{[^{}\n]+\}\}|RFC\s?\d{1,5}\b)"
+)
 _CITING = re.compile(r"\{\{[^{}\n]*\}\}|\[[^\[\]\n]*\]")
 
 
@@ -142,11 +152,13 @@ def cited_sections(body: str, aliases: dict[str, str]) -> tuple[tuple[str, str],
     to what they stand for (``RFC8446``, ``I-D.ietf-tls-esni``). Citations are written as the
     formats write them once rendered: "Section 4.2 of [RFC8446]", "[TLS13], Section 4",
     ``{{RFC8446, Section 4}}``."""
+    body = _BRACED.sub(lambda m: " ".join(m.group(0).split()), body)
+    body = _LISTED.sub(_each_listed, body)
     if aliases:
         body = _CITING.sub(lambda m: _unaliased(m.group(0), aliases), body)
     body = _DRAFT_KEY_ALONE.sub(lambda m: f"draft-{m.group(1).lower()}", body)
     body = _DRAFT_KEY.sub(lambda m: f"{m.group(1)}draft-{m.group(2).lower()}", body)
-    # "{{TLS13}}; Section 9.3" cites as "{{TLS13}}, Section 9.3" does.
+    # "{{TLS13}}; Section 9.3" cites as "{{TLS13}}, Section 9.3" does (on the next line too).
     body = _SEMICOLON.sub(r"\1, \2", body)
     found: dict[tuple[str, str], None] = {}
     for citation in find_citations(body):
@@ -157,6 +169,14 @@ def cited_sections(body: str, aliases: dict[str, str]) -> tuple[tuple[str, str],
         elif citation.draft is not None:
             found[(citation.draft, citation.section)] = None
     return tuple(found)
+
+
+def _each_listed(found: re.Match[str]) -> str:
+    """Each section of a list of one document's sections, cited on its own."""
+    numbers = re.findall(rf"\b{_SECTION_NUMBER}", found.group(1))
+    return ", ".join(
+        f"{'Appendix' if n[0].isalpha() else 'Section'} {n} of {found.group(2)}" for n in numbers
+    )
 
 
 def _indent(line: str) -> int:

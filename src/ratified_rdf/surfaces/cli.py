@@ -364,8 +364,21 @@ def main() -> None:
     help="For a group (a folder holding group.toml): rebuild only this member brain "
     "(repeatable); the others keep their current runs.",
 )
+@click.option(
+    "--reuse",
+    "reuse",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="For a group: a store folder where members are already built from the same copies "
+    "(repeatable); a member it holds up to date is copied from it instead of built.",
+)
 def build_command(
-    manifest: Path, source: str | None, store: Path | str, quiet: bool, members: tuple[str, ...]
+    manifest: Path,
+    source: str | None,
+    store: Path | str,
+    quiet: bool,
+    members: tuple[str, ...],
+    reuse: tuple[Path, ...],
 ) -> None:
     """Build (or rebuild) the brain a manifest describes, or every repository of a group
     (a folder holding group.toml, --source the folder holding their copies)."""
@@ -376,10 +389,11 @@ def build_command(
 
     if is_group(manifest):
         with workers_start_afresh():
-            _build_group(manifest, source, store, quiet, members)
+            _build_group(manifest, source, store, quiet, members, reuse)
         return
-    if members:
-        raise _Mistake(f"--member is for a group's folder; {manifest} holds no group.toml.")
+    if members or reuse:
+        option = "--member" if members else "--reuse"
+        raise _Mistake(f"{option} is for a group's folder; {manifest} holds no group.toml.")
     # A store this command makes it removes if the build fails (the log's folder too, see
     # _audit_log): an empty store would only be in the way of the next try.
     made = isinstance(store, Path) and not store.exists()
@@ -427,7 +441,12 @@ def _save_first_lookups(store: Path, brain_id: str, tenant: str) -> None:
 
 
 def _build_group(
-    folder: Path, source: str | None, store: Path | str, quiet: bool, members: tuple[str, ...]
+    folder: Path,
+    source: str | None,
+    store: Path | str,
+    quiet: bool,
+    members: tuple[str, ...],
+    reuse: tuple[Path, ...] = (),
 ) -> None:
     from ratified_rdf._reading import build_store
     from ratified_rdf.audit import AuditLog, audit_folder
@@ -439,6 +458,10 @@ def _build_group(
             "repository's <name>/<name>.bundle (such as ../shared/corpus)."
         )
     target = build_store(store)
+    from ratified_rdf.graph.store import OxigraphStore
+
+    # Opened as readers: another store's build is copied, never changed.
+    others = [OxigraphStore(path, shared=True) for path in reuse]
     log = AuditLog.open(audit_folder(store))
     try:
         report = build_group(
@@ -449,11 +472,14 @@ def _build_group(
             progress=not quiet,
             audit=log,
             log=lambda line: click.echo(line, err=True),
+            reuse=others,
         )
     finally:
         log.checkpoint()
         log.close()
         target.close()
+        for other in others:
+            other.close()
     for built in report.built:
         for note in built.notes:
             click.echo(f"Note ({built.brain_id}): {note}", err=True)
@@ -465,7 +491,8 @@ def _build_group(
     click.echo(
         f"Built group '{report.group_id}' in {store} (run {report.run_id}): "
         f"{len(report.members)} repositories, {report.documents} documents read for "
-        f"references, {report.edges:,} edges between documents."
+        f"references, {report.edges:,} edges between documents"
+        + (f"; copied {', '.join(report.reused)} from --reuse." if report.reused else ".")
     )
 
 

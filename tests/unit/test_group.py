@@ -872,3 +872,25 @@ def test_the_build_command_copies_members_from_reuse_stores(copies: Path, tmp_pa
     # --reuse is a group's option: on one brain's manifest it is a mistake, said as one.
     alone = CliRunner().invoke(main, ["build", str(PIGEON), "--reuse", str(tmp_path / "pigeon")])
     assert alone.exit_code == 2 and "--reuse is for a group's folder" in alone.output
+
+
+def test_a_reuse_folder_that_is_not_there_is_a_mistake_said_at_once(
+    copies: Path, tmp_path: Path
+) -> None:
+    # The option parses whatever folder it names (the documented examples parse as written);
+    # a folder that is not there is the user's mistake, said before anything is built.
+    from click.testing import CliRunner
+
+    from ratified_rdf.surfaces.cli import main
+
+    folder = _group(tmp_path, [PIGEON, SPARROW])
+    missing = tmp_path / "not-built"
+    store = tmp_path / "group"
+    done = CliRunner().invoke(
+        main,
+        ["build", str(folder), "--source", str(copies), "--store", str(store), "--quiet",
+         "--reuse", str(missing)],
+    )  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert f"--reuse {missing}: there is no store there." in done.output
+    assert not missing.exists()

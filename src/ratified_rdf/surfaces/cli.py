@@ -368,7 +368,7 @@ def main() -> None:
     "--reuse",
     "reuse",
     multiple=True,
-    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    type=click.Path(path_type=Path, file_okay=False),
     help="For a group: a store folder where members are already built from the same copies "
     "(repeatable); a member it holds up to date is copied from it instead of built.",
 )
@@ -460,6 +460,13 @@ def _build_group(
     target = build_store(store)
     from ratified_rdf.graph.store import OxigraphStore
 
+    for path in reuse:
+        if not path.is_dir():
+            raise _Mistake(
+                f"--reuse {path}: there is no store there. Give the folder of a brain built "
+                "from the same copies (the --store of an earlier `ratified build`), or leave "
+                "--reuse out to build every member."
+            )
     # Opened as readers: another store's build is copied, never changed.
     others = [OxigraphStore(path, shared=True) for path in reuse]
     log = AuditLog.open(audit_folder(store))

@@ -96,7 +96,9 @@ def _assert_closed_and_signed(store: Path, heads_before: int, question: str) -> 
     asks = [e for e in entries if e.get("kind") == "ask" and e["actor"] == "mcp"]
     assert asks and asks[-1]["subject"]["question"] == question
     heads = tree_heads(store)
-    assert len(heads) == heads_before + 1
+    # A periodic head may be signed while the call runs (a slow machine): the last one is
+    # what the closing signed, over every record.
+    assert len(heads) > heads_before
     assert heads[-1]["tree_size"] == len(entries)
 
 
@@ -333,7 +335,9 @@ def test_closing_stdin_while_a_query_runs_ends_the_server_and_its_worker(
             process.wait()
     # Closed, not killed: the brain signed a last tree head, over the query's records too.
     heads = tree_heads(pigeon_store)
-    assert len(heads) == heads_before + 1
+    # A periodic head may be signed while the call runs (a slow machine): the last one is
+    # what the closing signed, over every record.
+    assert len(heads) > heads_before
     assert heads[-1]["tree_size"] == len(audit_entries(pigeon_store))
     _assert_the_query_ended(pigeon_store, CLIENT_GONE)
 
@@ -353,7 +357,9 @@ def test_sigterm_while_a_query_runs_ends_the_server_and_its_worker(pigeon_store:
             process.wait()
         if process.stdin is not None:
             process.stdin.close()
-    assert len(tree_heads(pigeon_store)) == heads_before + 1
+    heads = tree_heads(pigeon_store)
+    assert len(heads) > heads_before  # a periodic head may come first on a slow machine
+    assert heads[-1]["tree_size"] == len(audit_entries(pigeon_store))
     _assert_the_query_ended(pigeon_store, SERVER_STOPPED)
 
 

@@ -297,7 +297,14 @@ class Reading:
         if not set(graphs) <= {*self.scope.read_graphs, self.catalog}:
             raise BrainError("Only graphs this reader may read can be exported.")
         plain = [g for g in graphs if g != self.catalog]
-        data = publish.nquads(self.store, plain) if plain else b""
+        # The copy in memory of exactly these graphs, if this process keeps one: written out
+        # by the engine alone, several times quicker than from the store, and without holding
+        # the interpreter's lock that a server's cards need meanwhile.
+        copy = self.copies.copies.get(tuple(sorted(plain)))
+        if copy is not None:
+            data = copy.nquads()
+        else:
+            data = publish.nquads(self.store, plain) if plain else b""
         if self.catalog in graphs:
             data += publish.catalog_nquads(self.store, self.scope)
         return data

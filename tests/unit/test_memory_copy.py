@@ -164,3 +164,31 @@ def test_without_waiting_for_the_copy_the_store_answers_alike_meanwhile(
         assert isinstance(pending.result(timeout=120), MemoryDataset)
         assert isinstance(brain.reading.session().store, MemoryDataset)
         assert _content(brain, question) == expected
+
+
+def test_an_export_is_written_from_the_copy_in_memory(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The query workers' export of the reader's graphs comes from the copy in memory when the
+    brain keeps one (the engine writes it, without handing each quad to Python), and holds
+    the same quads as the store's."""
+    from pyoxigraph import RdfFormat, parse
+
+    from ratified_rdf.graph import publish
+
+    on_disk = Brain.open(folder)
+    in_memory = Brain.open(folder, in_memory=True)
+    try:
+        graphs = list(in_memory.read_graphs)
+        expected = set(parse(on_disk.reading.export(graphs), RdfFormat.N_QUADS))
+
+        def from_the_store(*args: object) -> bytes:
+            raise AssertionError("exported quad by quad from the store")
+
+        monkeypatch.setattr(publish, "nquads", from_the_store)
+        exported = set(parse(in_memory.reading.export(graphs), RdfFormat.N_QUADS))
+    finally:
+        on_disk.close()
+        in_memory.close()
+    assert expected
+    assert exported == expected

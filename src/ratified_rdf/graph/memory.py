@@ -63,6 +63,12 @@ class MemoryDataset:
         """The number of quads copied."""
         return len(self._copy)
 
+    def nquads(self) -> bytes:
+        """Every copied graph as N-Quads, written by the engine itself: it lets go of the
+        interpreter's lock while it writes, where a dump that hands each quad to Python holds
+        it throughout, and every thread of a server answering meanwhile waits for it."""
+        return self._copy.dump(format=RdfFormat.N_QUADS) or b""
+
     def query(self, sparql: str, graphs: Sequence[str] | None = None) -> QueryResult:
         """Run a SELECT or ASK over ``graphs`` (default: every copied graph), their union
         being the default graph, as :meth:`OxigraphStore.query` does on the store."""

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyoxigraph import NamedNode, Quad, Store
@@ -216,3 +218,55 @@ def test_the_readers_graphs_are_copied_into_memory_and_answered_from_there(
     assert worker.loaded[CATALOG] == (0, "public")
     seen = _values(_ask(sandbox, "SELECT ?g ?s { GRAPH ?g { ?s ?p ?o } }", export))
     assert seen == {OURS, CATALOG, "urn:x-test:loft/1", "urn:x-test:run/public"}
+
+
+def test_held_copies_leave_the_worker_on_its_checkpoint_until_allowed(
+    sandbox: QuerySandbox, store: Path
+) -> None:
+    # A server holds the copies while it starts, so the first queries do not share the
+    # processors with an export and a load: they are answered from the checkpoint meanwhile.
+    export = Exports(store)
+    count = "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"
+    sandbox.hold_copies()
+    for _ in range(3):
+        assert _values(_ask(sandbox, count, export)) == {"1"}
+    (worker,) = sandbox._all
+    assert (OURS,) not in export.calls and worker.copying is None and OURS not in worker.loaded
+    sandbox.allow_copies()
+    for _ in range(GUARD_TRIES):
+        if OURS in worker.loaded:
+            break
+        assert _values(_ask(sandbox, count, export)) == {"1"}
+        time.sleep(0.05)
+    assert (OURS,) in export.calls and worker.loaded[OURS] == (0, "")
+
+
+def test_workers_are_warmed_one_at_a_time(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a small machine a query that comes during the warm-up shares the processors with one
+    # worker's start, not with every worker's at once.
+    sandbox = QuerySandbox(SandboxLimits(workers=3, timeout_s=600), store=store)
+    real = sandbox._warm
+    lock = threading.Lock()
+    starting: list[int] = [0]
+    most: list[int] = [0]
+
+    def counted(worker: Any, *args: Any) -> None:
+        cold = not worker.alive()
+        with lock:
+            starting[0] += cold
+            most[0] = max(most[0], starting[0])
+        try:
+            if cold:
+                time.sleep(0.2)  # long enough for the others to start too, if they do
+            real(worker, *args)
+        finally:
+            with lock:
+                starting[0] -= cold
+
+    monkeypatch.setattr(sandbox, "_warm", counted)
+    try:
+        asyncio.run(sandbox.warm([OURS], Exports(store)))
+        assert all(worker.alive() for worker in sandbox._all)
+    finally:
+        sandbox.close()
+    assert most[0] == 1

@@ -321,6 +321,8 @@ class QuerySandbox:
         self.ended = 0
         """Queries ended by the sandbox (deadline or memory) since it started."""
         self._spool = _Spool()
+        self._copies = threading.Event()
+        self._copies.set()
         # A thread per slot waits on its worker, of the sandbox's own: on the event loop's
         # shared pool, queries running for seconds would leave the server's other short jobs
         # (an audit record's write, for every query) queueing for the few threads left.
@@ -338,6 +340,17 @@ class QuerySandbox:
     def close(self) -> None:
         """Stop every worker."""
         self._finalizer()
+
+    def hold_copies(self) -> None:
+        """Start no worker's copy in memory (nor the export it loads) until
+        :meth:`allow_copies`: workers answer from their checkpoints meanwhile. A server holds
+        them while it starts, so that its first answers have the processors to themselves."""
+        self._copies.clear()
+
+    def allow_copies(self) -> None:
+        """Let workers copy the graphs they answer over into memory again (the next query over
+        them starts its worker's copy)."""
+        self._copies.set()
 
     # slots ------------------------------------------------------------------------------------
 
@@ -469,17 +482,19 @@ class QuerySandbox:
         export: Exporter,
         *,
         deadline: float | None = None,
+        fresh: bool = False,
     ) -> QueryReply:
         """Run ``request`` for ``client`` (a token digest or an address) on a worker, sending
         it graphs it lacks through ``export``; raise :class:`SandboxError` when the query is
         refused, fails, or is ended. ``deadline`` (``time.monotonic()`` seconds) is when the
         query must be answered, by default ``timeout_s`` from now: a caller that spent some
-        of the query's time already (copying the reader's graphs) passes its own."""
+        of the query's time already (copying the reader's graphs) passes its own. ``fresh``
+        runs it on a worker not started yet if a free one is (what a warm-up wants)."""
         if deadline is None:
             deadline = time.monotonic() + self.limits.timeout_s
         lane = await self._acquire(client, deadline)
         with self._lock:
-            worker = self._pick(lane)
+            worker = self._pick_fresh(lane) if fresh else self._pick(lane)
         worker.abandoned.clear()
         clock = _Deadline(deadline)
 
@@ -557,30 +572,30 @@ class QuerySandbox:
             self._give_back(worker, client, lane)
 
     async def warm(self, graphs: Sequence[str], export: Exporter) -> None:
-        """Start every worker and load ``graphs`` into it, as queries do (so they wait for a
-        worker meanwhile): what a server does before its first query comes. With a store on
-        disk a worker is ready from its checkpoint, and ``graphs`` are exported for the copies
-        in memory the workers make as they answer."""
-        request = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
-        names = [f"warm-up:{n}" for n in range(self.limits.workers)]
-        for name in names:
-            self._charge(name, 0.0)  # known to be light, so the kept worker is warmed too
-        far = time.monotonic() + WARM_UP_S
-        await asyncio.gather(
-            *(self.run(name, request, export, deadline=far) for name in names),
-            return_exceptions=True,
-        )
-        if self._store is not None:
-            # Ready from their checkpoints; now the export their copies in memory will load
-            # from (once, here, not in a query's time). Each worker starts its copy when it
-            # answers a query over these graphs: a worker that answers none costs no copy,
-            # and the first queries do not share the processors with every worker's.
+        """Start every worker not running yet and ready it for ``graphs`` as a query does (so
+        a query waits for a worker meanwhile), one at a time: on a small machine a query
+        that comes meanwhile then shares the processors with one worker's start, not with
+        every worker's. With a store on disk a worker is ready from its checkpoint, and
+        ``graphs`` are exported first (on a thread, unless copies are held: see
+        :meth:`hold_copies`) for the copies in memory the workers make as they answer."""
+        if self._store is not None and self._copies.is_set():
+            # Once, here, not in a query's time. Each worker starts its copy when it answers
+            # a query over these graphs: a worker that answers none costs no copy.
             generation = self._generation()
             self._spool.prepare(tuple((g, (generation, "")) for g in dict.fromkeys(graphs)), export)
+        request = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
+        name = "warm-up:workers"
+        for _ in range(self.limits.workers):
+            with self._lock:
+                if all(worker.alive() for worker in self._all):
+                    break
+            self._charge(name, 0.0)  # known to be light, so the kept worker is warmed too
+            with contextlib.suppress(Exception):  # a failed start is retried by a query
+                far = time.monotonic() + WARM_UP_S
+                await self.run(name, request, export, deadline=far, fresh=True)
         with self._lock:
-            for name in names:
-                self._usage.pop(name, None)
-                self._served.pop(name, None)
+            self._usage.pop(name, None)
+            self._served.pop(name, None)
 
     def _pick(self, lane: str) -> _Worker:
         """A free worker of ``lane``'s kind if there is one, else any free worker: the one
@@ -589,6 +604,15 @@ class QuerySandbox:
             if self._free[at].quick == (lane == "quick"):
                 return self._free.pop(at)
         return self._free.pop()
+
+    def _pick_fresh(self, lane: str) -> _Worker:
+        """A free worker not started yet, of ``lane``'s kind if there is one; else as
+        :meth:`_pick` chooses."""
+        for quick in (lane == "quick", lane != "quick"):
+            for at in range(len(self._free) - 1, -1, -1):
+                if self._free[at].quick == quick and not self._free[at].alive():
+                    return self._free.pop(at)
+        return self._pick(lane)
 
     def _start(self, worker: _Worker) -> None:
         """A fresh worker: ``python -m ratified_rdf.queries.sandbox`` on one end of a socket
@@ -681,6 +705,8 @@ class QuerySandbox:
         of the server's the first time, so no query waits for it): it answers meanwhile
         from the checkpoint, and its memory grows as the copy is made, which counts toward
         the ceilings of a query running beside it."""
+        if not self._copies.is_set():
+            return  # held while the server starts: the checkpoint answers
         key = tuple(graphs.items())
         data = self._spool.ready(key)
         if data is None:

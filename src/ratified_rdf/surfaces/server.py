@@ -95,6 +95,7 @@ WEB = Path(__file__).resolve().parent / "web"
 YOUNG_OBJECTS = 20_000
 """The collector's youngest-generation threshold in a settled server (Python's default: 700)."""
 MAX_QUESTION_CHARS = 500
+"""Longer questions are refused: the router reads a sentence, not a document."""
 WARM_UP_QUESTIONS = (
     "history of section 1",
     "why does section 1 work this way?",
@@ -102,7 +103,8 @@ WARM_UP_QUESTIONS = (
 )
 """Questions whose cards a server draws for nobody before the first real one
 (:func:`warm_answers`): the kinds people ask most, of a section every brain holds."""
-"""Longer questions are refused: the router reads a sentence, not a document."""
+WARM_UP_WAIT_S = 10.0
+"""Longest a server waits for its warm-up cards before it listens (it listens then anyway)."""
 UNSEALED_WARNING = (
     "; WARNING: this platform cannot seal query workers off the network, so the parse-tree "
     "guard against SERVICE stands alone"
@@ -1145,20 +1147,28 @@ def create_app(
     return app
 
 
-def warm_query_workers(app: Starlette) -> threading.Thread:
-    """Start ``app``'s query workers now, each loading the anonymous reader's graphs (one
-    first, then the others; all from one export), on a thread of its own (returned), so the
-    first queries find them loaded instead of spending their time on it. Queries that come
-    meanwhile wait for a worker as usual."""
+def warm_query_workers(app: Starlette, settled: threading.Thread | None = None) -> threading.Thread:
+    """Start ``app``'s query workers on a thread of its own (returned), so the first queries
+    find them ready instead of spending their time on it: one worker at once, ready for the
+    anonymous reader's graphs (on a store on disk: its checkpoint opened, a first query
+    answered); then, once ``settled`` (the server's own start: :func:`settle_in_background`)
+    has ended, the export the workers' copies in memory load from and the other workers, one
+    at a time. Until then no worker copies anything into memory (they answer from their
+    checkpoints), so the first answers, ``/api/ask``'s and ``/sparql``'s, do not share the
+    processors with that work. Queries that come meanwhile wait for a worker as usual."""
     brain: Brain = app.state.brain
     sandbox, export, graphs = _sandbox_of(app), _exported_once(brain), brain.read_graphs
+    if settled is not None:
+        sandbox.hold_copies()
 
     async def warming() -> None:
-        # One worker first, alone: on a small machine the first query then waits for one
-        # load, not for every worker's at once sharing the processors; the others follow.
         first = QueryRequest("ASK {}", tuple(graphs), "application/sparql-results+json", None)
-        with contextlib.suppress(Exception):  # a failed load is retried by the next query
-            await sandbox.run("warm-up:first", first, export, deadline=time.monotonic() + WARM_UP_S)
+        with contextlib.suppress(Exception):  # a failed start is retried by the next query
+            far = time.monotonic() + WARM_UP_S
+            await sandbox.run("warm-up:first", first, export, deadline=far, fresh=True)
+        if settled is not None:
+            settled.join()  # this loop runs nothing else meanwhile: it may block
+            sandbox.allow_copies()
         await sandbox.warm(graphs, export)
 
     thread = threading.Thread(target=asyncio.run, args=(warming(),), name="ratified-warm")
@@ -1185,17 +1195,25 @@ def _exported_once(brain: Brain) -> Callable[[Sequence[str]], bytes]:
     return export
 
 
-def settle_in_background(brain: Brain) -> threading.Thread:
+def settle_in_background(
+    brain: Brain, answers_warm: threading.Event | None = None
+) -> threading.Thread:
     """Settle ``brain`` for serving (:func:`settle_for_serving`) on a thread of its own
     (returned), so that the server answers meanwhile: first the lookups the first questions
-    use, then, once the copy of the reader's graphs in memory is made (``Brain.open``
-    without ``wait_for_copy``; the store on disk answers until then), the frozen heap."""
+    use and the warm-up cards (:func:`warm_answers`; then ``answers_warm`` is set, whether
+    they were drawn or not), then, once the copy of the reader's graphs in memory is made
+    (``Brain.open`` without ``wait_for_copy``; the store on disk answers until then), the
+    frozen heap."""
 
     def settle() -> None:
         reading = brain.reading
         try:
-            reading.read_lookups()
-            warm_answers(brain)
+            try:
+                reading.read_lookups()
+                warm_answers(brain)
+            finally:
+                if answers_warm is not None:
+                    answers_warm.set()
             reading.copies.prepare(reading.store, brain.read_graphs).result()
             settle_for_serving(brain)
         except Exception as error:  # the server goes on; each question builds what it needs
@@ -1377,8 +1395,13 @@ def serve_command(
             access=grants,
             cors_origins=cors_origin,
         )
-        app.state.settling = settle_in_background(brain)
-        warm_query_workers(app)
+        answers_warm = threading.Event()
+        app.state.settling = settle_in_background(brain, answers_warm)
+        warm_query_workers(app, settled=app.state.settling)
+        # Listen once the first question finds the answer path warm (a fraction of a second),
+        # so that the first ask is answered as fast as the tenth: the one before it, answered
+        # while the warm-up drew its cards on another thread, took several times as long.
+        answers_warm.wait(WARM_UP_WAIT_S)
         where = (
             "a copy in memory, made now (the store on disk answers until it is ready)"
             if in_memory

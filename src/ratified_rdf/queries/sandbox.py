@@ -57,6 +57,7 @@ import asyncio
 import contextlib
 import math
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -945,15 +946,21 @@ class _Spool:
         """A path (not made yet) for a worker's checkpoint of ``store``: in the spool's
         private folder when it is on the store's file system (a checkpoint there is hard
         links), else in a private folder beside the store (never a copy of the whole store
-        in a temporary file system held in memory)."""
+        in a temporary file system held in memory).
+
+        A server killed outright (SIGKILL, the OOM killer) cannot remove its folder, so each
+        is named by the process that made it and when that process started; making one
+        first removes the folders of servers that are gone (:func:`_sweep`)."""
         with self._lock:
             if self._folder is None:
-                self._folder = tempfile.mkdtemp(prefix="ratified-sandbox-")
+                _sweep(tempfile.gettempdir())
+                self._folder = tempfile.mkdtemp(prefix=_folder_prefix())
             folder = self._folder
             if os.stat(folder).st_dev != os.stat(store).st_dev:
                 if self._beside is None:
                     parent = os.path.dirname(os.path.abspath(store))
-                    self._beside = tempfile.mkdtemp(prefix=".ratified-sandbox-", dir=parent)
+                    _sweep(parent)
+                    self._beside = tempfile.mkdtemp(prefix="." + _folder_prefix(), dir=parent)
                 folder = self._beside
             return os.path.join(folder, f"worker-{os.urandom(8).hex()}")
 
@@ -967,6 +974,52 @@ class _Spool:
                 if folder is not None:
                     shutil.rmtree(folder, ignore_errors=True)
             self._folder, self._beside, self._files = None, None, {}
+
+
+_OWNED: Final = re.compile(r"\.?ratified-sandbox-(\d+)-([1-9]\d*)-")
+"""A checkpoint folder's name: the process that made it and when it started."""
+
+
+def _started(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since the machine booted, as Linux counts
+    them), or None when there is no such process or it cannot be told."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read()
+        # The command's name, in parentheses, may hold spaces: count from its end. The start
+        # time is the 22nd field, the 20th after the name.
+        return int(fields[fields.rindex(b")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _folder_prefix() -> str:
+    """The start of this process's checkpoint folders' names (see :data:`_OWNED`); a start
+    time that cannot be read is written 0, which no sweep takes for a dead process's."""
+    return f"ratified-sandbox-{os.getpid()}-{_started(os.getpid()) or 0}-"
+
+
+def _sweep(parent: str) -> None:
+    """Remove the checkpoint folders in ``parent`` whose server is gone: made by a process of
+    this user that no longer runs, or whose number another process has since taken (its start
+    time differs). A folder whose maker cannot be told (an older name, no ``/proc``) stays."""
+    if _started(os.getpid()) is None:
+        return  # no way to tell a live server from a dead one here
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        named = _OWNED.match(entry.name)
+        if named is None:
+            continue
+        with contextlib.suppress(OSError):
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            if _started(int(named[1])) != int(named[2]):
+                shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _fd_path(descriptor: int) -> str:

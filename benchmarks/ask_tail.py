@@ -4,6 +4,7 @@ Run from the repository root::
 
     python -m benchmarks.ask_tail --store /tmp/brain-tls [--asks 200]          # in process
     python -m benchmarks.ask_tail --store /tmp/brain-tls --http [--asks 200]   # /api/ask
+    python -m benchmarks.ask_tail --store /tmp/brain-tls --http --before 6e1be5c
     python -m benchmarks.ask_tail --smoke
 
 In process (the default), the brain is opened as ``ratified serve`` opens it (a copy of the
@@ -13,13 +14,17 @@ the wall time, the thread's own CPU time, the engine time of its queries and the
 Python's collector ran meanwhile, so a slow ask shows whether it worked longer (CPU), waited
 on the engine, was collected, or only waited for the processor (wall without CPU: another
 process had it). With ``--http`` the same asks go through ``ratified serve``'s ``/api/ask``
-(this checkout, a free loopback port), timed around each request. Nothing here asserts on
-timings.
+(this checkout, a free loopback port), timed around each request; with ``--before`` the
+server of that commit (checked out beside) is asked first, then this checkout's, each started
+afresh, and the table has a row per card and tree. The server's CPU seconds (its own and its
+query workers', from ``/proc``) while it answered are printed beside, so that a busy machine
+shows. Nothing here asserts on timings.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import subprocess
@@ -97,10 +102,35 @@ def _in_process(store: Path, questions: Sequence[str], asks: int) -> list[list[s
     return rows
 
 
-def _http(store: Path, questions: Sequence[str], asks: int) -> list[list[str]]:
+def _cpu_s(pid: int) -> float:
+    """CPU seconds of process ``pid`` and of its children that ended and were waited for,
+    plus those of its live children (the query workers), from ``/proc``."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def fields(stat: Path) -> list[bytes]:
+        data = stat.read_bytes()
+        return data[data.rindex(b")") + 2 :].split()
+
+    total = 0.0
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        own = fields(Path(f"/proc/{pid}/stat"))
+        total += sum(int(own[n]) for n in (11, 12, 13, 14)) / tick
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                theirs = fields(entry / "stat")
+                if int(theirs[1]) == pid:
+                    total += (int(theirs[11]) + int(theirs[12])) / tick
+    return total
+
+
+def _http(
+    store: Path, questions: Sequence[str], asks: int, tree: Path = report.REPO
+) -> tuple[list[list[str]], str]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(report.REPO / "src")}
+    env = {**os.environ, "PYTHONPATH": str(tree / "src")}
     process = subprocess.Popen(
         [sys.executable, "-m", "ratified_rdf", "serve", "--store", str(store), "--port", str(port)],
         stdout=subprocess.DEVNULL,
@@ -109,6 +139,8 @@ def _http(store: Path, questions: Sequence[str], asks: int) -> list[list[str]]:
         env=env,
     )
     measured: dict[str, list[float]] = {q: [] for q in questions}
+    load = os.getloadavg()[0]
+    began = time.perf_counter()
     try:
         with httpx.Client(timeout=120) as client:
             deadline = time.monotonic() + 300
@@ -130,14 +162,21 @@ def _http(store: Path, questions: Sequence[str], asks: int) -> list[list[str]]:
                         raise BenchError(f"/api/ask gave {response.status_code}: {response.text}")
                     if round_ >= WARM_UP:
                         measured[question].append(took)
+            cpu = _cpu_s(process.pid)
     finally:
         stop(process)
+    wall = time.perf_counter() - began
     rows = []
     for question, walls in measured.items():
         p50, p95 = report.percentile(walls, 50), report.percentile(walls, 95)
         slowest = report.ms(max(walls))
         rows.append([question, report.ms(p50), report.ms(p95), slowest, report.ratio(p95, p50)])
-    return rows
+    said = (
+        f"{tree.name if tree != report.REPO else 'this checkout'}: load average {load:.2f} at "
+        f"its start, {wall:.1f} s from start to the last answer, the server and its workers "
+        f"{cpu:.1f} CPU s"
+    )
+    return rows, said
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -146,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, help="a built brain's folder (the TLS brain)")
     parser.add_argument("--asks", type=int, default=200)
     parser.add_argument("--http", action="store_true", help="through ratified serve's /api/ask")
+    parser.add_argument("--before", help="with --http: an earlier commit's server first")
     report.options(parser, smoke="the pigeon brain, 20 asks per card")
     args = report.parse(parser, argv)
     if args.smoke:
@@ -155,14 +195,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.store is None:
             parser.error("give --store (a built brain's folder)")
         store, questions, asks = args.store, QUESTIONS, args.asks
+    notes: list[str] = []
     try:
-        rows = _http(store, questions, asks) if args.http else _in_process(store, questions, asks)
+        if not args.http:
+            rows = _in_process(store, questions, asks)
+        elif args.before is None or args.smoke:
+            rows, said = _http(store, questions, asks)
+            notes.append(said)
+        else:
+            rows = []
+            with report.checkout(args.before) as earlier:
+                for name, tree in ((f"before ({args.before})", earlier), ("after", report.REPO)):
+                    log(f"{name}: asking")
+                    found, said = _http(store, questions, asks, tree)
+                    rows.extend([[f"{row[0]} ({name})", *row[1:]] for row in found])
+                    notes.append(said.replace(tree.name, name, 1))
     except BenchError as error:
         print(error, file=sys.stderr)
         return 2
     if args.http:
         header: tuple[str, ...] = ("card's question", "p50 ms", "p95 ms", "slowest ms", "p95 ÷ p50")
-        how = f"through `/api/ask` of `ratified serve` (this checkout), {asks} asks per card"
+        how = f"through `/api/ask` of `ratified serve`, {asks} asks per card. " + ". ".join(notes)
     else:
         header = (
             "card's question",

@@ -1211,6 +1211,7 @@ def settle_in_background(
             try:
                 reading.read_lookups()
                 warm_answers(brain)
+                _warm_request_path()
             finally:
                 if answers_warm is not None:
                     answers_warm.set()
@@ -1239,6 +1240,16 @@ def warm_answers(brain: Brain) -> None:
         with contextlib.suppress(RatifiedError):
             drawn = asking.routed(question, None, reading.indexes)(session)
             asking.with_trust(session, drawn).model_dump(mode="json")
+
+
+def _warm_request_path() -> None:
+    """Hand a call to a worker thread once as a request does (Starlette's
+    ``run_in_threadpool``, through anyio): the first one imports anyio's event loop backend,
+    which took the first request most of its time."""
+    import anyio
+    import anyio.to_thread
+
+    anyio.run(anyio.to_thread.run_sync, lambda: None)
 
 
 def settle_for_serving(brain: Brain) -> None:

@@ -163,3 +163,38 @@ def test_the_server_answers_while_the_copy_is_made(
                 assert gc.get_freeze_count() > 0
         finally:
             release.set()  # a failed check above does not leave the copy held
+
+
+def test_query_workers_wait_for_the_server_to_settle_but_one(tmp_path: Path) -> None:
+    # While the server settles, one worker is readied and no copy into memory (nor its export)
+    # is started, so the first answers have the processors to themselves; once it has
+    # settled, the other workers start and copies are allowed again.
+    import threading
+
+    from ratified_rdf.surfaces.server import _sandbox_of, create_app, warm_query_workers
+
+    store = tmp_path / "store"
+    brain, _ = Brain.build(MANIFEST, source=str(make_pigeon_repo(tmp_path)), path=store)
+    brain.close()
+    release = threading.Event()
+    settling = threading.Thread(target=release.wait, args=(300,), daemon=True)  # a hang guard
+    settling.start()
+    with Brain.open(store, in_memory=True, wait_for_copy=False) as served:
+        app = create_app(served, query_workers=3)
+        sandbox = _sandbox_of(app)
+        try:
+            warming = warm_query_workers(app, settled=settling)
+            for _ in range(6_000):  # the first worker's start, bounded
+                if sum(worker.alive() for worker in sandbox._all) and sandbox._free:
+                    break
+                warming.join(timeout=0.05)
+            assert sum(worker.alive() for worker in sandbox._all) == 1
+            assert not sandbox._copies.is_set()
+            release.set()
+            warming.join(timeout=300)
+            assert not warming.is_alive()
+            assert all(worker.alive() for worker in sandbox._all)
+            assert sandbox._copies.is_set()
+        finally:
+            release.set()
+            sandbox.close()

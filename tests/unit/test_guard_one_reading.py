@@ -157,3 +157,12 @@ def test_the_cli_reports_an_escape_naming_no_character_as_a_mistake(tmp_path: Pa
     assert result.exit_code == 2, result.output
     assert f"Error: {query}: The escape \\U00110000 at line 1, column 25" in result.output
     assert "bug" not in result.output.lower() and "Traceback" not in result.output
+
+
+def test_the_query_a_worker_parses_as_it_starts_is_one_the_guard_reads() -> None:
+    # A query worker parses it before it answers anything: a refusal would end every worker
+    # at its start.
+    from ratified_rdf.queries.guard import check_reader_query
+    from ratified_rdf.queries.sandbox import _WARM_UP_PARSE
+
+    assert check_reader_query(_WARM_UP_PARSE).text == _WARM_UP_PARSE

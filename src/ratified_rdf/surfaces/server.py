@@ -21,7 +21,8 @@ memory. One client holds at most ``--per-client`` workers at a time, and a clien
 send quick queries finds one kept for it when heavy clients hold the rest; all
 workers together grow by at most ``--query-memory-total``. Request bodies are capped (413), and
 so are questions. Answer cards run in the server process, on its own hand-written queries, at a
-higher priority than the workers. ``ratified serve`` listens at once: a reader's graphs are
+higher priority than the workers. ``ratified serve`` listens at once (once its warm-up cards
+are drawn, a fraction of a second): a reader's graphs are
 copied into memory on a thread (the anonymous reader's at start, another's on their first
 request, everyone's again after a write), and the store on disk answers their cards until the
 copy is ready. A ``/sparql`` query waits for a worker to load the reader's graphs at most its

@@ -634,8 +634,9 @@ class _Staging:
     In memory as on disk, what is given is loaded on a thread of its own
     (:class:`DocumentLoader`) while the caller maps, serialises and derives what comes next:
     :meth:`wait` before reading what was staged. (The card view, derived while its batches
-    are loaded, reads only the run's own graphs, never a view's.) Used as a context manager, it lets a load in progress finish when the
-    block raises, so that the caller can drop what was staged.
+    are loaded, reads only the run's own graphs, never a view's.) Used as a context manager,
+    it lets a load in progress finish when the block raises, so that the caller can drop
+    what was staged.
 
     Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
     staged in the store it is for): they are staged in memory for reading, never written.

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyshacl
 import pytest
 import rdflib
-from pyoxigraph import BlankNode, Literal, RdfFormat, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple
 
 from ratified_rdf import Brain, BrainError, GateRejected
 from ratified_rdf._errors import InputError
@@ -554,6 +554,54 @@ def test_a_run_its_records_say_will_not_fit_is_staged_on_disk_from_the_start(
     default_limit, in_memory = _prepared_lines("", tmp_path / "d", monkeypatch)
     assert not in_memory and moved == [1]
     assert expected == default_limit == copied == dropped
+
+
+def test_a_run_staged_in_memory_is_loaded_there_beside_the_mapping_of_the_next_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Staging a run for a store on disk in memory, each chunk of batches is loaded into the
+    # memory store on a thread of its own while the build maps the next (loaded in the
+    # build's own thread, it was half of staging's time); once the staging is waited for,
+    # the memory store holds every batch.
+    from ratified_rdf.graph import store as store_module
+    from ratified_rdf.graph import writer as writer_module
+
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_QUADS", 2)  # each batch below a chunk
+    loaded_on: list[str] = []
+    bulk_load = OxigraphStore._bulk_load
+
+    def recording(self: OxigraphStore, data: bytes, graph: str) -> None:
+        if self.path is None:
+            loaded_on.append(threading.current_thread().name)
+        bulk_load(self, data, graph)
+
+    monkeypatch.setattr(OxigraphStore, "_bulk_load", recording)
+    graph = "https://example.org/graph/fictional/pigeons"
+    batches = [
+        Batch(
+            graph=graph,
+            triples=[
+                Triple(
+                    NamedNode(f"https://example.org/fictional/pigeon-{n}"),
+                    NamedNode(RR + "name"),
+                    Literal(f"P{n}{i}"),
+                )
+                for i in range(2)
+            ],
+            source=f"pigeon {n}",
+        )
+        for n in range(3)
+    ]
+    disk = OxigraphStore(tmp_path / "disk")
+    try:
+        with writer_module._Staging(disk, 1_000) as place:
+            place.load((b.graph, b.triples, b.ntriples()) for b in batches)
+            place.wait()
+            assert len(place.reading) == 6
+    finally:
+        disk.close()
+    assert len(loaded_on) == 3
+    assert threading.current_thread().name not in loaded_on
 
 
 def test_a_memory_copy_limit_that_is_not_a_number_is_a_sentence(

@@ -631,10 +631,12 @@ class _Staging:
     """Where a run is staged: in memory while it holds at most ``limit`` quads, else in
     ``disk``, to which what memory held is moved the moment it would hold more.
 
-    On disk, what is given is loaded on a thread of its own (:class:`DocumentLoader`) while
-    the caller maps, serialises and derives what comes next: :meth:`wait` before reading
-    what was staged. Used as a context manager, it lets a load in progress finish when the
-    block raises, so that the caller can drop what was staged.
+    In memory as on disk, what is given is loaded on a thread of its own
+    (:class:`DocumentLoader`) while the caller maps, serialises and derives what comes next:
+    :meth:`wait` before reading what was staged. (The card view, derived while its batches
+    are loaded, reads only the run's own graphs, never a view's.) Used as a context manager,
+    it lets a load in progress finish when the block raises, so that the caller can drop
+    what was staged.
 
     Graphs named ``on_disk`` are already in ``disk`` (a brain's reviews graphs, when the run is
     staged in the store it is for): they are staged in memory for reading, never written.
@@ -661,15 +663,16 @@ class _Staging:
         self._added = 0  # triples given, an upper bound on the quads held; cheaper than len
         self._loader: DocumentLoader | None = None
         self._mirror: DocumentLoader | None = None
+        self._in_memory: DocumentLoader | None = None
 
     def __enter__(self) -> _Staging:
         return self
 
     def __exit__(self, *raised: object) -> None:
-        for loader in (self._loader, self._mirror):
+        for loader in (self._loader, self._mirror, self._in_memory):
             if loader is not None:
                 loader.abandon()
-        self._loader = self._mirror = None
+        self._loader = self._mirror = self._in_memory = None
 
     @property
     def reading(self) -> OxigraphStore:
@@ -677,8 +680,8 @@ class _Staging:
         return self.memory if self.memory is not None else self.disk
 
     def load(self, batches: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
-        """Stage every (graph, triples, the triples as N-Triples) of ``batches``; on disk,
-        readable once :meth:`wait` returns."""
+        """Stage every (graph, triples, the triples as N-Triples) of ``batches``, readable
+        once :meth:`wait` returns."""
         pending = iter(batches)
         if self.memory is not None:
             for graph, triples, document in pending:
@@ -686,7 +689,12 @@ class _Staging:
                 if self._added > self.limit:
                     self._spill(chain([(graph, triples, document)], pending))
                     return
-                self.memory.load_documents([(graph, document)])
+                # Loaded on a thread of its own too (the bulk loader lets go of the
+                # interpreter lock), while this one maps and serialises the next batches:
+                # loaded here, one batch at a time, it was half of staging's time.
+                if self._in_memory is None:
+                    self._in_memory = DocumentLoader(self.memory)
+                self._in_memory.add(graph, document, len(triples))
                 if self.mirror and graph not in self.on_disk:
                     # Copied to the disk by the bulk loader from the same N-Triples, beside
                     # what this thread maps and derives next, rather than read back from
@@ -714,13 +722,17 @@ class _Staging:
 
     def wait(self) -> None:
         """Return once everything given to :meth:`load` is staged and readable."""
-        loader, self._loader = self._loader, None
-        if loader is not None:
-            loader.wait()
+        if self._in_memory is not None:
+            self._in_memory.wait()  # on an error, the other is let finish on leaving
+            self._in_memory = None
+        if self._loader is not None:
+            self._loader.wait()
+            self._loader = None
 
     def _spill(self, rest: Iterable[tuple[str, Sequence[Triple], bytes]]) -> None:
         memory = self.memory
         assert memory is not None
+        self.wait()  # what is being loaded into memory, before it is copied and closed
         self.settle()
         self.memory = None
         self.mirror = False
@@ -731,6 +743,9 @@ class _Staging:
         """Write what is staged in memory to the disk (nothing when it was staged there)."""
         if self.memory is None:
             return
+        if self._in_memory is not None:  # read below, unless mirrored as it came
+            self._in_memory.wait()
+            self._in_memory = None
         if self.mirror:
             loader, self._mirror = self._mirror, None
             if loader is not None:

@@ -9,19 +9,24 @@ Run from the repository root::
 
 Every build runs in this process, each into a fresh store on disk under ``--folder``:
 
-1. the group (``build_group``: members read in child processes, written in order, linked);
-2. each member alone (``build``), one after another, each into a store of its own;
-3. one member rebuilt in the group's store (``build_group(only=[member])``: the member's
-   build, then the group's links made again), alternating with that member built alone again
-   (``--rounds`` times; the sums of the rounds are compared). The corpus's bundles are read-only,
+1. the group (``build_group``: members read in child processes, written in order, linked)
+   and each member alone (``build``, one after another, each into a store of its own), in
+   ``--group-rounds`` rounds, each round in the other order than the last (group first, then
+   members first): on a shared machine the load moves under a run, and whichever step came
+   first in every round would carry the drift alone;
+2. one member rebuilt in the group's store (``build_group(only=[member])``: the member's
+   build, then the group's links made again) and that member built alone again, in
+   ``--rounds`` rounds, alternating the order likewise. The corpus's bundles are read-only,
    so the member is rebuilt from the same copy: a member's build reads its whole repository
    whatever changed in it, so a changed one costs the same.
 
-It prints the ratios the issue sets bars for (group ÷ sum of the members alone, at most 1.5;
-rebuild ÷ that member alone, at most 1.2), the peak memory of this process and all its
-children together (proportional set size, :class:`~benchmarks.report.PeakPss`), the load
-average (the machine may be shared: only ratios of one run count), and an extrapolation to
-every working group's repositories from the figures measured, with its assumptions said.
+It prints each round's ratio of the measures the issue sets bars for (group ÷ sum of the
+members alone, at most 1.5; rebuild ÷ that member alone, at most 1.2) and their median, by
+wall time and by processor time (this process and its children: the member readers, the
+gate's workers), which a busy machine inflates far less than wall time; the peak memory of
+this process and all its children together (proportional set size,
+:class:`~benchmarks.report.PeakPss`), the load average after each step, and an extrapolation
+to every working group's repositories from the figures measured, with its assumptions said.
 Nothing here asserts on timings.
 """
 
@@ -29,7 +34,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -69,6 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--member", help="the member to rebuild (default: dtls13-spec or first)")
     parser.add_argument("--folder", help="where the stores go (default: a temporary folder)")
     parser.add_argument("--wgs", type=int, default=WORKING_GROUPS, help="working groups")
+    parser.add_argument(
+        "--group-rounds", type=int, default=2, help="group builds, each beside the members alone"
+    )
     parser.add_argument("--rounds", type=int, default=2, help="rebuilds, each beside one alone")
     report.options(parser, smoke="Pigeon and Sparrow, the fictional group")
     args = report.parse(parser, argv)
@@ -96,6 +106,28 @@ def _smoke_group(folder: Path) -> tuple[str, str]:
     return str(folder), str(copies)
 
 
+class Clock:
+    """Wall and processor seconds of a step: this process's and its children's (the member
+    readers and the gate's workers, counted once they have ended)."""
+
+    def __init__(self) -> None:
+        self.wall = self.cpu = 0.0
+
+    def __enter__(self) -> Clock:
+        self._wall, self._cpu = time.perf_counter(), _cpu()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.wall = time.perf_counter() - self._wall
+        self.cpu = _cpu() - self._cpu
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _run(args: argparse.Namespace, folder: Path) -> int:
     group, members = load_group(args.group)
     ids = [m.brain.id for _, m in members]
@@ -104,87 +136,146 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         print(f"error: {member} is not a member; the members are {', '.join(ids)}", sys.stderr)
         return 2
     loads = [_load()]
-    with report.PeakPss() as peak_group:
-        store = _fresh(folder, "group")
-        started = time.perf_counter()
-        built = build_group(args.group, source=args.source, store=store)
-        whole = time.perf_counter() - started
-    log(f"group built in {whole:.1f} s")
-    loads.append(_load())
+    # The group and the sum of its members alone, in rounds, each round in the other order
+    # than the last: on a shared machine the load moves under a run, and a step measured
+    # first in every round would carry the drift alone.
+    wholes: list[Clock] = []
+    sums: list[tuple[float, float]] = []
     alone: dict[str, float] = {}
     triples: dict[str, int] = {}
-    with report.PeakPss() as peak_alone:
-        for path, manifest in members:
-            name = manifest.brain.id
-            own = _fresh(folder, f"alone-{name}")
-            started = time.perf_counter()
-            done = build(path, source=find_source(args.source, manifest), store=own)
-            alone[name] = time.perf_counter() - started
-            triples[name] = done.triples
-            own.close()
-            shutil.rmtree(folder / f"alone-{name}", ignore_errors=True)
-            log(f"{name} alone in {alone[name]:.1f} s")
-    loads.append(_load())
-    # The rebuild and the member alone, alternating: the machine may be shared, and a ratio
+    peaks: dict[str, float] = {}
+    store: OxigraphStore | None = None
+    built = None
+
+    def build_whole() -> None:
+        nonlocal store, built
+        if store is not None:
+            store.close()
+        with report.PeakPss() as peak, Clock() as clock:
+            store = _fresh(folder, "group")
+            built = build_group(args.group, source=args.source, store=store)
+        wholes.append(clock)
+        peaks["group"] = max(peaks.get("group", 0.0), peak.peak)
+        log(f"group built in {clock.wall:.1f} s ({clock.cpu:.1f} s CPU)")
+
+    def build_alone() -> None:
+        wall = cpu = 0.0
+        with report.PeakPss() as peak:
+            for path, manifest in members:
+                name = manifest.brain.id
+                own = _fresh(folder, f"alone-{name}")
+                with Clock() as clock:
+                    done = build(path, source=find_source(args.source, manifest), store=own)
+                wall, cpu = wall + clock.wall, cpu + clock.cpu
+                alone[name] = min(alone.get(name, clock.wall), clock.wall)
+                triples[name] = done.triples
+                own.close()
+                shutil.rmtree(folder / f"alone-{name}", ignore_errors=True)
+                log(f"{name} alone in {clock.wall:.1f} s")
+        sums.append((wall, cpu))
+        peaks["alone"] = max(peaks.get("alone", 0.0), peak.peak)
+        log(f"members alone: {wall:.1f} s ({cpu:.1f} s CPU)")
+
+    for round_ in range(args.group_rounds):
+        steps = (build_whole, build_alone) if round_ % 2 == 0 else (build_alone, build_whole)
+        for step in steps:
+            step()
+            loads.append(_load())
+    assert store is not None and built is not None
+    # The rebuild and the member alone, alternating (each round in the other order): a ratio
     # of two builds taken side by side is steadier than one of builds minutes apart.
     path, manifest = next((p, m) for p, m in members if m.brain.id == member)
-    rebuilds: list[float] = []
-    again: list[float] = []
-    with report.PeakPss() as peak_rebuild:
-        for _ in range(args.rounds):
-            started = time.perf_counter()
+    rebuilds: list[Clock] = []
+    again: list[Clock] = []
+
+    def rebuild() -> None:
+        with report.PeakPss() as peak, Clock() as clock:
             build_group(args.group, source=args.source, store=store, only=[member])
-            rebuilds.append(time.perf_counter() - started)
-            own = _fresh(folder, f"alone-{member}")
-            started = time.perf_counter()
+        rebuilds.append(clock)
+        peaks["rebuild"] = max(peaks.get("rebuild", 0.0), peak.peak)
+
+    def member_alone() -> None:
+        own = _fresh(folder, f"alone-{member}")
+        with Clock() as clock:
             build(path, source=find_source(args.source, manifest), store=own)
-            again.append(time.perf_counter() - started)
-            own.close()
-            shutil.rmtree(folder / f"alone-{member}", ignore_errors=True)
-            log(f"{member} rebuilt in {rebuilds[-1]:.1f} s, alone in {again[-1]:.1f} s")
-    # Each round's pair ran side by side; their sums weigh the rounds alike.
-    rebuild, alone_member = sum(rebuilds), sum(again)
+        again.append(clock)
+        own.close()
+        shutil.rmtree(folder / f"alone-{member}", ignore_errors=True)
+
+    for round_ in range(args.rounds):
+        for step in (rebuild, member_alone) if round_ % 2 == 0 else (member_alone, rebuild):
+            step()
+        log(f"{member} rebuilt in {rebuilds[-1].wall:.1f} s, alone in {again[-1].wall:.1f} s")
     store.close()
     loads.append(_load())
-    total = sum(alone.values())
+    group_ratios = [w.wall / s for w, (s, _) in zip(wholes, sums, strict=True)]
+    group_cpu = [w.cpu / c for w, (_, c) in zip(wholes, sums, strict=True)]
+    rebuild_ratios = [r.wall / a.wall for r, a in zip(rebuilds, again, strict=True)]
+    rebuild_cpu = [r.cpu / a.cpu for r, a in zip(rebuilds, again, strict=True)]
     rows = [[name, report.seconds(alone[name]), f"{triples[name]:,}"] for name in ids]
-    members_table = report.table(["member", "built alone", "triples"], rows, right=(1, 2))
+    members_table = report.table(["member", "built alone (fastest)", "triples"], rows, right=(1, 2))
+
+    def each(pairs: Sequence[tuple[float, float]]) -> str:
+        return ", ".join(f"{a:.1f}/{b:.1f}" for a, b in pairs)
+
     ratios = report.table(
-        ["measure", "seconds", "ratio", "bar"],
+        [
+            "measure",
+            "each round: seconds (wall)",
+            "each round's ratio",
+            "median",
+            "CPU ratio, median",
+            "bar",
+        ],
         [
             [
                 f"group ({len(ids)} members) ÷ sum of members alone",
-                f"{whole:.1f} ÷ {total:.1f}",
-                f"{whole / total:.2f}×",
+                each([(w.wall, s) for w, (s, _) in zip(wholes, sums, strict=True)]),
+                ", ".join(f"{r:.2f}×" for r in group_ratios),
+                f"{statistics.median(group_ratios):.2f}×",
+                f"{statistics.median(group_cpu):.2f}×",
                 "≤ 1.5×",
             ],
             [
-                f"{member} rebuilt in the group ÷ {member} alone ({len(rebuilds)} rounds "
-                f"side by side, summed; each: "
-                f"{', '.join(f'{r:.0f}/{a:.0f}' for r, a in zip(rebuilds, again, strict=True))})",
-                f"{rebuild:.1f} ÷ {alone_member:.1f}",
-                f"{rebuild / alone_member:.2f}×",
+                f"{member} rebuilt in the group ÷ {member} alone",
+                each([(r.wall, a.wall) for r, a in zip(rebuilds, again, strict=True)]),
+                ", ".join(f"{r:.2f}×" for r in rebuild_ratios),
+                f"{statistics.median(rebuild_ratios):.2f}×",
+                f"{statistics.median(rebuild_cpu):.2f}×",
                 "≤ 1.2×",
             ],
         ],
-        right=(1, 2),
+        right=(1, 2, 3, 4),
+    )
+    cpu_line = (
+        "Processor seconds (this process and its children): the group "
+        + ", ".join(f"{w.cpu:.1f}" for w in wholes)
+        + "; the members alone "
+        + ", ".join(f"{c:.1f}" for _, c in sums)
+        + f"; {member} rebuilt "
+        + ", ".join(f"{r.cpu:.1f}" for r in rebuilds)
+        + ", alone "
+        + ", ".join(f"{a.cpu:.1f}" for a in again)
+        + "."
     )
     memory = report.table(
         ["step", "peak memory, all processes (PSS)"],
         [
-            ["the group built", f"{peak_group.peak:,.0f} MiB"],
-            ["each member alone (the largest)", f"{peak_alone.peak:,.0f} MiB"],
-            [f"{member} rebuilt", f"{peak_rebuild.peak:,.0f} MiB"],
+            ["the group built", f"{peaks['group']:,.0f} MiB"],
+            ["each member alone (the largest)", f"{peaks['alone']:,.0f} MiB"],
+            [f"{member} rebuilt", f"{peaks.get('rebuild', 0.0):,.0f} MiB"],
         ],
         right=(1,),
     )
     repositories = _repositories(args.source)
+    total = sum(alone.values())
     per_repo_s = total / len(ids)
     per_repo_triples = sum(triples.values()) / len(ids)
     every = repositories * args.wgs
     extrapolated = (
         f"Extrapolated from this run: {len(ids)} members took {per_repo_s:.1f} s and "
-        f"{per_repo_triples:,.0f} triples each on average, built alone. The TLS group's record "
+        f"{per_repo_triples:,.0f} triples each on average, built alone (each its fastest "
+        f"round). The TLS group's record "
         f"on GitHub is {repositories} repositories (the corpus's bundles); assuming every "
         f"working group is like it and {args.wgs} working groups (an assumption: the "
         f"Datatracker's active groups number about that; `--wgs`), every group's "
@@ -196,18 +287,21 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         f"small repositories costs less."
     )
     sections = [
-        f"`{args.group}` from `{args.source}`, {len(ids)} members; load average (1/5/15 min) "
-        f"before, after the group, after the members, after the rebuild: {'; '.join(loads)}. "
+        f"`{args.group}` from `{args.source}`, {len(ids)} members; the group and its members "
+        f"alone in {len(wholes)} rounds, {member} rebuilt and alone in {len(rebuilds)}, each "
+        f"round in the other order than the last; load average (1/5/15 min) at the start and "
+        f"after each step of the group rounds, then after the rebuilds: {'; '.join(loads)}. "
         f"The group's own run read {built.documents} documents and wrote {built.edges:,} "
         "edges between them.",
         ratios,
+        cpu_line,
         members_table,
         memory,
         extrapolated,
     ]
     report.publish(
         "group",
-        f"issues 50-54 round three: the whole group brain ({group.group.id}, helper-c)",
+        f"issues 50-54 round four: the whole group brain ({group.group.id}, helper-f)",
         sections,
         record=args.record,
     )

@@ -200,9 +200,7 @@ def test_a_persons_work_spans_the_repositories_they_committed_to(group: Brain) -
     "question",
     [
         "what is the history of RFC 8446 section 4.2.11?",
-        # Not the why card: on the 26 members' 206 graphs its whole-graph pull_request_people
-        # query runs for minutes (a known defect, in the closing note of 2026-12-07), which
-        # would take the corpus tier past CI's budget.
+        "why does RFC 8446 section 4.2.11 say what it says?",
         "who should I ask about RFC 8446 section 4.2.11?",
         "what did draft-ietf-tls-tls13-28 section 4.2.11 become?",
     ],

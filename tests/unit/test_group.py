@@ -20,6 +20,7 @@ from ratified_rdf.graph import vocab as v
 from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.graph.writer import Writer, read_runs
 from ratified_rdf.group import GroupReport, build_group, is_group, load_group
+from ratified_rdf.queries import run_query
 from ratified_rdf.records.manifest import ManifestError
 from ratified_rdf.records.reference_formats import references_in
 from ratified_rdf.records.references import read_references
@@ -635,6 +636,37 @@ def test_a_single_brains_cards_repeat_no_row_on_the_group(
     assert len(rows) == len(set(rows)), "a row repeated on the group brain"
     evidence = [e.model_dump_json() for e in group.evidence]
     assert len(evidence) == len(set(evidence))
+
+
+# The whole-graph queries a group's cards read, each matched inside the graph its source wrote
+# (GRAPH ?g) rather than across the union of every member's graphs, where each lookup went
+# through every member's graphs (sparql/<name>.rq says how each is shaped).
+WHOLE_GRAPH = (
+    "pull_request_people",
+    "pull_requests",
+    "commit_details",
+    "headings",
+    "gazetteer_people",
+    "gazetteer_threads",
+)
+
+
+@pytest.mark.parametrize("name", WHOLE_GRAPH)
+def test_a_whole_graph_query_finds_on_the_group_what_its_members_hold(
+    birds: tuple[OxigraphStore, GroupReport], name: str
+) -> None:
+    store = birds[0]
+
+    def rows(brain: str) -> list[tuple[tuple[str, str], ...]]:
+        found, _ = run_query(store, Brain.from_store(store, brain).read_graphs, name)
+        return [tuple(sorted((key, term.value) for key, term in row.items())) for row in found]
+
+    group, members = rows("birds"), rows("pigeon") + rows("sparrow")
+    assert members, f"the fixtures hold nothing {name} reads"
+    # The same rows as the members' own brains give, each once: no row lost by matching
+    # inside one graph, none repeated by a name every member's graphs hold.
+    assert sorted(set(group)) == sorted(set(members))
+    assert len(group) == len(set(group))
 
 
 def test_xml2rfc_v2_includes_and_a_text_headers_long_lists_are_read() -> None:

@@ -27,6 +27,10 @@ from ratified_rdf.answers.trust import trust_of
 from ratified_rdf.audit.calls import sha256
 from ratified_rdf.graph.scope import Scope
 from ratified_rdf.graph.store import Queryable
+from ratified_rdf.queries import QueryRun
+from ratified_rdf.queries.files import load_query
+from ratified_rdf.queries.packed import unpack_rows
+from ratified_rdf.queries.run import read_sources, reads_graph
 from ratified_rdf.trust import Clearance, RedactionPolicy
 
 MAX_QUESTION_CHARS: Final = 2_000
@@ -164,9 +168,24 @@ def acknowledged(answer: Answer, store: Queryable, scope: Scope, policy: Redacti
         return answer
     graphs = scope.graphs_at(scope.current, Clearance.RESTRICTED)
     for run in answer.queries:
-        if len(store.query(run.sparql, graphs).rows) > run.rows:
+        if _rows_over(store, run, graphs) > run.rows:
             return answer.model_copy(update={"withheld": WITHHELD_NOTE})
     return answer
+
+
+def _rows_over(store: Queryable, run: QueryRun, graphs: list[str]) -> int:
+    """How many rows ``run``'s query gives over ``graphs`` read as the session read them: only
+    the graphs of the sources its ``# Reads:`` names, a packed row counted as the rows it holds.
+    Over every graph, a join across graphs counts rows no reader's answer has (a commit typed
+    in two graphs, say): more would be said to exist where nothing is withheld."""
+    query = load_query(run.name)
+    if query.reads:
+        sources = read_sources(query.reads)
+        graphs = [g for g in graphs if reads_graph(g, sources)]
+    rows = list(store.query(run.sparql, graphs).rows)
+    if query.packed is not None:
+        rows = unpack_rows(rows, query.packed, query.packed_order)
+    return len(rows)
 
 
 def asked(question: str, as_of: datetime | None, valid_at: datetime | None) -> dict[str, JsonValue]:

@@ -405,3 +405,42 @@ def test_a_client_sending_quick_queries_back_to_back_waits_for_the_other_workers
         assert asyncio.run(scene()) == ("general", "quick")
     finally:
         sandbox.close()
+
+
+def test_a_light_client_waits_for_the_kept_worker_while_heavy_ones_wait() -> None:
+    # Two light clients asking now and then share the kept worker; a heavy one waits for the
+    # general worker. When the general worker comes free, it goes to the heavy client, and
+    # the light one waiting takes the kept worker once it is free: a general worker runs at
+    # the lowest priority, where on a busy machine a light query waited on the processors
+    # longer than for the other light client's query on the kept one.
+    sandbox = QuerySandbox(SandboxLimits(workers=2, quick_workers=1))
+    first, second, heavy = "address:127.0.1.1", "address:127.0.1.2", "address:127.0.2.1"
+    sandbox._charge(first, 0.01)
+    sandbox._charge(second, 0.01)
+    sandbox._charge(heavy, 10.0)
+
+    async def scene() -> list[tuple[str, str]]:
+        with sandbox._lock:
+            sandbox._take("address:grinding", "general")
+            sandbox._take(first, "quick")
+        waiting = [
+            asyncio.ensure_future(sandbox._acquire(client, math.inf)) for client in (heavy, second)
+        ]
+        for _ in range(1_000):
+            if len(sandbox._waiting) == 2:
+                break
+            await asyncio.sleep(0)
+        assert len(sandbox._waiting) == 2, "both wait: every worker is taken"
+        sandbox._release("address:grinding", "general")
+        order = [sandbox.granted[-1]]
+        sandbox._release(first, "quick")
+        order.append(sandbox.granted[-1])
+        for task in waiting:  # one left waiting (for a worker nobody frees) gives up
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
+        return order
+
+    try:
+        assert asyncio.run(scene()) == [(heavy, "general"), (second, "quick")]
+    finally:
+        sandbox.close()

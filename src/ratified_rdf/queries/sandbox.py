@@ -85,11 +85,12 @@ USAGE_HALF_LIFE_S: Final = 60.0
 OCCUPANCY_HALF_LIFE_S: Final = 2.0
 """How long the time a client had a query with the sandbox counts half as much: what
 :data:`BACK_TO_BACK` is measured over."""
-BACK_TO_BACK: Final = 0.75
+BACK_TO_BACK: Final = 0.9
 """A client that had a query with the sandbox (waiting for a worker or running on one) more
 than this share of the time lately sends them back to back: it does not take the worker kept
-for light clients. A client asking now and then between other work stays well under it, one
-sending its next query as soon as the last is answered stays over it."""
+for light clients. A client asking now and then between other calls stays under it, even on
+a quiet machine where those calls take no time; one sending its next query as soon as the
+last is answered, waiting for a worker with others like it, stays over it."""
 _LATEST: Final = 0.3
 """The weight of a client's latest query in the running average of how long its queries
 run: a client that sent one heavy query is heavy for several more."""
@@ -422,17 +423,30 @@ class QuerySandbox:
             return (False, self._served.get(waiter.client, 0), waiter.order)
         return (True, self._used(waiter.client, now), waiter.order)
 
-    def _lane(self, client: str, now: float) -> str | None:
-        """The lane ``client`` may take a worker in now, if any (lock held)."""
+    def _lane(self, client: str, now: float, crowded: bool | None = None) -> str | None:
+        """The lane ``client`` may take a worker in now, if any (lock held); ``crowded`` is
+        :meth:`_crowded`, when the caller has it already."""
         limits = self.limits
         held = sum(self._busy.values())
         if held >= limits.workers or self._busy.get(client, 0) >= limits.per_client:
             return None
-        if held - self._quick_held < limits.workers - limits.quick:
+        kept = self._light(client, now) and self._sparing(client)
+        if held - self._quick_held < limits.workers - limits.quick and not (
+            kept and limits.quick and (self._crowded(now) if crowded is None else crowded)
+        ):
             return "general"
-        if self._quick_held < limits.quick and self._light(client, now) and self._sparing(client):
+        if self._quick_held < limits.quick and kept:
             return "quick"
         return None
+
+    def _crowded(self, now: float) -> bool:
+        """Whether clients other than the light ones asking now and then wait for a worker
+        (lock held): then those take the kept worker, or wait for it, and leave the general
+        workers to the waiting. A general worker runs at the lowest priority, where on a busy
+        machine a light query waited on the processors longer than for the kept worker."""
+        return any(
+            not (self._light(w.client, now) and self._sparing(w.client)) for w in self._waiting
+        )
 
     def _sparing(self, client: str) -> bool:
         """Whether ``client`` asks now and then, not back to back (lock held)."""
@@ -521,8 +535,9 @@ class QuerySandbox:
                 del self._busy[client]
             self._quick_held -= lane == "quick"
             now = time.monotonic()
+            crowded = self._crowded(now)  # once: it is the same for every waiter
             for waiter in sorted(self._waiting, key=lambda w: self._turn(w, now)):
-                granted = self._lane(waiter.client, now)
+                granted = self._lane(waiter.client, now, crowded)
                 if granted is None:
                     continue
                 waiter.lane = granted  # before the waiter can wake and read it

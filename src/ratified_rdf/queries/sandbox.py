@@ -54,6 +54,8 @@ long. A client sending quick queries back to back (as one whose queries are refu
 moment does, over and over) waits for the other workers too, before the heavy ones: on the
 kept worker, each of its queries was one more that a client asking now and then found running
 there and waited for, and it kept that worker, at the server's priority, busy for good.
+While any other client waits, a light client asking now and then takes the kept worker, or
+waits for it, and leaves the others (at the lowest priority) to those waiting.
 """
 
 from __future__ import annotations

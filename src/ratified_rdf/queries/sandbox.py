@@ -446,8 +446,12 @@ class QuerySandbox:
         (lock held): then those take the kept worker, or wait for it, and leave the general
         workers to the waiting. A general worker runs at the lowest priority, where on a busy
         machine a light query waited on the processors longer than for the kept worker."""
+        # A client waiting only for its own turn (at its per-client share) takes no general
+        # worker however many are free: a light one must not wait for the kept worker then.
         return any(
-            not (self._light(w.client, now) and self._sparing(w.client)) for w in self._waiting
+            self._busy.get(w.client, 0) < self.limits.per_client
+            and not (self._light(w.client, now) and self._sparing(w.client))
+            for w in self._waiting
         )
 
     def _sparing(self, client: str) -> bool:

@@ -26,6 +26,13 @@ attack is one more entry in :data:`ATTACKS`: a name and the clients it runs.
     python -m benchmarks.load --store DIR [--clients 16] [--seconds 60] [--hostile]
         [--attacks "8 heavy queries,MCP runaways"]
     python -m benchmarks.load --smoke [--hostile]     # the pigeon brain, 2 clients, 8 s
+    python -m benchmarks.load --smoke --hostile --before 6e1be5c --runs 3
+
+With ``--before REV`` the whole sequence (a server, the warm-up, the run alone, the attacks)
+is made ``--runs`` times for that commit's tree and for this checkout in turn (before, after,
+before, …, on the same brain), so both see the same machine; one table gives every run's
+ratios beside the load average at its start, and another the median ratio of each attack
+for each tree.
 
 The report is Markdown on stdout and in ``benchmarks/out/load.md`` (with ``--record``, in
 ``benchmarks/RESULTS.md``).
@@ -70,8 +77,10 @@ MIX: tuple[tuple[str, str, dict[str, str], int], ...] = (
     ("became", "/api/ask", {"q": "what did section 4.2.9 of draft-ietf-tls-tls13-21 become?"}, 200),
     ("unknown", "/api/ask", {"q": "how did the IESG vote on draft-ietf-tls-tls13?"}, 200),
     ("select", "/sparql", {"query": "SELECT ?s WHERE { ?s a ?t } LIMIT 10"}, 200),
-    # ORDER BY: a bare triple pattern would stream instead (up to --max-stream-rows).
-    ("over limit", "/sparql", {"query": "SELECT * WHERE { ?s ?p ?o } ORDER BY ?s"}, 422),
+    # DISTINCT: a bare triple pattern would stream instead (up to --max-stream-rows). Not
+    # ORDER BY, which sorts every triple before the first row: on the TLS brain more than the
+    # server's --query-timeout, so the call met its deadline alone too and said nothing.
+    ("over limit", "/sparql", {"query": "SELECT DISTINCT * WHERE { ?s ?p ?o }"}, 422),
     ("update", "/sparql", {"update": "DROP ALL"}, 403),
 )
 
@@ -94,7 +103,9 @@ SLOW_BYTES_S = 100
 NO_QUERY = "update"
 """The call of the mix that runs no query (refused as it comes)."""
 WARM_UP_S = 4.0
-"""The unreported run before the one alone."""
+"""The unreported run before the one alone (``--warm-up`` gives a longer one: on the TLS
+brain the workers' first loads and copies in memory outlast it, and the run alone then held
+them, slower than any attack's run)."""
 CEILING_MIB = 1_024
 """The server's --query-memory-total in these runs (its default, --query-memory's)."""
 
@@ -575,12 +586,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=list(ATTACKS),
         help=f"with --hostile, only these attacks (comma-separated, of: {', '.join(ATTACKS)})",
     )
+    parser.add_argument(
+        "--warm-up",
+        type=float,
+        default=None,
+        help=f"seconds of the unreported run before the one alone (default {WARM_UP_S:g}, or "
+        "--seconds if shorter)",
+    )
+    parser.add_argument("--before", help="an earlier commit to run side by side with this one")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="with --before, rounds of before and after"
+    )
     report.options(parser, smoke="the pigeon brain, 2 clients for 8 s")
     args = report.parse(parser, argv)
     if unknown := [name for name in args.attacks if name not in ATTACKS]:
         parser.error(f"no attack is named {', '.join(unknown)}; there are: {', '.join(ATTACKS)}")
     if args.smoke:
         args.clients, args.seconds = 2, 8.0
+    if args.warm_up is None:
+        args.warm_up = min(WARM_UP_S, args.seconds)
+    if args.smoke:
         with tempfile.TemporaryDirectory(prefix="rr-load-") as scratch:
             args.store = pigeon_store(Path(scratch))
             return load(args)
@@ -591,23 +616,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def load(args: argparse.Namespace) -> int:
     """The runs on ``args.store`` and the report."""
+    if args.before:
+        return _side_by_side(args)
     try:
-        limit = SMOKE_MAX_ROWS if args.smoke else MAX_ROWS
-        server, base = serve(args.store, ["--max-rows", str(limit)])
+        sections, _, bad = measure(args)
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    report.publish("load", "ratified-rdf endpoint under load", sections, record=args.record)
+    return 1 if bad else 0
+
+
+def measure(args: argparse.Namespace) -> tuple[list[str], list[list[str]], bool]:
+    """One whole sequence on ``args.store`` with the code on ``PYTHONPATH``: the report's
+    sections, the summary's rows (with ``--hostile``), and whether any run had a 5xx or an
+    unexpected status."""
+    limit = SMOKE_MAX_ROWS if args.smoke else MAX_ROWS
+    server, base = serve(args.store, ["--max-rows", str(limit)])
+    summary: list[list[str]] = []
     try:
         # A short run first, not reported: the workers' start and first loads, and the first
         # answer of each card, are not the load of the run alone.
         log("warming up")
-        run(base, server.pid, args.clients, min(WARM_UP_S, args.seconds), store=args.store)
+        run(base, server.pid, args.clients, args.warm_up, store=args.store)
         alone = run(base, server.pid, args.clients, args.seconds, store=args.store)
         at_rest = rss_mib(server.pid)
         runs = [alone.section]
         sections = [f"Store: `{args.store}`", alone.section]
         if args.hostile:
-            summary = [_summary_row("none (alone)", alone, alone, at_rest)]
+            summary.append(_summary_row("none (alone)", alone, alone, at_rest))
             for attack in args.attacks:
                 log(f"again, under {attack}")
                 under = run(
@@ -644,8 +681,76 @@ def load(args: argparse.Namespace) -> int:
             )
     finally:
         stop(server)
-    report.publish("load", "ratified-rdf endpoint under load", sections, record=args.record)
     bad = any("5xx: 0 " not in s or "unexpected status: 0." not in s for s in runs)
+    return sections, summary, bad
+
+
+def _side_by_side(args: argparse.Namespace) -> int:
+    """``measure`` for ``args.before``'s tree and this checkout in turn, ``args.runs`` times;
+    a table of every run's summary rows and one of each attack's median ratio by tree."""
+    if not args.hostile:
+        raise SystemExit("--before compares the attacks' ratios: give --hostile too.")
+    rows: list[list[str]] = []
+    ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
+    runs: list[str] = []  # every run's own sections, after the summary
+    bad = False
+    given = os.environ.get("PYTHONPATH")
+    try:
+        with report.checkout(args.before) as earlier:
+            for number in range(1, args.runs + 1):
+                for name, tree in (("before", earlier), ("after", report.REPO)):
+                    # The server and the MCP agent's server are started as
+                    # ``python -m ratified_rdf``: this tree's package is the one they import.
+                    os.environ["PYTHONPATH"] = os.pathsep.join(
+                        [str(tree / "src"), *([given] if given else [])]
+                    )
+                    started = os.getloadavg()[0]
+                    log(f"run {number}, {name} ({tree}), load average {started:.1f}")
+                    parts, summary, failed = measure(args)
+                    bad = bad or failed
+                    runs += [f"## Run {number}, {name}", *parts[1:]]
+                    for line in summary[1:]:
+                        rows.append([str(number), name, f"{started:.1f}", *line])
+                        ratios[line[0], name].append(float(line[3]))
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if given is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = given
+    header = ["run", "tree", "load average at the start", "attack", "p99 alone ms"]
+    header += ["p99 under it ms", "ratio (target ≤ 3)", f"`{NO_QUERY}` p99 ratio"]
+    header += ["CPU s: server / its workers / attackers'", "peak MiB: server and workers / ceiling"]
+    header += ["peak MiB: MCP tree / ceiling"]
+    attacks = list(dict.fromkeys(attack for attack, _ in ratios))
+    medians = [
+        [
+            attack,
+            *(
+                f"{statistics.median(ratios[attack, name]):.2f} "
+                f"({', '.join(f'{r:.1f}' for r in ratios[attack, name])})"
+                for name in ("before", "after")
+            ),
+        ]
+        for attack in attacks
+    ]
+    sections = [
+        f"Store: `{args.store}`. Before: `{args.before}`; after: this checkout. "
+        f"{args.runs} rounds, before then after in each, {args.clients} clients for "
+        f"{args.seconds:g} s a run.",
+        "## The normal clients' p99 under each attack ÷ alone, median by tree\n\n"
+        + table(["attack", "before (each run)", "after (each run)"], medians),
+        "## Every run\n\n" + table(header, rows, right=(0, 2, 4, 5, 6, 7, 8, 9, 10)),
+        *(
+            "#" + part  # each run's own headings, one level under the run's
+            if part.startswith("## ") and not part.startswith("## Run")
+            else part
+            for part in runs
+        ),
+    ]
+    report.publish("load", "ratified-rdf endpoint under load", sections, record=args.record)
     return 1 if bad else 0
 
 

@@ -368,3 +368,79 @@ def test_a_client_flooding_the_kept_worker_waits_behind_one_that_asks_now_and_th
         assert asyncio.run(scene()) == [occasional, flooder]
     finally:
         sandbox.close()
+
+
+def test_a_client_sending_quick_queries_back_to_back_waits_for_the_other_workers() -> None:
+    # Both clients' queries are quick. One sends its next as soon as the last is answered (as
+    # a client whose queries are refused in a moment does, over and over); the other asks now
+    # and then between other work. With the other worker taken by a heavy query, the kept
+    # worker goes to the second only: the first waits for the other workers, so the kept one
+    # is not running its queries, one after the other, whenever a client asking now and then
+    # comes. The sandbox's clock is the test's: ten seconds of history, then the scene.
+    sandbox = QuerySandbox(SandboxLimits(workers=2, quick_workers=1))
+    now = [0.0]
+    sandbox._clock = lambda: now[0]
+    flooder, occasional = "address:127.0.2.2", "address:127.0.1.1"
+    for client, share in ((flooder, 0.95), (occasional, 0.1)):
+        sandbox._charge(client, 0.01)  # both known to be light
+        for tenth in range(100):  # a query a tenth of a second, waiting or running for share
+            now[0] = (tenth + share) / 10
+            sandbox._was_busy(client, tenth / 10, [(tenth / 10, now[0])])
+    now[0] = 10.0
+
+    async def scene() -> tuple[str, str]:
+        with sandbox._lock:
+            sandbox._take("address:a-heavy-one", "general")
+        first = asyncio.ensure_future(sandbox._acquire(flooder, math.inf))
+        for _ in range(1_000):  # the task's first steps, until it waits or has a worker
+            if first.done() or sandbox._waiting:
+                break
+            await asyncio.sleep(0)
+        assert not first.done(), "the kept worker is free, yet not for it"
+        second = await sandbox._acquire(occasional, math.inf)
+        sandbox._release("address:a-heavy-one", "general")
+        return await first, second
+
+    try:
+        assert asyncio.run(scene()) == ("general", "quick")
+    finally:
+        sandbox.close()
+
+
+def test_a_light_client_waits_for_the_kept_worker_while_heavy_ones_wait() -> None:
+    # Two light clients asking now and then share the kept worker; a heavy one waits for the
+    # general worker. When the general worker comes free, it goes to the heavy client, and
+    # the light one waiting takes the kept worker once it is free: a general worker runs at
+    # the lowest priority, where on a busy machine a light query waited on the processors
+    # longer than for the other light client's query on the kept one.
+    sandbox = QuerySandbox(SandboxLimits(workers=2, quick_workers=1))
+    first, second, heavy = "address:127.0.1.1", "address:127.0.1.2", "address:127.0.2.1"
+    sandbox._charge(first, 0.01)
+    sandbox._charge(second, 0.01)
+    sandbox._charge(heavy, 10.0)
+
+    async def scene() -> list[tuple[str, str]]:
+        with sandbox._lock:
+            sandbox._take("address:grinding", "general")
+            sandbox._take(first, "quick")
+        waiting = [
+            asyncio.ensure_future(sandbox._acquire(client, math.inf)) for client in (heavy, second)
+        ]
+        for _ in range(1_000):
+            if len(sandbox._waiting) == 2:
+                break
+            await asyncio.sleep(0)
+        assert len(sandbox._waiting) == 2, "both wait: every worker is taken"
+        sandbox._release("address:grinding", "general")
+        order = [sandbox.granted[-1]]
+        sandbox._release(first, "quick")
+        order.append(sandbox.granted[-1])
+        for task in waiting:  # one left waiting (for a worker nobody frees) gives up
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
+        return order
+
+    try:
+        assert asyncio.run(scene()) == [(heavy, "general"), (second, "quick")]
+    finally:
+        sandbox.close()

@@ -45,10 +45,17 @@ first, in turn: so a client sending quick queries back to back waits its turn be
 that asks now and then, instead of going first because its queries are even quicker; else to
 the waiting client whose queries ran the shortest. ``quick_workers`` of the
 workers are kept for *light* clients (whose queries ran under half of ``quick_s`` lately; a
-client with no finished query yet is not one) once the others are all taken, and a query may
-run there ``quick_s`` at most (an ended query counts as a whole ``timeout_s``): a client
-sending heavy queries from many addresses waits for the other workers with everyone heavy,
-and one that turns heavy takes the kept worker once, for that long.
+client with no finished query yet is not one) that ask now and then (had a query with the
+sandbox, waiting or running, less than :data:`BACK_TO_BACK` of the time lately) once the
+others are all taken, and a query may run there ``quick_s`` at most (an ended query counts as
+a whole ``timeout_s``): a client sending heavy queries from many addresses waits for the other
+workers with everyone heavy, and one that turns heavy takes the kept worker once, for that
+long. A client sending quick queries back to back (as one whose queries are refused in a
+moment does, over and over) waits for the other workers too, before the heavy ones: on the
+kept worker, each of its queries was one more that a client asking now and then found running
+there and waited for, and it kept that worker, at the server's priority, busy for good.
+While any other client waits, a light client asking now and then takes the kept worker, or
+waits for it, and leaves the others (at the lowest priority) to those waiting.
 """
 
 from __future__ import annotations
@@ -78,6 +85,15 @@ from ratified_rdf._forked import start_module
 
 USAGE_HALF_LIFE_S: Final = 60.0
 """How long a client's queries ran counts half as much this many seconds later."""
+OCCUPANCY_HALF_LIFE_S: Final = 2.0
+"""How long the time a client had a query with the sandbox counts half as much: what
+:data:`BACK_TO_BACK` is measured over."""
+BACK_TO_BACK: Final = 0.9
+"""A client that had a query with the sandbox (waiting for a worker or running on one) more
+than this share of the time lately sends them back to back: it does not take the worker kept
+for light clients. A client asking now and then between other calls stays under it, even on
+a quiet machine where those calls take no time; one sending its next query as soon as the
+last is answered, waiting for a worker with others like it, stays over it."""
 _LATEST: Final = 0.3
 """The weight of a client's latest query in the running average of how long its queries
 run: a client that sent one heavy query is heavy for several more."""
@@ -203,6 +219,44 @@ class SandboxError(QueryFailed):
 
 
 @dataclass
+class _Presence:
+    """How much of the time since it was first seen a client had a query waiting for a
+    worker or running on one (not while a worker started or loaded graphs for it: that is
+    the server's cost): both measures decay by half every :data:`OCCUPANCY_HALF_LIFE_S`."""
+
+    busy: float
+    """Seconds with a query waiting or running, decayed."""
+    window: float
+    """Seconds since the client was first seen, decayed alike."""
+    at: float
+    """When both are as of (the sandbox's clock)."""
+
+    def occupancy(self, now: float) -> float:
+        """The share of the time lately the client had a query waiting or running."""
+        self._advance(now)
+        return self.busy / self.window if self.window > 0 else 0.0
+
+    def add(self, now: float, spans: Sequence[tuple[float, float]]) -> None:
+        """Count ``spans`` (start and end, none after ``now``) as busy."""
+        self._advance(now)
+        rate = math.log(2) / OCCUPANCY_HALF_LIFE_S
+        for start, end in spans:
+            start, end = min(start, self.at), min(end, self.at)
+            if end > start:
+                self.busy += (
+                    math.exp(rate * (end - self.at)) - math.exp(rate * (start - self.at))
+                ) / rate
+
+    def _advance(self, now: float) -> None:
+        if now <= self.at:
+            return
+        keep = 0.5 ** ((now - self.at) / OCCUPANCY_HALF_LIFE_S)
+        self.window = self.window * keep + (1 - keep) * OCCUPANCY_HALF_LIFE_S / math.log(2)
+        self.busy *= keep
+        self.at = now
+
+
+@dataclass
 class _Waiter:
     """A query waiting for a worker; ``lane`` is set (under the sandbox's lock) when one is
     given to it."""
@@ -223,6 +277,8 @@ class _Deadline:
     loading: bool = False
     asked: float | None = None
     """When the query went to the worker (its time is what its client is charged)."""
+    sent: float | None = None
+    """The same, on the sandbox's clock (what a client's occupancy is measured by)."""
 
 
 @dataclass
@@ -312,6 +368,9 @@ class QuerySandbox:
         self._quick_held = 0  # slots taken in the quick lane; every other one is general
         self._usage: dict[str, tuple[float, float]] = {}
         self._served: dict[str, int] = {}  # the number of the latest grant to each client
+        self._presence: dict[str, _Presence] = {}
+        self._clock: Callable[[], float] = time.monotonic
+        """What :data:`BACK_TO_BACK` is measured by (a test may hold it)."""
         self._grants = 0
         self._growth: dict[int, int] = {}
         self._waiting: list[_Waiter] = []
@@ -380,17 +439,52 @@ class QuerySandbox:
             return (False, self._served.get(waiter.client, 0), waiter.order)
         return (True, self._used(waiter.client, now), waiter.order)
 
-    def _lane(self, client: str, now: float) -> str | None:
-        """The lane ``client`` may take a worker in now, if any (lock held)."""
+    def _lane(self, client: str, now: float, crowded: bool | None = None) -> str | None:
+        """The lane ``client`` may take a worker in now, if any (lock held); ``crowded`` is
+        :meth:`_crowded`, when the caller has it already."""
         limits = self.limits
         held = sum(self._busy.values())
         if held >= limits.workers or self._busy.get(client, 0) >= limits.per_client:
             return None
-        if held - self._quick_held < limits.workers - limits.quick:
+        kept = self._light(client, now) and self._sparing(client)
+        if held - self._quick_held < limits.workers - limits.quick and not (
+            kept and limits.quick and (self._crowded(now) if crowded is None else crowded)
+        ):
             return "general"
-        if self._quick_held < limits.quick and self._light(client, now):
+        if self._quick_held < limits.quick and kept:
             return "quick"
         return None
+
+    def _crowded(self, now: float) -> bool:
+        """Whether clients other than the light ones asking now and then wait for a worker
+        (lock held): then those take the kept worker, or wait for it, and leave the general
+        workers to the waiting. A general worker runs at the lowest priority, where on a busy
+        machine a light query waited on the processors longer than for the kept worker."""
+        # A client waiting only for its own turn (at its per-client share) takes no general
+        # worker however many are free: a light one must not wait for the kept worker then.
+        return any(
+            self._busy.get(w.client, 0) < self.limits.per_client
+            and not (self._light(w.client, now) and self._sparing(w.client))
+            for w in self._waiting
+        )
+
+    def _sparing(self, client: str) -> bool:
+        """Whether ``client`` asks now and then, not back to back (lock held)."""
+        presence = self._presence.get(client)
+        return presence is None or presence.occupancy(self._clock()) <= BACK_TO_BACK
+
+    def _was_busy(self, client: str, first: float, spans: Sequence[tuple[float, float]]) -> None:
+        """Count ``spans`` of the sandbox's clock, when a query of ``client``'s asked at
+        ``first`` waited for a worker or ran on one, toward its occupancy."""
+        now = self._clock()
+        with self._lock:
+            presence = self._presence.get(client)
+            if presence is None:
+                presence = self._presence[client] = _Presence(0.0, 0.0, first)
+            presence.add(now, spans)
+            if len(self._presence) > 10_000:  # forget the oldest, so addresses cannot grow it
+                for name in sorted(self._presence, key=lambda c: self._presence[c].at)[:5_000]:
+                    del self._presence[name]
 
     def _light(self, client: str, now: float) -> bool:
         """Whether ``client`` is known to send quick queries: one it has not seen finish a
@@ -461,8 +555,9 @@ class QuerySandbox:
                 del self._busy[client]
             self._quick_held -= lane == "quick"
             now = time.monotonic()
+            crowded = self._crowded(now)  # once: it is the same for every waiter
             for waiter in sorted(self._waiting, key=lambda w: self._turn(w, now)):
-                granted = self._lane(waiter.client, now)
+                granted = self._lane(waiter.client, now, crowded)
                 if granted is None:
                     continue
                 waiter.lane = granted  # before the waiter can wake and read it
@@ -493,7 +588,25 @@ class QuerySandbox:
         runs it on a worker not started yet if a free one is (what a warm-up wants)."""
         if deadline is None:
             deadline = time.monotonic() + self.limits.timeout_s
+        arrived = self._clock()
+        spans: list[tuple[float, float]] = []  # waiting for a worker, then running on it
+        try:
+            return await self._run(client, request, export, deadline, spans, fresh)
+        finally:
+            self._was_busy(client, arrived, spans or [(arrived, self._clock())])
+
+    async def _run(
+        self,
+        client: str,
+        request: QueryRequest,
+        export: Exporter,
+        deadline: float,
+        spans: list[tuple[float, float]],
+        fresh: bool,
+    ) -> QueryReply:
+        arrived = self._clock()
         lane = await self._acquire(client, deadline)
+        spans.append((arrived, self._clock()))
         with self._lock:
             worker = self._pick_fresh(lane) if fresh else self._pick(lane)
         worker.abandoned.clear()
@@ -511,6 +624,8 @@ class QuerySandbox:
                     used = self.limits.timeout_s
                 raise
             finally:
+                if clock.sent is not None:
+                    spans.append((clock.sent, self._clock()))
                 ran = time.monotonic() - clock.asked if clock.asked is not None else None
                 if ran is not None:
                     self._charge(client, max(used, ran))
@@ -597,6 +712,7 @@ class QuerySandbox:
         with self._lock:
             self._usage.pop(name, None)
             self._served.pop(name, None)
+            self._presence.pop(name, None)
 
     def _pick(self, lane: str) -> _Worker:
         """A free worker of ``lane``'s kind if there is one, else any free worker: the one
@@ -754,7 +870,7 @@ class QuerySandbox:
     ) -> QueryReply:
         self._warm(worker, request, export, clock)
         assert worker.conn is not None
-        clock.asked = time.monotonic()
+        clock.asked, clock.sent = time.monotonic(), self._clock()
         worker.conn.send(
             (
                 "query",

@@ -21,8 +21,10 @@ whose text is the library's sentence.
 
 Bounds: a ``sparql`` query is the agent's own text, so it runs as ``/sparql`` runs on the HTTP
 server, in a worker process of the query sandbox (:mod:`ratified_rdf.queries.sandbox`):
-sealed off the network, checked by its parse tree, and ended past ``--query-timeout`` or
-``--query-memory`` with a sentence, after which the next call gets a fresh worker. A call the
+sealed off the network, checked by its parse tree, reading a checkpoint of a store on disk
+that the worker takes as it starts (:func:`query_sandbox`, as ``ratified serve``'s workers do),
+and ended past ``--query-timeout`` or ``--query-memory`` with a sentence, after which the
+next call gets a fresh worker. A call the
 client cancels (``notifications/cancelled``) ends its worker at once, and closing stdin or
 SIGTERM ends every worker before the server stops. The other tools run the library's own
 hand-written queries in the server process, as the HTTP server's answer cards do.
@@ -68,7 +70,7 @@ from ratified_rdf.answers.router import Intent, route
 from ratified_rdf.answers.wording import SOURCES_LEAD, plural
 from ratified_rdf.audit import AuditRecord, PeriodicSigner
 from ratified_rdf.brain import Brain
-from ratified_rdf.graph.store import QueryResult
+from ratified_rdf.graph.store import OxigraphStore, QueryResult
 from ratified_rdf.graph.vocab import PREFIXES
 from ratified_rdf.queries.guard import audited_text
 from ratified_rdf.queries.sandbox import QueryRequest, QuerySandbox, SandboxError, SandboxLimits
@@ -258,6 +260,21 @@ def default_limits(
     )
 
 
+def query_sandbox(brain: Brain, limits: SandboxLimits | None = None) -> QuerySandbox:
+    """The query workers for the ``sparql`` tool of ``brain`` (under ``limits``, default
+    :func:`default_limits`), as ``ratified serve`` makes its own: for a store on disk each
+    worker answers from a checkpoint of it it takes as it starts, each query restricted to the
+    reader's graphs by the engine's dataset, where a worker of a brain in memory or on a
+    server loads an export of the reader's graphs first (seconds, for a large brain, in the
+    first call's time, and a copy of every graph in each worker's memory)."""
+    store = brain.reading.store
+    return QuerySandbox(
+        limits or default_limits(),
+        generation=lambda: brain.reading.write_generation,
+        store=store.path if isinstance(store, OxigraphStore) else None,
+    )
+
+
 def create_server(
     brain: Brain,
     *,
@@ -269,7 +286,7 @@ def create_server(
     Tools run on worker threads, so ``lock`` (a new one unless given) is held around every
     call into ``brain``: one call at a time. Pass your own to close ``brain`` while the
     server may still be running without cutting a call short. ``sandbox`` runs the ``sparql``
-    tool's queries in worker processes (a new one with :func:`default_limits` unless given;
+    tool's queries in worker processes (a new one from :func:`query_sandbox` unless given;
     pass your own to stop its workers with :meth:`QuerySandbox.close`). The caller owns
     ``brain`` and closes it; :func:`serve_stdio` does all of this for a stdio server.
     """
@@ -283,9 +300,7 @@ def _create_server(
     from mcp.server.mcpserver import MCPServer
     from mcp.types import CallToolResult, ToolAnnotations
 
-    pool = sandbox or QuerySandbox(
-        default_limits(), generation=lambda: brain.reading.write_generation
-    )
+    pool = sandbox or query_sandbox(brain)
 
     def use(work: Callable[[Brain], _T]) -> _T:
         with guard:
@@ -845,9 +860,7 @@ def serve_stdio(brain: Brain, limits: SandboxLimits | None = None) -> None:
     :func:`default_limits`). Call it from the main thread: it installs the signal handlers."""
     lock = threading.Lock()
     closing = threading.Event()
-    sandbox = QuerySandbox(
-        limits or default_limits(), generation=lambda: brain.reading.write_generation
-    )
+    sandbox = query_sandbox(brain, limits)
 
     def close(reason: str = CLIENT_GONE) -> None:
         # Once closing has begun nothing else may close; the lock is never released, so no
@@ -1022,6 +1035,7 @@ __all__ = [
     "default_limits",
     "mcp_command",
     "people_question",
+    "query_sandbox",
     "serve_stdio",
     "sparql_results",
     "term_json",

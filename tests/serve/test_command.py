@@ -17,6 +17,7 @@ from ratified_rdf.graph.store import OxigraphStore
 from ratified_rdf.queries.sandbox import SandboxLimits
 from ratified_rdf.surfaces.server import YOUNG_OBJECTS, default_query_workers, serve_command
 from tests.pigeon import MANIFEST, make_pigeon_repo
+from tests.serve.deadlines import GENEROUS_S
 
 
 @pytest.fixture(autouse=True)
@@ -180,7 +181,7 @@ def test_query_workers_wait_for_the_server_to_settle_but_one(tmp_path: Path) -> 
     settling = threading.Thread(target=release.wait, args=(300,), daemon=True)  # a hang guard
     settling.start()
     with Brain.open(store, in_memory=True, wait_for_copy=False) as served:
-        app = create_app(served, query_workers=3)
+        app = create_app(served, query_timeout_s=GENEROUS_S, query_workers=3)
         sandbox = _sandbox_of(app)
         try:
             warming = warm_query_workers(app, settled=settling)

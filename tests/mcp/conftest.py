@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -101,3 +102,13 @@ def pigeon_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     brain, _report = Brain.build(MANIFEST, path=folder / "store", source=str(repo))
     brain.close()
     return folder / "store"
+
+
+@pytest.fixture
+def brain(pigeon_store: Path, tmp_path: Path) -> Iterator[Brain]:
+    """A brain of its own (a copy of the pigeon store, with an audit log of its own)."""
+    store = tmp_path / "store"
+    shutil.copytree(pigeon_store, store)
+    opened = Brain.open(store)
+    yield opened
+    opened.close()

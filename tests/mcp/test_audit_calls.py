@@ -4,9 +4,7 @@ for each line, never across a call, so a server on the same brain is never kept 
 
 from __future__ import annotations
 
-import shutil
 import threading
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -26,16 +24,6 @@ SMALL = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
 _GUARD_S = 120
 """How long a test waits for something it expects, so a broken server fails the test instead
 of hanging the suite; far above what any of it takes on a loaded machine."""
-
-
-@pytest.fixture
-def brain(pigeon_store: Path, tmp_path: Path) -> Iterator[Brain]:
-    """A brain of its own (a copy of the pigeon store, with an audit log of its own)."""
-    store = tmp_path / "store"
-    shutil.copytree(pigeon_store, store)
-    opened = Brain.open(store)
-    yield opened
-    opened.close()
 
 
 def test_a_call_cancelled_while_its_record_is_written_closes_it_and_frees_the_log(

@@ -6,10 +6,8 @@ worker's memory)."""
 
 from __future__ import annotations
 
-import shutil
 import threading
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import anyio
 import pytest
@@ -18,16 +16,6 @@ from ratified_rdf import Brain
 from ratified_rdf.surfaces.mcp_server import _run_sparql, query_sandbox
 
 SMALL = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
-
-
-@pytest.fixture
-def brain(pigeon_store: Path, tmp_path: Path) -> Iterator[Brain]:
-    """A brain of its own (a copy of the pigeon store, with an audit log of its own)."""
-    store = tmp_path / "store"
-    shutil.copytree(pigeon_store, store)
-    opened = Brain.open(store)
-    yield opened
-    opened.close()
 
 
 def test_the_sparql_tool_answers_from_a_checkpoint_without_waiting_for_an_export(

@@ -32,10 +32,11 @@ def _roomy_but_one(tight: str) -> None:
         export: Any,
         *,
         deadline: float | None = None,
+        fresh: bool = False,
     ) -> sandbox.QueryReply:
         if request.sparql != tight:
             deadline = max(deadline or 0.0, time.monotonic() + ROOMY_S)
-        return await real(self, client, request, export, deadline=deadline)
+        return await real(self, client, request, export, deadline=deadline, fresh=fresh)
 
     sandbox.QuerySandbox.run = run  # type: ignore[method-assign]
 
